@@ -1,0 +1,124 @@
+package booking
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+const redacted = "[REDACTED]"
+
+// Key is the owner's API key. It has full access to a real calendar, so every
+// way Go has of printing a value prints a placeholder instead of the key.
+type Key struct {
+	value string
+}
+
+// NewKey checks and wraps an API key. Surrounding white space (a trailing
+// newline from a file or a secret store) is dropped; the key itself is used
+// intact because production keys carry routing information.
+func NewKey(s string) (Key, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Key{}, errors.New("the booking API key is empty")
+	}
+	for _, r := range s {
+		// A space or control character would corrupt the Authorization header.
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return Key{}, errors.New("the booking API key contains white space or control characters")
+		}
+	}
+	return Key{value: s}, nil
+}
+
+// The printing methods all give a placeholder, whatever the verb or encoder.
+func (k Key) String() string               { return redacted }
+func (k Key) GoString() string             { return redacted }
+func (k Key) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte(redacted)) }
+func (k Key) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (k Key) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
+func (k Key) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+
+// IsZero reports whether the key is unset.
+func (k Key) IsZero() bool { return k.value == "" }
+
+// Key makes a Key its own KeySource.
+func (k Key) Key() (Key, error)     { return k, nil }
+func (k Key) authorization() string { return "Bearer " + k.value }
+
+// redactKey removes the key from text that came from elsewhere, such as an
+// error page that echoes request headers.
+func redactKey(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, redacted)
+}
+
+// KeySource yields the key for each request. A Key is its own source; a
+// KeyFile re-reads its file when it changes.
+type KeySource interface {
+	Key() (Key, error)
+}
+
+// KeyFile is a key kept in a file, re-read whenever the file's size or
+// modification time changes, so a rotated key takes over without a restart.
+type KeyFile struct {
+	path string
+
+	mu      sync.Mutex
+	key     Key
+	size    int64
+	modTime time.Time
+}
+
+// NewKeyFile reads the key file once, so a missing or empty file is reported
+// at start-up rather than at the first request.
+func NewKeyFile(path string) (*KeyFile, error) {
+	f := &KeyFile{path: path}
+	if _, err := f.Key(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Key returns the file's current key. When a changed file cannot be read or
+// holds no valid key, the error says so and the previous key is not used:
+// a half-written rotation should fail loudly, not act with a stale key.
+func (f *KeyFile) Key() (Key, error) {
+	st, err := os.Stat(f.path)
+	if err != nil {
+		return Key{}, fmt.Errorf("booking API key file: %w", pathErr(err))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.key.IsZero() && st.Size() == f.size && st.ModTime().Equal(f.modTime) {
+		return f.key, nil
+	}
+	b, err := os.ReadFile(f.path)
+	if err != nil {
+		return Key{}, fmt.Errorf("booking API key file: %w", pathErr(err))
+	}
+	k, err := NewKey(string(bytes.TrimSpace(b)))
+	if err != nil {
+		return Key{}, fmt.Errorf("booking API key file %s: %w", f.path, err)
+	}
+	f.key, f.size, f.modTime = k, st.Size(), st.ModTime()
+	return k, nil
+}
+
+// pathErr keeps the path and the reason of a file error; *os.PathError
+// never holds file contents, so it is safe to show.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}

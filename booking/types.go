@@ -1,0 +1,216 @@
+package booking
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Kind is an event type's scheduling kind.
+type Kind string
+
+const (
+	KindSolo       Kind = "solo"
+	KindRoundRobin Kind = "round_robin"
+	KindCollective Kind = "collective"
+)
+
+// EventType is one of the owner's event types.
+type EventType struct {
+	ScheduleID      string `json:"schedule_id"`
+	Slug            string `json:"slug"`
+	Title           string `json:"title"`
+	DurationMinutes int    `json:"duration_minutes"`
+	SchedulingKind  Kind   `json:"scheduling_kind"`
+}
+
+// Bookable reports whether bookbot may create bookings for the type. The API
+// supports only solo events reliably; team events can give ambiguous results
+// and go through the public booking page instead.
+func (e EventType) Bookable() bool { return e.SchedulingKind == KindSolo }
+
+// Duration is the event's length.
+func (e EventType) Duration() time.Duration {
+	return time.Duration(e.DurationMinutes) * time.Minute
+}
+
+// Slot is a free slot of one event type as GET /slots returned it. It keeps
+// the exact start and end strings, because a create must send them back byte
+// for byte; only Client.Slots makes Slots, so a booking can only be made from
+// a slot the API actually offered.
+type Slot struct {
+	Start, End time.Time
+
+	eventType string
+	rawStart  string
+	rawEnd    string
+}
+
+// EventType is the slug of the event type the slot belongs to.
+func (s Slot) EventType() string { return s.eventType }
+
+// RawStart is the start exactly as the API sent it.
+func (s Slot) RawStart() string { return s.rawStart }
+
+// RawEnd is the end exactly as the API sent it.
+func (s Slot) RawEnd() string { return s.rawEnd }
+
+// IsZero reports whether the slot did not come from the API.
+func (s Slot) IsZero() bool { return s.eventType == "" || s.rawStart == "" || s.rawEnd == "" }
+
+// Receipt is what a successful create returns. The API finds it by owner and
+// start time, so it is not proof that this request made it.
+type Receipt struct {
+	ID    string
+	Start time.Time
+	End   time.Time
+}
+
+// NullString is a string that legacy records may leave null. Null (unknown)
+// and "" (known to be empty) are different things.
+type NullString struct {
+	String string
+	Valid  bool
+}
+
+// Some returns a known value.
+func Some(s string) NullString { return NullString{String: s, Valid: true} }
+
+// Or returns the value, or fallback when it is unknown.
+func (n NullString) Or(fallback string) string {
+	if !n.Valid {
+		return fallback
+	}
+	return n.String
+}
+
+func (n *NullString) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		*n = NullString{}
+		return nil
+	}
+	if err := json.Unmarshal(b, &n.String); err != nil {
+		return err
+	}
+	n.Valid = true
+	return nil
+}
+
+func (n NullString) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return json.Marshal(n.String)
+}
+
+// Booking is an upcoming confirmed booking from GET /bookings.
+type Booking struct {
+	ID          string
+	Start, End  time.Time
+	Status      string
+	BookerName  NullString
+	BookerEmail NullString
+	EventType   NullString // event slug
+}
+
+// parseTime reads an API timestamp as an instant. Any RFC 3339 form is
+// accepted: Z or an offset, with any number of fraction digits or none.
+func parseTime(field, s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s %q is not an RFC 3339 date-time", field, truncate(s, 40))
+	}
+	return t, nil
+}
+
+// Wire shapes, decoded leniently: unknown fields are ignored.
+type (
+	wireEventTypes struct {
+		EventTypes []EventType `json:"event_types"`
+	}
+	wireSlot struct {
+		Start string `json:"start"`
+		End   string `json:"end"`
+	}
+	wireSlots struct {
+		Slots []wireSlot `json:"slots"`
+	}
+	wireReceipt struct {
+		BookingID string `json:"booking_id"`
+		StartsAt  string `json:"starts_at"`
+		EndsAt    string `json:"ends_at"`
+	}
+	wireCreated struct {
+		Booking *wireReceipt `json:"booking"`
+	}
+	wireBooking struct {
+		BookingID   string     `json:"booking_id"`
+		StartsAt    string     `json:"starts_at"`
+		EndsAt      string     `json:"ends_at"`
+		Status      string     `json:"status"`
+		BookerName  NullString `json:"booker_name"`
+		BookerEmail NullString `json:"booker_email"`
+		EventType   NullString `json:"event_type"`
+	}
+	wireBookings struct {
+		Bookings []wireBooking `json:"bookings"`
+	}
+	wireCancelled struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	wireError struct {
+		Error  string `json:"error"`
+		Status *int   `json:"status"`
+	}
+)
+
+func (w wireSlot) slot(eventType string) (Slot, error) {
+	start, err := parseTime("slot start", w.Start)
+	if err != nil {
+		return Slot{}, err
+	}
+	end, err := parseTime("slot end", w.End)
+	if err != nil {
+		return Slot{}, err
+	}
+	if !end.After(start) {
+		return Slot{}, fmt.Errorf("slot %q ends before it starts", truncate(w.Start, 40))
+	}
+	return Slot{Start: start, End: end, eventType: eventType, rawStart: w.Start, rawEnd: w.End}, nil
+}
+
+func (w wireReceipt) receipt() (Receipt, error) {
+	start, err := parseTime("receipt starts_at", w.StartsAt)
+	if err != nil {
+		return Receipt{}, err
+	}
+	end, err := parseTime("receipt ends_at", w.EndsAt)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return Receipt{ID: w.BookingID, Start: start, End: end}, nil
+}
+
+func (w wireBooking) booking() (Booking, error) {
+	if w.BookingID == "" {
+		return Booking{}, fmt.Errorf("a booking has no booking_id")
+	}
+	start, err := parseTime("booking starts_at", w.StartsAt)
+	if err != nil {
+		return Booking{}, err
+	}
+	end, err := parseTime("booking ends_at", w.EndsAt)
+	if err != nil {
+		return Booking{}, err
+	}
+	return Booking{
+		ID:          w.BookingID,
+		Start:       start,
+		End:         end,
+		Status:      w.Status,
+		BookerName:  w.BookerName,
+		BookerEmail: w.BookerEmail,
+		EventType:   w.EventType,
+	}, nil
+}

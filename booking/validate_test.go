@@ -1,0 +1,135 @@
+package booking
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testSlot() Slot {
+	start := time.Date(2030, 3, 23, 9, 0, 0, 0, time.UTC)
+	return Slot{
+		Start: start, End: start.Add(15 * time.Minute),
+		eventType: "intro", rawStart: "2030-03-23T09:00:00.000Z", rawEnd: "2030-03-23T09:15:00.000Z",
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	ok := CreateRequest{Slot: testSlot(), Name: "Ada Lovelace", Email: "ada@example.com", TimeZone: "Europe/Berlin", Note: "hi"}
+	tests := []struct {
+		name   string
+		mutate func(*CreateRequest)
+		fields []string
+	}{
+		{"ok", func(*CreateRequest) {}, nil},
+		{"no tz is fine", func(r *CreateRequest) { r.TimeZone = "" }, nil},
+		{"hand-made slot", func(r *CreateRequest) { r.Slot = Slot{Start: r.Slot.Start, End: r.Slot.End} }, []string{"slot"}},
+		{"blank name", func(r *CreateRequest) { r.Name = "  " }, []string{"name"}},
+		{"no email", func(r *CreateRequest) { r.Email = "" }, []string{"email"}},
+		{"bad email", func(r *CreateRequest) { r.Email = "ada@" }, []string{"email"}},
+		{"display name email", func(r *CreateRequest) { r.Email = "Ada <ada@example.com>" }, []string{"email"}},
+		{"email with spaces", func(r *CreateRequest) { r.Email = " ada@example.com" }, []string{"email"}},
+		{"email without domain dot", func(r *CreateRequest) { r.Email = "ada@localhost" }, []string{"email"}},
+		{"bad tz", func(r *CreateRequest) { r.TimeZone = "Mars/Olympus" }, []string{"booker_tz"}},
+		{"Local tz", func(r *CreateRequest) { r.TimeZone = "Local" }, []string{"booker_tz"}},
+		{"offset tz", func(r *CreateRequest) { r.TimeZone = "+01:00" }, []string{"booker_tz"}},
+		{"note at limit", func(r *CreateRequest) { r.Note = strings.Repeat("a", 2000) }, nil},
+		{"note over limit", func(r *CreateRequest) { r.Note = strings.Repeat("a", 2001) }, []string{"note"}},
+		{"emoji note at limit", func(r *CreateRequest) { r.Note = strings.Repeat("😀", 1000) }, nil},
+		{"emoji note over limit", func(r *CreateRequest) { r.Note = strings.Repeat("😀", 1000) + "a" }, []string{"note"}},
+		{"everything", func(r *CreateRequest) { *r = CreateRequest{} }, []string{"slot", "name", "email"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := ok
+			tt.mutate(&r)
+			err := r.Validate()
+			if tt.fields == nil {
+				if err != nil {
+					t.Fatalf("Validate = %v", err)
+				}
+				return
+			}
+			var v ValidationError
+			if !errors.As(err, &v) {
+				t.Fatalf("Validate = %v, want ValidationError", err)
+			}
+			if len(v) != len(tt.fields) {
+				t.Fatalf("problems = %v, want fields %v", v, tt.fields)
+			}
+			for _, f := range tt.fields {
+				if v.Problem(f) == "" {
+					t.Errorf("no problem reported for %s: %v", f, v)
+				}
+			}
+		})
+	}
+}
+
+func TestNoteLengthCountsUTF16(t *testing.T) {
+	t.Parallel()
+	tests := map[string]int{"": 0, "abc": 3, "é": 1, "日本": 2, "😀": 2, "a\r\nb": 4}
+	for in, want := range tests {
+		if got := NoteLength(in); got != want {
+			t.Errorf("NoteLength(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestValidateBookingID(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"bk_12345abcde", "42", "uid-With.Dots_and~tilde", "ünïcode"} {
+		if err := ValidateBookingID(id); err != nil {
+			t.Errorf("ValidateBookingID(%q) = %v", id, err)
+		}
+	}
+	for _, id := range []string{"", ".", "..", "a b", "a\tb", "a\nb", "a\x00b", "a\x7fb", "a/b", `a\b`, "a?b", "a#b", "a%2Fb", "\u00a0", "a\u2028b", "\xff", strings.Repeat("a", 201)} {
+		if err := ValidateBookingID(id); err == nil {
+			t.Errorf("ValidateBookingID(%q) = nil", id)
+		}
+	}
+}
+
+// FuzzValidateBookingID sends every ID that passes validation to a real
+// server and checks that it arrives as exactly one path segment.
+func FuzzValidateBookingID(f *testing.F) {
+	for _, s := range []string{"bk_1", "..", "a/b", "%2e%2e", "a?b#c", "\x00", "a;b=c", "ü&+"} {
+		f.Add(s)
+	}
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(r.URL.EscapedPath(), "/")
+		if len(parts) != 6 || parts[4] == "" || parts[5] != "cancel" || r.URL.RawQuery != "" {
+			got <- "bad path " + r.URL.EscapedPath() + "?" + r.URL.RawQuery
+		} else if id, err := url.PathUnescape(parts[4]); err != nil {
+			got <- "bad escape " + parts[4]
+		} else {
+			got <- id
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	f.Cleanup(srv.Close)
+	key, _ := NewKey(testKey)
+	c, err := NewClient(srv.URL, key, WithBackoff(Backoff{Attempts: 1}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if ValidateBookingID(id) != nil {
+			return
+		}
+		res, err := c.Cancel(t.Context(), id)
+		if err != nil || res.Outcome != NotFound {
+			t.Fatalf("Cancel(%q) = %+v, %v", id, res, err)
+		}
+		if arrived := <-got; arrived != id {
+			t.Fatalf("ID %q arrived as %q", id, arrived)
+		}
+	})
+}

@@ -1,0 +1,302 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Outcome classifies what a create or cancel did.
+type Outcome string
+
+const (
+	// Confirmed: the booking exists, verified in the bookings list.
+	Confirmed Outcome = "confirmed"
+	// NotConfirmed: the API answered booking null, as it does for flows it
+	// does not support; nothing was found in the list.
+	NotConfirmed Outcome = "not_confirmed"
+	// NotBooked: 409. The slot was taken, the booking is a duplicate, or the
+	// event needs email verification. It must not be resubmitted.
+	NotBooked Outcome = "not_booked"
+	// Rejected: the API refused the request (400, 401, 403, 404, 413).
+	Rejected Outcome = "rejected"
+	// RateLimited: the API answered 429, or bookbot held the request back to
+	// stay within the limits. Nothing was done; RetryAfter says when to try.
+	RateLimited Outcome = "rate_limited"
+	// ProbablyNotBooked: the answer was unclear and the complete list does not
+	// show the booking. A human should check before anyone tries again.
+	ProbablyNotBooked Outcome = "probably_not_booked"
+	// Unknown: the answer was unclear and listing could not settle it. A
+	// human must check before anyone tries again.
+	Unknown Outcome = "unknown"
+
+	// Cancelled: the API confirmed the cancel (verified when Verified is set).
+	Cancelled Outcome = "cancelled"
+	// NotCancelled: the answer was unclear and the booking is still listed.
+	// Cancelling again is safe: a repeat cancel is harmless.
+	NotCancelled Outcome = "not_cancelled"
+	// NotFound: 404. The booking does not exist, belongs to another account,
+	// or is assigned to another host.
+	NotFound Outcome = "not_found"
+)
+
+// Result is the classified outcome of a create or cancel, with what was seen
+// on the way, for the person who asked and for the logs.
+type Result struct {
+	Outcome    Outcome
+	Booking    *Booking // create: the listed booking; cancel: the booking as last listed, when it was
+	Receipt    *Receipt // create: what the API returned, if anything
+	Verified   bool     // the list agrees with the outcome
+	Reconciled bool     // the outcome was settled by listing after an unclear answer
+	RetryAfter time.Duration
+	Err        error    // the error behind the outcome, if any
+	Seen       []string // what happened, in order; never holds an email address
+}
+
+// NeedsHuman reports whether a person must check the calendar before anyone
+// tries again.
+func (r *Result) NeedsHuman() bool {
+	return r.Outcome == Unknown || r.Outcome == ProbablyNotBooked
+}
+
+func (r *Result) saw(format string, args ...any) {
+	r.Seen = append(r.Seen, fmt.Sprintf(format, args...))
+}
+
+// LogValue keeps the result's log line free of attendee details.
+func (r *Result) LogValue() slog.Value {
+	attrs := []slog.Attr{slog.String("outcome", string(r.Outcome))}
+	if r.Booking != nil {
+		attrs = append(attrs, slog.String("booking_id", r.Booking.ID))
+	} else if r.Receipt != nil {
+		attrs = append(attrs, slog.String("booking_id", r.Receipt.ID))
+	}
+	if r.Reconciled {
+		attrs = append(attrs, slog.Bool("reconciled", true))
+	}
+	attrs = append(attrs, slog.String("seen", strings.Join(r.Seen, "; ")))
+	return slog.GroupValue(attrs...)
+}
+
+// Create books a slot for an attendee (POST /bookings), once. It is never
+// retried: the API has no idempotency and sends real invitations.
+//
+// An error means nothing was sent (invalid input, a finished context); fix it
+// and try again. Otherwise the Result says what happened. A receipt alone is
+// not trusted: the booking is confirmed only when GET /bookings shows it with
+// the same event, start, end and attendee email. An unclear answer (timeout,
+// dropped connection, 5xx, malformed body) is settled by listing.
+func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if !req.Slot.Start.After(c.now()) {
+		return nil, ValidationError{{"slot", "this slot has already started; pick a later one"}}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if wait, ok := c.guard.Reserve(req.Slot.eventType); !ok {
+		res.Outcome, res.RetryAfter = RateLimited, wait
+		res.saw("not sent: bookbot holds creates back to stay within the API's limits for %s", HumanDuration(wait))
+		return res, nil
+	}
+
+	form := url.Values{
+		"event_type": {req.Slot.eventType},
+		"start":      {req.Slot.rawStart},
+		"end":        {req.Slot.rawEnd},
+		"name":       {strings.TrimSpace(req.Name)},
+		"email":      {req.Email},
+	}
+	if req.TimeZone != "" {
+		form.Set("booker_tz", req.TimeZone)
+	}
+	if req.Note != "" {
+		form.Set("q:booking-note", req.Note)
+	}
+	var created wireCreated
+	status, err := c.once(ctx, endpoint{"POST", "bookings", "POST /bookings"}, nil, form, &created)
+	res.Err = err
+
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
+		res.Outcome, res.RetryAfter = RateLimited, c.guard.Throttled(apiErr.RetryAfter)
+		res.saw("POST /bookings answered 429; creates are held back for %s", HumanDuration(res.RetryAfter))
+		return res, nil
+	case err == nil || errors.As(err, &apiErr):
+		c.guard.Answered()
+	}
+
+	switch {
+	case err == nil && status == http.StatusCreated && created.Booking == nil:
+		res.saw("POST /bookings answered 201 with booking null (a flow the API does not support)")
+		c.settleCreate(ctx, req, res, NotConfirmed)
+	case err == nil && status == http.StatusCreated && created.Booking.BookingID != "":
+		rc, perr := created.Booking.receipt()
+		if perr != nil {
+			res.saw("POST /bookings answered 201 with an unreadable receipt: %v", perr)
+			c.settleCreate(ctx, req, res, ProbablyNotBooked)
+			break
+		}
+		res.Receipt = &rc
+		res.saw("POST /bookings answered 201 with receipt %s", rc.ID)
+		c.settleCreate(ctx, req, res, Unknown)
+	case err == nil:
+		res.saw("POST /bookings answered %d without a usable receipt", status)
+		c.settleCreate(ctx, req, res, ProbablyNotBooked)
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict:
+		res.Outcome = NotBooked
+		res.saw("POST /bookings answered 409 %q (form handler status %d): not booked; it may be a duplicate or need email verification, so it is not resubmitted", apiErr.Message, apiErr.BodyStatus)
+	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
+		res.Outcome = Rejected
+		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
+	default: // 5xx, a 2xx that is not JSON, a timeout or a dropped connection
+		res.saw("POST /bookings gave no clear answer: %v", err)
+		c.settleCreate(ctx, req, res, ProbablyNotBooked)
+	}
+	c.log.LogAttrs(ctx, slog.LevelInfo, "booking create", slog.Any("result", res))
+	return res, nil
+}
+
+// settleCreate lists bookings to confirm a create. A listed booking with the
+// receipt's ID, or failing that with the same event, start and attendee
+// email, confirms it. Otherwise the outcome is absent, unless the list could
+// not show it (it failed, or it is full and the slot lies beyond its end).
+func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Result, absent Outcome) {
+	list, err := c.listAfterWrite(ctx)
+	if err != nil {
+		res.Outcome = Unknown
+		res.saw("GET /bookings failed, so the booking could not be checked: %v", err)
+		return
+	}
+	slot := req.Slot
+	matches := func(b Booking) bool {
+		return b.EventType.Valid && b.EventType.String == slot.eventType &&
+			b.Start.Equal(slot.Start) &&
+			b.BookerEmail.Valid && strings.EqualFold(b.BookerEmail.String, req.Email)
+	}
+	if res.Receipt != nil {
+		for i, b := range list {
+			if b.ID != res.Receipt.ID {
+				continue
+			}
+			if matches(b) && b.End.Equal(slot.End) {
+				res.Outcome, res.Booking, res.Verified = Confirmed, &list[i], true
+				res.saw("GET /bookings lists %s with the same event, start, end and attendee", b.ID)
+				return
+			}
+			res.saw("GET /bookings lists %s, but for another event, time or attendee", b.ID)
+		}
+	}
+	for i, b := range list {
+		if matches(b) {
+			res.Outcome, res.Booking, res.Verified, res.Reconciled = Confirmed, &list[i], true, true
+			res.saw("GET /bookings lists %s with the same event, start and attendee", b.ID)
+			return
+		}
+	}
+	if len(list) >= MaxListed && !slot.Start.Before(list[len(list)-1].Start) {
+		res.Outcome = Unknown
+		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
+		return
+	}
+	res.Outcome = absent
+	res.saw("GET /bookings (%d listed) does not show a booking for this event, start and attendee", len(list))
+}
+
+// Cancel cancels a booking (POST /bookings/{id}/cancel), once, and checks
+// the list to confirm it is gone. Attendees may be notified, and grouped or
+// series bookings may be cancelled together with it.
+//
+// An error means nothing was sent (an invalid ID, a finished context).
+func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
+	if err := ValidateBookingID(id); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	var out wireCancelled
+	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
+	_, err := c.once(ctx, ep, nil, nil, &out)
+	res.Err = err
+
+	var apiErr *APIError
+	switch {
+	case err == nil && out.Cancelled:
+		res.Outcome = Cancelled
+		res.saw("POST /bookings/%s/cancel answered cancelled", id)
+		c.settleCancel(ctx, id, res)
+	case err == nil:
+		res.saw("POST /bookings/%s/cancel answered without cancelled: true", id)
+		c.settleCancel(ctx, id, res)
+	case errors.Is(err, ErrNotFound):
+		res.Outcome = NotFound
+		res.saw("POST /bookings/%s/cancel answered 404: no such booking for this account", id)
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
+		res.Outcome, res.RetryAfter = RateLimited, apiErr.RetryAfter
+		res.saw("POST /bookings/%s/cancel answered 429", id)
+	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
+		res.Outcome = Rejected
+		res.saw("POST /bookings/%s/cancel answered %d: refused", id, apiErr.StatusCode)
+	default:
+		res.saw("POST /bookings/%s/cancel gave no clear answer: %v", id, err)
+		c.settleCancel(ctx, id, res)
+	}
+	c.log.LogAttrs(ctx, slog.LevelInfo, "booking cancel", slog.String("booking_id", id), slog.Any("result", res))
+	return res, nil
+}
+
+// settleCancel checks the list after a cancel. res.Outcome is Cancelled when
+// the API said so, and empty when its answer was unclear.
+func (c *Client) settleCancel(ctx context.Context, id string, res *Result) {
+	said := res.Outcome == Cancelled
+	list, err := c.listAfterWrite(ctx)
+	if err != nil {
+		res.saw("GET /bookings failed, so the cancel could not be checked: %v", err)
+		if !said {
+			res.Outcome = Unknown
+		}
+		return
+	}
+	for i, b := range list {
+		if b.ID == id {
+			res.Booking = &list[i]
+			if said {
+				res.Outcome = Unknown
+				res.saw("GET /bookings still lists %s after the API said it was cancelled", id)
+			} else {
+				res.Outcome = NotCancelled
+				res.saw("GET /bookings still lists %s: it was not cancelled, and cancelling again is safe", id)
+			}
+			return
+		}
+	}
+	if len(list) >= MaxListed {
+		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
+		if !said {
+			res.Outcome = Unknown
+		}
+		return
+	}
+	res.Outcome, res.Verified = Cancelled, true
+	res.Reconciled = !said
+	res.saw("GET /bookings no longer lists %s", id)
+}
+
+// listAfterWrite lists bookings to settle a write. It runs even when the
+// caller's context is done, because the write may have happened anyway.
+func (c *Client) listAfterWrite(ctx context.Context) ([]Booking, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.reconcileTimeout)
+	defer cancel()
+	return c.Bookings(ctx)
+}
