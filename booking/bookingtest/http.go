@@ -1,0 +1,461 @@
+package bookingtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+)
+
+const (
+	apiPrefix       = "/api/v1/"
+	jsonContentType = "application/json; charset=utf-8"
+	formContentType = "application/x-www-form-urlencoded"
+	maxBody         = 64 << 10 // create bodies above this get 413
+	maxNote         = 2000     // UTF-16 code units, as a JavaScript server counts
+	maxListed       = 100      // GET /bookings cap
+	slotLayout      = "2006-01-02T15:04:05.000Z07:00"
+)
+
+// ServeHTTP serves the booking API under /api/v1. Unknown routes, including a
+// known path with the wrong method, answer 404 {"error":"not found"}.
+func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	endpoint, bookingID := route(r.Method, r.URL.EscapedPath())
+	var body []byte
+	tooLarge := false
+	if r.Method == http.MethodPost && endpoint != "" {
+		body, tooLarge = readBody(r.Body)
+	}
+	token := bearerToken(r.Header)
+
+	s.lock()
+	req := s.logLocked(r, endpoint, body, tooLarge, token)
+	path, delay, quit := req.Path, s.latency[endpoint], s.quit
+	onUnknown, served := s.onUnknownRoute, s.testHookServed
+	s.mu.Unlock()
+	if served != nil {
+		defer served()
+	}
+
+	if endpoint == "" {
+		if onUnknown != nil {
+			onUnknown(r.Method, path)
+		}
+		s.send(w, req, errorReply(http.StatusNotFound, "not found"))
+		return
+	}
+	if delay > 0 && !wait(r.Context(), delay, quit) {
+		closeConn(w) // the client gave up during the latency; it gets nothing
+		return
+	}
+
+	s.lock()
+	f, faulted := s.popFaultLocked(endpoint)
+	var rep reply
+	if !faulted || f.kind.commits() {
+		// One critical section: the availability recheck and the insert are atomic.
+		rep = s.handleLocked(endpoint, bookingID, r, body, tooLarge, token)
+	}
+	s.mu.Unlock()
+
+	if !faulted {
+		s.send(w, req, rep)
+		return
+	}
+	switch f.kind {
+	case faultAnswer, faultCommitAnswer:
+		s.send(w, req, f.fault.reply())
+	case faultDrop, faultCommitDrop:
+		if !closeConn(w) {
+			// Not hijackable (HTTP/2): net/http resets the stream instead.
+			panic(http.ErrAbortHandler)
+		}
+	case faultCommitHang:
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+		// Returning normally would send an empty 200 on a still-open connection.
+		closeConn(w)
+	}
+}
+
+// route maps a request to an endpoint name, or "" for an unknown route. The
+// booking ID is one escaped path segment, unescaped, so an ID containing
+// "/" or spaces still addresses the one booking.
+func route(method, escapedPath string) (endpoint, bookingID string) {
+	rest, ok := strings.CutPrefix(escapedPath, apiPrefix)
+	if !ok {
+		return "", ""
+	}
+	switch seg := strings.Split(rest, "/"); {
+	case method == http.MethodGet && rest == "event-types":
+		return EndpointEventTypes, ""
+	case method == http.MethodGet && rest == "slots":
+		return EndpointSlots, ""
+	case method == http.MethodGet && rest == "bookings":
+		return EndpointListBookings, ""
+	case method == http.MethodPost && rest == "bookings":
+		return EndpointCreateBooking, ""
+	case method == http.MethodPost && len(seg) == 3 && seg[0] == "bookings" && seg[1] != "" && seg[2] == "cancel":
+		id, err := url.PathUnescape(seg[1])
+		if err != nil {
+			return "", ""
+		}
+		return EndpointCancelBooking, id
+	}
+	return "", ""
+}
+
+// readBody reads at most maxBody+1 bytes and reports whether there was more
+// than maxBody.
+func readBody(body io.Reader) ([]byte, bool) {
+	// A body cut short by a failing client is taken as sent; validation
+	// rejects what is missing.
+	b, _ := io.ReadAll(io.LimitReader(body, maxBody+1))
+	return b, len(b) > maxBody
+}
+
+// bearerToken returns the key of an "Authorization: Bearer <key>" header,
+// used intact, or "" when the header is missing, repeated or malformed.
+func bearerToken(h http.Header) string {
+	vals := h.Values("Authorization")
+	if len(vals) != 1 {
+		return ""
+	}
+	tok, ok := strings.CutPrefix(vals[0], "Bearer ")
+	if !ok {
+		return ""
+	}
+	return tok
+}
+
+func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body []byte, tooLarge bool, token string) reply {
+	o := s.keys[token]
+	if o == nil {
+		return errorReply(http.StatusUnauthorized, "unauthorized")
+	}
+	now := s.now()
+	switch endpoint {
+	case EndpointEventTypes:
+		return s.listEventTypes(o)
+	case EndpointSlots:
+		return s.getSlots(o, r.URL.Query(), now)
+	case EndpointListBookings:
+		return s.listBookings(o, now)
+	case EndpointCreateBooking:
+		return s.createBooking(o, r, body, tooLarge, now)
+	case EndpointCancelBooking:
+		return s.cancelBooking(o, bookingID)
+	}
+	panic("bookingtest: unhandled endpoint " + endpoint)
+}
+
+type eventTypeJSON struct {
+	ScheduleID      string `json:"schedule_id"`
+	Slug            string `json:"slug"`
+	Title           string `json:"title"`
+	DurationMinutes int    `json:"duration_minutes"`
+	Kind            string `json:"scheduling_kind"`
+}
+
+func (s *Sandbox) listEventTypes(o *owner) reply {
+	out := []eventTypeJSON{}
+	for _, et := range o.eventTypes {
+		if et.Removed {
+			continue
+		}
+		out = append(out, eventTypeJSON{et.ScheduleID, et.Slug, et.Title, et.DurationMinutes, et.Kind})
+	}
+	return jsonReply(http.StatusOK, struct {
+		EventTypes []eventTypeJSON `json:"event_types"`
+	}{out})
+}
+
+type slotJSON struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+func (s *Sandbox) getSlots(o *owner, q url.Values, now time.Time) reply {
+	slug := q.Get("event_type")
+	if strings.TrimSpace(slug) == "" {
+		return errorReply(http.StatusBadRequest, "event_type is required")
+	}
+	et := o.eventType(slug)
+	if et == nil {
+		return errorReply(http.StatusNotFound, "event type not found")
+	}
+	out := []slotJSON{}
+	for _, sl := range s.slotsLocked(o, et, now) {
+		out = append(out, slotJSON{slotTime(sl.Start), slotTime(sl.End)})
+	}
+	return jsonReply(http.StatusOK, struct {
+		Slots []slotJSON `json:"slots"`
+	}{out})
+}
+
+type bookingJSON struct {
+	BookingID   string  `json:"booking_id"`
+	StartsAt    string  `json:"starts_at"`
+	EndsAt      string  `json:"ends_at"`
+	Status      string  `json:"status"`
+	BookerName  *string `json:"booker_name"`
+	BookerEmail *string `json:"booker_email"`
+	EventType   *string `json:"event_type"`
+}
+
+func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
+	out := []bookingJSON{}
+	for _, b := range s.ownerBookingsLocked(o.id, true) {
+		if len(out) == maxListed {
+			break
+		}
+		if !b.End.After(now) {
+			continue
+		}
+		out = append(out, bookingJSON{
+			BookingID:   b.ID,
+			StartsAt:    ownerTime(b.Start, o.zone),
+			EndsAt:      ownerTime(b.End, o.zone),
+			Status:      "confirmed",
+			BookerName:  b.BookerName,
+			BookerEmail: b.BookerEmail,
+			EventType:   b.EventType,
+		})
+	}
+	return jsonReply(http.StatusOK, struct {
+		Bookings []bookingJSON `json:"bookings"`
+	}{out})
+}
+
+type receiptJSON struct {
+	BookingID string `json:"booking_id"`
+	StartsAt  string `json:"starts_at"`
+	EndsAt    string `json:"ends_at"`
+}
+
+type createResponse struct {
+	Booking *receiptJSON `json:"booking"`
+}
+
+func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge bool, now time.Time) reply {
+	// Rate limits come first and count every attempt that passes them,
+	// including ones that fail below, as upstream does.
+	if ok, wait := s.ipHits.allow(clientIP(r.RemoteAddr), s.perIP, time.Minute, now); !ok {
+		rep := errorReply(http.StatusTooManyRequests, "too many requests")
+		rep.retryAfter = strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
+		return rep
+	}
+	if tooLarge {
+		return reply{status: http.StatusRequestEntityTooLarge, contentType: "text/plain; charset=utf-8", body: []byte("request entity too large")}
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != formContentType {
+		return invalidInput()
+	}
+	form, err := url.ParseQuery(string(body))
+	if slug := form.Get("event_type"); slug != "" {
+		if ok, _ := s.eventHits.allow(o.id+"\x00"+slug, s.perEvent, time.Hour, now); !ok {
+			// The text does not promise Retry-After; this limit never sends one.
+			return errorReply(http.StatusTooManyRequests, "too many requests")
+		}
+	}
+	if err != nil {
+		return invalidInput()
+	}
+	in, ok := parseCreate(form)
+	if !ok {
+		return invalidInput()
+	}
+	et := o.eventType(in.eventType)
+	if et == nil {
+		return errorReply(http.StatusNotFound, "event type not found")
+	}
+	if et.Kind != KindSolo {
+		// Unsupported flow: upstream answers 201 without a booking.
+		return jsonReply(http.StatusCreated, createResponse{})
+	}
+	// Slots are never held: the start and end must be a slot offered now.
+	var slot *Slot
+	for _, sl := range s.slotsLocked(o, et, now) {
+		if sl.Start.Equal(in.start) && sl.End.Equal(in.end) {
+			slot = &sl
+			break
+		}
+	}
+	if slot == nil {
+		return jsonReply(http.StatusConflict, errorBody{Error: "not booked", Status: http.StatusOK})
+	}
+	slug := et.Slug
+	b := Booking{
+		ID:             s.newBookingIDLocked(),
+		EventType:      &slug,
+		Start:          slot.Start,
+		End:            slot.End,
+		BookerName:     &in.name,
+		BookerEmail:    &in.email,
+		BookerTZ:       in.tz,
+		Note:           in.note,
+		LocationOption: in.location,
+		Answers:        in.answers,
+	}
+	s.bookings[b.ID] = &record{owner: o.id, b: b}
+	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, ownerTime(b.Start, o.zone), ownerTime(b.End, o.zone)}})
+}
+
+type createInput struct {
+	eventType, name, email, tz, note, location string
+	start, end                                 time.Time
+	answers                                    map[string]string
+}
+
+// parseCreate validates the CreateBooking form. Like upstream it says only
+// whether the input is acceptable, never which field is wrong.
+func parseCreate(form url.Values) (createInput, bool) {
+	var in createInput
+	for k, vs := range form {
+		if len(vs) != 1 {
+			return in, false // a repeated field is ambiguous
+		}
+		switch k {
+		case "event_type", "start", "end", "name", "email", "booker_tz", "q:booking-note", "location_option":
+		default:
+			// Undocumented fields are refused so a client sending one notices.
+			q, ok := strings.CutPrefix(k, "q:")
+			if !ok || q == "" {
+				return in, false
+			}
+			if in.answers == nil {
+				in.answers = map[string]string{}
+			}
+			in.answers[q] = vs[0]
+		}
+	}
+	for _, k := range []string{"event_type", "start", "end", "name", "email"} {
+		if strings.TrimSpace(form.Get(k)) == "" {
+			return in, false
+		}
+	}
+	in.eventType, in.name, in.email = form.Get("event_type"), form.Get("name"), form.Get("email")
+	if !plainEmail(in.email) {
+		return in, false
+	}
+	in.tz = "UTC"
+	if vs, ok := form["booker_tz"]; ok {
+		if !validZone(vs[0]) {
+			return in, false
+		}
+		in.tz = vs[0]
+	}
+	in.note, in.location = form.Get("q:booking-note"), form.Get("location_option")
+	if utf16Len(in.note) > maxNote {
+		return in, false
+	}
+	var err1, err2 error
+	in.start, err1 = time.Parse(time.RFC3339, form.Get("start"))
+	in.end, err2 = time.Parse(time.RFC3339, form.Get("end"))
+	return in, err1 == nil && err2 == nil
+}
+
+// plainEmail accepts a bare address with a dotted domain, not "Name <addr>".
+func plainEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return false
+	}
+	domain := s[strings.LastIndexByte(s, '@')+1:]
+	return strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
+}
+
+// validZone accepts IANA names only; LoadLocation would also take "" (UTC)
+// and "Local" (the server's zone), which mean nothing to upstream.
+func validZone(name string) bool {
+	if name == "" || name == "Local" {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func (s *Sandbox) cancelBooking(o *owner, id string) reply {
+	rec := s.bookings[id]
+	if rec == nil || rec.owner != o.id {
+		// Another owner's booking is indistinguishable from a missing one.
+		return errorReply(http.StatusNotFound, "booking not found")
+	}
+	rec.b.Cancelled = true
+	return jsonReply(http.StatusOK, struct {
+		Cancelled bool `json:"cancelled"`
+	}{true})
+}
+
+// slotTime is the slots form: UTC with milliseconds.
+func slotTime(t time.Time) string { return t.UTC().Format(slotLayout) }
+
+// ownerTime is the bookings form: the owner's offset, no fraction. It differs
+// from slotTime on purpose, as upstream does, so clients compare instants.
+func ownerTime(t time.Time, zone *time.Location) string { return t.In(zone).Format(time.RFC3339) }
+
+// reply is a complete answer, built under the lock and written after it, so a
+// fault can replace it after the work is committed.
+type reply struct {
+	status      int
+	contentType string // "" sends no Content-Type
+	retryAfter  string
+	body        []byte
+}
+
+type errorBody struct {
+	Error  string `json:"error"`
+	Status int    `json:"status,omitempty"`
+}
+
+func jsonReply(status int, v any) reply {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("bookingtest: encoding reply: " + err.Error()) // only our own plain types get here
+	}
+	return reply{status: status, contentType: jsonContentType, body: buf.Bytes()}
+}
+
+func errorReply(status int, msg string) reply { return jsonReply(status, errorBody{Error: msg}) }
+
+func invalidInput() reply { return errorReply(http.StatusBadRequest, "invalid input") }
+
+// send records the status in the log and writes rep.
+func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
+	s.lock()
+	req.Status = rep.status
+	s.mu.Unlock()
+	h := w.Header()
+	if rep.contentType == "" {
+		h["Content-Type"] = nil // stops net/http from sniffing one
+	} else {
+		h.Set("Content-Type", rep.contentType)
+	}
+	if rep.retryAfter != "" {
+		h.Set("Retry-After", rep.retryAfter)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(rep.body)))
+	w.WriteHeader(rep.status)
+	// A write error means the client left; there is no one to tell.
+	_, _ = w.Write(rep.body)
+}

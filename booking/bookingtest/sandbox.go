@@ -1,0 +1,396 @@
+package bookingtest
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scheduling kinds of an [EventType]. Only solo events can be booked through
+// the API; the others answer 201 with a null booking.
+const (
+	KindSolo       = "solo"
+	KindRoundRobin = "round_robin"
+	KindCollective = "collective"
+)
+
+// Default rate limits of POST /bookings, as documented upstream.
+const (
+	DefaultPerIPPerMinute  = 5
+	DefaultPerEventPerHour = 20
+)
+
+// slotWindow is how far ahead GET /slots looks.
+const slotWindow = 14 * 24 * time.Hour
+
+// Options configures [New].
+type Options struct {
+	// Now is the clock; nil means time.Now. Everything time-dependent uses it:
+	// the slot window, what counts as upcoming, the rate-limit windows, the
+	// request log and the seed data. It must not call back into the Sandbox.
+	Now func() time.Time
+	// Seed loads the sample data: the owners behind DemoKey and OtherKey with
+	// their event types and bookings, placed relative to Now.
+	Seed bool
+}
+
+// Sandbox is an http.Handler serving {base}/api/v1/... as the booking API
+// does. All state is in memory behind one mutex, so it is safe for concurrent
+// use. The zero value is ready to use: it has no owners (every request is
+// 401) and the default rate limits.
+type Sandbox struct {
+	mu       sync.Mutex
+	inited   bool
+	now      func() time.Time
+	owners   map[string]*owner  // by owner ID
+	keys     map[string]*owner  // by API key
+	bookings map[string]*record // by booking ID, all owners
+	nextSch  int                // for generated schedule IDs
+
+	requests []*Request
+
+	perIP, perEvent int
+	ipHits          slidingWindow
+	eventHits       slidingWindow
+
+	latency map[string]time.Duration
+	faults  map[string][]fault
+	quit    chan struct{} // closed by release: stop hanging and waiting
+
+	// onUnknownRoute is set by NewServer to fail the test.
+	onUnknownRoute func(method, path string)
+	// testHookServed, when set, runs when ServeHTTP returns.
+	testHookServed func()
+}
+
+type owner struct {
+	id, key    string
+	zone       *time.Location
+	hours      WeeklyHours
+	eventTypes []EventType // in listing order
+}
+
+type record struct {
+	owner string
+	b     Booking
+}
+
+// TimeRange is a span of a local day, as offsets from local midnight: 9h to
+// 17h is 09:00–17:00 wall-clock time, also on days with a DST change.
+type TimeRange struct {
+	From, To time.Duration
+}
+
+// WeeklyHours are an owner's working hours per weekday, in the owner's zone.
+// Days without ranges have no availability.
+type WeeklyHours map[time.Weekday][]TimeRange
+
+// Weekdays returns hours from..to on Monday to Friday.
+func Weekdays(from, to time.Duration) WeeklyHours {
+	h := WeeklyHours{}
+	for d := time.Monday; d <= time.Friday; d++ {
+		h[d] = []TimeRange{{From: from, To: to}}
+	}
+	return h
+}
+
+// EventType is an owner's event type.
+type EventType struct {
+	Slug            string
+	Title           string
+	DurationMinutes int
+	Kind            string // KindSolo, KindRoundRobin or KindCollective; "" means solo
+	ScheduleID      string // "" generates one
+	Removed         bool   // removed types are not listed and cannot be used
+	// PeriodDays limits slots to the next N days; 0 means the full 14-day window.
+	PeriodDays int
+}
+
+// Booking is a stored booking. The pointer fields are nil for legacy records
+// and then render as JSON null.
+type Booking struct {
+	ID          string
+	EventType   *string // slug
+	Start, End  time.Time
+	BookerName  *string
+	BookerEmail *string
+	Cancelled   bool
+
+	// What the create request carried besides the above, for assertions.
+	BookerTZ       string
+	Note           string            // q:booking-note
+	LocationOption string            // location_option
+	Answers        map[string]string // q:<question_id> fields other than the note, keyed by question ID
+}
+
+// Slot is a bookable slot as GET /slots offers it.
+type Slot struct {
+	Start, End time.Time
+}
+
+// New returns a Sandbox, seeded with the sample data when opts.Seed is set.
+func New(opts Options) *Sandbox {
+	s := &Sandbox{}
+	s.mu.Lock()
+	s.initLocked()
+	if opts.Now != nil {
+		s.now = opts.Now
+	}
+	now := s.now()
+	s.mu.Unlock()
+	if opts.Seed {
+		seed(s, now)
+	}
+	return s
+}
+
+// initLocked makes the zero value usable.
+func (s *Sandbox) initLocked() {
+	if s.inited {
+		return
+	}
+	s.inited = true
+	s.now = time.Now
+	s.owners = map[string]*owner{}
+	s.keys = map[string]*owner{}
+	s.bookings = map[string]*record{}
+	s.nextSch = 9001
+	s.perIP, s.perEvent = DefaultPerIPPerMinute, DefaultPerEventPerHour
+	s.latency = map[string]time.Duration{}
+	s.faults = map[string][]fault{}
+	s.quit = make(chan struct{})
+}
+
+func (s *Sandbox) lock() {
+	s.mu.Lock()
+	s.initLocked()
+}
+
+// AddOwner adds an owner whose API key is key, or updates the key, zone and
+// hours of an existing one (its event types and bookings stay). A nil zone
+// means UTC. It panics when key or ownerID is empty or key belongs to another
+// owner.
+func (s *Sandbox) AddOwner(key, ownerID string, zone *time.Location, hours WeeklyHours) {
+	if key == "" || ownerID == "" {
+		panic("bookingtest: AddOwner needs a key and an owner ID")
+	}
+	if zone == nil {
+		zone = time.UTC
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	if o := s.keys[key]; o != nil && o.id != ownerID {
+		panic(fmt.Sprintf("bookingtest: AddOwner: key already belongs to owner %q", o.id))
+	}
+	o := s.owners[ownerID]
+	if o == nil {
+		o = &owner{id: ownerID}
+		s.owners[ownerID] = o
+	}
+	delete(s.keys, o.key)
+	o.key, o.zone, o.hours = key, zone, cloneHours(hours)
+	s.keys[key] = o
+}
+
+// AddEventType adds an event type to an owner, or replaces the owner's event
+// type with the same slug in place. It panics for an unknown owner, an empty
+// slug or a non-positive duration.
+func (s *Sandbox) AddEventType(ownerID string, et EventType) {
+	if et.Slug == "" || et.DurationMinutes <= 0 {
+		panic(fmt.Sprintf("bookingtest: AddEventType: invalid event type %+v", et))
+	}
+	if et.Kind == "" {
+		et.Kind = KindSolo
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	o := s.ownerLocked(ownerID)
+	if et.ScheduleID == "" {
+		et.ScheduleID = fmt.Sprintf("sch_%d", s.nextSch)
+		s.nextSch++
+	}
+	if i := o.eventTypeIndex(et.Slug); i >= 0 {
+		o.eventTypes[i] = et
+		return
+	}
+	o.eventTypes = append(o.eventTypes, et)
+}
+
+// RemoveEventType marks an owner's event type removed, as deleting it in the
+// web application would: it disappears from listings, GET /slots and
+// POST /bookings answer 404 for it, and its existing bookings stay.
+func (s *Sandbox) RemoveEventType(ownerID, slug string) {
+	s.lock()
+	defer s.mu.Unlock()
+	o := s.ownerLocked(ownerID)
+	if i := o.eventTypeIndex(slug); i >= 0 {
+		o.eventTypes[i].Removed = true
+	}
+}
+
+// EventTypes returns all of an owner's event types, removed ones included,
+// in listing order; nil for an unknown owner.
+func (s *Sandbox) EventTypes(ownerID string) []EventType {
+	s.lock()
+	defer s.mu.Unlock()
+	if o := s.owners[ownerID]; o != nil {
+		return slices.Clone(o.eventTypes)
+	}
+	return nil
+}
+
+// AddBooking stores a booking for an owner and returns its ID, generating one
+// when b.ID is empty. A booking with an existing ID is replaced. When b.End
+// is zero and b.EventType names one of the owner's event types, End is Start
+// plus its duration. It panics for an unknown owner or when End is not after
+// Start.
+func (s *Sandbox) AddBooking(ownerID string, b Booking) string {
+	s.lock()
+	defer s.mu.Unlock()
+	o := s.ownerLocked(ownerID)
+	if b.End.IsZero() && b.EventType != nil {
+		if i := o.eventTypeIndex(*b.EventType); i >= 0 {
+			b.End = b.Start.Add(time.Duration(o.eventTypes[i].DurationMinutes) * time.Minute)
+		}
+	}
+	if !b.End.After(b.Start) {
+		panic(fmt.Sprintf("bookingtest: AddBooking: end %v is not after start %v", b.End, b.Start))
+	}
+	if b.ID == "" {
+		b.ID = s.newBookingIDLocked()
+	}
+	s.bookings[b.ID] = &record{owner: ownerID, b: cloneBooking(b)}
+	return b.ID
+}
+
+// Bookings returns all stored bookings of an owner, cancelled and past ones
+// included, ordered by start (ties by ID); nil for an unknown owner.
+func (s *Sandbox) Bookings(ownerID string) []Booking {
+	s.lock()
+	defer s.mu.Unlock()
+	var out []Booking
+	for _, r := range s.ownerBookingsLocked(ownerID, false) {
+		out = append(out, cloneBooking(*r))
+	}
+	return out
+}
+
+// Slots returns what GET /slots would offer right now for an owner's event
+// type, or nil when the type is unknown or removed.
+func (s *Sandbox) Slots(ownerID, slug string) []Slot {
+	s.lock()
+	defer s.mu.Unlock()
+	o := s.owners[ownerID]
+	if o == nil {
+		return nil
+	}
+	et := o.eventType(slug)
+	if et == nil {
+		return nil
+	}
+	return s.slotsLocked(o, et, s.now())
+}
+
+// SetLimits sets the POST /bookings rate limits: attempts per client IP per
+// minute and per event type per hour. A limit <= 0 disables it. The defaults
+// are DefaultPerIPPerMinute and DefaultPerEventPerHour.
+func (s *Sandbox) SetLimits(perIPPerMinute, perEventPerHour int) {
+	s.lock()
+	defer s.mu.Unlock()
+	s.perIP, s.perEvent = perIPPerMinute, perEventPerHour
+}
+
+// SetNow swaps the clock; nil means time.Now.
+func (s *Sandbox) SetNow(now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+func (s *Sandbox) ownerLocked(ownerID string) *owner {
+	o := s.owners[ownerID]
+	if o == nil {
+		panic(fmt.Sprintf("bookingtest: unknown owner %q (AddOwner first)", ownerID))
+	}
+	return o
+}
+
+// ownerBookingsLocked returns the owner's bookings ordered by start, then ID;
+// with confirmedOnly, cancelled ones are left out.
+func (s *Sandbox) ownerBookingsLocked(ownerID string, confirmedOnly bool) []*Booking {
+	var out []*Booking
+	for _, r := range s.bookings {
+		if r.owner == ownerID && !(confirmedOnly && r.b.Cancelled) {
+			out = append(out, &r.b)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Booking) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+func (o *owner) eventTypeIndex(slug string) int {
+	return slices.IndexFunc(o.eventTypes, func(et EventType) bool { return et.Slug == slug })
+}
+
+// eventType returns the owner's non-removed event type with this slug, or nil.
+func (o *owner) eventType(slug string) *EventType {
+	i := o.eventTypeIndex(slug)
+	if i < 0 || o.eventTypes[i].Removed {
+		return nil
+	}
+	return &o.eventTypes[i]
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// newBookingIDLocked returns an unused ID shaped like upstream's: bk_ and ten
+// lowercase alphanumerics. The IDs need not be unguessable, only distinct.
+func (s *Sandbox) newBookingIDLocked() string {
+	for {
+		b := []byte("bk_")
+		for range 10 {
+			b = append(b, idAlphabet[rand.IntN(len(idAlphabet))])
+		}
+		if id := string(b); s.bookings[id] == nil {
+			return id
+		}
+	}
+}
+
+// cloneBooking copies b deeply, so callers never share memory with the
+// Sandbox's state.
+func cloneBooking(b Booking) Booking {
+	b.EventType = cloneString(b.EventType)
+	b.BookerName = cloneString(b.BookerName)
+	b.BookerEmail = cloneString(b.BookerEmail)
+	b.Answers = maps.Clone(b.Answers)
+	return b
+}
+
+func cloneString(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneHours(h WeeklyHours) WeeklyHours {
+	out := make(WeeklyHours, len(h))
+	for d, rs := range h {
+		out[d] = slices.Clone(rs)
+	}
+	return out
+}

@@ -1,0 +1,647 @@
+package booking_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+)
+
+// monday is a fixed working-day morning; the sandbox's owner works 9–17 in Berlin.
+var monday = time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC)
+
+func fixed() time.Time { return monday }
+
+// sandbox returns a client wired to a seeded sandbox over real HTTP. Waits
+// between read retries are skipped.
+func sandbox(t *testing.T, opts ...booking.Option) (*booking.Client, *bookingtest.Server) {
+	t.Helper()
+	srv := bookingtest.NewServer(t, bookingtest.WithClock(fixed))
+	key, err := booking.NewKey(srv.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []booking.Option{
+		booking.WithClock(fixed),
+		booking.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
+	}
+	c, err := booking.NewClient(srv.URL, key, append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, srv
+}
+
+func firstSlot(t *testing.T, c *booking.Client, eventType string) booking.Slot {
+	t.Helper()
+	slots, err := c.Slots(t.Context(), eventType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(slots) == 0 {
+		t.Fatalf("no slots for %s", eventType)
+	}
+	return slots[0]
+}
+
+func request(slot booking.Slot) booking.CreateRequest {
+	return booking.CreateRequest{Slot: slot, Name: "Ada Lovelace", Email: "ada@example.com", TimeZone: "Europe/Berlin", Note: "Agenda: engines"}
+}
+
+// calls counts the sandbox's requests to an endpoint.
+func calls(srv *bookingtest.Server, endpoint string) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Endpoint == endpoint {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCreateConfirmed(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Confirmed || !res.Verified || res.Reconciled {
+		t.Fatalf("result = %+v", res)
+	}
+	if res.Receipt == nil || res.Booking == nil || res.Booking.ID != res.Receipt.ID {
+		t.Fatalf("receipt %+v, booking %+v", res.Receipt, res.Booking)
+	}
+	if !res.Booking.Start.Equal(slot.Start) || !res.Booking.End.Equal(slot.End) {
+		t.Errorf("booking %v–%v, slot %v–%v", res.Booking.Start, res.Booking.End, slot.Start, slot.End)
+	}
+
+	var post *bookingtest.Request
+	for _, r := range srv.Requests() {
+		if r.Endpoint == bookingtest.EndpointCreateBooking {
+			post = &r
+		}
+	}
+	if post == nil {
+		t.Fatal("no POST /bookings")
+	}
+	if post.ContentType != "application/x-www-form-urlencoded" {
+		t.Errorf("Content-Type = %q", post.ContentType)
+	}
+	want := url.Values{
+		"event_type": {"intro-call"}, "start": {slot.RawStart()}, "end": {slot.RawEnd()},
+		"name": {"Ada Lovelace"}, "email": {"ada@example.com"}, "booker_tz": {"Europe/Berlin"},
+		"q:booking-note": {"Agenda: engines"},
+	}
+	if fmt.Sprint(post.Form) != fmt.Sprint(want) {
+		t.Errorf("form = %v\nwant   %v", post.Form, want)
+	}
+	if n := calls(srv, bookingtest.EndpointListBookings); n != 1 {
+		t.Errorf("GET /bookings calls = %d, want 1 (the verification)", n)
+	}
+	for _, s := range res.Seen {
+		if strings.Contains(s, "ada@example.com") {
+			t.Errorf("Seen holds the attendee email: %q", s)
+		}
+	}
+}
+
+func TestCreateOmitsOptionalFields(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	req := request(firstSlot(t, c, "intro-call"))
+	req.TimeZone, req.Note = "", ""
+	if res, err := c.Create(t.Context(), req); err != nil || res.Outcome != booking.Confirmed {
+		t.Fatalf("Create = %+v, %v", res, err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Endpoint == bookingtest.EndpointCreateBooking && (r.Form.Has("booker_tz") || r.Form.Has("q:booking-note")) {
+			t.Errorf("empty optional fields sent: %v", r.Form)
+		}
+	}
+}
+
+func TestCreateTakenSlotIsNotBookedAndNotResubmitted(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	if res, _ := c.Create(t.Context(), request(slot)); res.Outcome != booking.Confirmed {
+		t.Fatalf("first create: %+v", res)
+	}
+	other := request(slot)
+	other.Email = "grace@example.com"
+	res, err := c.Create(t.Context(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.NotBooked || !errors.Is(res.Err, booking.ErrNotBooked) {
+		t.Fatalf("second create = %+v", res)
+	}
+	var apiErr *booking.APIError
+	if !errors.As(res.Err, &apiErr) || apiErr.BodyStatus != 200 {
+		t.Errorf("409 body status not kept: %v", res.Err)
+	}
+	if !strings.Contains(res.Err.Error(), "do not resubmit") {
+		t.Errorf("409 error does not warn against resubmitting: %v", res.Err)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST /bookings calls = %d, want 2: a 409 is never retried", n)
+	}
+}
+
+func TestCreateTeamEventIsNotConfirmed(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	res, err := c.Create(t.Context(), request(firstSlot(t, c, "team-sync")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.NotConfirmed || res.Receipt != nil || res.NeedsHuman() {
+		t.Fatalf("result = %+v", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST calls = %d", n)
+	}
+}
+
+func TestCreateRejected(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault bookingtest.Fault
+		kind  error
+	}{
+		{"400", bookingtest.JSONError(400, "invalid input", 0), booking.ErrInvalidInput},
+		{"403 edge", bookingtest.HTMLError(403), booking.ErrForbidden},
+		{"404", bookingtest.JSONError(404, "event type not found", 0), booking.ErrNotFound},
+		{"413 plain", bookingtest.PlainText(413, "request entity too large"), booking.ErrTooLarge},
+		{"401", bookingtest.JSONError(401, "unauthorized", 0), booking.ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := sandbox(t)
+			slot := firstSlot(t, c, "intro-call")
+			srv.FailNext(bookingtest.EndpointCreateBooking, tt.fault)
+			res, err := c.Create(t.Context(), request(slot))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != booking.Rejected || !errors.Is(res.Err, tt.kind) || res.NeedsHuman() {
+				t.Fatalf("result = %+v", res)
+			}
+			if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+				t.Errorf("POST calls = %d, want 1", n)
+			}
+		})
+	}
+}
+
+func TestCreateUnclearAnswersAreReconciled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		fault   func(*bookingtest.Server)
+		timeout time.Duration
+		want    booking.Outcome
+	}{
+		{"commit then 503 html", func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+		}, 0, booking.Confirmed},
+		{"commit then drop", func(s *bookingtest.Server) { s.CommitThenDrop(bookingtest.EndpointCreateBooking) }, 0, booking.Confirmed},
+		{"commit then hang past the caller's deadline", func(s *bookingtest.Server) { s.CommitThenHang(bookingtest.EndpointCreateBooking) }, 300 * time.Millisecond, booking.Confirmed},
+		{"commit then malformed 201", func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCreateBooking, bookingtest.MalformedJSON(201))
+		}, 0, booking.Confirmed},
+		{"503 without commit", func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+		}, 0, booking.ProbablyNotBooked},
+		{"drop without commit", func(s *bookingtest.Server) { s.DropNext(bookingtest.EndpointCreateBooking) }, 0, booking.ProbablyNotBooked},
+		{"503 and the list is down too", func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+			for range 4 {
+				s.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(502))
+			}
+		}, 0, booking.Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := sandbox(t)
+			slot := firstSlot(t, c, "intro-call")
+			tt.fault(srv)
+			ctx := t.Context()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			res, err := c.Create(ctx, request(slot))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome = %s, want %s; seen: %q", res.Outcome, tt.want, res.Seen)
+			}
+			if tt.want == booking.Confirmed && (!res.Reconciled || res.Booking == nil) {
+				t.Errorf("confirmed without reconciliation: %+v", res)
+			}
+			if tt.want != booking.Confirmed && !res.NeedsHuman() {
+				t.Errorf("%s must go to a human", res.Outcome)
+			}
+			if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+				t.Errorf("POST /bookings calls = %d: a write must never be retried", n)
+			}
+			if len(res.Seen) < 2 {
+				t.Errorf("Seen = %q, want the create and the listing", res.Seen)
+			}
+		})
+	}
+}
+
+func TestCreateBeyondFullListIsUnknown(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slots, err := c.Slots(t.Context(), "consultation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := slots[len(slots)-1]
+	// A full list, all before the slot: the list cannot show the new booking.
+	name := "Filler"
+	for i := range booking.MaxListed {
+		start := monday.Add(time.Duration(i+1) * time.Minute)
+		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
+	}
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(504))
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || !res.NeedsHuman() {
+		t.Fatalf("outcome = %s, want unknown; seen %q", res.Outcome, res.Seen)
+	}
+	if !strings.Contains(strings.Join(res.Seen, " "), "full") {
+		t.Errorf("Seen does not say the list is full: %q", res.Seen)
+	}
+}
+
+// receiptServer answers POST /bookings with a canned 201 and sends everything
+// else to the sandbox, to test receipts the sandbox would never give.
+func receiptServer(t *testing.T, receipt func(seeded []bookingtest.Booking) string) *booking.Client {
+	t.Helper()
+	sb := bookingtest.NewServer(t, bookingtest.WithClock(fixed))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" && r.URL.Path == "/api/v1/bookings" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(201)
+			_, _ = io.WriteString(w, receipt(sb.Sandbox.Bookings(bookingtest.DemoOwner)))
+			return
+		}
+		sb.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c, err := booking.NewClient(front.URL, mustKey(t, sb.Key), booking.WithClock(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCreateReceiptIsVerified(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		receipt func([]bookingtest.Booking) string
+		want    booking.Outcome
+	}{
+		{"receipt names someone else's booking", func(seeded []bookingtest.Booking) string {
+			for _, b := range seeded {
+				if !b.Cancelled && b.Start.After(monday) && b.BookerEmail != nil {
+					return fmt.Sprintf(`{"booking":{"booking_id":%q,"starts_at":%q,"ends_at":%q}}`,
+						b.ID, b.Start.Format(time.RFC3339), b.End.Format(time.RFC3339))
+				}
+			}
+			panic("no seeded upcoming booking")
+		}, booking.Unknown},
+		{"receipt not listed", func([]bookingtest.Booking) string {
+			return `{"booking":{"booking_id":"bk_nowhere","starts_at":"2026-03-23T10:00:00Z","ends_at":"2026-03-23T10:15:00Z"}}`
+		}, booking.Unknown},
+		{"empty booking_id", func([]bookingtest.Booking) string {
+			return `{"booking":{"booking_id":"","starts_at":"2026-03-23T10:00:00Z","ends_at":"2026-03-23T10:15:00Z"}}`
+		}, booking.ProbablyNotBooked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := receiptServer(t, tt.receipt)
+			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want || !res.NeedsHuman() {
+				t.Fatalf("outcome = %s, want %s; seen %q", res.Outcome, tt.want, res.Seen)
+			}
+		})
+	}
+}
+
+func TestCreateRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+
+	bad := request(slot)
+	bad.Email = "not-an-address"
+	if _, err := c.Create(t.Context(), bad); err == nil {
+		t.Error("invalid request sent")
+	}
+	if _, err := c.Create(t.Context(), booking.CreateRequest{Slot: booking.Slot{Start: slot.Start, End: slot.End}, Name: "A", Email: "a@example.com"}); err == nil {
+		t.Error("hand-made slot sent")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := c.Create(ctx, request(slot)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v", err)
+	}
+	late, _ := booking.NewClient(srv.URL, mustKey(t, srv.Key), booking.WithClock(func() time.Time { return slot.Start.Add(time.Minute) }))
+	if _, err := late.Create(t.Context(), request(slot)); err == nil {
+		t.Error("a slot that has started was sent")
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 0 {
+		t.Errorf("POST /bookings calls = %d, want 0", n)
+	}
+}
+
+func mustKey(t *testing.T, s string) booking.Key {
+	t.Helper()
+	k, err := booking.NewKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestCreateGuardKeepsWithinLimits(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slots, err := c.Slots(t.Context(), "intro-call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "invalid input", 0))
+		if res, _ := c.Create(t.Context(), request(slots[i])); res.Outcome != booking.Rejected {
+			t.Fatalf("attempt %d: %+v", i+1, res)
+		}
+	}
+	res, err := c.Create(t.Context(), request(slots[5]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute {
+		t.Fatalf("6th attempt in a minute = %+v, want held back for a minute", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 5 {
+		t.Errorf("POST calls = %d, want 5: the guard must stop the 6th locally", n)
+	}
+}
+
+func TestCreateAfter429HoldsBack(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slots, _ := c.Slots(t.Context(), "intro-call")
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.Fault{Status: 429, Body: `{"error":"too many"}`, ContentType: "application/json"})
+	res, _ := c.Create(t.Context(), request(slots[0]))
+	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) {
+		t.Fatalf("429 without Retry-After = %+v, want held a minute", res)
+	}
+	res, _ = c.Create(t.Context(), request(slots[1]))
+	if res.Outcome != booking.RateLimited || res.Err != nil {
+		t.Fatalf("create during the hold = %+v, want refused locally", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST calls = %d, want 1", n)
+	}
+}
+
+func TestCreateSandboxRateLimit(t *testing.T) {
+	t.Parallel()
+	// With bookbot's guard loosened, the sandbox's own per-event limit answers
+	// 429 without Retry-After, and the client turns it into a hold.
+	c, srv := sandbox(t, booking.WithGuard(booking.NewGuard(booking.Limits{}, fixed)))
+	srv.SetLimits(100, 2)
+	slots, _ := c.Slots(t.Context(), "intro-call")
+	for i := range 2 {
+		if res, _ := c.Create(t.Context(), request(slots[i])); res.Outcome != booking.Confirmed {
+			t.Fatalf("create %d: %+v", i, res)
+		}
+	}
+	res, _ := c.Create(t.Context(), request(slots[2]))
+	if res.Outcome != booking.RateLimited || res.RetryAfter < time.Minute {
+		t.Fatalf("3rd create = %+v", res)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	list, err := c.Bookings(t.Context())
+	if err != nil || len(list) == 0 {
+		t.Fatal(err)
+	}
+	id := list[0].ID
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || !res.Verified || res.Reconciled {
+		t.Fatalf("cancel = %+v", res)
+	}
+	for _, r := range srv.Requests() {
+		if r.Endpoint == bookingtest.EndpointCancelBooking && r.Path != "/api/v1/bookings/"+id+"/cancel" {
+			t.Errorf("path = %q", r.Path)
+		}
+	}
+	again, _ := c.Cancel(t.Context(), id)
+	if again.Outcome != booking.Cancelled {
+		t.Errorf("repeat cancel = %+v", again)
+	}
+}
+
+func TestCancelOutcomes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		id    func(*bookingtest.Server, []booking.Booking) string
+		fault func(*bookingtest.Server)
+		want  booking.Outcome
+	}{
+		{"unknown id", func(*bookingtest.Server, []booking.Booking) string { return "bk_missing" }, nil, booking.NotFound},
+		{"another owner's booking", func(s *bookingtest.Server, _ []booking.Booking) string {
+			return s.Sandbox.Bookings(bookingtest.OtherOwner)[0].ID
+		}, nil, booking.NotFound},
+		{"commit then 503", nil, func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+		}, booking.Cancelled},
+		{"503 without commit", nil, func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+		}, booking.NotCancelled},
+		{"drop without commit, list down", nil, func(s *bookingtest.Server) {
+			s.DropNext(bookingtest.EndpointCancelBooking)
+			for range 4 {
+				s.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(502))
+			}
+		}, booking.Unknown},
+		{"429", nil, func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCancelBooking, bookingtest.Fault{Status: 429, RetryAfter: "30", ContentType: "application/json", Body: `{"error":"slow down"}`})
+		}, booking.RateLimited},
+		{"403", nil, func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(403))
+		}, booking.Rejected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := sandbox(t)
+			list, _ := c.Bookings(t.Context())
+			id := list[0].ID
+			if tt.id != nil {
+				id = tt.id(srv, list)
+			}
+			if tt.fault != nil {
+				tt.fault(srv)
+			}
+			res, err := c.Cancel(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome = %s, want %s; seen %q", res.Outcome, tt.want, res.Seen)
+			}
+			if n := calls(srv, bookingtest.EndpointCancelBooking); n != 1 {
+				t.Errorf("cancel calls = %d: a write must never be retried", n)
+			}
+		})
+	}
+}
+
+func TestCancelSaidButStillListed(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t, bookingtest.WithClock(fixed))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/cancel") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"cancelled":true}`)
+			return
+		}
+		sb.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c, _ := booking.NewClient(front.URL, mustKey(t, sb.Key))
+	list, _ := c.Bookings(t.Context())
+	res, err := c.Cancel(t.Context(), list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Booking == nil || !res.NeedsHuman() {
+		t.Fatalf("cancel said but still listed = %+v", res)
+	}
+}
+
+func TestCancelRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	for _, id := range []string{"", "..", "a/b", "x?y", "bk 1"} {
+		if _, err := c.Cancel(t.Context(), id); err == nil {
+			t.Errorf("Cancel(%q) sent", id)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("requests = %d, want 0", n)
+	}
+}
+
+func TestOwnerScopingAndAuth(t *testing.T) {
+	t.Parallel()
+	_, srv := sandbox(t)
+	wrong, _ := booking.NewClient(srv.URL, mustKey(t, "sandbox_wrong_key"), booking.WithBackoff(booking.Backoff{Attempts: 1}))
+	if _, err := wrong.EventTypes(t.Context()); !errors.Is(err, booking.ErrUnauthorized) {
+		t.Errorf("wrong key: err = %v", err)
+	}
+	other, _ := booking.NewClient(srv.URL, mustKey(t, bookingtest.OtherKey), booking.WithClock(fixed))
+	types, err := other.EventTypes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, et := range types {
+		if et.Slug == "intro-call" {
+			t.Error("another owner sees the demo owner's event types")
+		}
+	}
+	if _, err := other.Slots(t.Context(), "intro-call"); !errors.Is(err, booking.ErrNotFound) {
+		t.Errorf("another owner's slots: err = %v", err)
+	}
+}
+
+func TestEventTypesAndBookable(t *testing.T) {
+	t.Parallel()
+	c, _ := sandbox(t)
+	types, err := c.EventTypes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]booking.Kind{}
+	for _, et := range types {
+		kinds[et.Slug] = et.SchedulingKind
+		if et.Bookable() != (et.SchedulingKind == booking.KindSolo) {
+			t.Errorf("%s: Bookable = %v", et.Slug, et.Bookable())
+		}
+	}
+	if _, ok := kinds["legacy-demo"]; ok {
+		t.Error("removed event type listed")
+	}
+	if kinds["intro-call"] != booking.KindSolo || kinds["team-sync"] != booking.KindRoundRobin || kinds["board-review"] != booking.KindCollective {
+		t.Errorf("kinds = %v", kinds)
+	}
+}
+
+func TestBookingsListIsCappedAndOrdered(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	for i := range 130 {
+		start := monday.Add(time.Duration(i+1) * time.Hour)
+		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute)})
+	}
+	list, err := c.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != booking.MaxListed {
+		t.Fatalf("len = %d", len(list))
+	}
+	for i := 1; i < len(list); i++ {
+		if list[i].Start.Before(list[i-1].Start) {
+			t.Fatalf("not ordered at %d", i)
+		}
+	}
+	legacy := 0
+	for _, b := range list {
+		if !b.BookerName.Valid && !b.BookerEmail.Valid && !b.EventType.Valid {
+			legacy++
+		}
+	}
+	if legacy == 0 {
+		t.Error("no legacy booking with nulls decoded as unknown")
+	}
+}
