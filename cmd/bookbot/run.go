@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// errUsage means the usage text has been printed already.
+var errUsage = errors.New("usage")
+
+const usage = `bookbot puts your booking API into Slack.
+
+Usage:
+  bookbot [run]                      serve Slack over Socket Mode (configured from the environment)
+  bookbot demo                       try everything locally, with no credentials
+  bookbot sandbox [-addr HOST:PORT]  serve the sandbox booking API
+  bookbot digest [-dry-run] [-date YYYY-MM-DD]
+                                     build and post the next-day digest once
+  bookbot check                      verify the configuration against the real services
+  bookbot version                    print the version
+`
+
+// run is the whole program; main only supplies the process's context,
+// arguments, environment and output.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd, rest := "run", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, rest = args[0], args[1:]
+	}
+	switch cmd {
+	case "version":
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "sandbox":
+		return runSandbox(ctx, rest, stdout, stderr)
+	case "run", "demo", "digest", "check":
+		return fmt.Errorf("%q is not available in this build yet", cmd)
+	}
+	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}
+
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+func versionString() string {
+	v := "bookbot " + version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	v += " (" + info.GoVersion
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += ", " + s.Value[:12]
+		}
+	}
+	return v + ")"
+}
