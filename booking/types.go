@@ -85,6 +85,13 @@ func (n NullString) Or(fallback string) string {
 	return n.String
 }
 
+func nullable(p *string) NullString {
+	if p == nil {
+		return NullString{}
+	}
+	return Some(*p)
+}
+
 func (n *NullString) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		*n = NullString{}
@@ -145,13 +152,13 @@ type (
 		Booking *wireReceipt `json:"booking"`
 	}
 	wireBooking struct {
-		BookingID   string     `json:"booking_id"`
-		StartsAt    string     `json:"starts_at"`
-		EndsAt      string     `json:"ends_at"`
-		Status      string     `json:"status"`
-		BookerName  NullString `json:"booker_name"`
-		BookerEmail NullString `json:"booker_email"`
-		EventType   NullString `json:"event_type"`
+		BookingID   string  `json:"booking_id"`
+		StartsAt    string  `json:"starts_at"`
+		EndsAt      string  `json:"ends_at"`
+		Status      string  `json:"status"`
+		BookerName  *string `json:"booker_name"`  // plain pointers decode
+		BookerEmail *string `json:"booker_email"` // several times faster than
+		EventType   *string `json:"event_type"`   // a custom UnmarshalJSON
 	}
 	wireBookings struct {
 		Bookings []wireBooking `json:"bookings"`
@@ -209,8 +216,8 @@ func (w wireBooking) booking() (Booking, error) {
 		Start:       start,
 		End:         end,
 		Status:      w.Status,
-		BookerName:  w.BookerName,
-		BookerEmail: w.BookerEmail,
-		EventType:   w.EventType,
+		BookerName:  nullable(w.BookerName),
+		BookerEmail: nullable(w.BookerEmail),
+		EventType:   nullable(w.EventType),
 	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -96,6 +97,9 @@ func EmailProblem(email string) string {
 // LoadZone loads an IANA time zone by name, refusing names that are not
 // zones a person could mean ("" and "Local").
 func LoadZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	if name == "" || name == "Local" {
 		return nil, fmt.Errorf("%q is not an IANA time zone name such as Europe/Berlin", name)
 	}
@@ -103,8 +107,13 @@ func LoadZone(name string) (*time.Location, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%q is not an IANA time zone name such as Europe/Berlin", truncate(name, 60))
 	}
+	zones.Store(name, loc)
 	return loc, nil
 }
+
+// zones caches loaded zones: time.LoadLocation reads the zone database on
+// every call, and the bot renders every time in someone's zone.
+var zones sync.Map
 
 // NoteLength counts a note the way a JavaScript server does, in UTF-16 code
 // units, which is never less than the count of characters: an emoji counts

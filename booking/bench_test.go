@@ -1,0 +1,150 @@
+package booking
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// listBody is a full GET /bookings answer whose first booking is the one
+// benchCreate makes.
+func listBody(tb testing.TB) []byte {
+	tb.Helper()
+	start := time.Date(2030, 3, 25, 8, 0, 0, 0, time.UTC)
+	var w wireBookings
+	for i := range MaxListed {
+		s := start.Add(time.Duration(i) * 30 * time.Minute)
+		w.Bookings = append(w.Bookings, wireBooking{
+			BookingID: fmt.Sprintf("bk_%010d", i),
+			StartsAt:  s.In(time.FixedZone("", 3600)).Format(time.RFC3339),
+			EndsAt:    s.Add(15 * time.Minute).Format("2006-01-02T15:04:05.000Z07:00"),
+			Status:    "confirmed", BookerName: ptr(fmt.Sprintf("Attendee %d", i)),
+			BookerEmail: ptr(fmt.Sprintf("attendee%d@example.com", i)), EventType: ptr("intro-call"),
+		})
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func BenchmarkDecodeBookings(b *testing.B) {
+	raw := listBody(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var w wireBookings
+		if err := json.Unmarshal(raw, &w); err != nil {
+			b.Fatal(err)
+		}
+		for _, wb := range w.Bookings {
+			if _, err := wb.booking(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchServer answers the three calls of a create with precomputed bodies,
+// so the figures measure the client and the loopback, not a fake's work.
+func benchServer(b *testing.B) *httptest.Server {
+	list := listBody(b)
+	slots := []byte(`{"slots":[{"start":"2030-03-25T08:00:00.000Z","end":"2030-03-25T08:15:00.000Z"}]}`)
+	receipt := []byte(`{"booking":{"booking_id":"bk_0000000000","starts_at":"2030-03-25T09:00:00+01:00","ends_at":"2030-03-25T09:15:00+01:00"}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == "POST":
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write(receipt)
+		case strings.HasSuffix(r.URL.Path, "/slots"):
+			_, _ = w.Write(slots)
+		default:
+			_, _ = w.Write(list)
+		}
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkCreateVerify compares one create and its verifying list through
+// the client with the same two requests made with net/http directly.
+func BenchmarkCreateVerify(b *testing.B) {
+	srv := benchServer(b)
+	key, _ := NewKey(testKey)
+	c, err := NewClient(srv.URL, key,
+		WithHTTPClient(srv.Client()),
+		WithGuard(NewGuard(Limits{}, nil)), // measure the client, not the limits
+		WithClock(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	slots, err := c.Slots(b.Context(), "intro-call")
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := CreateRequest{Slot: slots[0], Name: "Attendee 0", Email: "attendee0@example.com", TimeZone: "Europe/Berlin"}
+
+	b.Run("client", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := c.Create(b.Context(), req)
+			if err != nil || res.Outcome != Confirmed {
+				b.Fatalf("%+v %v", res, err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) { rawCreateVerify(b, srv, slots[0], nil) })
+	b.Run("raw+decode", func(b *testing.B) {
+		rawCreateVerify(b, srv, slots[0], func(body []byte) {
+			var w wireBookings
+			if err := json.Unmarshal(body, &w); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// rawCreateVerify makes the client's two requests with net/http alone;
+// decode, when set, gets the list body.
+func rawCreateVerify(b *testing.B, srv *httptest.Server, slot Slot, decode func([]byte)) {
+	b.ReportAllocs()
+	h := srv.Client()
+	form := url.Values{"event_type": {"intro-call"}, "start": {slot.RawStart()}, "end": {slot.RawEnd()},
+		"name": {"Attendee 0"}, "email": {"attendee0@example.com"}, "booker_tz": {"Europe/Berlin"}}.Encode()
+	for b.Loop() {
+		post, _ := http.NewRequestWithContext(b.Context(), "POST", srv.URL+"/api/v1/bookings", strings.NewReader(form))
+		post.Header.Set("Authorization", "Bearer "+testKey)
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rawCall(b, h, post)
+		get, _ := http.NewRequestWithContext(b.Context(), "GET", srv.URL+"/api/v1/bookings", nil)
+		get.Header.Set("Authorization", "Bearer "+testKey)
+		body := rawCall(b, h, get)
+		if decode != nil {
+			decode(body)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func rawCall(b *testing.B, h *http.Client, req *http.Request) []byte {
+	resp, err := h.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
