@@ -149,7 +149,7 @@ func sanitize(body []byte, key Key) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	s = redactKey(s, key.value)
+	s = redactKey(s, key.value())
 	return truncate(s, 120)
 }
 

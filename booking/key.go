@@ -2,6 +2,8 @@ package booking
 
 import (
 	"bytes"
+	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,7 +19,10 @@ const redacted = "[REDACTED]"
 // Key is the owner's API key. It has full access to a real calendar, so every
 // way Go has of printing a value prints a placeholder instead of the key.
 type Key struct {
-	value string
+	// A pointer, because fmt prints a struct's unexported fields without
+	// calling their methods: a Key inside another struct must show up as an
+	// address, never as the key.
+	p *string
 }
 
 // NewKey checks and wraps an API key. Surrounding white space (a trailing
@@ -34,7 +39,14 @@ func NewKey(s string) (Key, error) {
 			return Key{}, errors.New("the booking API key contains white space or control characters")
 		}
 	}
-	return Key{value: s}, nil
+	return Key{p: &s}, nil
+}
+
+func (k Key) value() string {
+	if k.p == nil {
+		return ""
+	}
+	return *k.p
 }
 
 // The printing methods all give a placeholder, whatever the verb or encoder.
@@ -46,11 +58,16 @@ func (k Key) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`)
 func (k Key) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 
 // IsZero reports whether the key is unset.
-func (k Key) IsZero() bool { return k.value == "" }
+func (k Key) IsZero() bool { return k.value() == "" }
+
+// Equal reports whether two keys are the same key, in constant time.
+func (k Key) Equal(other Key) bool {
+	return subtle.ConstantTimeCompare([]byte(k.value()), []byte(other.value())) == 1
+}
 
 // Key makes a Key its own KeySource.
 func (k Key) Key() (Key, error)     { return k, nil }
-func (k Key) authorization() string { return "Bearer " + k.value }
+func (k Key) authorization() string { return "Bearer " + k.value() }
 
 // redactKey removes the key from text that came from elsewhere, such as an
 // error page that echoes request headers.
@@ -112,6 +129,13 @@ func (f *KeyFile) Key() (Key, error) {
 	f.key, f.size, f.modTime = k, st.Size(), st.ModTime()
 	return k, nil
 }
+
+// A KeyFile prints as its path only: its fields hold the key.
+func (f *KeyFile) String() string               { return "key file " + f.path }
+func (f *KeyFile) GoString() string             { return f.String() }
+func (f *KeyFile) Format(s fmt.State, _ rune)   { _, _ = s.Write([]byte(f.String())) }
+func (f *KeyFile) LogValue() slog.Value         { return slog.StringValue(f.String()) }
+func (f *KeyFile) MarshalJSON() ([]byte, error) { return json.Marshal(f.String()) }
 
 // pathErr keeps the path and the reason of a file error; *os.PathError
 // never holds file contents, so it is safe to show.

@@ -31,7 +31,8 @@ func TestKeyNeverPrints(t *testing.T) {
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T %v"} {
 		out = append(out, fmt.Sprintf(verb, k), fmt.Sprintf(verb, holder))
 	}
-	out = append(out, fmt.Sprint(k), fmt.Sprintln(k), k.String(), k.GoString())
+	hidden := struct{ k Key }{k} // fmt prints unexported fields without their methods
+	out = append(out, fmt.Sprint(k), fmt.Sprintln(k), k.String(), k.GoString(), fmt.Sprintf("%v %+v %#v", hidden, hidden, hidden))
 	j, _ := json.Marshal(holder)
 	out = append(out, string(j))
 	var buf bytes.Buffer
@@ -77,14 +78,25 @@ func TestKeyFileRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := f.Key()
-	if k.value != "old_key_1" {
-		t.Fatalf("key = %q", k.value)
+	if k.value() != "old_key_1" {
+		t.Fatalf("key = %q", k.value())
+	}
+	j, _ := json.Marshal(f)
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("f", "f", f)
+	for _, s := range []string{fmt.Sprint(f), fmt.Sprintf("%+v %#v", f, f), fmt.Sprintf("%+v", struct{ F *KeyFile }{f}), string(j), buf.String()} {
+		if strings.Contains(s, "old_key_1") {
+			t.Errorf("key file printed its key: %s", s)
+		}
+	}
+	if k.value() != "old_key_1" {
+		t.Fatalf("key = %q", k.value())
 	}
 
 	write("new_key_2\n", base.Add(time.Second))
 	k, err = f.Key()
-	if err != nil || k.value != "new_key_2" {
-		t.Fatalf("after rotation key = %q, %v", k.value, err)
+	if err != nil || k.value() != "new_key_2" {
+		t.Fatalf("after rotation key = %q, %v", k.value(), err)
 	}
 
 	write("\n", base.Add(2*time.Second))

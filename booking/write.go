@@ -178,17 +178,13 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		return
 	}
 	slot := req.Slot
-	matches := func(b Booking) bool {
-		return b.EventType.Valid && b.EventType.String == slot.eventType &&
-			b.Start.Equal(slot.Start) &&
-			b.BookerEmail.Valid && strings.EqualFold(b.BookerEmail.String, req.Email)
-	}
 	if res.Receipt != nil {
 		for i, b := range list {
 			if b.ID != res.Receipt.ID {
 				continue
 			}
-			if matches(b) && b.End.Equal(slot.End) {
+			if b.EventType == Some(slot.eventType) && b.Start.Equal(slot.Start) && b.End.Equal(slot.End) &&
+				b.BookerEmail.Valid && strings.EqualFold(b.BookerEmail.String, req.Email) {
 				res.Outcome, res.Booking, res.Verified = Confirmed, &list[i], true
 				res.saw("GET /bookings lists %s with the same event, start, end and attendee", b.ID)
 				return
@@ -196,14 +192,13 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 			res.saw("GET /bookings lists %s, but for another event, time or attendee", b.ID)
 		}
 	}
-	for i, b := range list {
-		if matches(b) {
-			res.Outcome, res.Booking, res.Verified, res.Reconciled = Confirmed, &list[i], true, true
-			res.saw("GET /bookings lists %s with the same event, start and attendee", b.ID)
-			return
-		}
+	found, conclusive := Find(list, slot.eventType, slot.Start, req.Email)
+	if found != nil {
+		res.Outcome, res.Booking, res.Verified, res.Reconciled = Confirmed, found, true, true
+		res.saw("GET /bookings lists %s with the same event, start and attendee", found.ID)
+		return
 	}
-	if len(list) >= MaxListed && !slot.Start.Before(list[len(list)-1].Start) {
+	if !conclusive {
 		res.Outcome = Unknown
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
 		return
@@ -299,4 +294,17 @@ func (c *Client) listAfterWrite(ctx context.Context) ([]Booking, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.reconcileTimeout)
 	defer cancel()
 	return c.Bookings(ctx)
+}
+
+// Find looks in a bookings list for the booking an attendee has for an
+// event at start. conclusive is false when the list is full and start lies
+// beyond its last booking: then the list cannot show it either way.
+func Find(list []Booking, eventType string, start time.Time, email string) (b *Booking, conclusive bool) {
+	for i, l := range list {
+		if l.EventType.Valid && l.EventType.String == eventType && l.Start.Equal(start) &&
+			l.BookerEmail.Valid && strings.EqualFold(l.BookerEmail.String, email) {
+			return &list[i], true
+		}
+	}
+	return nil, len(list) < MaxListed || start.Before(list[len(list)-1].Start)
 }
