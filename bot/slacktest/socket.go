@@ -1,0 +1,536 @@
+package slacktest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+)
+
+// wsConn is one Socket Mode connection.
+type wsConn struct {
+	id      int
+	c       *websocket.Conn
+	writeMu sync.Mutex
+	gone    chan struct{} // closed when the reader stops
+}
+
+func (c *wsConn) write(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_ = c.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	defer func() { _ = c.c.SetWriteDeadline(time.Time{}) }()
+	return c.c.WriteMessage(websocket.TextMessage, b)
+}
+
+// envelope is a Socket Mode request the server sent.
+type envelope struct {
+	id           string
+	typ          string // slash_commands, interactive, events_api
+	payload      json.RawMessage
+	accepts      bool
+	retryAttempt int
+	retryReason  string
+
+	// What the ack means.
+	interaction string // the interactive payload's type
+	viewID      string // view_submission: the view submitted
+	channel     string // slash command: where the person typed it
+	user        string
+
+	deliveredAt time.Time
+	acked       bool
+}
+
+func (e *envelope) wire() []byte {
+	m := map[string]any{
+		"envelope_id":              e.id,
+		"type":                     e.typ,
+		"payload":                  e.payload,
+		"accepts_response_payload": e.accepts,
+	}
+	if e.typ == "events_api" || e.retryAttempt > 0 {
+		m["retry_attempt"] = e.retryAttempt
+		m["retry_reason"] = e.retryReason
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+type ackResult struct {
+	ack Ack
+	err error
+}
+
+type delivery struct {
+	at time.Time
+	ch chan ackResult
+}
+
+// serveLink is the Socket Mode WebSocket endpoint apps.connections.open
+// hands out.
+func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
+	ticket := r.URL.Query().Get("ticket")
+	s.mu.Lock()
+	valid := s.tickets[ticket] && !s.closed
+	delete(s.tickets, ticket)
+	s.mu.Unlock()
+	if !valid {
+		http.Error(w, "invalid or used ticket", http.StatusUnauthorized)
+		return
+	}
+	c, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	wc := &wsConn{c: c, gone: make(chan struct{})}
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	s.opened++
+	wc.id = s.opened
+	hello, _ := json.Marshal(map[string]any{
+		"type":            "hello",
+		"num_connections": len(s.conns) + 1,
+		"debug_info": map[string]any{
+			"host":                        "slacktest-applink-" + fmt.Sprint(wc.id),
+			"build_number":                1,
+			"approximate_connection_time": 18060,
+		},
+		"connection_info": map[string]any{"app_id": s.opts.AppID},
+	})
+	s.wg.Add(2)
+	s.mu.Unlock()
+
+	go s.ping(wc)
+	defer s.wg.Done()
+	defer close(wc.gone)
+	defer s.dropConn(wc)
+
+	if err := wc.write(hello); err != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.conns = append(s.conns, wc)
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		s.handleAck(msg)
+	}
+}
+
+func (s *Server) dropConn(wc *wsConn) {
+	_ = wc.c.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.conns {
+		if c == wc {
+			s.conns = append(s.conns[:i:i], s.conns[i+1:]...)
+			break
+		}
+	}
+	s.notifyLocked()
+}
+
+// ping sends WebSocket pings; slack-go reconnects without them.
+func (s *Server) ping(wc *wsConn) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := wc.c.WriteControl(websocket.PingMessage, []byte("ping"), time.Now().Add(10*time.Second)); err != nil {
+				return
+			}
+		case <-wc.gone:
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// WaitConnected blocks until a client is connected and has been sent hello.
+func (s *Server) WaitConnected(ctx context.Context) error {
+	return s.waitFor(ctx, func() bool { return len(s.conns) > 0 })
+}
+
+// WaitConnections blocks until n connections have been opened in total and
+// one is live.
+func (s *Server) WaitConnections(ctx context.Context, n int) error {
+	return s.waitFor(ctx, func() bool { return s.opened >= n && len(s.conns) > 0 })
+}
+
+// Connections is how many Socket Mode connections have been opened in total.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened
+}
+
+// Disconnect sends {"type":"disconnect","reason":reason} on every live
+// connection and closes them; slack-go then reconnects through
+// apps.connections.open.
+func (s *Server) Disconnect(reason string) {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.notifyLocked()
+	s.mu.Unlock()
+	msg, _ := json.Marshal(map[string]any{
+		"type":   "disconnect",
+		"reason": reason,
+		"debug_info": map[string]any{
+			"host": "slacktest-applink",
+		},
+	})
+	for _, c := range conns {
+		_ = c.write(msg)
+		_ = c.c.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, reason), time.Now().Add(time.Second))
+		_ = c.c.Close()
+	}
+}
+
+// deliver sends env to the newest live connection and waits for its ack.
+// A connection that fails the write is dropped and the next one is tried,
+// as Slack does.
+func (s *Server) deliver(ctx context.Context, env *envelope) (Ack, error) {
+	d := &delivery{ch: make(chan ackResult, 1)}
+	for {
+		var c *wsConn
+		if err := s.waitFor(ctx, func() bool {
+			if len(s.conns) == 0 {
+				return false
+			}
+			c = s.conns[len(s.conns)-1]
+			return true
+		}); err != nil {
+			return Ack{EnvelopeID: env.id}, err
+		}
+		s.mu.Lock()
+		d.at = s.now()
+		env.deliveredAt = d.at
+		env.acked = false
+		s.envelopes[env.id] = env
+		s.pending[env.id] = append(s.pending[env.id], d)
+		wire := env.wire()
+		s.mu.Unlock()
+		if err := c.write(wire); err != nil {
+			s.forget(env.id, d)
+			s.dropConn(c)
+			continue
+		}
+		break
+	}
+	select {
+	case r := <-d.ch:
+		return r.ack, r.err
+	case <-ctx.Done():
+		s.forget(env.id, d)
+		return Ack{EnvelopeID: env.id}, ctx.Err()
+	case <-s.done:
+		return Ack{EnvelopeID: env.id}, ErrClosed
+	}
+}
+
+func (s *Server) forget(id string, d *delivery) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ds := s.pending[id]
+	for i, x := range ds {
+		if x == d {
+			s.pending[id] = append(ds[:i:i], ds[i+1:]...)
+			break
+		}
+	}
+	if len(s.pending[id]) == 0 {
+		delete(s.pending, id)
+	}
+}
+
+// handleAck matches an ack to its envelope and does what Slack does with it.
+func (s *Server) handleAck(raw []byte) {
+	var msg struct {
+		EnvelopeID string          `json:"envelope_id"`
+		Payload    json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil || msg.EnvelopeID == "" {
+		s.reportf("slacktest: client sent something that is not an ack: %.200s", raw)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	ack := Ack{EnvelopeID: msg.EnvelopeID, Raw: cloneRaw(raw)}
+	if len(msg.Payload) > 0 && string(msg.Payload) != "null" {
+		ack.Payload = cloneRaw(msg.Payload)
+	}
+	env, known := s.envelopes[msg.EnvelopeID]
+	var err error
+	switch {
+	case !known:
+		err = fmt.Errorf("%w: ack for %s", ErrUnknownEnvelope, msg.EnvelopeID)
+	case len(raw) >= MaxAckBytes:
+		ack.Dropped = true
+		err = fmt.Errorf("%w (%d bytes)", ErrAckTooLarge, len(raw))
+	}
+	if known {
+		ack.Envelope = env.wire()
+		ack.Delay = now.Sub(env.deliveredAt)
+		ack.Late = ack.Delay > AckTimeout
+		switch {
+		case ack.Dropped:
+		case env.acked:
+			ack.Duplicate = true
+		case ack.Late:
+			env.acked = true
+		default:
+			env.acked = true
+			err = s.applyAckLocked(env, ack.Payload)
+		}
+	}
+	s.acks = append(s.acks, ack)
+	ds := s.pending[msg.EnvelopeID]
+	delete(s.pending, msg.EnvelopeID)
+	s.notifyLocked()
+	for _, d := range ds {
+		a := copyAck(ack)
+		a.Delay = now.Sub(d.at)
+		d.ch <- ackResult{ack: a, err: err}
+	}
+}
+
+func (s *Server) applyAckLocked(env *envelope, payload json.RawMessage) error {
+	switch {
+	case env.typ == "slash_commands" && len(payload) > 0:
+		var msg struct {
+			Text         string          `json:"text"`
+			Blocks       json.RawMessage `json:"blocks"`
+			ResponseType string          `json:"response_type"`
+		}
+		if err := json.Unmarshal(payload, &msg); err != nil {
+			return fmt.Errorf("slacktest: slash command ack payload: %w", err)
+		}
+		if string(msg.Blocks) == "null" {
+			msg.Blocks = nil
+		}
+		if len(msg.Blocks) > 0 {
+			var bl []any
+			if json.Unmarshal(msg.Blocks, &bl) != nil {
+				return errors.New("slacktest: slash command ack blocks are not a JSON array")
+			}
+			if msgs := validateBlocks(bl, surfaceMessage, "/blocks"); len(msgs) > 0 {
+				s.blockKitBreach("slash command ack", msgs)
+				return fmt.Errorf("slacktest: slash command ack has invalid blocks: %v", msgs)
+			}
+		}
+		if msg.Text == "" && len(msg.Blocks) == 0 {
+			return nil
+		}
+		rt := msg.ResponseType
+		if rt == "" {
+			rt = "ephemeral"
+		}
+		ts := s.tsLocked()
+		s.posted[ts] = &postedMessage{channel: env.channel, dm: env.channel, text: msg.Text, blocks: renderMessageBlocks(msg.Blocks), ephemeral: rt != "in_channel", user: env.user}
+		s.messages = append(s.messages, Message{
+			Kind: "ack", Channel: env.channel, User: env.user, TS: ts, Text: msg.Text,
+			Blocks: cloneRaw(msg.Blocks), ResponseType: rt, At: s.now(),
+		})
+	case env.typ == "interactive" && env.interaction == "view_submission":
+		return s.applySubmissionAckLocked(env.viewID, payload)
+	}
+	return nil
+}
+
+// Redeliver sends an envelope again, as Slack does when an ack is missing:
+// same envelope_id, retry_attempt one higher, retry_reason "timeout".
+func (s *Server) Redeliver(ctx context.Context, envelopeID string) (Ack, error) {
+	s.mu.Lock()
+	env, known := s.envelopes[envelopeID]
+	if known {
+		env.retryAttempt++
+		env.retryReason = "timeout"
+	}
+	s.mu.Unlock()
+	if !known {
+		return Ack{EnvelopeID: envelopeID}, ErrUnknownEnvelope
+	}
+	return s.deliver(ctx, env)
+}
+
+// SendSlashCommand delivers a slash command the way Slack does and waits for
+// its ack. Team, trigger_id, response_url, channel and user name are filled
+// in; the channel defaults to the person's DM with the app.
+func (s *Server) SendSlashCommand(ctx context.Context, cmd SlashCommand) (Ack, error) {
+	if cmd.UserID == "" {
+		return Ack{}, errors.New("slacktest: SlashCommand.UserID is required")
+	}
+	if !strings.HasPrefix(cmd.Command, "/") {
+		return Ack{}, fmt.Errorf("slacktest: command %q must start with /", cmd.Command)
+	}
+	s.mu.Lock()
+	if cmd.TeamID == "" {
+		cmd.TeamID = s.opts.TeamID
+	}
+	if cmd.ChannelID == "" {
+		cmd.ChannelID = s.dmLocked(cmd.UserID)
+	}
+	channelName := "directmessage"
+	if c, found := s.channels[cmd.ChannelID]; found {
+		channelName = c.Name
+		if c.IsPrivate {
+			channelName = "privategroup"
+		}
+	}
+	userName := strings.ToLower(cmd.UserID)
+	if u, found := s.users[cmd.UserID]; found && u.Name != "" {
+		userName = u.Name
+	}
+	sc := slack.SlashCommand{
+		Token:       verificationToken,
+		TeamID:      cmd.TeamID,
+		TeamDomain:  teamDomain,
+		ChannelID:   cmd.ChannelID,
+		ChannelName: channelName,
+		UserID:      cmd.UserID,
+		UserName:    userName,
+		Command:     cmd.Command,
+		Text:        cmd.Text,
+		APIAppID:    s.opts.AppID,
+		ResponseURL: s.issueResponseURLLocked("commands", cmd.ChannelID, cmd.UserID, ""),
+		TriggerID:   s.issueTriggerLocked(cmd.UserID, ""),
+	}
+	// Slack sends every slash command field as a string, booleans included.
+	fields, _ := toMap(sc)
+	fields["is_enterprise_install"] = "false"
+	delete(fields, "enterprise_id")
+	delete(fields, "enterprise_name")
+	payload, _ := json.Marshal(fields)
+	env := &envelope{
+		id: newUUID(), typ: "slash_commands", payload: payload, accepts: true,
+		channel: cmd.ChannelID, user: cmd.UserID,
+	}
+	s.mu.Unlock()
+	return s.deliver(ctx, env)
+}
+
+// SendEvent delivers an Events API event (for example an app_home_opened
+// event as a map or a slackevents type) wrapped in an event_callback, and
+// waits for its ack. An event that already is an event_callback is sent as
+// is, with missing fields filled in.
+func (s *Server) SendEvent(ctx context.Context, event any) (Ack, error) {
+	m, err := toMap(event)
+	if err != nil {
+		return Ack{}, err
+	}
+	s.mu.Lock()
+	outer := m
+	if str(m, "type") != "event_callback" {
+		outer = map[string]any{"type": "event_callback", "event": m}
+	}
+	inner, _ := outer["event"].(map[string]any)
+	if inner == nil || str(inner, "type") == "" {
+		s.mu.Unlock()
+		return Ack{}, errors.New("slacktest: event has no type")
+	}
+	now := s.now()
+	if str(inner, "event_ts") == "" {
+		inner["event_ts"] = fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000)
+	}
+	if str(inner, "type") == "app_home_opened" {
+		user := str(inner, "user")
+		if str(inner, "channel") == "" && user != "" {
+			inner["channel"] = s.dmLocked(user)
+		}
+		if str(inner, "tab") == "" {
+			inner["tab"] = "home"
+		}
+		if _, has := inner["view"]; !has && str(inner, "tab") == "home" {
+			if id, found := s.homes[user]; found {
+				inner["view"] = s.renderLocked(s.views[id])
+			}
+		}
+	}
+	setDefault(outer, "token", verificationToken)
+	setDefault(outer, "team_id", s.opts.TeamID)
+	setDefault(outer, "api_app_id", s.opts.AppID)
+	setDefault(outer, "event_id", fmt.Sprintf("Ev%010d", s.nextLocked()))
+	setDefault(outer, "event_time", now.Unix())
+	setDefault(outer, "event_context", "4-"+randomHex(40))
+	setDefault(outer, "is_ext_shared_channel", false)
+	setDefault(outer, "authorizations", []any{map[string]any{
+		"enterprise_id": nil, "team_id": s.opts.TeamID, "user_id": s.opts.BotUserID,
+		"is_bot": true, "is_enterprise_install": false,
+	}})
+	payload, err := json.Marshal(outer)
+	if err != nil {
+		s.mu.Unlock()
+		return Ack{}, err
+	}
+	env := &envelope{id: newUUID(), typ: "events_api", payload: payload}
+	s.mu.Unlock()
+	return s.deliver(ctx, env)
+}
+
+// OpenAppHome delivers app_home_opened for the Home tab, as when the person
+// clicks the app, carrying the last published Home view.
+func (s *Server) OpenAppHome(ctx context.Context, userID string) (Ack, error) {
+	return s.SendEvent(ctx, map[string]any{"type": "app_home_opened", "user": userID, "tab": "home"})
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if cur, has := m[k]; !has || cur == nil || cur == "" {
+		m[k] = v
+	}
+}
+
+// toMap turns a payload into a JSON object. slack.InteractionCallback is
+// marshalled through its pointer so its MarshalJSON (which writes state)
+// runs.
+func toMap(v any) (map[string]any, error) {
+	var b []byte
+	var err error
+	switch x := v.(type) {
+	case json.RawMessage:
+		b = x
+	case []byte:
+		b = x
+	case string:
+		b = []byte(x)
+	case slack.InteractionCallback:
+		b, err = json.Marshal(&x)
+	default:
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("slacktest: marshalling payload: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("slacktest: payload must be a JSON object: %w", err)
+	}
+	return m, nil
+}
