@@ -1,0 +1,423 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/digest"
+)
+
+// Block Kit limits the digest keeps to. Lengths are counted in bytes, which
+// is never less than Slack's count of characters.
+const (
+	digestMaxBlocks      = 50   // blocks per message
+	digestMaxSectionText = 3000 // section text
+	digestMaxHeaderText  = 150  // header text
+	// digestMaxMessageText caps the text of all blocks of one message
+	// together: chat.postMessage answers msg_blocks_too_long from about
+	// 12,000 characters in all, long before 50 full sections.
+	digestMaxMessageText = 11000
+
+	// User-provided fields are clipped so that one entry always fits a
+	// section even when every character needs escaping (& is 5 bytes).
+	digestMaxNameRunes  = 120
+	digestMaxEmailRunes = 254
+
+	// digestPostAttempts is how often one message is tried when Slack
+	// answers 429: the answer proves it was not posted.
+	digestPostAttempts = 3
+	digestMaxRateWait  = time.Minute
+)
+
+// DigestMessage is one chat message of a digest.
+type DigestMessage struct {
+	Text   string // notification fallback: plain text, escaped for mrkdwn
+	Blocks []slack.Block
+}
+
+// DigestMessages renders a digest as Block Kit messages within Slack's
+// limits: a header with the date and zone (≤150 chars), a context line with
+// the count and the may-be-incomplete warning, then the entries packed into
+// section blocks, one line each: the time range in the digest zone, the same
+// range as Slack date tokens so every reader also sees their own time, the
+// event title, the attendee's name, and the email only with includeEmails.
+// A day too long for one message (50 blocks, 3000 chars per section, about
+// 12,000 chars in all) is split into several, each headed "continued".
+//
+// Everything user-provided is escaped (&, <, >), and sections are verbatim,
+// so an attendee named "<!channel>" or "@here" pings nobody.
+func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
+	d = digestClipped(d)
+
+	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
+	fixedText := len(d.Header()) + digestContextLen(d)
+
+	// Pack entry lines into sections, and sections into messages.
+	type part struct {
+		blocks  []slack.Block
+		entries []digest.Entry
+	}
+	parts := []part{{blocks: first}}
+	var sec strings.Builder // the open section
+	var secEntries []digest.Entry
+	used := fixedText // text in the current message, the open section included
+	closeSection := func() {
+		if sec.Len() == 0 {
+			return
+		}
+		p := &parts[len(parts)-1]
+		p.blocks = append(p.blocks, digestSection(sec.String()))
+		p.entries = append(p.entries, secEntries...)
+		sec.Reset()
+		secEntries = nil
+	}
+	for _, e := range d.Entries {
+		line := digestEntryLine(d, e, includeEmails)
+		if sec.Len() > 0 && (sec.Len()+1+len(line) > digestMaxSectionText || used+1+len(line) > digestMaxMessageText) {
+			closeSection()
+		}
+		if sec.Len() == 0 {
+			// A new section: it needs a block, and the message must not
+			// grow too long (unless it is the message's first entry).
+			if p := &parts[len(parts)-1]; len(p.blocks)+1 > digestMaxBlocks ||
+				(len(p.entries) > 0 && used+len(line) > digestMaxMessageText) {
+				parts = append(parts, part{blocks: []slack.Block{nil}})
+				used = len(d.Header()) + len(" (100/100)")
+			}
+		} else {
+			sec.WriteByte('\n')
+			used++
+		}
+		sec.WriteString(line)
+		used += len(line)
+		secEntries = append(secEntries, e)
+	}
+	closeSection()
+
+	out := make([]DigestMessage, len(parts))
+	for i, p := range parts {
+		header := d.Header()
+		if len(parts) > 1 {
+			header += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
+		}
+		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, digestCut(header, digestMaxHeaderText), false, false))
+
+		var text strings.Builder
+		text.WriteString(header)
+		text.WriteByte('\n')
+		if i == 0 {
+			text.WriteString(d.CountLine())
+			text.WriteByte('\n')
+			if w := d.IncompleteWarning(); w != "" {
+				text.WriteString(w)
+				text.WriteByte('\n')
+			}
+		}
+		for _, e := range p.entries {
+			text.WriteString(d.Line(e, includeEmails))
+			text.WriteByte('\n')
+		}
+		out[i] = DigestMessage{Text: digestEscape(strings.TrimSuffix(text.String(), "\n")), Blocks: p.blocks}
+	}
+	return out
+}
+
+// digestContext is the first message's context line: the count, the zone,
+// and the warnings.
+func digestContext(d digest.Digest) *slack.ContextBlock {
+	var elems []slack.MixedElement
+	for _, s := range digestContextTexts(d) {
+		elems = append(elems, slack.NewTextBlockObject(slack.MarkdownType, s, false, true))
+	}
+	return slack.NewContextBlock("", elems...)
+}
+
+func digestContextTexts(d digest.Digest) []string {
+	count := d.CountLine()
+	if len(d.Entries) > 0 {
+		count = "*" + count + "* · times in " + digestEscape(d.Zone.String()) + ", with your own time in brackets"
+		if d.ClockChange() {
+			count += " · the clocks change on this day"
+		}
+	}
+	texts := []string{count}
+	if w := d.IncompleteWarning(); w != "" {
+		texts = append(texts, ":warning: "+digestEscape(w))
+	}
+	return texts
+}
+
+func digestContextLen(d digest.Digest) int {
+	n := 0
+	for _, s := range digestContextTexts(d) {
+		n += len(s)
+	}
+	return n
+}
+
+func digestSection(text string) *slack.SectionBlock {
+	// Verbatim: Slack must not turn plain text into links or mentions; the
+	// date tokens are explicit syntax and still render.
+	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, true), nil, nil)
+}
+
+// digestEntryLine renders one entry as mrkdwn. The time tokens come before
+// the user-provided text, so a cut (which the clipping makes unreachable)
+// could only shorten the latter.
+func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
+	var b strings.Builder
+	b.WriteString("*")
+	b.WriteString(digestEscape(d.TimeRange(e)))
+	b.WriteString("* (")
+	b.WriteString(digestDateToken(e.Start, "{date_short_pretty} {time}", "Mon 2 Jan 15:04 MST", d))
+	b.WriteString("–")
+	b.WriteString(digestDateToken(e.End, "{time}", "15:04 MST", d))
+	b.WriteString(")  ")
+	b.WriteString(digestEscape(e.Title()))
+	b.WriteString(" — ")
+	b.WriteString(digestEscape(e.Name()))
+	if includeEmails {
+		b.WriteString(" · ")
+		b.WriteString(digestEscape(e.Email()))
+	}
+	return digestCut(b.String(), digestMaxSectionText)
+}
+
+// digestDateToken is a Slack date token, shown in each reader's own zone;
+// the fallback, for clients that cannot render it, is the time in the
+// digest zone with its abbreviation.
+func digestDateToken(t time.Time, format, fallbackLayout string, d digest.Digest) string {
+	fallback := t.In(d.Zone).Format(fallbackLayout)
+	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^" + format + "|" + digestEscape(fallback) + ">"
+}
+
+// digestClipped returns d with long user-provided fields clipped.
+func digestClipped(d digest.Digest) digest.Digest {
+	if d.Zone == nil {
+		d.Zone = time.UTC
+	}
+	entries := make([]digest.Entry, len(d.Entries))
+	for i, e := range d.Entries {
+		e.EventTitle = digestClip(e.EventTitle, digestMaxNameRunes)
+		e.AttendeeName.String = digestClip(e.AttendeeName.String, digestMaxNameRunes)
+		e.AttendeeEmail.String = digestClip(e.AttendeeEmail.String, digestMaxEmailRunes)
+		entries[i] = e
+	}
+	d.Entries = entries
+	return d
+}
+
+// digestEscape makes text safe for mrkdwn: &, < and > become entities, so
+// nothing in it is read as a mention, link or date token, and control
+// characters become spaces, so it cannot start a new line.
+func digestEscape(s string) string {
+	if strings.IndexFunc(s, digestNeedsEscape) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case unicode.IsControl(r) && r != '\n':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func digestNeedsEscape(r rune) bool {
+	return r == '&' || r == '<' || r == '>' || (unicode.IsControl(r) && r != '\n')
+}
+
+// digestClip shortens s to at most n runes, ending in "…" when cut.
+func digestClip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// digestCut shortens escaped text to at most n bytes without splitting a
+// character or an entity.
+func digestCut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if amp := strings.LastIndexByte(s[:cut], '&'); amp >= 0 && !strings.Contains(s[amp:cut], ";") {
+		cut = amp
+	}
+	return s[:cut] + "…"
+}
+
+// DigestPoster posts a chat message. *slack.Client satisfies it.
+type DigestPoster interface {
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+}
+
+var _ DigestPoster = (*slack.Client)(nil)
+
+// SlackDigestPublisher implements digest.Publisher with chat.postMessage.
+//
+// A digest may take several messages. When the first one is refused (Slack
+// answered with an error, or a 429 that outlasted the retries) nothing was
+// posted and the error says so; any other failure — a timeout or a server
+// error after the request went out, or a later message failing after earlier
+// ones were posted — matches digest.ErrMaybePosted, so the digest is never
+// posted twice.
+type SlackDigestPublisher struct {
+	Slack DigestPoster
+
+	// sleep waits out a rate limit; nil waits on a timer. Tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+var (
+	_ digest.Publisher   = SlackDigestPublisher{}
+	_ digest.TSPublisher = SlackDigestPublisher{}
+)
+
+// PublishDigest posts the digest to channel.
+func (p SlackDigestPublisher) PublishDigest(ctx context.Context, channel string, d digest.Digest, includeEmails bool) error {
+	_, err := p.PublishDigestTS(ctx, channel, d, includeEmails)
+	return err
+}
+
+// PublishDigestTS posts the digest to channel and returns the first
+// message's timestamp.
+func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel string, d digest.Digest, includeEmails bool) (string, error) {
+	msgs := DigestMessages(d, includeEmails)
+	var firstTS string
+	for i, m := range msgs {
+		ts, err := p.post(ctx, channel, m.Text, m.Blocks)
+		if err != nil {
+			if i == 0 && digestNotPosted(err) {
+				return "", fmt.Errorf("slack chat.postMessage: %w", err)
+			}
+			return firstTS, fmt.Errorf("%w: slack chat.postMessage, message %d of %d: %w", digest.ErrMaybePosted, i+1, len(msgs), err)
+		}
+		if i == 0 {
+			firstTS = ts
+		}
+	}
+	return firstTS, nil
+}
+
+// PublishFailure posts a short notice that the digest of day could not be
+// built. reason is shown escaped; it must carry no secrets.
+func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string, day time.Time, zone *time.Location, reason string) error {
+	text, blocks := DigestFailureMessage(day, zone, reason)
+	if _, err := p.post(ctx, channel, text, blocks); err != nil {
+		if digestNotPosted(err) {
+			return fmt.Errorf("slack chat.postMessage: %w", err)
+		}
+		return fmt.Errorf("%w: slack chat.postMessage: %w", digest.ErrMaybePosted, err)
+	}
+	return nil
+}
+
+// DigestFailureMessage renders the notice that a day's digest could not be
+// built: what, which day, why in a short phrase, and what happens next.
+func DigestFailureMessage(day time.Time, zone *time.Location, reason string) (string, []slack.Block) {
+	title := digest.DayTitle(day, zone)
+	reason = digestEscape(digestClip(strings.TrimSpace(reason), 200))
+	if reason == "" {
+		reason = "unknown"
+	}
+	text := digestEscape("The booking digest for "+title+" could not be built: ") + reason +
+		". It is tried again at the next scheduled run."
+	section := ":warning: *The booking digest for " + digestEscape(title) + " could not be built.*\n" +
+		"Reason: " + reason + ".\n" +
+		"bookbot tries again at the next scheduled run and posts the digest as soon as the bookings can be read."
+	return text, []slack.Block{digestSection(section)}
+}
+
+// post sends one message, waiting out 429s, which prove nothing was posted.
+func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, blocks []slack.Block) (string, error) {
+	if p.Slack == nil {
+		return "", errors.New("no Slack client")
+	}
+	for attempt := 1; ; attempt++ {
+		_, ts, err := p.Slack.PostMessageContext(ctx, channel,
+			slack.MsgOptionText(text, false), // already escaped
+			slack.MsgOptionBlocks(blocks...),
+			slack.MsgOptionDisableLinkUnfurl(),
+			slack.MsgOptionDisableMediaUnfurl(),
+		)
+		wait, limited := digestRateLimited(err)
+		if !limited || attempt >= digestPostAttempts || wait > digestMaxRateWait {
+			return ts, err
+		}
+		sleep := p.sleep
+		if sleep == nil {
+			sleep = digestSleep
+		}
+		if serr := sleep(ctx, wait); serr != nil {
+			return "", err // still the 429: nothing was posted
+		}
+	}
+}
+
+// digestRateLimited reports a 429 and how long to wait.
+func digestRateLimited(err error) (time.Duration, bool) {
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return max(rl.RetryAfter, time.Second), true
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
+		return time.Second, true
+	}
+	return 0, false
+}
+
+// digestNotPosted reports whether err proves the message was not posted:
+// Slack answered with an error, or the connection was never made.
+func digestNotPosted(err error) bool {
+	var se slack.SlackErrorResponse
+	var rl *slack.RateLimitedError
+	var sc slack.StatusCodeError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &se), errors.As(err, &rl):
+		return true
+	case errors.As(err, &sc):
+		return sc.Code < 500
+	case errors.As(err, &op):
+		return op.Op == "dial"
+	}
+	return false
+}
+
+func digestSleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
