@@ -1,0 +1,363 @@
+// Package bot is bookbot's Slack side: the slash command, the booking and
+// cancel flows, App Home and the shortcut, served over Socket Mode. Slack
+// payload types stay in this package; rendering is pure functions from
+// booking values to Block Kit.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/digest"
+)
+
+// Booker is what the bot needs of the booking API (*booking.Client).
+type Booker interface {
+	EventTypes(ctx context.Context) ([]booking.EventType, error)
+	Slots(ctx context.Context, eventType string) ([]booking.Slot, error)
+	Bookings(ctx context.Context) ([]booking.Booking, error)
+	Create(ctx context.Context, req booking.CreateRequest) (*booking.Result, error)
+	Cancel(ctx context.Context, id string) (*booking.Result, error)
+}
+
+// SlackAPI is what the bot needs of Slack's Web API (*slack.Client).
+type SlackAPI interface {
+	OpenViewContext(ctx context.Context, triggerID string, view slack.ModalViewRequest) (*slack.ViewResponse, error)
+	UpdateViewContext(ctx context.Context, view slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error)
+	PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error)
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+	GetUserInfoContext(ctx context.Context, user string, options ...slack.GetUserInfoOption) (*slack.User, error)
+}
+
+// DigestPreviewer builds a digest without posting it (*digest.Runner).
+type DigestPreviewer interface {
+	Preview(ctx context.Context, day time.Time) (digest.Digest, error)
+}
+
+// Config is how the bot behaves.
+type Config struct {
+	Command string                   // the slash command, e.g. "/booking"
+	Allowed func(userID string) bool // who may use the bot
+	TeamID  string                   // the workspace; payloads from other teams are ignored
+
+	Digest        DigestPreviewer // nil: `/booking digest` says the digest is off
+	DigestZone    *time.Location
+	IncludeEmails bool // show attendee emails in the digest preview
+
+	HTTPClient  *http.Client  // for response_url posts
+	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)
+	Now         func() time.Time
+	Log         *slog.Logger
+}
+
+// Bot serves Slack. Create it with New; it is safe for concurrent use.
+type Bot struct {
+	cfg     Config
+	booking Booker
+	slack   SlackAPI
+	log     *slog.Logger
+
+	seen     *seenSet        // envelopes already handled
+	users    *userZones      // requester time zones
+	types    *eventTypeCache // event types, briefly cached so modals open at once
+	modals   *modalSlots     // slots shown in each open modal
+	creating *keyLock        // creates in flight, by event, start and email
+
+	work sync.WaitGroup // envelope work in flight
+}
+
+// New returns a bot answering through slackAPI with data from booker.
+func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
+	if cfg.Command == "" {
+		cfg.Command = "/booking"
+	}
+	if cfg.Allowed == nil {
+		cfg.Allowed = func(string) bool { return false }
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.WorkTimeout <= 0 {
+		cfg.WorkTimeout = time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DigestZone == nil {
+		cfg.DigestZone = time.UTC
+	}
+	return &Bot{
+		cfg:      cfg,
+		booking:  booker,
+		slack:    slackAPI,
+		log:      cfg.Log,
+		seen:     newSeenSet(15*time.Minute, cfg.Now),
+		users:    newUserZones(slackAPI, time.Hour, cfg.Now),
+		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
+		modals:   newModalSlots(cfg.Now),
+		creating: newKeyLock(),
+	}
+}
+
+// Acker acknowledges an envelope, with an optional response payload.
+type Acker func(payload any)
+
+// Run serves the Socket Mode client's events until ctx is done, then stops
+// taking new work and waits up to drain for work in flight (bookings and
+// cancels included) to finish and tell their requesters the outcome.
+func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- b.connect(ctx, client) }()
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-errc:
+			runErr = err
+			break loop
+		case evt, ok := <-client.Events:
+			if !ok {
+				break loop
+			}
+			b.Handle(evt, func(payload any) {
+				if evt.Request == nil {
+					return
+				}
+				if err := client.Ack(*evt.Request, payload); err != nil {
+					b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
+				}
+			})
+		}
+	}
+	if !b.Drain(drain) {
+		b.log.Warn("shutdown: work still in flight after the drain period", "drain", drain)
+	}
+	return runErr
+}
+
+// connect keeps the Socket Mode connection up: slack-go reconnects when
+// Slack asks, and this retries with backoff when a connection attempt fails,
+// except for a refused app token, which no retry fixes.
+func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
+	wait := time.Second
+	for {
+		err := client.RunContext(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && (se.Err == "invalid_auth" || se.Err == "not_authed" || se.Err == "account_inactive") {
+			return fmt.Errorf("slack refused SLACK_APP_TOKEN (%s); check the app-level token and its connections:write scope", se.Err)
+		}
+		b.log.Warn("Socket Mode connection failed; retrying", "err", err, "wait", wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Minute)
+	}
+}
+
+// Drain waits up to d for envelope work in flight; it reports whether all
+// of it finished.
+func (b *Bot) Drain(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { b.work.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// Handle acks one Socket Mode event at once and starts its work. It never
+// blocks on the network: acks carry only what can be computed in memory.
+func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
+	switch evt.Type {
+	case socketmode.EventTypeConnected:
+		b.log.Info("connected to Slack over Socket Mode")
+		return
+	case socketmode.EventTypeConnecting, socketmode.EventTypeHello:
+		return
+	case socketmode.EventTypeDisconnect:
+		b.log.Info("Slack asked to reconnect")
+		return
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeInvalidAuth:
+		b.log.Warn("socket mode problem", "type", string(evt.Type))
+		return
+	}
+	if evt.Request == nil {
+		return
+	}
+	id := evt.Request.EnvelopeID
+	if prev, dup := b.seen.check(id); dup {
+		// Redelivered: ack again with the same answer, act on nothing.
+		b.log.Info("redelivered envelope ignored", "envelope_id", id, "retry_attempt", evt.Request.RetryAttempt)
+		ack(prev)
+		return
+	}
+	var payload any
+	var later jobs
+	switch evt.Type {
+	case socketmode.EventTypeSlashCommand:
+		cmd, ok := evt.Data.(slack.SlashCommand)
+		if ok {
+			payload = b.slashCommand(&later, cmd)
+		}
+	case socketmode.EventTypeInteractive:
+		cb, ok := evt.Data.(slack.InteractionCallback)
+		if ok {
+			payload = b.interaction(&later, cb)
+		}
+	case socketmode.EventTypeEventsAPI:
+		ev, ok := evt.Data.(slackevents.EventsAPIEvent)
+		if ok {
+			b.eventsAPI(&later, ev)
+		}
+	}
+	b.seen.store(id, payload)
+	ack(payload)
+	for _, j := range later {
+		b.spawn(j.name, j.fn)
+	}
+}
+
+// jobs is the work one envelope starts. Handle starts it only after the
+// ack, so nothing the work sends to Slack (a views.update after a create)
+// can overtake the ack's own response_action.
+type jobs []job
+
+type job struct {
+	name string
+	fn   func(ctx context.Context)
+}
+
+func (j *jobs) add(name string, fn func(ctx context.Context)) {
+	*j = append(*j, job{name, fn})
+}
+
+// spawn runs fn bounded by the work timeout. The work keeps running through
+// shutdown (Run drains it), so a booking in flight is finished and reported
+// rather than abandoned.
+func (b *Bot) spawn(name string, fn func(ctx context.Context)) {
+	b.work.Add(1)
+	go func() {
+		defer b.work.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
+		defer cancel()
+		defer func() {
+			if r := recover(); r != nil {
+				b.log.Error("panic in envelope work", "work", name, "panic", fmt.Sprint(r))
+			}
+		}()
+		fn(ctx)
+	}()
+}
+
+// permitted checks the team and the allow-list before anything else. A
+// refused person is told so, and no booking API call is made for them.
+func (b *Bot) permitted(teamID, userID string) (ok bool, refusal *message) {
+	if b.cfg.TeamID != "" && teamID != "" && teamID != b.cfg.TeamID {
+		b.log.Warn("payload from another workspace ignored", "team_id", teamID)
+		return false, nil
+	}
+	if !b.cfg.Allowed(userID) {
+		b.log.Info("refused a person not on the allow-list", "user", userID)
+		m := refusalMessage(userID)
+		return false, &m
+	}
+	return true, nil
+}
+
+// seenSet remembers envelope IDs (and the ack sent) for ttl, longer than
+// Slack's last redelivery (5 minutes).
+type seenSet struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu   sync.Mutex
+	seen map[string]seenEntry
+}
+
+type seenEntry struct {
+	at      time.Time
+	payload any
+}
+
+func newSeenSet(ttl time.Duration, now func() time.Time) *seenSet {
+	return &seenSet{ttl: ttl, now: now, seen: make(map[string]seenEntry)}
+}
+
+// check reports whether id was handled, and the ack it got. An unseen id is
+// reserved at once, so a redelivery racing the first is caught too.
+func (s *seenSet) check(id string) (any, bool) {
+	if id == "" {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if len(s.seen) > 1000 {
+		for k, e := range s.seen {
+			if now.Sub(e.at) > s.ttl {
+				delete(s.seen, k)
+			}
+		}
+	}
+	if e, ok := s.seen[id]; ok && now.Sub(e.at) <= s.ttl {
+		return e.payload, true
+	}
+	s.seen[id] = seenEntry{at: now}
+	return nil, false
+}
+
+func (s *seenSet) store(id string, payload any) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	s.seen[id] = seenEntry{at: s.now(), payload: payload}
+	s.mu.Unlock()
+}
+
+// keyLock admits one holder per key: at most one create per event, start
+// and attendee at a time, across modals and people.
+type keyLock struct {
+	mu   sync.Mutex
+	held map[string]bool
+}
+
+func newKeyLock() *keyLock { return &keyLock{held: make(map[string]bool)} }
+
+func (l *keyLock) tryLock(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[key] {
+		return false
+	}
+	l.held[key] = true
+	return true
+}
+
+func (l *keyLock) unlock(key string) {
+	l.mu.Lock()
+	delete(l.held, key)
+	l.mu.Unlock()
+}

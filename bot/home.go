@@ -1,0 +1,95 @@
+package bot
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// homeDays is how many days of bookings App Home summarises.
+const homeDays = 3
+
+// publishHome shows the person's App Home: the next days' bookings for
+// allowed people, nothing about bookings for anyone else.
+func (b *Bot) publishHome(ctx context.Context, userID string) {
+	var blocks []slack.Block
+	if !b.cfg.Allowed(userID) {
+		blocks = refusalMessage(userID).Blocks
+	} else {
+		list, err := b.booking.Bookings(ctx)
+		types, _ := b.types.recent()
+		if types == nil {
+			types, _ = b.types.get(ctx)
+		}
+		blocks = homeBlocks(list, err, types, b.users.zone(ctx, userID), b.cfg.Now())
+	}
+	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
+	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
+		b.log.Warn("views.publish failed", "user", userID, "err", err)
+	}
+}
+
+// homeBlocks summarises the bookings of the next homeDays days in loc.
+func homeBlocks(list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time) []slack.Block {
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain("Upcoming bookings")),
+		slack.NewActionBlock("home_actions",
+			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
+			button(actionHomeRefresh, "Refresh", ""),
+		),
+	}
+	if err != nil {
+		return append(blocks, section(":warning: "+escape("The bookings could not be loaded: "+err.Error())))
+	}
+	today := now.In(loc)
+	end := time.Date(today.Year(), today.Month(), today.Day()+homeDays, 0, 0, 0, 0, loc)
+	days := map[string][]string{}
+	var order []string
+	count := 0
+	for _, bk := range list {
+		if !bk.Start.Before(end) {
+			break
+		}
+		key := bk.Start.In(loc).Format("Monday 2 January")
+		if _, ok := days[key]; !ok {
+			order = append(order, key)
+		}
+		days[key] = append(days[key], fmt.Sprintf("%s–%s  %s · %s · `%s`",
+			bk.Start.In(loc).Format("15:04"), bk.End.In(loc).Format("15:04"),
+			escape(titleOf(bk.EventType, types)), escape(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
+		count++
+	}
+	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `/booking list` shows all with Cancel buttons.", count, homeDays, zoneName(loc, now))))
+	if count == 0 {
+		return append(blocks, section("Nothing booked in the next few days."))
+	}
+	for _, key := range order {
+		if len(blocks) >= 95 {
+			break
+		}
+		blocks = append(blocks, section(clip("*"+key+"*\n"+strings.Join(days[key], "\n"), 3000)))
+	}
+	return blocks
+}
+
+//go:embed zones.txt
+var zonesTxt string
+
+var zoneNames = sync.OnceValue(func() []string {
+	var names []string
+	sc := bufio.NewScanner(strings.NewReader(zonesTxt))
+	for sc.Scan() {
+		if z := strings.TrimSpace(sc.Text()); z != "" {
+			names = append(names, z)
+		}
+	}
+	return names
+})

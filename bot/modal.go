@@ -1,0 +1,572 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// staleSlots is how old a modal's slot list may be before a submission
+// re-checks that the chosen slot is still offered.
+const staleSlots = 2 * time.Minute
+
+// modalMeta travels in the modal's private_metadata (≤ 3000 characters).
+type modalMeta struct {
+	Zone  string `json:"z,omitempty"` // the requester's zone
+	Event string `json:"e,omitempty"`
+	Day   string `json:"d,omitempty"`
+	// What was asked, for "pick another time" and "check again".
+	Start string `json:"s,omitempty"` // raw slot start
+	Name  string `json:"n,omitempty"`
+	Email string `json:"m,omitempty"`
+	TZ    string `json:"t,omitempty"`
+	Note  string `json:"o,omitempty"`
+}
+
+func (m modalMeta) encode() string {
+	b, _ := json.Marshal(m)
+	if len(b) > 3000 { // a long note does not fit; it is the one thing dropped
+		m.Note = ""
+		b, _ = json.Marshal(m)
+	}
+	return string(b)
+}
+
+func decodeMeta(s string) modalMeta {
+	var m modalMeta
+	_ = json.Unmarshal([]byte(s), &m)
+	return m
+}
+
+// form is everything the booking modal shows.
+type form struct {
+	meta      modalMeta
+	types     []booking.EventType // nil while loading
+	slots     []booking.Slot      // of meta.Event; nil while loading
+	loadedAt  bool                // slots were fetched (possibly empty)
+	problem   string              // why slots or types could not be loaded
+	requester *time.Location
+	now       time.Time
+}
+
+// bookingForm renders the booking modal. Block and action IDs are the
+// contract's, and stay the same across updates so typed input survives.
+func bookingForm(f form) slack.ModalViewRequest {
+	var blocks []slack.Block
+	if f.problem != "" {
+		blocks = append(blocks, section(":warning: "+escape(f.problem)))
+	}
+	if f.types == nil {
+		blocks = append(blocks, section(":hourglass_flowing_sand: Loading event types…"))
+	} else {
+		var opts []*slack.OptionBlockObject
+		var initial *slack.OptionBlockObject
+		for _, et := range f.types {
+			if !et.Bookable() || len(opts) == 100 {
+				continue
+			}
+			o := slack.NewOptionBlockObject(clip(et.Slug, 150), plain(clip(fmt.Sprintf("%s (%d min)", et.Title, et.DurationMinutes), 75)), nil)
+			opts = append(opts, o)
+			if et.Slug == f.meta.Event {
+				initial = o
+			}
+		}
+		if len(opts) == 0 {
+			blocks = append(blocks, section("There are no event types bookbot can book. Team events are booked through the public booking page."))
+		} else {
+			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Choose an event type"), actionEventType, opts...)
+			sel.InitialOption = initial
+			in := slack.NewInputBlock(actionEventType, plain("Event type"), nil, sel)
+			in.DispatchAction = true
+			blocks = append(blocks, in)
+		}
+	}
+	if f.meta.Event != "" && f.types != nil {
+		blocks = append(blocks, slotBlocks(f)...)
+	}
+
+	name := slack.NewPlainTextInputBlockElement(plain("Ada Lovelace"), actionName)
+	name.InitialValue, name.MaxLength = f.meta.Name, 200
+	email := slack.NewEmailTextInputBlockElement(plain("ada@example.com"), actionEmail)
+	email.InitialValue = f.meta.Email
+	tz := slack.NewOptionsSelectBlockElement(slack.OptTypeExternal, plain("Type a city, e.g. Berlin"), actionBookerTZ)
+	zone := f.meta.TZ
+	if zone == "" {
+		zone = f.requester.String()
+	}
+	tz.InitialOption = zoneOption(zone)
+	minQuery := 1
+	tz.MinQueryLength = &minQuery
+	note := slack.NewPlainTextInputBlockElement(plain("Agenda, context, links…"), actionNote)
+	note.Multiline, note.MaxLength, note.InitialValue = true, booking.MaxNote, f.meta.Note
+	noteBlock := slack.NewInputBlock(actionNote, plain("Note to the host"), plain("Shared with the host. Up to 2000 characters (an emoji counts as two)."), note)
+	noteBlock.Optional = true
+
+	blocks = append(blocks,
+		slack.NewInputBlock(actionName, plain("Attendee's name"), nil, name),
+		slack.NewInputBlock(actionEmail, plain("Attendee's email"), plain("The attendee gets a real invitation at this address."), email),
+		slack.NewInputBlock(actionBookerTZ, plain("Attendee's time zone"), nil, tz),
+		noteBlock,
+		contextLine(fmt.Sprintf("Times are shown in your zone, %s. Booking sends a real invitation to the attendee.", zoneName(f.requester, f.now))),
+	)
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackBooking,
+		Title:           plain("New booking"),
+		Submit:          plain("Book and invite"),
+		Close:           plain("Cancel"),
+		Blocks:          slack.Blocks{BlockSet: blocks},
+		PrivateMetadata: f.meta.encode(),
+		NotifyOnClose:   true,
+	}
+}
+
+// slotBlocks is the day select and the slot select of the chosen day, each
+// within 100 options.
+func slotBlocks(f form) []slack.Block {
+	if !f.loadedAt {
+		return []slack.Block{section(":hourglass_flowing_sand: Loading free slots…")}
+	}
+	if len(f.slots) == 0 {
+		return []slack.Block{section("No free slots in the next 14 days for this event type.")}
+	}
+	days := groupByDay(f.slots, f.requester)
+	if len(days) > 100 {
+		days = days[:100]
+	}
+	day := days[0]
+	for _, d := range days {
+		if d.key == f.meta.Day {
+			day = d
+		}
+	}
+	if f.meta.Start != "" && f.meta.Day == "" {
+		for _, d := range days {
+			for _, s := range d.slots {
+				if s.RawStart() == f.meta.Start {
+					day = d
+				}
+			}
+		}
+	}
+	var dayOpts []*slack.OptionBlockObject
+	var dayInitial *slack.OptionBlockObject
+	for _, d := range days {
+		o := slack.NewOptionBlockObject(d.key, plain(fmt.Sprintf("%s (%d free)", d.label, len(d.slots))), nil)
+		dayOpts = append(dayOpts, o)
+		if d.key == day.key {
+			dayInitial = o
+		}
+	}
+	daySel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Day"), actionSlotDay, dayOpts...)
+	daySel.InitialOption = dayInitial
+	dayBlock := slack.NewInputBlock(actionSlotDay, plain("Day"), nil, daySel)
+	dayBlock.DispatchAction = true
+
+	var slotOpts []*slack.OptionBlockObject
+	var slotInitial *slack.OptionBlockObject
+	for _, s := range day.slots[:min(len(day.slots), 100)] {
+		o := slack.NewOptionBlockObject(s.RawStart(), plain(s.Start.In(f.requester).Format("15:04")+"–"+s.End.In(f.requester).Format("15:04")), nil)
+		slotOpts = append(slotOpts, o)
+		if s.RawStart() == f.meta.Start {
+			slotInitial = o
+		}
+	}
+	slotSel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Time"), actionSlot, slotOpts...)
+	slotSel.InitialOption = slotInitial
+	// The block ID carries the day, so switching days resets the time pick
+	// instead of keeping a time from another day.
+	slotBlock := slack.NewInputBlock(actionSlot+"_"+day.key, plain("Time ("+f.requester.String()+")"), nil, slotSel)
+	return []slack.Block{dayBlock, slotBlock}
+}
+
+func zoneOption(name string) *slack.OptionBlockObject {
+	return slack.NewOptionBlockObject(name, plain(strings.ReplaceAll(name, "_", " ")), nil)
+}
+
+// openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
+// with what is cached, then fills in event types, slots and the requester's
+// zone as they arrive.
+func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, meta modalMeta, reply func(message)) {
+	requester, known := b.users.cached(userID)
+	if !known {
+		requester = time.UTC
+	}
+	types, fresh := b.types.recent()
+	f := form{meta: meta, requester: requester, now: b.cfg.Now()}
+	if fresh {
+		f.types = types
+	}
+	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
+	if err != nil {
+		b.log.Warn("views.open failed", "err", err)
+		reply(message{Text: "The booking form could not be opened (" + slackErr(err) + "). Please try again."})
+		return
+	}
+	b.modals.want(view.ID, meta.Event)
+	b.refreshForm(ctx, view.ID, userID, f, true)
+}
+
+// refreshForm loads what the form lacks and updates the modal.
+func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, loadZone bool) {
+	if loadZone {
+		f.requester = b.users.zone(ctx, userID)
+		if f.meta.Zone == "" {
+			f.meta.Zone = f.requester.String()
+		}
+	}
+	if f.types == nil {
+		types, err := b.types.get(ctx)
+		if err != nil {
+			f.problem = "Event types could not be loaded: " + err.Error()
+			f.types = []booking.EventType{}
+		} else {
+			f.types = types
+		}
+	}
+	if f.meta.Event != "" && !f.loadedAt {
+		et, ok := findType(f.types, f.meta.Event)
+		switch {
+		case !ok:
+			f.problem = fmt.Sprintf("There is no event type %q.", f.meta.Event)
+			f.meta.Event = ""
+		case !et.Bookable():
+			f.problem = fmt.Sprintf("%s is a %s event; book it through the public booking page.", et.Title, strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
+			f.meta.Event = ""
+		default:
+			slots, err := b.booking.Slots(ctx, et.Slug)
+			if err != nil {
+				f.problem = "Free slots could not be loaded: " + err.Error()
+			}
+			f.slots, f.loadedAt = slots, true
+			if !b.modals.wanted(viewID, et.Slug) {
+				return // the person picked another event meanwhile
+			}
+			b.modals.put(viewID, et.Slug, slots)
+		}
+	}
+	if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", viewID); err != nil {
+		b.log.Warn("views.update failed", "err", err)
+	}
+}
+
+func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
+	for _, et := range types {
+		if et.Slug == slug {
+			return et, true
+		}
+	}
+	return booking.EventType{}, false
+}
+
+// formFromView rebuilds the form state from a modal's metadata and inputs.
+func (b *Bot) formFromView(v slack.View) form {
+	meta := decodeMeta(v.PrivateMetadata)
+	in := readInputs(v)
+	if in.event != "" {
+		meta.Event = in.event
+	}
+	meta.Name, meta.Email, meta.Note = firstNonEmpty(in.name, meta.Name), firstNonEmpty(in.email, meta.Email), firstNonEmpty(in.note, meta.Note)
+	meta.TZ = firstNonEmpty(in.tz, meta.TZ)
+	if in.day != "" {
+		meta.Day = in.day
+	}
+	requester := time.UTC
+	if loc, err := booking.LoadZone(meta.Zone); err == nil {
+		requester = loc
+	}
+	types, _ := b.types.recent()
+	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now()}
+	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
+		f.slots, f.loadedAt = shown.slots, true
+	}
+	return f
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// inputs are the values a modal holds.
+type inputs struct {
+	event, day, slot, name, email, tz, note string
+}
+
+func readInputs(v slack.View) inputs {
+	var in inputs
+	if v.State == nil {
+		return in
+	}
+	for blockID, actions := range v.State.Values {
+		for actionID, a := range actions {
+			switch actionID {
+			case actionEventType:
+				in.event = a.SelectedOption.Value
+			case actionSlotDay:
+				in.day = a.SelectedOption.Value
+			case actionSlot:
+				if strings.HasPrefix(blockID, actionSlot) {
+					in.slot = a.SelectedOption.Value
+				}
+			case actionName:
+				in.name = strings.TrimSpace(a.Value)
+			case actionEmail:
+				in.email = strings.TrimSpace(a.Value)
+			case actionBookerTZ:
+				in.tz = a.SelectedOption.Value
+				if in.tz == "" {
+					in.tz = strings.TrimSpace(a.Value)
+				}
+			case actionNote:
+				in.note = a.Value
+			}
+		}
+	}
+	return in
+}
+
+// slotBlockID finds the block ID of the slot select, for error messages.
+// It goes by the action ID: the day select's block ID ("slot_day") starts
+// like the slot select's ("slot_<day>").
+func slotBlockID(v slack.View) string {
+	if v.State != nil {
+		for blockID, actions := range v.State.Values {
+			if _, ok := actions[actionSlot]; ok {
+				return blockID
+			}
+		}
+	}
+	for _, bl := range v.Blocks.BlockSet {
+		if in, ok := bl.(*slack.InputBlock); ok && strings.HasPrefix(in.BlockID, actionSlot+"_") && in.BlockID != actionSlotDay {
+			return in.BlockID
+		}
+	}
+	return actionEventType
+}
+
+// hasInputBlock reports whether the modal shows an input block with this ID.
+func hasInputBlock(v slack.View, blockID string) bool {
+	for _, bl := range v.Blocks.BlockSet {
+		if in, ok := bl.(*slack.InputBlock); ok && in.BlockID == blockID {
+			return true
+		}
+	}
+	return false
+}
+
+// submitBooking validates a submission in memory and answers within Slack's
+// 3 s: field errors, or a "Booking…" view while the create runs.
+func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.ViewSubmissionResponse {
+	v := cb.View
+	in := readInputs(v)
+	meta := decodeMeta(v.PrivateMetadata)
+	errs := map[string]string{}
+	if in.event == "" {
+		if hasInputBlock(v, actionEventType) {
+			errs[actionEventType] = "Choose an event type."
+		} else {
+			// No event select to point at (loading, or none could be
+			// loaded): errors must name an input block Slack shows.
+			errs[actionName] = "There is no event type to choose yet (see the top of this form). Close it and try again."
+		}
+	}
+	slotBlock := slotBlockID(v)
+	if in.event != "" && in.slot == "" {
+		errs[slotBlock] = "Choose a time."
+	}
+	if in.name == "" {
+		errs[actionName] = "Enter the attendee's name."
+	}
+	if p := booking.EmailProblem(in.email); p != "" {
+		errs[actionEmail] = p
+	}
+	if _, err := booking.LoadZone(in.tz); err != nil {
+		errs[actionBookerTZ] = "Choose the attendee's time zone."
+	}
+	if n := booking.NoteLength(in.note); n > booking.MaxNote {
+		errs[actionNote] = fmt.Sprintf("The note is %d characters long (an emoji counts as two); the limit is %d.", n, booking.MaxNote)
+	}
+	if len(errs) > 0 {
+		return slack.NewErrorsViewSubmissionResponse(errs)
+	}
+
+	key := in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
+	if !b.creating.tryLock(key) {
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{
+			slotBlock: "This exact booking is being made right now (another window or person). Wait for its outcome.",
+		})
+	}
+	meta.Event, meta.Start, meta.Name, meta.Email, meta.TZ, meta.Note = in.event, in.slot, in.name, in.email, in.tz, in.note
+	requester := time.UTC
+	if loc, err := booking.LoadZone(meta.Zone); err == nil {
+		requester = loc
+	}
+	shown, haveSlots := b.modals.get(v.ID)
+	var slot booking.Slot
+	fresh := false
+	if haveSlots && shown.eventType == in.event {
+		slot, haveSlots = shown.find(in.slot)
+		fresh = haveSlots && b.cfg.Now().Sub(shown.at) < staleSlots
+	}
+	userID := cb.User.ID
+	viewID := v.ID
+	types, _ := b.types.recent()
+	later.add("create", func(ctx context.Context) {
+		defer b.creating.unlock(key)
+		if !fresh {
+			// The list is old (or bookbot restarted): re-check the slot is offered.
+			slots, err := b.booking.Slots(ctx, in.event)
+			if err != nil {
+				b.finishCreate(ctx, userID, viewID, meta, requester, types, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
+				return
+			}
+			b.modals.put(viewID, in.event, slots)
+			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
+			if !haveSlots {
+				b.finishCreate(ctx, userID, viewID, meta, requester, types, nil, errSlotGone)
+				return
+			}
+		}
+		res, err := b.booking.Create(ctx, booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
+		b.finishCreate(ctx, userID, viewID, meta, requester, types, res, err)
+	})
+	return slack.NewUpdateViewSubmissionResponse(pendingView(meta, requester, types))
+}
+
+var errSlotGone = errors.New("that time is no longer free; nothing was booked")
+
+// finishCreate shows the outcome in the modal and sends it as a message the
+// person keeps.
+func (b *Bot) finishCreate(ctx context.Context, userID, viewID string, meta modalMeta, requester *time.Location, types []booking.EventType, res *booking.Result, err error) {
+	if res != nil {
+		b.log.Info("booking create finished", "user", userID, "result", res)
+	}
+	msg := createOutcome(meta, res, err, requester, types)
+	view := outcomeView(meta, msg)
+	if _, uerr := b.slack.UpdateViewContext(ctx, view, "", "", viewID); uerr != nil {
+		b.log.Info("outcome view not shown (modal closed?)", "err", uerr)
+	}
+	b.dm(ctx, userID, msg)
+}
+
+func (b *Bot) dm(ctx context.Context, userID string, msg message) {
+	if _, _, err := b.slack.PostMessageContext(ctx, userID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
+		b.log.Warn("direct message failed", "user", userID, "err", err)
+	}
+}
+
+func pendingView(meta modalMeta, requester *time.Location, types []booking.EventType) *slack.ModalViewRequest {
+	text := fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
+		escape(titleOf(booking.Some(meta.Event), types)), escape(meta.Name))
+	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {
+		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* on %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
+			escape(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(meta.Name))
+	}
+	return &slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackBooking,
+		Title:           plain("New booking"),
+		Close:           plain("Close"),
+		Blocks:          slack.Blocks{BlockSet: []slack.Block{section(text)}},
+		PrivateMetadata: meta.encode(),
+	}
+}
+
+func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackBooking,
+		Title:           plain("New booking"),
+		Close:           plain("Done"),
+		Blocks:          slack.Blocks{BlockSet: msg.Blocks},
+		PrivateMetadata: meta.encode(),
+	}
+}
+
+// createOutcome says what happened to a booking, for the modal and for the
+// message the person keeps. res is nil when nothing was sent (err says why).
+func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType) message {
+	title := escape(titleOf(booking.Some(meta.Event), types))
+	attendee := escape(meta.Name) + " (" + escape(meta.Email) + ")"
+	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
+	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
+	var text string
+	var actions []slack.BlockElement
+	pick := button(actionPickAnother, "Pick another time", meta.Event)
+	recheck := button(actionRecheck, "Check again", recheckValue(meta))
+	switch {
+	case res == nil:
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: %s.", title, slotText, attendee, escape(errText(err)))
+		actions = append(actions, pick)
+	case res.Outcome == booking.Confirmed:
+		bk := res.Booking
+		attZone := requester
+		if loc, err := booking.LoadZone(meta.TZ); err == nil {
+			attZone = loc
+		}
+		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)\n*Booking ID:* `%s`",
+			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String(), escape(bk.ID))
+		if res.Reconciled {
+			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
+		}
+	case res.Outcome == booking.NotBooked:
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time or check the bookings list.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotConfirmed:
+		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through the public booking page.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.Rejected:
+		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))
+		actions = append(actions, pick)
+	case res.Outcome == booking.RateLimited:
+		why := "The booking API is refusing booking attempts for now."
+		if res.Err == nil {
+			why = "bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count)."
+		}
+		text = fmt.Sprintf(":hourglass: *Not sent.* %s Nothing was booked. Try again in %s.", why, waitText(res.RetryAfter))
+		actions = append(actions, pick)
+	case res.Outcome == booking.ProbablyNotBooked:
+		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
+		actions = append(actions, recheck)
+	default:
+		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s on %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
+		actions = append(actions, recheck)
+	}
+	blocks := []slack.Block{section(text)}
+	if res != nil && res.Outcome != booking.Confirmed && len(res.Seen) > 0 {
+		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
+	}
+	if len(actions) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
+	}
+	return message{Text: plainText(text), Blocks: blocks}
+}
+
+// recheckValue is what "Check again" needs: event, start and email.
+func recheckValue(m modalMeta) string {
+	b, _ := json.Marshal(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
+	return clip(string(b), 2000)
+}
+
+// plainText strips the mrkdwn emphasis for notification fallbacks.
+func plainText(s string) string {
+	return strings.NewReplacer("*", "", "_", "", "`", "").Replace(s)
+}
+
+func slackErr(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err.Error()
+}
