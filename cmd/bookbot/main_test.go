@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
 )
 
 // binary is the real bookbot, built once for the end-to-end tests.
@@ -121,8 +123,208 @@ func TestSandboxServesTheAPIUntilSignalled(t *testing.T) {
 func TestCommandsNotYetAvailableSayso(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	err := run(t.Context(), []string{"check"}, func(string) string { return "" }, &stdout, &stderr)
+	err := run(t.Context(), []string{"demo"}, func(string) string { return "" }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "not available") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// env is a process environment for the binary, wired to a sandbox booking
+// API and a Slack stand-in.
+func env(sb *bookingtest.Server, sl *slacktest.Server, extra ...string) []string {
+	e := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"BOOKING_BASE_URL=" + sb.URL,
+		"BOOKING_API_KEY=" + sb.Key,
+		"DIGEST_TIMEZONE=Europe/Berlin",
+	}
+	if sl != nil {
+		e = append(e,
+			"SLACK_BOT_TOKEN="+sl.BotToken(),
+			"SLACK_APP_TOKEN="+sl.AppToken(),
+			"SLACK_API_URL="+sl.APIURL,
+			"BOOKBOT_ALLOWED_USERS=UADA",
+		)
+	}
+	return append(e, extra...)
+}
+
+// noSecrets fails when output holds a secret of the test's services.
+func noSecrets(t *testing.T, sb *bookingtest.Server, sl *slacktest.Server, outputs ...string) {
+	t.Helper()
+	secrets := []string{sb.Key}
+	if sl != nil {
+		secrets = append(secrets, sl.BotToken(), sl.AppToken())
+	}
+	for _, out := range outputs {
+		for _, s := range secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("a secret appears in the output: %q", out)
+			}
+		}
+	}
+}
+
+func TestDigestDryRunPrintsWithoutSlack(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t)
+	cmd := exec.CommandContext(t.Context(), binary, "digest", "-dry-run")
+	cmd.Env = env(sb, nil)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("digest -dry-run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Europe/Berlin") {
+		t.Errorf("dry run does not name the zone:\n%s", stdout.String())
+	}
+	noSecrets(t, sb, nil, stdout.String(), stderr.String())
+}
+
+func TestDigestPostsOncePerDate(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
+	e := env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "BOOKBOT_STATE_DIR="+t.TempDir())
+	outputs := make([]string, 2)
+	for i := range 2 {
+		cmd := exec.CommandContext(t.Context(), binary, "digest")
+		cmd.Env = e
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, out)
+		}
+		outputs[i] = string(out)
+	}
+	if !strings.Contains(outputs[0], "Posted the digest") || !strings.Contains(outputs[1], "already posted") {
+		t.Errorf("outputs = %q", outputs)
+	}
+	posts := 0
+	for _, m := range sl.Messages() {
+		if m.Channel == "C0DIGEST" && m.Kind == "message" {
+			posts++
+		}
+	}
+	if posts == 0 {
+		t.Fatal("nothing posted to the digest channel")
+	}
+	// A second run must not add posts: count by header, which every part carries.
+	headers := 0
+	for _, m := range sl.Messages() {
+		if m.Channel == "C0DIGEST" && strings.Contains(string(m.Blocks), "Bookings for") && !strings.Contains(string(m.Blocks), "(2/") {
+			headers++
+		}
+	}
+	if headers != 1 {
+		t.Errorf("digest posted %d times, want once", headers)
+	}
+	noSecrets(t, sb, sl, outputs...)
+}
+
+func TestDigestFailsWhenBookingsCannotBeRead(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
+	for range 10 {
+		sb.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(503))
+	}
+	cmd := exec.CommandContext(t.Context(), binary, "digest")
+	cmd.Env = env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "BOOKBOT_STATE_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("err = %v, want a non-zero exit\n%s", err, out)
+	}
+	notice := false
+	for _, m := range sl.Messages() {
+		if m.Channel == "C0DIGEST" && strings.Contains(strings.ToLower(m.Text), "could not") {
+			notice = true
+		}
+	}
+	if !notice {
+		t.Errorf("no failure notice posted; messages: %+v", sl.Messages())
+	}
+	noSecrets(t, sb, sl, string(out))
+}
+
+func TestRunReportsEveryConfigProblem(t *testing.T) {
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), binary, "run")
+	cmd.Env = []string{"SLACK_BOT_TOKEN=xapp-wrong-kind-secret", "BOOKING_BASE_URL=not a url"}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+	for _, v := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_BASE_URL", "BOOKING_API_KEY", "BOOKBOT_ALLOWED_USERS"} {
+		if !strings.Contains(string(out), v) {
+			t.Errorf("output does not name %s:\n%s", v, out)
+		}
+	}
+	if strings.Contains(string(out), "wrong-kind-secret") {
+		t.Errorf("output repeats the token:\n%s", out)
+	}
+}
+
+func TestRunServesSlackUntilSignalled(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	sl.AddUser(slacktest.User{ID: "UADA", Name: "ada", TZ: "Europe/Berlin"})
+	cmd := exec.CommandContext(t.Context(), binary, "run")
+	cmd.Env = env(sb, sl, "LOG_LEVEL=debug")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := sl.WaitConnected(ctx); err != nil {
+		t.Fatalf("bot did not connect: %v\n%s", err, stderr.String())
+	}
+	ack, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: "UADA"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack.Delay > 3*time.Second {
+		t.Errorf("ack took %v", ack.Delay)
+	}
+	msg, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(string(m.Blocks), "cancel_booking")
+	})
+	if err != nil {
+		t.Fatalf("no booking list: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(msg.Blocks), "Ada Lovelace") {
+		t.Errorf("list lacks the seeded booking: %s", msg.Blocks)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	noSecrets(t, sb, sl, stderr.String())
+	for _, m := range sl.Messages() {
+		noSecrets(t, sb, sl, m.Text, string(m.Blocks))
+	}
+}
+
+func TestRunRefusesDryRunItCannotHonour(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	cmd := exec.CommandContext(t.Context(), binary, "run")
+	cmd.Env = env(sb, sl, "BOOKBOT_DRY_RUN=true")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "BOOKBOT_DRY_RUN") {
+		t.Fatalf("err = %v, output %s", err, out)
+	}
+	if n := len(sl.Calls()); n != 0 {
+		t.Errorf("bookbot talked to Slack %d times before refusing", n)
 	}
 }

@@ -44,7 +44,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "sandbox":
 		return runSandbox(ctx, rest, stdout, stderr)
-	case "run", "demo", "digest", "check":
+	case "run":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "bookbot: run takes no arguments\n\n%s", usage)
+			return errUsage
+		}
+		return serve(ctx, getenv, stderr)
+	case "digest":
+		return runDigest(ctx, rest, getenv, stdout, stderr)
+	case "demo", "check":
 		return fmt.Errorf("%q is not available in this build yet", cmd)
 	}
 	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)
