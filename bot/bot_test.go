@@ -16,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/digest"
 )
 
 // ephemeralAck is a slash command's ack payload.
@@ -145,8 +146,17 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 	if text := textOf(home.Blocks); !strings.Contains(text, "only open to") || strings.Contains(text, "bk_demo") {
 		t.Errorf("Eve's home:\n%s", text)
 	}
+	// The shortcut has no response_url: Eve's refusal comes as a DM and no
+	// modal opens.
+	h.interact(slack.InteractionCallback{Type: slack.InteractionTypeShortcut, CallbackID: "book_meeting", User: slack.User{ID: eve}})
+	h.dm(eve, "Sorry, bookbot is only open to")
 	// A submission of a modal Eve somehow has is cleared, suggestions are empty.
 	h.drain()
+	for _, v := range h.sl.Views() {
+		if v.Type == "modal" {
+			t.Errorf("a modal opened for Eve: %s", v.ID)
+		}
+	}
 	if reqs := h.requests(""); len(reqs) != 0 {
 		t.Errorf("refused people caused %d booking API requests: %+v", len(reqs), reqs)
 	}
@@ -1311,5 +1321,60 @@ func TestMissingTimeErrorAtTimeSelect(t *testing.T) {
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 0 {
 		t.Errorf("%d POST /bookings", n)
+	}
+}
+
+// A busy day fills several App Home sections rather than losing bookings
+// past Slack's 3000-character section limit.
+func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	long := strings.Repeat("Long Attendee Name ", 4)
+	for i := range 60 {
+		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+			ID: fmt.Sprintf("bk_busy%03d", i), EventType: ptr("consultation"),
+			Start:      time.Date(2026, 3, 24, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * 5 * time.Minute),
+			BookerName: ptr(fmt.Sprintf("%s%03d", long, i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+		})
+	}
+	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
+		t.Fatal(err)
+	}
+	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
+	text := textOf(home.Blocks)
+	for i := range 60 {
+		if id := fmt.Sprintf("bk_busy%03d", i); !strings.Contains(text, id) {
+			t.Errorf("home lacks %s", id)
+		}
+	}
+	if n := strings.Count(text, "*Tuesday 24 March*"); n != 1 {
+		t.Errorf("the day heading appears %d times", n)
+	}
+}
+
+// `/booking digest` shows the asker tomorrow's digest, in the digest's zone,
+// and posts nothing in a channel.
+func TestDigestPreview(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(h *harness, cfg *bot.Config) {
+		cfg.Digest = &digest.Runner{Source: h.client, Channel: "CDIGEST", Zone: berlin, Now: h.clock.Now}
+		cfg.DigestZone = berlin
+	})
+	h.slash(ada, "digest")
+	m := h.reply(ada, "Bookings for Tuesday, 24 March 2026")
+	text := textOf(m.Blocks)
+	for _, s := range []string{"Europe/Berlin", "3 bookings", "*09:00–09:15*", "Intro call — Ada Lovelace"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("preview lacks %q:\n%s", s, text)
+		}
+	}
+	if strings.Contains(text, "@example.com") {
+		t.Errorf("preview shows emails though DIGEST_INCLUDE_EMAILS is off:\n%s", text)
+	}
+	h.drain()
+	for _, msg := range h.sl.Messages() {
+		if msg.Kind == "message" {
+			t.Errorf("the preview posted to %s", msg.Channel)
+		}
 	}
 }

@@ -101,6 +101,9 @@ func (c *eventTypeCache) recent() ([]booking.EventType, bool) {
 	return c.types, true
 }
 
+// modalTTL is how long a modal's slots are kept without a view_closed.
+const modalTTL = 2 * time.Hour
+
 // modalSlots remembers the slots each open booking modal shows, so a
 // submission books exactly a slot the API offered, byte for byte.
 type modalSlots struct {
@@ -108,7 +111,12 @@ type modalSlots struct {
 
 	mu     sync.Mutex
 	views  map[string]shownSlots
-	latest map[string]string // the event each modal last asked slots for
+	latest map[string]wanted // the event each modal last asked slots for
+}
+
+type wanted struct {
+	eventType string
+	at        time.Time
 }
 
 type shownSlots struct {
@@ -118,14 +126,14 @@ type shownSlots struct {
 }
 
 func newModalSlots(now func() time.Time) *modalSlots {
-	return &modalSlots{now: now, views: make(map[string]shownSlots), latest: make(map[string]string)}
+	return &modalSlots{now: now, views: make(map[string]shownSlots), latest: make(map[string]wanted)}
 }
 
 // want records that a modal now asks for eventType's slots; an answer for
 // an earlier pick is then dropped (wanted reports false).
 func (m *modalSlots) want(viewID, eventType string) {
 	m.mu.Lock()
-	m.latest[viewID] = eventType
+	m.latest[viewID] = wanted{eventType, m.now()}
 	m.mu.Unlock()
 }
 
@@ -133,16 +141,21 @@ func (m *modalSlots) wanted(viewID, eventType string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	latest, ok := m.latest[viewID]
-	return !ok || latest == eventType
+	return !ok || latest.eventType == eventType
 }
 
 func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	for id, s := range m.views { // modals are short-lived
-		if now.Sub(s.at) > 2*time.Hour {
+	// Modals are short-lived; forget those closed without a view_closed.
+	for id, s := range m.views {
+		if now.Sub(s.at) > modalTTL {
 			delete(m.views, id)
+		}
+	}
+	for id, w := range m.latest {
+		if now.Sub(w.at) > modalTTL {
 			delete(m.latest, id)
 		}
 	}

@@ -227,7 +227,9 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 		case slack.InteractionTypeViewSubmission:
 			return slack.NewClearViewSubmissionResponse()
 		}
-		if refusal != nil && cb.ResponseURL != "" {
+		answerable := cb.ResponseURL != "" || cb.Type == slack.InteractionTypeShortcut
+		if refusal != nil && answerable {
+			// A shortcut has no response_url: the refusal comes as a DM.
 			reply := b.responder(cb.ResponseURL, cb.User.ID, false)
 			later.add("refusal", func(context.Context) { reply(*refusal) })
 		}

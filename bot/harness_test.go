@@ -100,19 +100,22 @@ func (l *logBuffer) String() string {
 // Slack stand-in, the real booking client against the sandbox, and the bot
 // between them, running until the test ends.
 type harness struct {
-	t     *testing.T
-	sl    *slacktest.Server
-	sb    *bookingtest.Server
-	clock *clock
-	bot   *bot.Bot
-	logs  *logBuffer
+	t      *testing.T
+	sl     *slacktest.Server
+	sb     *bookingtest.Server
+	clock  *clock
+	bot    *bot.Bot
+	client *booking.Client // the bot's booking client
+	logs   *logBuffer
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
 	done     chan error // Run's result
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness starts the bot; opts adjust its configuration (the client is
+// already wired to the sandbox, so options can use it too).
+func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: &clock{now: t0}, logs: &logBuffer{}}
 
@@ -144,13 +147,18 @@ func newHarness(t *testing.T) *harness {
 	}
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL), slack.OptionAppLevelToken(h.sl.AppToken()))
 	sm := socketmode.New(api)
-	h.bot = bot.New(bot.Config{
+	cfg := bot.Config{
 		Command: "/booking",
 		Allowed: func(id string) bool { return id == ada || id == bob || id == kiw },
 		TeamID:  h.sl.TeamID(),
 		Now:     h.clock.Now,
 		Log:     log,
-	}, client, api)
+	}
+	h.client = client
+	for _, o := range opts {
+		o(h, &cfg)
+	}
+	h.bot = bot.New(cfg, client, api)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)

@@ -29,7 +29,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 		if types == nil {
 			types, _ = b.types.get(ctx)
 		}
-		blocks = homeBlocks(list, err, types, b.users.zone(ctx, userID), b.cfg.Now())
+		blocks = homeBlocks(b.cfg.Command, list, err, types, b.users.zone(ctx, userID), b.cfg.Now())
 	}
 	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
 	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
@@ -38,7 +38,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 }
 
 // homeBlocks summarises the bookings of the next homeDays days in loc.
-func homeBlocks(list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time) []slack.Block {
+func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time) []slack.Block {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("Upcoming bookings")),
 		slack.NewActionBlock("home_actions",
@@ -67,17 +67,42 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 			escape(titleOf(bk.EventType, types)), escape(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
 		count++
 	}
-	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `/booking list` shows all with Cancel buttons.", count, homeDays, zoneName(loc, now))))
+	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows all with Cancel buttons.", count, homeDays, zoneName(loc, now), cmd)))
 	if count == 0 {
 		return append(blocks, section("Nothing booked in the next few days."))
 	}
 	for _, key := range order {
-		if len(blocks) >= 95 {
-			break
+		for _, text := range splitLines("*"+key+"*", days[key], 3000) {
+			if len(blocks) >= 99 {
+				return append(blocks[:98], contextLine("More bookings than App Home can show: `"+cmd+" list` has them all."))
+			}
+			blocks = append(blocks, section(text))
 		}
-		blocks = append(blocks, section(clip("*"+key+"*\n"+strings.Join(days[key], "\n"), 3000)))
 	}
 	return blocks
+}
+
+// splitLines packs a heading and lines into texts of at most limit
+// characters, never cutting a line (a single overlong line is clipped), so
+// a busy day spreads over several sections instead of losing bookings.
+func splitLines(heading string, lines []string, limit int) []string {
+	var out []string
+	cur := heading
+	for _, l := range lines {
+		if len(cur)+1+len(l) > limit && cur != "" {
+			out = append(out, cur)
+			cur = ""
+		}
+		if cur == "" {
+			cur = clip(l, limit)
+		} else {
+			cur += "\n" + l
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
 }
 
 //go:embed zones.txt
