@@ -73,7 +73,7 @@ type Bot struct {
 	modals   *modalSlots     // slots shown in each open modal
 	creating *keyLock        // creates in flight, by event, start and email
 
-	work sync.WaitGroup // envelope work in flight
+	work inflight // envelope work in flight
 }
 
 // New returns a bot answering through slackAPI with data from booker.
@@ -177,13 +177,22 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 // Drain waits up to d for envelope work in flight; it reports whether all
 // of it finished.
 func (b *Bot) Drain(d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { b.work.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-b.work.idle():
 		return true
 	case <-time.After(d):
 		return false
+	}
+}
+
+// Idle waits until no envelope work is in flight. Work is counted before
+// its envelope is acked, so after an ack Idle covers all it started.
+func (b *Bot) Idle(ctx context.Context) error {
+	select {
+	case <-b.work.idle():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -233,9 +242,10 @@ func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 		}
 	}
 	b.seen.store(id, payload)
+	b.work.add(len(later))
 	ack(payload)
 	for _, j := range later {
-		b.spawn(j.name, j.fn)
+		b.start(j.name, j.fn)
 	}
 }
 
@@ -253,13 +263,12 @@ func (j *jobs) add(name string, fn func(ctx context.Context)) {
 	*j = append(*j, job{name, fn})
 }
 
-// spawn runs fn bounded by the work timeout. The work keeps running through
-// shutdown (Run drains it), so a booking in flight is finished and reported
-// rather than abandoned.
-func (b *Bot) spawn(name string, fn func(ctx context.Context)) {
-	b.work.Add(1)
+// start runs fn, already counted in b.work, bounded by the work timeout.
+// The work keeps running through shutdown (Run drains it), so a booking in
+// flight is finished and reported rather than abandoned.
+func (b *Bot) start(name string, fn func(ctx context.Context)) {
 	go func() {
-		defer b.work.Done()
+		defer b.work.add(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
 		defer cancel()
 		defer func() {
@@ -360,4 +369,34 @@ func (l *keyLock) unlock(key string) {
 	l.mu.Lock()
 	delete(l.held, key)
 	l.mu.Unlock()
+}
+
+// inflight counts work in flight and says when there is none.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed while n is 0
+}
+
+func (f *inflight) add(delta int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.zero == nil {
+		f.zero = make(chan struct{})
+		close(f.zero)
+	}
+	if f.n == 0 && delta > 0 {
+		f.zero = make(chan struct{})
+	}
+	f.n += delta
+	if f.n == 0 && delta < 0 {
+		close(f.zero)
+	}
+}
+
+func (f *inflight) idle() <-chan struct{} {
+	f.add(0)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.zero
 }
