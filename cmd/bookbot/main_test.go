@@ -123,7 +123,7 @@ func TestSandboxServesTheAPIUntilSignalled(t *testing.T) {
 func TestCommandsNotYetAvailableSayso(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	err := run(t.Context(), []string{"demo"}, func(string) string { return "" }, &stdout, &stderr)
+	err := run(t.Context(), []string{"check"}, func(string) string { return "" }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "not available") {
 		t.Errorf("err = %v", err)
 	}

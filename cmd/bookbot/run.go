@@ -20,7 +20,8 @@ const usage = `bookbot puts your booking API into Slack.
 
 Usage:
   bookbot [run]                      serve Slack over Socket Mode (configured from the environment)
-  bookbot demo                       try everything locally, with no credentials
+  bookbot demo [-script FILE] [-faults] [-tz ZONE]
+                                     try everything locally, with no credentials
   bookbot sandbox [-addr HOST:PORT]  serve the sandbox booking API
   bookbot digest [-dry-run] [-date YYYY-MM-DD]
                                      build and post the next-day digest once
@@ -52,7 +53,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, getenv, stderr)
 	case "digest":
 		return runDigest(ctx, rest, getenv, stdout, stderr)
-	case "demo", "check":
+	case "demo":
+		return runDemo(ctx, rest, stdout, stderr)
+	case "check":
 		return fmt.Errorf("%q is not available in this build yet", cmd)
 	}
 	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)

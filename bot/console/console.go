@@ -1,0 +1,467 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+// ErrQuit is returned by Exec for :quit.
+var ErrQuit = errors.New("quit")
+
+// Console is a person at a terminal using bookbot through the Slack
+// stand-in: slash commands, button presses, selects, inputs, submit and
+// close, with every change shown as text.
+type Console struct {
+	Slack   *slacktest.Server
+	User    string         // the person's Slack user ID
+	Zone    *time.Location // the person's Slack time zone
+	Command string         // the slash command, e.g. "/booking"
+	Out     io.Writer
+
+	// Idle waits until bookbot has finished the work the last action
+	// started, so output is complete before the next prompt.
+	Idle func(ctx context.Context) error
+	// Digest posts tomorrow's digest now (for :digest); nil: not offered.
+	Digest func(ctx context.Context) (string, error)
+	// Fault applies a :fault command; nil: fault knobs are off.
+	Fault func(args []string) (string, error)
+
+	shownMsgs  int
+	shownViews map[string]int // view ID → updates shown
+	controls   []Control
+	modal      string            // the open modal's view ID
+	inputs     map[string]string // values typed into the open modal, by action_id
+	confirm    *Control          // a button waiting for yes
+}
+
+// Help is the console's command list.
+const Help = `Commands:
+  /booking …          a slash command, e.g. /booking list, /booking new, /booking slots intro-call
+  N  or  :press N     press button N (a button asking for confirmation waits for :yes)
+  :yes / :no          answer a confirmation
+  :pick N M           choose option M of select N
+  :set N TEXT         type TEXT into input N (or a time zone into the zone search)
+  :submit             submit the open form
+  :close              close the open form
+  :show               show the open form again
+  :home               open bookbot's App Home
+  :digest             post tomorrow's digest to the digest channel now
+  :fault …            break the sandbox booking API (demo -faults): :fault help
+  :help               this list
+  :quit               leave (or Ctrl-D)
+`
+
+// Exec runs one console line. An error is a problem with the line, to be
+// shown to the person; ErrQuit ends the session.
+func (c *Console) Exec(ctx context.Context, line string) error {
+	if c.shownViews == nil {
+		c.shownViews = map[string]int{}
+		c.inputs = map[string]string{}
+	}
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return nil
+	}
+	if c.confirm != nil && line != ":yes" && line != "yes" && line != "y" {
+		c.confirm = nil
+		fmt.Fprintln(c.Out, "(not confirmed; nothing was done)")
+		if line == ":no" || line == "no" || line == "n" {
+			return nil
+		}
+	}
+	if strings.HasPrefix(line, "/") {
+		return c.slash(ctx, line)
+	}
+	if n, err := strconv.Atoi(line); err == nil {
+		return c.press(ctx, n)
+	}
+	fields := strings.Fields(line)
+	switch cmd, args := fields[0], fields[1:]; cmd {
+	case ":help", "help":
+		fmt.Fprint(c.Out, Help)
+		return nil
+	case ":quit", "quit", ":q", "exit":
+		return ErrQuit
+	case ":press":
+		n, err := number(args, 1)
+		if err != nil {
+			return err
+		}
+		return c.press(ctx, n[0])
+	case ":yes", "yes", "y":
+		if c.confirm == nil {
+			return errors.New("nothing is waiting for a confirmation")
+		}
+		ctl := *c.confirm
+		c.confirm = nil
+		return c.use(ctx, ctl, ctl.Value)
+	case ":no", "no", "n":
+		return errors.New("nothing is waiting for a confirmation")
+	case ":pick":
+		n, err := number(args, 2)
+		if err != nil {
+			return err
+		}
+		return c.pick(ctx, n[0], n[1])
+	case ":set":
+		if len(args) < 1 {
+			return errors.New("usage: :set N TEXT")
+		}
+		n, err := strconv.Atoi(args[0])
+		if err != nil {
+			return fmt.Errorf("%q is not a control number", args[0])
+		}
+		text := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(line, cmd)), args[0]))
+		return c.set(ctx, n, text)
+	case ":submit":
+		return c.submit(ctx)
+	case ":close":
+		return c.close(ctx)
+	case ":show":
+		if c.modal == "" {
+			return errors.New("no form is open")
+		}
+		delete(c.shownViews, c.modal)
+		c.show()
+		return nil
+	case ":home":
+		if _, err := c.Slack.OpenAppHome(ctx, c.User); err != nil {
+			return err
+		}
+		return c.settle(ctx)
+	case ":digest":
+		if c.Digest == nil {
+			return errors.New("the digest is not set up in this session")
+		}
+		msg, err := c.Digest(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Out, msg)
+		return c.settle(ctx)
+	case ":fault":
+		if c.Fault == nil {
+			return errors.New("fault knobs are off: start the demo with -faults")
+		}
+		msg, err := c.Fault(args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Out, msg)
+		return nil
+	}
+	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
+}
+
+func number(args []string, n int) ([]int, error) {
+	if len(args) != n {
+		return nil, fmt.Errorf("expected %d number(s)", n)
+	}
+	out := make([]int, n)
+	for i, a := range args {
+		v, err := strconv.Atoi(a)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", a)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (c *Console) slash(ctx context.Context, line string) error {
+	name, text, _ := strings.Cut(line, " ")
+	if name != c.Command {
+		return fmt.Errorf("bookbot answers %s here", c.Command)
+	}
+	if _, err := c.Slack.SendSlashCommand(ctx, slacktest.SlashCommand{Command: name, Text: strings.TrimSpace(text), UserID: c.User}); err != nil {
+		return fmt.Errorf("slack: %v", err)
+	}
+	return c.settle(ctx)
+}
+
+func (c *Console) control(n int) (Control, error) {
+	if n < 1 || n > len(c.controls) {
+		if len(c.controls) == 0 {
+			return Control{}, errors.New("nothing on screen can be used; try /booking help")
+		}
+		return Control{}, fmt.Errorf("there is no control %d (1–%d)", n, len(c.controls))
+	}
+	return c.controls[n-1], nil
+}
+
+func (c *Console) press(ctx context.Context, n int) error {
+	ctl, err := c.control(n)
+	if err != nil {
+		return err
+	}
+	if ctl.Kind != "button" {
+		return fmt.Errorf("[%d] is not a button; use :pick or :set", n)
+	}
+	if ctl.Confirm != "" {
+		c.confirm = &ctl
+		fmt.Fprintf(c.Out, "%s\n(:yes to go ahead, :no to stop)\n", ctl.Confirm)
+		return nil
+	}
+	return c.use(ctx, ctl, ctl.Value)
+}
+
+func (c *Console) pick(ctx context.Context, n, m int) error {
+	ctl, err := c.control(n)
+	if err != nil {
+		return err
+	}
+	if ctl.Kind != "select" || ctl.Type == "external_select" {
+		return fmt.Errorf("[%d] is not a select with options; use :set for it", n)
+	}
+	if m < 1 || m > len(ctl.Options) {
+		return fmt.Errorf("[%d] has options 1–%d", n, len(ctl.Options))
+	}
+	value := ctl.Options[m-1].Value
+	if ctl.Where.ViewID != "" && !ctl.Dispatch {
+		c.inputs[ctl.ActionID] = value
+		fmt.Fprintf(c.Out, "%s: %s\n", ctl.Label, ctl.Options[m-1].Text)
+		return nil
+	}
+	return c.use(ctx, ctl, value)
+}
+
+func (c *Console) set(ctx context.Context, n int, text string) error {
+	ctl, err := c.control(n)
+	if err != nil {
+		return err
+	}
+	if ctl.Where.ViewID == "" {
+		return fmt.Errorf("[%d] is not an input", n)
+	}
+	switch {
+	case ctl.Type == "external_select":
+		ack, err := c.Slack.Suggest(ctx, c.User, ctl.Where.ViewID, ctl.ActionID, text)
+		if err != nil {
+			return err
+		}
+		var answer struct {
+			Options []struct {
+				Text  struct{ Text string } `json:"text"`
+				Value string                `json:"value"`
+			} `json:"options"`
+		}
+		if err := json.Unmarshal(ack.Payload, &answer); err != nil || len(answer.Options) == 0 {
+			return fmt.Errorf("nothing matches %q", text)
+		}
+		for _, o := range answer.Options {
+			if strings.EqualFold(o.Value, text) {
+				c.inputs[ctl.ActionID] = o.Value
+				fmt.Fprintf(c.Out, "%s: %s\n", ctl.Label, o.Text.Text)
+				return nil
+			}
+		}
+		var names []string
+		for i, o := range answer.Options {
+			if i == 8 {
+				names = append(names, "…")
+				break
+			}
+			names = append(names, o.Value)
+		}
+		return fmt.Errorf("%q matches %s; set one of them exactly", text, strings.Join(names, ", "))
+	case ctl.Kind == "input":
+		c.inputs[ctl.ActionID] = text
+		fmt.Fprintf(c.Out, "%s: %s\n", ctl.Label, text)
+		return nil
+	}
+	return fmt.Errorf("[%d] is a %s; use :pick or :press", n, ctl.Kind)
+}
+
+// use sends a block action for a button press or a select choice.
+func (c *Console) use(ctx context.Context, ctl Control, value string) error {
+	opts := []slacktest.ActionOption{slacktest.WithBlockID(ctl.BlockID)}
+	if ctl.Where.ViewID != "" {
+		v, ok := c.Slack.View(ctl.Where.ViewID)
+		if !ok || v.Closed {
+			return errors.New("that form is closed")
+		}
+		opts = append(opts, slacktest.InView(v))
+	} else {
+		msgs := c.Slack.Messages()
+		if ctl.Where.Message < 0 || ctl.Where.Message >= len(msgs) {
+			return errors.New("that message is gone")
+		}
+		opts = append(opts, slacktest.InMessage(msgs[ctl.Where.Message]))
+	}
+	if _, err := c.Slack.SendInteraction(ctx, slacktest.BlockAction(c.User, ctl.ActionID, value, opts...)); err != nil {
+		return fmt.Errorf("slack: %v", err)
+	}
+	return c.settle(ctx)
+}
+
+func (c *Console) submit(ctx context.Context) error {
+	if c.modal == "" {
+		return errors.New("no form is open")
+	}
+	ack, err := c.Slack.SubmitInputs(ctx, c.User, c.modal, c.inputs)
+	if err != nil {
+		return fmt.Errorf("not submitted: %v", err)
+	}
+	if ack.Late {
+		fmt.Fprintln(c.Out, "(bookbot answered after Slack's 3 seconds)")
+	}
+	return c.settle(ctx)
+}
+
+func (c *Console) close(ctx context.Context) error {
+	if c.modal == "" {
+		return errors.New("no form is open")
+	}
+	if _, err := c.Slack.Cancel(ctx, c.User, c.modal); err != nil {
+		return err
+	}
+	return c.settle(ctx)
+}
+
+// settle waits for bookbot to finish, then shows what changed.
+func (c *Console) settle(ctx context.Context) error {
+	if c.Idle != nil {
+		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if err := c.Idle(wait); err != nil {
+			fmt.Fprintln(c.Out, "(bookbot is still working; its answer will show after your next command)")
+		}
+	}
+	c.show()
+	return nil
+}
+
+// Show prints whatever changed since the last call (for a caller that
+// waited on the stand-in itself).
+func (c *Console) Show() {
+	if c.shownViews == nil {
+		c.shownViews = map[string]int{}
+		c.inputs = map[string]string{}
+	}
+	c.show()
+}
+
+func (c *Console) show() {
+	r := &Renderer{Zone: c.Zone, Typed: c.inputs}
+	msgs := c.Slack.Messages()
+	for i := c.shownMsgs; i < len(msgs); i++ {
+		m := msgs[i]
+		head := c.messageHeading(m)
+		if head == "" {
+			continue
+		}
+		body := r.Blocks(m.Blocks, Where{Message: i}, nil, nil)
+		if body == "" {
+			body = r.Mrkdwn(m.Text)
+		}
+		fmt.Fprintf(c.Out, "\n%s\n%s\n", head, indent(body))
+	}
+	c.shownMsgs = len(msgs)
+
+	// The newest open modal of the person is the one being worked on.
+	open := ""
+	views := c.Slack.Views()
+	for _, v := range views {
+		if v.Type == "modal" && v.TriggerUser == c.User && !v.Closed {
+			open = v.ID
+		}
+	}
+	if open != c.modal {
+		if c.modal != "" && open == "" {
+			fmt.Fprintln(c.Out, "\n(form closed)")
+		}
+		c.modal, c.inputs = open, map[string]string{}
+	}
+	for _, v := range views {
+		if v.TriggerUser != c.User || v.Closed || (v.Type == "modal" && v.ID != open) {
+			continue
+		}
+		if n, seen := c.shownViews[v.ID]; seen && n == v.Updates && len(v.Errors) == 0 {
+			continue
+		}
+		c.shownViews[v.ID] = v.Updates
+		title := "App Home"
+		if v.Type == "modal" {
+			title = "Form: " + v.Title
+		}
+		body := r.Blocks(v.Blocks, Where{Message: -1, ViewID: v.ID}, stateValues(v.State), v.Errors)
+		fmt.Fprintf(c.Out, "\n┌ %s\n%s\n", title, indent(body))
+		if v.Type == "modal" {
+			fmt.Fprintln(c.Out, "└ :submit to send, :close to close")
+		}
+	}
+	// Controls are numbered across what was just shown; older ones keep
+	// working until something new is shown.
+	if len(r.Controls) > 0 {
+		c.controls = r.Controls
+	}
+	if c.modal != "" && len(r.Controls) > 0 && r.Controls[len(r.Controls)-1].Where.ViewID != c.modal {
+		fmt.Fprintln(c.Out, "(your form is still open: :show brings it back)")
+	}
+}
+
+func (c *Console) messageHeading(m slacktest.Message) string {
+	switch m.Kind {
+	case "ack", "response_url", "ephemeral":
+		if m.User != "" && m.User != c.User {
+			return ""
+		}
+		if m.ReplaceOriginal {
+			return "── bookbot (only you see this; replaces its earlier message) ──"
+		}
+		return "── bookbot (only you see this) ──"
+	case "message":
+		if m.Channel == c.User || m.Channel == c.Slack.DMChannel(c.User) {
+			return "── bookbot, in your DMs ──"
+		}
+		return "── bookbot in channel " + m.Channel + " ──"
+	case "update":
+		return "── bookbot updated a message in " + m.Channel + " ──"
+	}
+	return ""
+}
+
+func indent(s string) string {
+	if s == "" {
+		return "  (empty)"
+	}
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// stateValues flattens a view's state to the values a person sees.
+func stateValues(st map[string]map[string]slack.BlockAction) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for blockID, actions := range st {
+		out[blockID] = map[string]string{}
+		ids := make([]string, 0, len(actions))
+		for id := range actions {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			a := actions[id]
+			v := a.Value
+			switch {
+			case a.SelectedOption.Value != "":
+				v = a.SelectedOption.Value
+			case a.SelectedDate != "":
+				v = a.SelectedDate
+			case a.SelectedUser != "":
+				v = a.SelectedUser
+			}
+			out[blockID][id] = v
+		}
+	}
+	return out
+}

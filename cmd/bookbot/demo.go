@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/console"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/digest"
+)
+
+// stdin is the demo console's input; tests replace it.
+var stdin io.Reader = os.Stdin
+
+const (
+	demoUser    = "UDEMO"
+	demoChannel = "CDIGEST"
+)
+
+// runDemo runs bookbot on this machine with no credentials: the sandbox
+// booking API, the Slack stand-in and the real bot between them over a real
+// Socket Mode WebSocket, worked from a console.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	script := fs.String("script", "", "run the console lines in `FILE` instead of reading the terminal")
+	faults := fs.Bool("faults", false, "allow :fault commands that break the sandbox booking API on purpose")
+	tz := fs.String("tz", "", "the demo person's Slack time zone (IANA name; default: this machine's)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("demo takes no arguments, only flags: %q", fs.Args())
+	}
+	zone, err := demoZone(*tz)
+	if err != nil {
+		return err
+	}
+	in := stdin
+	if *script != "" {
+		f, err := os.Open(*script)
+		if err != nil {
+			return fmt.Errorf("demo script: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+
+	dir, err := os.MkdirTemp("", "bookbot-demo")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	logFile, err := os.Create(filepath.Join(dir, "bookbot.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+	// The sandbox booking API, seeded with sample data.
+	sandbox := bookingtest.New(bookingtest.Options{Seed: true})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	api := &http.Server{Handler: sandbox, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = api.Serve(ln) }()
+	defer api.Close()
+	sandboxURL := "http://" + ln.Addr().String()
+
+	// The Slack stand-in, with the demo person and a digest channel.
+	sl := slacktest.New(slacktest.Options{})
+	defer sl.Close()
+	sl.AddUser(slacktest.User{ID: demoUser, Name: "demo", RealName: "Demo Person", TZ: zone.String()})
+	sl.AddChannel(slacktest.Channel{ID: demoChannel, Name: "bookings", Members: []string{sl.BotUserID(), demoUser}})
+
+	// The real bot, wired as `bookbot run` wires it.
+	key, err := booking.NewKey(bookingtest.DemoKey)
+	if err != nil {
+		return err
+	}
+	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"))
+	if err != nil {
+		return err
+	}
+	slackAPI := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL), slack.OptionAppLevelToken(sl.AppToken()))
+	ledger, err := digest.OpenLedger(dir)
+	if err != nil {
+		return err
+	}
+	runner := &digest.Runner{
+		Source: client, Publisher: &bot.SlackDigestPublisher{Slack: slackAPI}, Ledger: ledger,
+		Channel: demoChannel, Zone: zone, Log: log,
+	}
+	b := bot.New(bot.Config{
+		Command:    "/booking",
+		Allowed:    func(id string) bool { return id == demoUser },
+		TeamID:     sl.TeamID(),
+		Digest:     runner,
+		DigestZone: zone,
+		Log:        log,
+	}, client, slackAPI)
+
+	botCtx, stopBot := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- b.Run(botCtx, socketmode.New(slackAPI), 10*time.Second) }()
+	defer func() {
+		stopBot()
+		<-done
+	}()
+	wait, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := sl.WaitConnected(wait); err != nil {
+		return fmt.Errorf("demo: bookbot did not connect to the local Slack: %w", err)
+	}
+
+	c := &console.Console{
+		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout,
+		Idle: b.Idle,
+		Digest: func(ctx context.Context) (string, error) {
+			res, err := runner.Run(ctx, digest.Tomorrow(time.Now(), zone))
+			switch {
+			case errors.Is(err, digest.ErrAlreadyPosted):
+				return "Tomorrow's digest was posted already in this session (it posts once per date).", nil
+			case err != nil:
+				return "", fmt.Errorf("the digest could not be posted: %v", err)
+			}
+			return fmt.Sprintf("Posted the digest for %s to #bookings (%d bookings).", res.Day.Format("Monday 2 January"), res.Entries), nil
+		},
+	}
+	if *faults {
+		c.Fault = func(args []string) (string, error) { return demoFault(sandbox, args) }
+	}
+
+	fmt.Fprintf(stdout, `bookbot demo: the real bot, a sandbox booking API and a local Slack, all on this machine.
+Nothing here reaches a real calendar or workspace. You are %s, a Slack user in %s.
+Bookbot's log: %s
+Type /booking help to start, :help for console commands, :quit to leave.
+`, "Demo Person", zone, logFile.Name())
+	return demoLoop(ctx, c, in, stdout, *script != "")
+}
+
+// demoLoop reads console lines until EOF, :quit or ctx ends. In a script a
+// line that fails stops the run with an error.
+func demoLoop(ctx context.Context, c *console.Console, in io.Reader, out io.Writer, script bool) error {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for n := 1; ; n++ {
+		fmt.Fprint(out, "\nyou> ")
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(out)
+			return nil
+		case line, ok = <-lines:
+		}
+		if !ok {
+			fmt.Fprintln(out)
+			return nil
+		}
+		if script {
+			fmt.Fprintln(out, line)
+		}
+		err := c.Exec(ctx, line)
+		switch {
+		case errors.Is(err, console.ErrQuit):
+			return nil
+		case err != nil && script:
+			return fmt.Errorf("script line %d (%q): %v", n, line, err)
+		case err != nil:
+			fmt.Fprintln(out, "! "+err.Error())
+		}
+	}
+}
+
+// demoZone is the -tz zone, else this machine's zone by IANA name.
+func demoZone(name string) (*time.Location, error) {
+	if name == "" {
+		name = localZoneName()
+	}
+	loc, err := booking.LoadZone(name)
+	if err != nil {
+		return nil, fmt.Errorf("-tz %q is not an IANA time zone (for example Europe/Berlin or America/New_York)", name)
+	}
+	return loc, nil
+}
+
+// localZoneName finds the machine's zone name: $TZ, then /etc/localtime's
+// link into the zone database, else UTC.
+func localZoneName() string {
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		return tz
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			return target[i+len("zoneinfo/"):]
+		}
+	}
+	return "UTC"
+}
+
+const faultHelp = `Fault knobs (they act once, on the next call to that endpoint, unless noted):
+  :fault create 409      the slot is taken (not booked)
+  :fault create 429      the API's rate limit
+  :fault create 400      the API refuses the request
+  :fault create 500      an HTML error page, nothing stored (outcome unclear until bookbot checks)
+  :fault create commit   stored, then an HTML 503 (bookbot finds it by listing)
+  :fault create drop     stored, then the connection drops
+  :fault list 503        GET /bookings fails (bookbot retries reads)
+  :fault cancel 404      the booking is unknown to the API
+  :fault slow ENDPOINT 2s  every call to ENDPOINT takes that long (until :fault off)
+  :fault off             no faults, no delays
+Endpoints: types, slots, list, create, cancel.`
+
+var demoEndpoints = map[string]string{
+	"types": bookingtest.EndpointEventTypes, "slots": bookingtest.EndpointSlots,
+	"list": bookingtest.EndpointListBookings, "create": bookingtest.EndpointCreateBooking,
+	"cancel": bookingtest.EndpointCancelBooking,
+}
+
+// demoFault applies a :fault command to the sandbox.
+func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
+	if len(args) == 0 || args[0] == "help" {
+		return faultHelp, nil
+	}
+	if args[0] == "off" {
+		s.ClearFaults()
+		for _, ep := range demoEndpoints {
+			s.SetLatency(ep, 0)
+		}
+		return "Faults and delays cleared.", nil
+	}
+	if args[0] == "slow" {
+		if len(args) != 3 {
+			return "", errors.New("usage: :fault slow ENDPOINT DURATION, e.g. :fault slow slots 2s")
+		}
+		ep, ok := demoEndpoints[args[1]]
+		d, err := time.ParseDuration(args[2])
+		if !ok || err != nil || d < 0 || d > time.Minute {
+			return "", errors.New("usage: :fault slow ENDPOINT DURATION (up to 1m); endpoints: types, slots, list, create, cancel")
+		}
+		s.SetLatency(ep, d)
+		return fmt.Sprintf("Every %s now takes %v.", ep, d), nil
+	}
+	if len(args) != 2 {
+		return "", errors.New("usage: :fault ENDPOINT WHAT; :fault help lists them")
+	}
+	ep, ok := demoEndpoints[args[0]]
+	if !ok {
+		return "", fmt.Errorf("unknown endpoint %q; endpoints: types, slots, list, create, cancel", args[0])
+	}
+	switch what := args[1]; what {
+	case "commit":
+		s.CommitThenFail(ep, bookingtest.HTMLError(http.StatusServiceUnavailable))
+	case "drop":
+		s.CommitThenDrop(ep)
+	case "409":
+		s.FailNext(ep, bookingtest.JSONError(http.StatusConflict, "not booked", http.StatusOK))
+	case "429":
+		f := bookingtest.JSONError(http.StatusTooManyRequests, "rate limit exceeded", 0)
+		f.RetryAfter = "60"
+		s.FailNext(ep, f)
+	default:
+		code, err := strconv.Atoi(what)
+		if err != nil || code < 400 || code > 599 {
+			return "", fmt.Errorf("%q is not a fault; :fault help lists them", what)
+		}
+		if code >= 500 {
+			s.FailNext(ep, bookingtest.HTMLError(code))
+		} else {
+			s.FailNext(ep, bookingtest.JSONError(code, strings.ToLower(http.StatusText(code)), 0))
+		}
+	}
+	return fmt.Sprintf("The next %s will fail (%s).", ep, args[1]), nil
+}
