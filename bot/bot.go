@@ -134,14 +134,21 @@ loop:
 			if !ok {
 				break loop
 			}
-			b.Handle(evt, func(payload any) {
-				if evt.Request == nil {
-					return
-				}
-				if err := client.Ack(*evt.Request, payload); err != nil {
-					b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
-				}
-			})
+			// Envelopes are handled side by side so that a burst is not
+			// acked one after another; the handling counts as work, so a
+			// shutdown waits for it.
+			b.work.add(1)
+			go func() {
+				defer b.work.add(-1)
+				b.Handle(evt, func(payload any) {
+					if evt.Request == nil {
+						return
+					}
+					if err := client.Ack(*evt.Request, payload); err != nil {
+						b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
+					}
+				})
+			}()
 		}
 	}
 	if !b.Drain(drain) {
@@ -301,8 +308,9 @@ type seenSet struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu   sync.Mutex
-	seen map[string]seenEntry
+	mu    sync.Mutex
+	seen  map[string]seenEntry
+	swept time.Time // last removal of expired entries
 }
 
 type seenEntry struct {
@@ -323,7 +331,8 @@ func (s *seenSet) check(id string) (any, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	if len(s.seen) > 1000 {
+	if now.Sub(s.swept) > time.Minute { // a sweep per envelope would cost O(n) each
+		s.swept = now
 		for k, e := range s.seen {
 			if now.Sub(e.at) > s.ttl {
 				delete(s.seen, k)

@@ -560,8 +560,10 @@ func recheckValue(m modalMeta) string {
 
 // plainText strips the mrkdwn emphasis for notification fallbacks.
 func plainText(s string) string {
-	return strings.NewReplacer("*", "", "_", "", "`", "").Replace(s)
+	return emphasis.Replace(s)
 }
+
+var emphasis = strings.NewReplacer("*", "", "_", "", "`", "")
 
 func slackErr(err error) string {
 	var se slack.SlackErrorResponse

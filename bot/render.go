@@ -66,9 +66,11 @@ func button(actionID, text, value string) *slack.ButtonBlockElement {
 
 // escape keeps user-provided text from becoming Slack markup: an attendee
 // named "<!channel>" must not ping anyone.
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+func escape(s string) string { return escaper.Replace(s) }
+
+// escaper is built once: a Replacer builds its tables on first use, which
+// costs more than escaping a whole booking list.
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // clip shortens s to n characters for Slack's limits.
 func clip(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,9 +23,17 @@ type wsConn struct {
 	gone    chan struct{} // closed when the reader stops
 }
 
-func (c *wsConn) write(b []byte) error {
+func (c *wsConn) write(b []byte) error { return c.writeStamped(b, nil) }
+
+// writeStamped calls stamp as the message goes onto the socket, after any
+// writes queued before it, so a delivery time excludes the server's own
+// queueing.
+func (c *wsConn) writeStamped(b []byte, stamp func()) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if stamp != nil {
+		stamp()
+	}
 	_ = c.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	defer func() { _ = c.c.SetWriteDeadline(time.Time{}) }()
 	return c.c.WriteMessage(websocket.TextMessage, b)
@@ -46,6 +55,7 @@ type envelope struct {
 	user        string
 
 	deliveredAt time.Time
+	delivery    *delivery // the latest delivery
 	acked       bool
 }
 
@@ -70,8 +80,17 @@ type ackResult struct {
 }
 
 type delivery struct {
-	at time.Time
-	ch chan ackResult
+	at   time.Time
+	sent atomic.Int64 // UnixNano when written to the socket; 0 before
+	ch   chan ackResult
+}
+
+// deliveredAt is when the envelope went onto the socket (at, if unknown).
+func (d *delivery) deliveredAt() time.Time {
+	if n := d.sent.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return d.at
 }
 
 // serveLink is the Socket Mode WebSocket endpoint apps.connections.open
@@ -135,7 +154,7 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		s.handleAck(msg)
+		s.handleAck(msg, s.now()) // stamped on arrival, before any locking
 	}
 }
 
@@ -232,12 +251,13 @@ func (s *Server) deliver(ctx context.Context, env *envelope) (Ack, error) {
 		s.mu.Lock()
 		d.at = s.now()
 		env.deliveredAt = d.at
+		env.delivery = d
 		env.acked = false
 		s.envelopes[env.id] = env
 		s.pending[env.id] = append(s.pending[env.id], d)
 		wire := env.wire()
 		s.mu.Unlock()
-		if err := c.write(wire); err != nil {
+		if err := c.writeStamped(wire, func() { d.sent.Store(s.now().UnixNano()) }); err != nil {
 			s.forget(env.id, d)
 			s.dropConn(c)
 			continue
@@ -271,7 +291,7 @@ func (s *Server) forget(id string, d *delivery) {
 }
 
 // handleAck matches an ack to its envelope and does what Slack does with it.
-func (s *Server) handleAck(raw []byte) {
+func (s *Server) handleAck(raw []byte, received time.Time) {
 	var msg struct {
 		EnvelopeID string          `json:"envelope_id"`
 		Payload    json.RawMessage `json:"payload"`
@@ -282,7 +302,7 @@ func (s *Server) handleAck(raw []byte) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := received
 	ack := Ack{EnvelopeID: msg.EnvelopeID, Raw: cloneRaw(raw)}
 	if len(msg.Payload) > 0 && string(msg.Payload) != "null" {
 		ack.Payload = cloneRaw(msg.Payload)
@@ -299,6 +319,9 @@ func (s *Server) handleAck(raw []byte) {
 	if known {
 		ack.Envelope = env.wire()
 		ack.Delay = now.Sub(env.deliveredAt)
+		if env.delivery != nil {
+			ack.Delay = now.Sub(env.delivery.deliveredAt())
+		}
 		ack.Late = ack.Delay > AckTimeout
 		switch {
 		case ack.Dropped:
@@ -317,7 +340,7 @@ func (s *Server) handleAck(raw []byte) {
 	s.notifyLocked()
 	for _, d := range ds {
 		a := copyAck(ack)
-		a.Delay = now.Sub(d.at)
+		a.Delay = now.Sub(d.deliveredAt())
 		d.ch <- ackResult{ack: a, err: err}
 	}
 }

@@ -1,0 +1,565 @@
+// Command bookbot-perf measures bookbot against its performance budget on
+// loopback: it builds the real binary, runs it against the sandbox booking
+// API and the local Slack stand-in (both in this process, so their clocks
+// take the timestamps), drives it like Slack would and prints each figure
+// next to its target. docs/performance.md explains the method.
+//
+//	go run ./cmd/bookbot-perf               # everything
+//	go run ./cmd/bookbot-perf -only ack     # one measurement
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+const user = "UPERF"
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bookbot-perf:", err)
+		os.Exit(1)
+	}
+}
+
+type figure struct {
+	name, value, target string
+	ok                  bool
+	note                string
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("bookbot-perf", flag.ContinueOnError)
+	n := fs.Int("n", 300, "slash commands in the ack burst")
+	modals := fs.Int("modals", 50, "modal openings measured")
+	interactions := fs.Int("interactions", 1000, "interactions in the memory run")
+	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,goroutines")
+	cpuprofile := fs.String("cpuprofile", "", "only write a CPU profile of the in-process bot answering the ack burst to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cpuprofile != "" {
+		return profileAcks(ctx, *n, *cpuprofile)
+	}
+	want := func(name string) bool {
+		return *only == "" || slices.Contains(strings.Split(*only, ","), name)
+	}
+
+	dir, err := os.MkdirTemp("", "bookbot-perf")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "bookbot")
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/bookbot")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build (run from the repository root): %v\n%s", err, b)
+	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "bookbot-perf: %s, %d CPUs, %s/%s\n\n", runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+
+	var figs []figure
+	figs = append(figs, figure{name: "static binary size", value: fmt.Sprintf("%.1f MB", float64(st.Size())/1e6), target: "reported", ok: true})
+
+	if want("startup") || want("ack") || want("modal") || want("overhead") || want("memory") {
+		p, err := start(ctx, bin, dir)
+		if err != nil {
+			return err
+		}
+		figs = append(figs, figure{name: "start-up to connected", value: ms(p.startup), target: "≤ 300 ms", ok: p.startup <= 300*time.Millisecond})
+		rss0 := p.rss()
+		figs = append(figs, figure{name: "resident set after start", value: mb(rss0), target: "≤ 25 MB", ok: rss0 > 0 && rss0 <= 25<<20})
+		if want("ack") {
+			f, err := p.ackBurst(ctx, *n)
+			if err != nil {
+				return fmt.Errorf("ack: %w", err)
+			}
+			figs = append(figs, f...)
+		}
+		if want("modal") {
+			f, err := p.modalLatency(ctx, *modals)
+			if err != nil {
+				return fmt.Errorf("modal: %w", err)
+			}
+			figs = append(figs, f)
+		}
+		if want("overhead") {
+			f, err := p.overhead(ctx)
+			if err != nil {
+				return fmt.Errorf("overhead: %w", err)
+			}
+			figs = append(figs, f...)
+		}
+		if want("memory") {
+			f, err := p.memory(ctx, *interactions, rss0)
+			if err != nil {
+				return fmt.Errorf("memory: %w", err)
+			}
+			figs = append(figs, f)
+		}
+		p.stop()
+	}
+	if want("goroutines") {
+		f, err := goroutines(ctx, *interactions)
+		if err != nil {
+			return fmt.Errorf("goroutines: %w", err)
+		}
+		figs = append(figs, f)
+	}
+
+	missed := 0
+	fmt.Fprintf(out, "%-44s %-22s %-12s %s\n", "figure", "measured", "target", "")
+	for _, f := range figs {
+		verdict := "PASS"
+		if !f.ok {
+			verdict = "MISS"
+			missed++
+		}
+		fmt.Fprintf(out, "%-44s %-22s %-12s %s\n", f.name, f.value, f.target, verdict)
+		if f.note != "" {
+			fmt.Fprintf(out, "    %s\n", f.note)
+		}
+	}
+	if missed > 0 {
+		return fmt.Errorf("%d figure(s) missed their target", missed)
+	}
+	return nil
+}
+
+// proc is the bookbot binary running against the in-process stand-ins.
+type proc struct {
+	cmd     *exec.Cmd
+	sandbox *bookingtest.Sandbox
+	api     *http.Server
+	apiURL  string
+	sl      *slacktest.Server
+	startup time.Duration
+	stderr  *strings.Builder
+}
+
+func start(ctx context.Context, bin, dir string) (*proc, error) {
+	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
+	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p.api = &http.Server{Handler: p.sandbox, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.api.Serve(ln) }()
+	p.apiURL = "http://" + ln.Addr().String()
+	p.sl = slacktest.New(slacktest.Options{})
+	p.sl.AddUser(slacktest.User{ID: user, Name: "perf", RealName: "Perf Person", TZ: "Europe/Berlin"})
+
+	p.cmd = exec.Command(bin, "run")
+	p.cmd.Env = []string{
+		"HOME=" + dir,
+		"BOOKING_BASE_URL=" + p.apiURL,
+		"BOOKING_API_KEY=" + bookingtest.DemoKey,
+		"SLACK_BOT_TOKEN=" + p.sl.BotToken(),
+		"SLACK_APP_TOKEN=" + p.sl.AppToken(),
+		"SLACK_API_URL=" + p.sl.APIURL,
+		"BOOKBOT_ALLOWED_USERS=" + user,
+		"BOOKBOT_STATE_DIR=" + filepath.Join(dir, "state"),
+		"BOOKBOT_HTTP_ADDR=off",
+		"LOG_LEVEL=warn",
+		"GODEBUG=" + os.Getenv("PERF_GODEBUG"),
+	}
+	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
+	began := time.Now()
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := p.sl.WaitConnected(wait); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("bookbot did not connect: %v\n%s", err, p.stderr)
+	}
+	p.startup = time.Since(began)
+	return p, nil
+}
+
+func (p *proc) stop() {
+	if os.Getenv("PERF_GODEBUG") != "" {
+		fmt.Fprintln(os.Stderr, p.stderr)
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	p.sl.Close()
+	_ = p.api.Close()
+}
+
+// rss is the process's resident set (VmRSS), 0 when unknown.
+func (p *proc) rss() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func (p *proc) setLatency(d time.Duration) {
+	for _, ep := range []string{bookingtest.EndpointEventTypes, bookingtest.EndpointSlots, bookingtest.EndpointListBookings, bookingtest.EndpointCreateBooking, bookingtest.EndpointCancelBooking} {
+		p.sandbox.SetLatency(ep, d)
+	}
+}
+
+// replies counts response_url posts so far.
+func (p *proc) replies() int {
+	n := 0
+	for _, m := range p.sl.Messages() {
+		if m.Kind == "response_url" {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *proc) waitReplies(ctx context.Context, n int) error {
+	for {
+		changed := p.sl.Changed() // before the count, so no change is missed
+		if p.replies() >= n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d replies arrived: %w\n%s", p.replies(), n, ctx.Err(), p.stderr)
+		}
+	}
+}
+
+// ackBurst sends bursts of n slash commands at once while the API takes a
+// second: the first right after start-up (cold: nothing cached, goroutine
+// stacks and connections not yet grown), then three more, measured together.
+func (p *proc) ackBurst(ctx context.Context, n int) ([]figure, error) {
+	p.setLatency(time.Second)
+	defer p.setLatency(0)
+	cold, err := p.burst(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	var warm []time.Duration
+	for range 3 {
+		d, err := p.burst(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		warm = append(warm, d...)
+	}
+	p99 := pct(warm, 99)
+	return []figure{
+		{name: fmt.Sprintf("ack latency, first burst of %d, p50 / p99", n), value: ms(pct(cold, 50)) + " / " + ms(pct(cold, 99)), target: "reported", ok: true},
+		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p50", n), value: ms(pct(warm, 50)), target: "reported", ok: true},
+		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p99", n), value: ms(p99), target: "≤ 20 ms", ok: p99 <= 20*time.Millisecond},
+	}, nil
+}
+
+// burst sends n slash commands at once and waits for all their replies.
+func (p *proc) burst(ctx context.Context, n int) ([]time.Duration, error) {
+	before := p.replies()
+	delays := make([]time.Duration, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			ack, err := p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: user})
+			if err != nil {
+				errs <- err
+				return
+			}
+			delays[i] = ack.Delay
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := p.waitReplies(wait, before+n); err != nil {
+		return nil, err
+	}
+	return delays, nil
+}
+
+// modalLatency measures /booking new → views.open while the API takes 2 s.
+func (p *proc) modalLatency(ctx context.Context, n int) (figure, error) {
+	p.setLatency(2 * time.Second)
+	defer p.setLatency(0)
+	opens := func() int { return countCalls(p.sl, "views.open") }
+	var took []time.Duration
+	for range n {
+		before := opens()
+		began := time.Now()
+		if _, err := p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: user}); err != nil {
+			return figure{}, err
+		}
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		calls, err := p.sl.WaitCalls(wait, "views.open", before+1)
+		cancel()
+		if err != nil {
+			return figure{}, err
+		}
+		took = append(took, calls[len(calls)-1].At.Sub(began))
+	}
+	p99 := pct(took, 99)
+	return figure{name: fmt.Sprintf("modal latency p99 (%d opens, API at 2 s)", n), value: ms(p99) + " (p50 " + ms(pct(took, 50)) + ")", target: "≤ 300 ms", ok: p99 <= 300*time.Millisecond}, nil
+}
+
+func countCalls(sl *slacktest.Server, method string) int {
+	n := 0
+	for _, c := range sl.Calls() {
+		if c.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// overhead books through bookbot (submit → outcome shown) and makes the
+// same two requests raw. bookbot's guard allows 5 creates a minute, so
+// five of each are measured.
+func (p *proc) overhead(ctx context.Context) ([]figure, error) {
+	const rounds = 5
+	var through, raw []time.Duration
+	for i := range rounds {
+		before := countCalls(p.sl, "views.open")
+		if _, err := p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new deep-dive", UserID: user}); err != nil {
+			return nil, err
+		}
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := p.sl.WaitCalls(wait, "views.open", before+1); err != nil {
+			return nil, err
+		}
+		// The newest modal, once its times are loaded.
+		newest := ""
+		for _, v := range p.sl.Views() {
+			if v.Type == "modal" {
+				newest = v.ID
+			}
+		}
+		v, err := p.sl.WaitView(wait, func(v slacktest.View) bool {
+			return v.ID == newest && len(slotOptions(v.Blocks)) > 0
+		})
+		if err != nil {
+			last, _ := p.sl.View(newest)
+			return nil, fmt.Errorf("the form did not load its times: %w\n%s", err, last.Blocks)
+		}
+		slot := slotOptions(v.Blocks)[0] // fresh from GET /slots, so free
+		updates := countCalls(p.sl, "views.update")
+		began := time.Now()
+		if _, err := p.sl.SubmitInputs(ctx, user, v.ID, map[string]string{"slot": slot, "name": "Perf Attendee", "email": fmt.Sprintf("perf%d@example.com", i)}); err != nil {
+			return nil, err
+		}
+		if _, err := p.sl.WaitView(wait, func(x slacktest.View) bool {
+			return x.ID == v.ID && strings.Contains(string(x.Blocks), "Booked.")
+		}); err != nil {
+			last, _ := p.sl.View(v.ID)
+			return nil, fmt.Errorf("no booking confirmed: %w\n%s\n%s", err, last.Blocks, p.stderr)
+		}
+		calls, _ := p.sl.WaitCalls(wait, "views.update", updates+1)
+		through = append(through, calls[len(calls)-1].At.Sub(began))
+		if _, err := p.sl.Cancel(ctx, user, v.ID); err != nil {
+			return nil, err
+		}
+
+		d, err := rawCreateVerify(ctx, p.apiURL, i)
+		if err != nil {
+			return nil, err
+		}
+		raw = append(raw, d)
+	}
+	t50, r50 := pct(through, 50), pct(raw, 50)
+	return []figure{
+		{name: "booking through bookbot p50 (submit → outcome)", value: ms(t50), target: "reported", ok: true},
+		{name: "the same POST + GET made raw, p50", value: ms(r50), target: "reported", ok: true},
+		{name: "bookbot overhead on a booking, p50", value: ms(t50 - r50), target: "≤ 5 ms", ok: t50-r50 <= 5*time.Millisecond,
+			note: "includes the ack round trip and the views.update that shows the outcome"},
+	}, nil
+}
+
+// slotOptions are the slot select's option values in a view.
+func slotOptions(raw json.RawMessage) []string {
+	var blocks []map[string]any
+	_ = json.Unmarshal(raw, &blocks)
+	for _, b := range blocks {
+		el, _ := b["element"].(map[string]any)
+		if el == nil || el["action_id"] != "slot" {
+			continue
+		}
+		var out []string
+		collect := func(opts any) {
+			list, _ := opts.([]any)
+			for _, o := range list {
+				if m, ok := o.(map[string]any); ok {
+					if v, ok := m["value"].(string); ok {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+		collect(el["options"])
+		groups, _ := el["option_groups"].([]any)
+		for _, g := range groups {
+			if m, ok := g.(map[string]any); ok {
+				collect(m["options"])
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// rawCreateVerify books a consultation slot with net/http alone: POST
+// /bookings then GET /bookings, as bookbot does. It returns the time of the
+// two requests only.
+func rawCreateVerify(ctx context.Context, base string, i int) (time.Duration, error) {
+	h := &http.Client{Timeout: 10 * time.Second}
+	call := func(method, path string, form url.Values) ([]byte, error) {
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, err := http.NewRequestWithContext(ctx, method, base+"/api/v1/"+path, body)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := h.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 300 {
+			return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
+		}
+		return b, err
+	}
+	b, err := call("GET", "slots?event_type=consultation", nil)
+	if err != nil {
+		return 0, err
+	}
+	var slots struct {
+		Slots []struct{ Start, End string } `json:"slots"`
+	}
+	if err := json.Unmarshal(b, &slots); err != nil || len(slots.Slots) <= 2*i {
+		return 0, errors.New("no consultation slots to book")
+	}
+	s := slots.Slots[2*i]
+	began := time.Now()
+	if _, err := call("POST", "bookings", url.Values{"event_type": {"consultation"}, "start": {s.Start}, "end": {s.End},
+		"name": {"Raw Attendee"}, "email": {fmt.Sprintf("raw%d@example.com", i)}, "booker_tz": {"Europe/Berlin"}}); err != nil {
+		return 0, err
+	}
+	if _, err := call("GET", "bookings", nil); err != nil {
+		return 0, err
+	}
+	return time.Since(began), nil
+}
+
+// memory makes n interactions, waits until they are answered and the heap
+// settles, and compares the resident set with the one after start.
+func (p *proc) memory(ctx context.Context, n int, rss0 int64) (figure, error) {
+	before := p.replies()
+	publishes := countCalls(p.sl, "views.publish")
+	expected, homes := 0, 0
+	for i := range n {
+		var err error
+		switch i % 10 {
+		case 0, 1, 2, 3:
+			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: user})
+			expected++
+		case 4, 5:
+			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "types", UserID: user})
+			expected++
+		case 6:
+			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "slots intro-call", UserID: user})
+			expected++
+		case 7:
+			_, err = p.sl.OpenAppHome(ctx, user)
+			homes++
+		default:
+			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "help", UserID: user})
+		}
+		if err != nil {
+			return figure{}, err
+		}
+	}
+	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := p.waitReplies(wait, before+expected); err != nil {
+		return figure{}, err
+	}
+	if _, err := p.sl.WaitCalls(wait, "views.publish", publishes+homes); err != nil {
+		return figure{}, err
+	}
+	// An idle Go process collects at least every two minutes; the heap
+	// goal then shrinks and the scavenger hands pages back to the OS. Wait
+	// for that (up to 150 s), as an idle bot between bursts would.
+	peak := p.rss()
+	rss, settled := peak, time.Now()
+	for deadline := time.Now().Add(150 * time.Second); time.Now().Before(deadline) && float64(rss) > 1.1*float64(rss0); {
+		select {
+		case <-ctx.Done():
+			return figure{}, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		rss = p.rss()
+	}
+	waited := time.Since(settled).Round(time.Second)
+	return figure{
+		name:   fmt.Sprintf("resident set after %d interactions", n),
+		value:  fmt.Sprintf("%s (%+.0f%%)", mb(rss), 100*(float64(rss)/float64(rss0)-1)),
+		target: "≤ +10%", ok: rss0 > 0 && float64(rss) <= 1.1*float64(rss0),
+		note: fmt.Sprintf("%s right after the last answer; measured %v later", mb(peak), waited),
+	}, nil
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+func mb(b int64) string         { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
