@@ -42,6 +42,9 @@ type Client struct {
 	now       func() time.Time
 	log       *slog.Logger
 	userAgent string
+	journal   Journal
+	observer  Observer
+	dryRun    bool
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -98,6 +101,7 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 		sleep:            sleepContext,
 		now:              time.Now,
 		log:              slog.New(slog.DiscardHandler),
+		observer:         nopObserver{},
 		userAgent:        "bookbot",
 		reconcileTimeout: 30 * time.Second,
 	}
@@ -261,16 +265,19 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
+		c.observer.Request(ep.name, 0, time.Since(start))
 		return 0, c.transportError(ctx, ep, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	took := time.Since(start)
+	c.observer.Request(ep.name, resp.StatusCode, took)
 	if err != nil {
 		return resp.StatusCode, c.transportError(ctx, ep, err)
 	}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "booking API call",
 		slog.String("endpoint", ep.name), slog.Int("status", resp.StatusCode),
-		slog.Duration("took", time.Since(start)))
+		slog.Duration("took", took))
 	if len(raw) > maxBody {
 		return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Sample: "answer larger than 4 MiB"}
 	}

@@ -43,7 +43,17 @@ const (
 	// NotFound: 404. The booking does not exist, belongs to another account,
 	// or is assigned to another host.
 	NotFound Outcome = "not_found"
+
+	// DryRun: nothing was sent; WouldSend says what would have been.
+	DryRun Outcome = "dry_run"
 )
+
+// Request is a write as it would have gone to the API, for a dry run.
+type Request struct {
+	Method string
+	Path   string     // the URL path, /api/v1/… included
+	Form   url.Values // the form body; nil for a cancel
+}
 
 // Result is the classified outcome of a create or cancel, with what was seen
 // on the way, for the person who asked and for the logs.
@@ -54,12 +64,15 @@ type Result struct {
 	Verified   bool     // the list agrees with the outcome
 	Reconciled bool     // the outcome was settled by listing after an unclear answer
 	RetryAfter time.Duration
+	Held       bool     // RateLimited without sending: bookbot's own guard held the create back
+	WouldSend  *Request // dry run: what would have been sent
 	Err        error    // the error behind the outcome, if any
 	Seen       []string // what happened, in order; never holds an email address
 }
 
 // NeedsHuman reports whether a person must check the calendar before anyone
-// tries again.
+// tries again: the answer was unclear and listing did not settle it (§7
+// rule 3 of the API).
 func (r *Result) NeedsHuman() bool {
 	return r.Outcome == Unknown || r.Outcome == ProbablyNotBooked
 }
@@ -86,11 +99,12 @@ func (r *Result) LogValue() slog.Value {
 // Create books a slot for an attendee (POST /bookings), once. It is never
 // retried: the API has no idempotency and sends real invitations.
 //
-// An error means nothing was sent (invalid input, a finished context); fix it
-// and try again. Otherwise the Result says what happened. A receipt alone is
-// not trusted: the booking is confirmed only when GET /bookings shows it with
-// the same event, start, end and attendee email. An unclear answer (timeout,
-// dropped connection, 5xx, malformed body) is settled by listing.
+// An error means nothing was sent (invalid input, a finished context, a
+// journal that could not record the write); fix it and try again. Otherwise
+// the Result says what happened. A receipt alone is not trusted: the booking
+// is confirmed only when GET /bookings shows it with the same event, start,
+// end and attendee email. An unclear answer (timeout, dropped connection,
+// 5xx, malformed body) is settled by listing.
 func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -98,16 +112,6 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	if !req.Slot.Start.After(c.now()) {
 		return nil, ValidationError{{"slot", "this slot has already started; pick a later one"}}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	res := &Result{}
-	if wait, ok := c.guard.Reserve(req.Slot.eventType); !ok {
-		res.Outcome, res.RetryAfter = RateLimited, wait
-		res.saw("not sent: bookbot holds creates back to stay within the API's limits for %s", HumanDuration(wait))
-		return res, nil
-	}
-
 	form := url.Values{
 		"event_type": {req.Slot.eventType},
 		"start":      {req.Slot.rawStart},
@@ -121,8 +125,78 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	if req.Note != "" {
 		form.Set("q:booking-note", req.Note)
 	}
+	w := Write{
+		Op: OpCreate, EventType: req.Slot.eventType, Start: req.Slot.rawStart, End: req.Slot.rawEnd,
+		Name: form.Get("name"), Email: req.Email, TimeZone: req.TimeZone, Note: req.Note,
+	}
+	ep := endpoint{"POST", "bookings", "POST /bookings"}
+	return c.write(ctx, w, ep, form, func(res *Result) { c.create(ctx, req, ep, form, res) })
+}
+
+// write records w in the journal, then sends it (or, in a dry run, only
+// says what it would send), and records the outcome.
+func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Values, send func(*Result)) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w.Actor, w.DryRun = actorOf(ctx), c.dryRun
+	finish := func(*Result) {}
+	if c.journal != nil {
+		f, err := c.journal.Begin(ctx, w)
+		if err != nil {
+			return nil, fmt.Errorf("nothing was sent, because the journal could not record the %s first: %w", w.Op, err)
+		}
+		finish = f
+	}
+	res := &Result{}
+	if c.dryRun {
+		c.dryRunWrite(ctx, w, ep, form, res)
+	} else {
+		send(res)
+	}
+	finish(res)
+	c.observer.Wrote(w.Op, res)
+	attrs := []slog.Attr{slog.Any("result", res)}
+	if w.BookingID != "" {
+		attrs = append(attrs, slog.String("booking_id", w.BookingID))
+	}
+	c.log.LogAttrs(ctx, slog.LevelInfo, "booking "+string(w.Op), attrs...)
+	return res, nil
+}
+
+// dryRunWrite fills res with what would have been sent. A cancel also looks
+// the booking up (a read), so the person sees what it would have cancelled.
+func (c *Client) dryRunWrite(ctx context.Context, w Write, ep endpoint, form url.Values, res *Result) {
+	res.Outcome = DryRun
+	res.WouldSend = &Request{Method: ep.method, Path: c.base.Path + ep.path, Form: form}
+	res.saw("dry run: %s was not sent", ep.name)
+	if w.Op != OpCancel {
+		return
+	}
+	list, err := c.Bookings(ctx)
+	if err != nil {
+		res.saw("GET /bookings failed, so the booking could not be looked up: %v", err)
+		return
+	}
+	for i, b := range list {
+		if b.ID == w.BookingID {
+			res.Booking = &list[i]
+			res.saw("GET /bookings lists %s", w.BookingID)
+			return
+		}
+	}
+	res.saw("GET /bookings (%d listed) does not list %s", len(list), w.BookingID)
+}
+
+// create sends one POST /bookings and classifies the answer.
+func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, form url.Values, res *Result) {
+	if wait, ok := c.guard.Reserve(req.Slot.eventType); !ok {
+		res.Outcome, res.RetryAfter, res.Held = RateLimited, wait, true
+		res.saw("not sent: bookbot holds creates back to stay within the API's limits for %s", HumanDuration(wait))
+		return
+	}
 	var created wireCreated
-	status, err := c.once(ctx, endpoint{"POST", "bookings", "POST /bookings"}, nil, form, &created)
+	status, err := c.once(ctx, ep, nil, form, &created)
 	res.Err = err
 
 	var apiErr *APIError
@@ -130,7 +204,7 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
 		res.Outcome, res.RetryAfter = RateLimited, c.guard.Throttled(apiErr.RetryAfter)
 		res.saw("POST /bookings answered 429; creates are held back for %s", HumanDuration(res.RetryAfter))
-		return res, nil
+		return
 	case err == nil || errors.As(err, &apiErr):
 		c.guard.Answered()
 	}
@@ -162,8 +236,31 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 		res.saw("POST /bookings gave no clear answer: %v", err)
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	}
-	c.log.LogAttrs(ctx, slog.LevelInfo, "booking create", slog.Any("result", res))
-	return res, nil
+}
+
+// Reconcile settles a write whose outcome was never recorded (bookbot
+// stopped while it was in flight) by listing bookings. It never writes.
+func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
+	res := &Result{Reconciled: true}
+	switch w.Op {
+	case OpCreate:
+		res.saw("bookbot stopped before the answer to POST /bookings was recorded")
+		slot, err := wireSlot{Start: w.Start, End: w.End}.slot(w.EventType)
+		if err != nil {
+			res.Outcome = Unknown
+			res.saw("the journal's slot could not be read: %v", err)
+			break
+		}
+		c.settleCreate(ctx, CreateRequest{Slot: slot, Email: w.Email}, res, ProbablyNotBooked)
+	case OpCancel:
+		res.saw("bookbot stopped before the answer to POST /bookings/%s/cancel was recorded", w.BookingID)
+		c.settleCancel(ctx, w.BookingID, res)
+	default:
+		res.Outcome = Unknown
+		res.saw("the journal holds an unknown write %q", w.Op)
+	}
+	c.observer.Wrote(w.Op, res)
+	return res
 }
 
 // settleCreate lists bookings to confirm a create. A listed booking with the
@@ -211,17 +308,19 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 // the list to confirm it is gone. Attendees may be notified, and grouped or
 // series bookings may be cancelled together with it.
 //
-// An error means nothing was sent (an invalid ID, a finished context).
+// An error means nothing was sent (an invalid ID, a finished context, a
+// journal that could not record the write).
 func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	if err := ValidateBookingID(id); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	res := &Result{}
-	var out wireCancelled
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
+	return c.write(ctx, Write{Op: OpCancel, BookingID: id}, ep, nil, func(res *Result) { c.cancel(ctx, id, ep, res) })
+}
+
+// cancel sends one cancel and classifies the answer.
+func (c *Client) cancel(ctx context.Context, id string, ep endpoint, res *Result) {
+	var out wireCancelled
 	_, err := c.once(ctx, ep, nil, nil, &out)
 	res.Err = err
 
@@ -247,8 +346,6 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 		res.saw("POST /bookings/%s/cancel gave no clear answer: %v", id, err)
 		c.settleCancel(ctx, id, res)
 	}
-	c.log.LogAttrs(ctx, slog.LevelInfo, "booking cancel", slog.String("booking_id", id), slog.Any("result", res))
-	return res, nil
 }
 
 // settleCancel checks the list after a cancel. res.Outcome is Cancelled when

@@ -1,0 +1,78 @@
+package booking
+
+import (
+	"context"
+	"time"
+)
+
+// Journal keeps a durable record of every write: Begin is called before a
+// create or cancel is sent, and the function it returns with the outcome.
+// When Begin fails, the write is not sent: a write bookbot could lose track
+// of is worse than one that was refused. (*journal.Journal implements it.)
+type Journal interface {
+	Begin(ctx context.Context, w Write) (finish func(*Result), err error)
+}
+
+// Observer is told about every request the client makes and every write's
+// outcome. Its methods must be quick; bookbot's metrics implement it.
+type Observer interface {
+	// Request reports one HTTP exchange; status is 0 when none came back.
+	Request(endpoint string, status int, took time.Duration)
+	// Wrote reports the outcome of a create or cancel, including those held
+	// back by the guard and dry runs.
+	Wrote(op Op, res *Result)
+}
+
+// WithJournal records every create and cancel in j.
+func WithJournal(j Journal) Option { return func(c *Client) { c.journal = j } }
+
+// WithObserver reports requests and write outcomes to o.
+func WithObserver(o Observer) Option { return func(c *Client) { c.observer = o } }
+
+// WithDryRun makes creates and cancels send nothing: reads still go to the
+// API, and a write's Result (outcome DryRun) says what would have been sent.
+func WithDryRun() Option { return func(c *Client) { c.dryRun = true } }
+
+// Op names a write.
+type Op string
+
+const (
+	OpCreate Op = "create"
+	OpCancel Op = "cancel"
+)
+
+// Write is a create or cancel about to be sent, as the journal records it.
+type Write struct {
+	Op    Op     `json:"op"`
+	Actor string `json:"actor,omitempty"` // who asked (a Slack user ID), from WithActor
+	// Create: the slot as the API gave it, and the attendee.
+	EventType string `json:"event_type,omitempty"`
+	Start     string `json:"start,omitempty"`
+	End       string `json:"end,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Email     string `json:"email,omitempty"`
+	TimeZone  string `json:"booker_tz,omitempty"`
+	Note      string `json:"note,omitempty"`
+	// Cancel: the booking.
+	BookingID string `json:"booking_id,omitempty"`
+	DryRun    bool   `json:"dry_run,omitempty"`
+}
+
+type actorKey struct{}
+
+// WithActor returns a context that says who asked for the writes made with
+// it, for the journal.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+func actorOf(ctx context.Context) string {
+	s, _ := ctx.Value(actorKey{}).(string)
+	return s
+}
+
+// nopObserver stands in when no Observer is set.
+type nopObserver struct{}
+
+func (nopObserver) Request(string, int, time.Duration) {}
+func (nopObserver) Wrote(Op, *Result)                  {}
