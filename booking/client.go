@@ -319,7 +319,7 @@ func errorFrom(ep endpoint, resp *http.Response, raw []byte, key Key, now time.T
 	}
 	var w wireError
 	if isJSON(resp.Header.Get("Content-Type")) && json.Unmarshal(raw, &w) == nil && w.Error != "" {
-		e.Message = truncate(redactKey(w.Error, key.value()), 200)
+		e.Message = truncate(redactEmails(redactKey(w.Error, key.value())), 200)
 		if w.Status != nil {
 			e.BodyStatus = *w.Status
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -150,7 +151,21 @@ func sanitize(body []byte, key Key) string {
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
 	s = redactKey(s, key.value())
+	s = redactEmails(s)
 	return truncate(s, 120)
+}
+
+// emailAddress matches what looks like an email address in an answer.
+var emailAddress = regexp.MustCompile(`[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+`)
+
+// redactEmails hides email addresses an answer echoes (an error page that
+// repeats the request, say), so that errors, Result.Seen and the logs they
+// reach never carry an attendee's address.
+func redactEmails(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return emailAddress.ReplaceAllString(s, "[email]")
 }
 
 // stripTags keeps the text of an HTML page, dropping tags and the contents of

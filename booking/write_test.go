@@ -409,7 +409,7 @@ func TestCreateGuardKeepsWithinLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute {
+	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !res.Held {
 		t.Fatalf("6th attempt in a minute = %+v, want held back for a minute", res)
 	}
 	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 5 {
@@ -423,11 +423,11 @@ func TestCreateAfter429HoldsBack(t *testing.T) {
 	slots, _ := c.Slots(t.Context(), "intro-call")
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.Fault{Status: 429, Body: `{"error":"too many"}`, ContentType: "application/json"})
 	res, _ := c.Create(t.Context(), request(slots[0]))
-	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) {
-		t.Fatalf("429 without Retry-After = %+v, want held a minute", res)
+	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
+		t.Fatalf("429 without Retry-After = %+v, want held a minute (the API's refusal, not bookbot's)", res)
 	}
 	res, _ = c.Create(t.Context(), request(slots[1]))
-	if res.Outcome != booking.RateLimited || res.Err != nil {
+	if res.Outcome != booking.RateLimited || res.Err != nil || !res.Held {
 		t.Fatalf("create during the hold = %+v, want refused locally", res)
 	}
 	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
