@@ -68,6 +68,10 @@ type Runner struct {
 
 	Now func() time.Time // nil: time.Now
 	Log *slog.Logger     // nil: discarded
+
+	// Observe, when set, is told how each Run ended: "posted",
+	// "already_posted", "skipped_empty" or "failed". It must be quick.
+	Observe func(result string)
 }
 
 // Result is what a Run did.
@@ -88,6 +92,27 @@ type Result struct {
 // empty day is recorded as posted without a message. Event types failing to
 // load do not stop the digest: it shows slugs instead of titles.
 func (r *Runner) Run(ctx context.Context, day time.Time) (Result, error) {
+	res, err := r.run(ctx, day)
+	if r.Observe != nil {
+		r.Observe(runResult(res, err))
+	}
+	return res, err
+}
+
+// runResult names how a Run ended, for Observe.
+func runResult(res Result, err error) string {
+	switch {
+	case errors.Is(err, ErrAlreadyPosted):
+		return "already_posted"
+	case err != nil:
+		return "failed"
+	case res.Skipped:
+		return "skipped_empty"
+	}
+	return "posted"
+}
+
+func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 	if err := r.check(true); err != nil {
 		return Result{}, err
 	}
