@@ -50,6 +50,16 @@ type Config struct {
 	Allowed func(userID string) bool // who may use the bot
 	TeamID  string                   // the workspace; payloads from other teams are ignored
 
+	// DryRun marks every message and view: bookbot sends no bookings or
+	// cancellations, and shows what it would have sent.
+	DryRun bool
+	// Journal is the write journal: `/booking audit` reads it, and the
+	// entries that need a person are reported to ReviewChannel, or when that
+	// is empty by direct message to Reviewers[0]. nil: neither.
+	Journal       Journal
+	ReviewChannel string
+	Reviewers     []string
+
 	Digest        DigestPreviewer // nil: `/booking digest` says the digest is off
 	DigestZone    *time.Location
 	IncludeEmails bool // show attendee emails in the digest preview
@@ -58,6 +68,7 @@ type Config struct {
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)
 	Now         func() time.Time
 	Log         *slog.Logger
+	Metrics     Metrics // nil: none
 }
 
 // Bot serves Slack. Create it with New; it is safe for concurrent use.
@@ -73,7 +84,8 @@ type Bot struct {
 	modals   *modalSlots     // slots shown in each open modal
 	creating *keyLock        // creates in flight, by event, start and email
 
-	work inflight // envelope work in flight
+	work     inflight   // envelope work in flight
+	reviewMu sync.Mutex // one review report at a time, so none is posted twice
 }
 
 // New returns a bot answering through slackAPI with data from booker.
@@ -99,6 +111,9 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 	if cfg.DigestZone == nil {
 		cfg.DigestZone = time.UTC
 	}
+	if cfg.DryRun {
+		slackAPI = dryRunViews{slackAPI}
+	}
 	return &Bot{
 		cfg:      cfg,
 		booking:  booker,
@@ -121,6 +136,10 @@ type Acker func(payload any)
 func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- b.connect(ctx, client) }()
+	reviewCtx, stopReviews := context.WithCancel(ctx)
+	reviews := make(chan struct{})
+	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
+	defer func() { stopReviews(); <-reviews }()
 	var runErr error
 loop:
 	for {
@@ -134,6 +153,8 @@ loop:
 			if !ok {
 				break loop
 			}
+			received := time.Now()
+			b.connection(evt.Type)
 			// Envelopes are handled side by side so that a burst is not
 			// acked one after another; the handling counts as work, so a
 			// shutdown waits for it.
@@ -146,11 +167,14 @@ loop:
 					}
 					if err := client.Ack(*evt.Request, payload); err != nil {
 						b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
+						return
 					}
+					b.acked(evt.Type, time.Since(received))
 				})
 			}()
 		}
 	}
+	b.connectionEnded()
 	if !b.Drain(drain) {
 		b.log.Warn("shutdown: work still in flight after the drain period", "drain", drain)
 	}

@@ -22,7 +22,8 @@ import (
 
 // ephemeral is a slash command's ack payload: an instant reply only the
 // person sees.
-func ephemeral(m message) map[string]any {
+func (b *Bot) ephemeral(m message) map[string]any {
+	m = b.mark(m)
 	return map[string]any{"response_type": "ephemeral", "text": m.Text, "blocks": m.Blocks}
 }
 
@@ -32,7 +33,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	ok, refusal := b.permitted(cmd.TeamID, cmd.UserID)
 	if !ok {
 		if refusal != nil {
-			return ephemeral(*refusal)
+			return b.ephemeral(*refusal)
 		}
 		return nil
 	}
@@ -48,13 +49,13 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	reply := b.responder(cmd.ResponseURL, cmd.UserID, false)
 	switch {
 	case verb == "" || verb == "help":
-		return ephemeral(helpMessage(name, ""))
+		return b.ephemeral(helpMessage(name, ""))
 	case verb == "types" && len(args) == 0:
 		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
 	case verb == "slots" && len(args) == 1:
 		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, cmd.UserID, args[0])) })
 	case verb == "slots":
-		return ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots <event>` (see `%s types`).", name, name)))
+		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots <event>` (see `%s types`).", name, name)))
 	case verb == "new" && len(args) <= 1:
 		meta := modalMeta{}
 		if len(args) == 1 {
@@ -66,11 +67,13 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	case verb == "cancel" && len(args) == 1:
 		id := args[0]
 		if err := booking.ValidateBookingID(id); err != nil {
-			return ephemeral(helpMessage(name, "That is not a booking ID: "+err.Error()+". Booking IDs are shown by `"+name+" list`."))
+			return b.ephemeral(helpMessage(name, "That is not a booking ID: "+err.Error()+". Booking IDs are shown by `"+name+" list`."))
 		}
 		later.add("cancel-confirm", func(ctx context.Context) { reply(b.cancelConfirmReply(ctx, cmd.UserID, id)) })
 	case verb == "cancel":
-		return ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel <booking-id>` (IDs are shown by `%s list`).", name, name)))
+		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel <booking-id>` (IDs are shown by `%s list`).", name, name)))
+	case verb == "audit" && len(args) == 0:
+		later.add("audit", func(ctx context.Context) { reply(b.auditReply(ctx, cmd.UserID)) })
 	case verb == "digest" && len(args) == 0:
 		later.add("digest-preview", func(ctx context.Context) {
 			for _, m := range b.digestReply(ctx) {
@@ -78,7 +81,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 			}
 		})
 	default:
-		return ephemeral(helpMessage(name, fmt.Sprintf("I don't know `%s`.", escape(strings.TrimSpace(cmd.Text)))))
+		return b.ephemeral(helpMessage(name, fmt.Sprintf("I don't know `%s`.", escape(strings.TrimSpace(cmd.Text)))))
 	}
 	return nil
 }
@@ -88,6 +91,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 // as a direct message.
 func (b *Bot) responder(responseURL, userID string, replace bool) func(message) {
 	return func(m message) {
+		m = b.mark(m)
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		if responseURL == "" {
@@ -301,7 +305,7 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 			if cb.ResponseURL != "" {
 				replace(message{Text: "Cancelling " + id + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling `" + escape(id) + "`…")}})
 			}
-			res, err := b.booking.Cancel(ctx, id)
+			res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 			var m message
 			if err != nil {
 				m = errorMessage("Nothing was cancelled", err)
@@ -310,6 +314,7 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 				m = cancelOutcomeMessage(id, res)
 			}
 			replace(m)
+			b.ReportReviews(ctx)
 			if inHome {
 				b.publishHome(ctx, user)
 			}
@@ -368,6 +373,8 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		})
 	case actionHomeRefresh:
 		later.add("home", func(ctx context.Context) { b.publishHome(ctx, user) })
+	case actionReviewed:
+		b.markReviewed(later, cb, a.Value)
 	}
 }
 

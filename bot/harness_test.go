@@ -117,6 +117,13 @@ type harness struct {
 // already wired to the sandbox, so options can use it too).
 func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil, opts...)
+}
+
+// newHarnessWith starts the bot with a booking client built with extra
+// options (a journal, a dry run).
+func newHarnessWith(t *testing.T, clientOpts []booking.Option, opts ...func(*harness, *bot.Config)) *harness {
+	t.Helper()
 	h := &harness{t: t, clock: &clock{now: t0}, logs: &logBuffer{}}
 
 	// The sandbox's clock stays at t0; the bot's may move.
@@ -137,11 +144,11 @@ func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	client, err := booking.NewClient(h.sb.URL, key,
+	client, err := booking.NewClient(h.sb.URL, key, append([]booking.Option{
 		booking.WithClock(h.clock.Now),
 		booking.WithSleep(func(context.Context, time.Duration) error { return nil }),
 		booking.WithLogger(log),
-	)
+	}, clientOpts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +171,12 @@ func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() { h.done <- h.bot.Run(ctx, sm, 5*time.Second) }()
 	// Registered after the servers' cleanups, so it runs before them.
-	t.Cleanup(h.stop)
+	t.Cleanup(func() {
+		h.stop()
+		if t.Failed() {
+			t.Logf("the bot's log:\n%s", h.logs)
+		}
+	})
 	if err := h.sl.WaitConnected(h.ctx()); err != nil {
 		t.Fatalf("the bot did not connect: %v", err)
 	}

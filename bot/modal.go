@@ -421,45 +421,53 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	userID := cb.User.ID
 	viewID := v.ID
 	types, _ := b.types.recent()
+	pending := pendingView(meta, requester, types)
+	// The outcome is shown by external_id: the view has it only once Slack
+	// has applied this ack, so the outcome can never be overwritten by the
+	// "Booking…" view of an ack that is still on its way.
+	pending.ExternalID = fmt.Sprintf("booking-%s-%d", viewID, b.cfg.Now().UnixNano())
+	shownAs := pending.ExternalID
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
 		if !fresh {
 			// The list is old (or bookbot restarted): re-check the slot is offered.
 			slots, err := b.booking.Slots(ctx, in.event)
 			if err != nil {
-				b.finishCreate(ctx, userID, viewID, meta, requester, types, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
+				b.finishCreate(ctx, userID, shownAs, meta, requester, types, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
 			b.modals.put(viewID, in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
-				b.finishCreate(ctx, userID, viewID, meta, requester, types, nil, errSlotGone)
+				b.finishCreate(ctx, userID, shownAs, meta, requester, types, nil, errSlotGone)
 				return
 			}
 		}
-		res, err := b.booking.Create(ctx, booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
-		b.finishCreate(ctx, userID, viewID, meta, requester, types, res, err)
+		res, err := b.booking.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
+		b.finishCreate(ctx, userID, shownAs, meta, requester, types, res, err)
+		b.ReportReviews(ctx)
 	})
-	return slack.NewUpdateViewSubmissionResponse(pendingView(meta, requester, types))
+	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
 }
 
 var errSlotGone = errors.New("that time is no longer free; nothing was booked")
 
-// finishCreate shows the outcome in the modal and sends it as a message the
-// person keeps.
-func (b *Bot) finishCreate(ctx context.Context, userID, viewID string, meta modalMeta, requester *time.Location, types []booking.EventType, res *booking.Result, err error) {
+// finishCreate shows the outcome in the modal (the "Booking…" view, by its
+// external_id) and sends it as a message the person keeps.
+func (b *Bot) finishCreate(ctx context.Context, userID, externalID string, meta modalMeta, requester *time.Location, types []booking.EventType, res *booking.Result, err error) {
 	if res != nil {
 		b.log.Info("booking create finished", "user", userID, "result", res)
 	}
 	msg := createOutcome(meta, res, err, requester, types)
 	view := outcomeView(meta, msg)
-	if _, uerr := b.slack.UpdateViewContext(ctx, view, "", "", viewID); uerr != nil {
-		b.log.Info("outcome view not shown (modal closed?)", "err", uerr)
+	if uerr := b.updateSubmitted(ctx, view, externalID); uerr != nil {
+		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
 	}
 	b.dm(ctx, userID, msg)
 }
 
 func (b *Bot) dm(ctx context.Context, userID string, msg message) {
+	msg = b.mark(msg)
 	if _, _, err := b.slack.PostMessageContext(ctx, userID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
 		b.log.Warn("direct message failed", "user", userID, "err", err)
 	}
@@ -508,6 +516,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	case res == nil:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: %s.", title, slotText, attendee, escape(errText(err)))
 		actions = append(actions, pick)
+	case res.Outcome == booking.DryRun:
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
+		actions = append(actions, pick)
 	case res.Outcome == booking.Confirmed:
 		bk := res.Booking
 		attZone := requester
@@ -543,7 +554,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, recheck)
 	}
 	blocks := []slack.Block{section(text)}
-	if res != nil && res.Outcome != booking.Confirmed && len(res.Seen) > 0 {
+	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && len(res.Seen) > 0 {
 		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
 	}
 	if len(actions) > 0 {
@@ -572,3 +583,27 @@ func slackErr(err error) string {
 	}
 	return err.Error()
 }
+
+// updateSubmitted updates the view a submission ack put in place. Until
+// Slack has applied that ack, views.update answers not_found; it is asked
+// again until the ack's own deadline has passed (then the modal was closed).
+func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, externalID string) error {
+	wait := 5 * time.Millisecond
+	deadline := time.Now().Add(ackWindow)
+	for {
+		_, err := b.slack.UpdateViewContext(ctx, view, externalID, "", "")
+		var se slack.SlackErrorResponse
+		if err == nil || !errors.As(err, &se) || se.Err != "not_found" || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// ackWindow is how long Slack waits for an ack.
+const ackWindow = 3 * time.Second

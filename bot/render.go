@@ -129,14 +129,15 @@ func helpMessage(cmd, problem string) message {
 			"`%[1]s new [event]` – book a slot for an attendee\n"+
 			"`%[1]s list` – upcoming bookings, with Cancel buttons\n"+
 			"`%[1]s cancel <booking-id>` – cancel one booking (asks first)\n"+
-			"`%[1]s digest` – preview tomorrow's digest", cmd)),
+			"`%[1]s digest` – preview tomorrow's digest\n"+
+			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", cmd)),
 		slack.NewActionBlock("help_actions",
 			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
 			button(actionListPage, "Upcoming bookings", "0"),
 			button(actionShowTypes, "Event types", ""),
 		),
 	)
-	text := "bookbot: " + cmd + " types | slots <event> | new | list | cancel <id> | digest"
+	text := "bookbot: " + cmd + " types | slots <event> | new | list | cancel <id> | digest | audit"
 	if problem != "" {
 		text = problem + "\n" + text
 	}
@@ -334,6 +335,11 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 func cancelOutcomeMessage(id string, res *booking.Result) message {
 	var text string
 	switch res.Outcome {
+	case booking.DryRun:
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
+		if res.Booking == nil {
+			text += fmt.Sprintf("\n`%s` is not among the upcoming bookings, so the API would most likely answer not found.", escape(id))
+		}
 	case booking.Cancelled:
 		text = fmt.Sprintf(":white_check_mark: Booking `%s` is cancelled.", escape(id))
 		if !res.Verified {
@@ -351,7 +357,7 @@ func cancelOutcomeMessage(id string, res *booking.Result) message {
 		text = fmt.Sprintf(":warning: It is unclear whether booking `%s` was cancelled. Check the calendar before trying again.", escape(id))
 	}
 	blocks := []slack.Block{section(text)}
-	if len(res.Seen) > 0 && res.Outcome != booking.Cancelled {
+	if len(res.Seen) > 0 && res.Outcome != booking.Cancelled && res.Outcome != booking.DryRun {
 		blocks = append(blocks, contextLine(escape("What bookbot saw: "+strings.Join(res.Seen, "; "))))
 	}
 	return message{Text: text, Blocks: blocks}

@@ -272,6 +272,7 @@ type Server struct {
 
 	failNext  map[string][]string
 	latency   map[string]time.Duration
+	held      map[string]chan struct{} // calls wait until the channel is closed
 	rateLimit map[string][]time.Duration
 }
 
@@ -358,6 +359,7 @@ func newServer(opts Options, tb testing.TB) *Server {
 		pending:      map[string][]*delivery{},
 		failNext:     map[string][]string{},
 		latency:      map[string]time.Duration{},
+		held:         map[string]chan struct{}{},
 		rateLimit:    map[string][]time.Duration{},
 	}
 	s.upgrader = websocket.Upgrader{
@@ -602,6 +604,54 @@ func (s *Server) SetLatency(method string, d time.Duration) {
 		return
 	}
 	s.latency[method] = d
+}
+
+// Hold makes calls to method ("response_url" for posts to response URLs)
+// wait until release is called, so a test can have things happen while
+// the bot's answer is on its way.
+func (s *Server) Hold(method string) (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan struct{})
+	s.held[method] = ch
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.held[method] == ch {
+				delete(s.held, method)
+			}
+			s.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// wait delays a call to method by its latency and any hold; false means the
+// request or the server ended first.
+func (s *Server) wait(r *http.Request, method string) bool {
+	s.mu.Lock()
+	delay, held := s.latency[method], s.held[method]
+	s.mu.Unlock()
+	var timer <-chan time.Time
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		timer = t.C
+	}
+	for timer != nil || held != nil {
+		select {
+		case <-timer:
+			timer = nil
+		case <-held:
+			held = nil
+		case <-r.Context().Done():
+			return false
+		case <-s.done:
+			return false
+		}
+	}
+	return true
 }
 
 // RateLimitNext makes the next call to method answer HTTP 429 with a

@@ -182,20 +182,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	call := Call{Method: name, Form: form, JSON: cloneRaw(q.raw), Token: s.tokenKind(tok)}
 
-	s.mu.Lock()
-	delay := s.latency[name]
-	s.mu.Unlock()
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-s.done:
-			t.Stop()
-			return
-		}
+	if !s.wait(r, name) {
+		return
 	}
 
 	s.mu.Lock()
@@ -642,6 +630,9 @@ func (s *Server) issueResponseURLLocked(kind, channel, user, originalTS string) 
 func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 8<<20))
 	call := Call{Method: "response_url", Form: url.Values{}, JSON: cloneRaw(body)}
+	if !s.wait(r, "response_url") {
+		return
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,0 +1,83 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// dryRunNote heads every message and view in a dry run, so nobody takes
+// a dry run's "booked" for a real one.
+const dryRunNote = ":test_tube: *Dry run:* bookbot sends no bookings or cancellations to the booking API; it shows what it would have sent."
+
+func dryRunBanner() slack.Block { return contextLine(dryRunNote) }
+
+// mark puts the dry-run banner on a message. Messages keep to 49 blocks, so
+// the banner always fits Slack's 50.
+func (b *Bot) mark(m message) message {
+	if !b.cfg.DryRun {
+		return m
+	}
+	m.Blocks = append([]slack.Block{dryRunBanner()}, m.Blocks...)
+	m.Text = "[dry run] " + m.Text
+	return m
+}
+
+func (b *Bot) markView(v *slack.ModalViewRequest) *slack.ModalViewRequest {
+	if b.cfg.DryRun {
+		v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
+	}
+	return v
+}
+
+func withBanner(blocks []slack.Block) []slack.Block {
+	return append([]slack.Block{dryRunBanner()}, blocks...)
+}
+
+// dryRunViews puts the banner on every view bookbot opens, updates or
+// publishes, whichever flow builds it.
+type dryRunViews struct{ SlackAPI }
+
+func (d dryRunViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
+	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
+	return d.SlackAPI.OpenViewContext(ctx, triggerID, v)
+}
+
+func (d dryRunViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
+	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
+	return d.SlackAPI.UpdateViewContext(ctx, v, externalID, hash, viewID)
+}
+
+func (d dryRunViews) PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error) {
+	req.View.Blocks.BlockSet = withBanner(req.View.Blocks.BlockSet)
+	return d.SlackAPI.PublishViewContext(ctx, req)
+}
+
+// wouldSend shows the request a dry run did not send: the endpoint and
+// every form field, exactly as they would have gone.
+func wouldSend(r *booking.Request) string {
+	if r == nil {
+		return "Nothing would have been sent."
+	}
+	s := fmt.Sprintf("bookbot would have sent `%s %s`", r.Method, escape(r.Path))
+	if len(r.Form) == 0 {
+		return s + " with no body."
+	}
+	keys := make([]string, 0, len(r.Form))
+	for k := range r.Form {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var fields []string
+	for _, k := range keys {
+		for _, v := range r.Form[k] {
+			fields = append(fields, k+" = "+clip(v, 200))
+		}
+	}
+	return s + " (form-encoded) with:\n```" + escape(strings.Join(fields, "\n")) + "```"
+}

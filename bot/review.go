@@ -1,0 +1,287 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
+)
+
+// Journal is what the bot needs of the write journal (*journal.Journal):
+// the recent entries for `/booking audit`, and the review queue.
+type Journal interface {
+	Since(t time.Time) ([]journal.Entry, error)
+	Unreported() ([]journal.Entry, error)
+	MarkReported(seq uint64, to string) error
+	MarkReviewed(seq uint64, by string) (journal.Entry, error)
+}
+
+const (
+	actionReviewed = "review_checked"
+	// reviewEvery is how often entries whose report failed are tried again.
+	reviewEvery = 5 * time.Minute
+	// auditWindow is how far back `/booking audit` looks.
+	auditWindow = 24 * time.Hour
+)
+
+// ReportReviews puts every journal entry that needs a person, and has not
+// yet been reported, in front of one: in the review channel, or else by
+// direct message to the first reviewer. A write settled after a restart
+// also goes to the person who asked, who never heard its outcome. An entry
+// is marked reported once a post succeeds; one whose posts all fail stays
+// for the next call. Run calls it at start and every few minutes, and the
+// booking flows after each write.
+func (b *Bot) ReportReviews(ctx context.Context) {
+	if b.cfg.Journal == nil {
+		return
+	}
+	b.reviewMu.Lock()
+	defer b.reviewMu.Unlock()
+	list, err := b.cfg.Journal.Unreported()
+	if err != nil {
+		b.log.Error("journal: the review queue could not be read", "err", err)
+		return
+	}
+	b.log.Debug("review queue read", "unreported", len(list))
+	types, _ := b.types.recent()
+	if types == nil && len(list) > 0 {
+		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
+	}
+	for _, e := range list {
+		m := b.mark(reviewMessage(e, types))
+		var sent []string
+		for _, to := range b.reviewRecipients(e) {
+			if _, _, err := b.slack.PostMessageContext(ctx, to, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)); err != nil {
+				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
+				continue
+			}
+			sent = append(sent, to)
+		}
+		if len(sent) == 0 {
+			continue
+		}
+		if err := b.cfg.Journal.MarkReported(e.Seq, strings.Join(sent, ",")); err != nil {
+			b.log.Error("journal: a review report was posted but not recorded; it may be posted again", "seq", e.Seq, "err", err)
+			continue
+		}
+		b.log.Info("review report posted", "seq", e.Seq, "op", string(e.Op), "outcome", string(e.Outcome), "to", strings.Join(sent, ","))
+	}
+}
+
+func (b *Bot) reviewRecipients(e journal.Entry) []string {
+	var to []string
+	if b.cfg.ReviewChannel != "" {
+		to = append(to, b.cfg.ReviewChannel)
+	} else if len(b.cfg.Reviewers) > 0 {
+		to = append(to, b.cfg.Reviewers[0])
+	}
+	if e.Actor != "" && (b.cfg.ReviewChannel == "" || e.Recovered) && !slices.Contains(to, e.Actor) {
+		to = append(to, e.Actor)
+	}
+	return to
+}
+
+// reviewLoop reports at start and then every reviewEvery until ctx ends.
+func (b *Bot) reviewLoop(ctx context.Context) {
+	t := time.NewTicker(reviewEvery)
+	defer t.Stop()
+	for {
+		b.ReportReviews(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// markReviewed handles "Mark as checked" on a review report.
+func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value string) {
+	seq, err := strconv.ParseUint(value, 10, 64)
+	if err != nil || b.cfg.Journal == nil {
+		return
+	}
+	user := cb.User.ID
+	replace := b.responder(cb.ResponseURL, user, cb.ResponseURL != "")
+	later.add("review", func(ctx context.Context) {
+		e, err := b.cfg.Journal.MarkReviewed(seq, user)
+		if err != nil {
+			b.log.Error("journal: a review could not be recorded", "seq", seq, "err", err)
+			replace(errorMessage("The check could not be recorded; press the button again", err))
+			return
+		}
+		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
+		types, _ := b.types.recent()
+		replace(reviewMessage(e, types))
+	})
+}
+
+// reviewMessage is the report of an entry that needs a person. Times are
+// Slack date tokens, so every reader sees them in their own zone.
+func reviewMessage(e journal.Entry, types []booking.EventType) message {
+	what, head := "booking", "A booking needs a human look"
+	if e.Op == booking.OpCancel {
+		what, head = "cancellation", "A cancellation needs a human look"
+	}
+	lines := []string{"*What:* " + writeSummary(e, types, nil)}
+	if e.Actor != "" {
+		lines = append(lines, fmt.Sprintf("*Asked by:* <@%s> %s", e.Actor, dateToken(e.At)))
+	} else {
+		lines = append(lines, "*Asked:* "+dateToken(e.At))
+	}
+	lines = append(lines, "*Outcome:* "+outcomeText(e))
+	if e.Recovered {
+		lines = append(lines, fmt.Sprintf("_bookbot stopped while this %s was in flight; on restart it checked the bookings list._", what))
+	}
+	lines = append(lines, "*What to do:* "+reviewAdvice(e))
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(head)),
+		section(strings.Join(lines, "\n")),
+	}
+	if len(e.Seen) > 0 {
+		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(e.Seen, "; "), 2900))))
+	}
+	if e.ReviewedAt.IsZero() {
+		blocks = append(blocks, slack.NewActionBlock("review_actions",
+			button(actionReviewed, "Mark as checked", strconv.FormatUint(e.Seq, 10)).WithStyle(slack.StylePrimary)))
+	} else {
+		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, dateToken(e.ReviewedAt))))
+	}
+	return message{Text: head + ": " + plainText(writeSummary(e, types, nil)), Blocks: blocks}
+}
+
+// writeSummary says what a journal entry asked for. loc nil gives Slack
+// date tokens; otherwise times are in loc.
+func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location) string {
+	if e.Op == booking.OpCancel {
+		return fmt.Sprintf("cancel booking `%s`", escape(e.BookingID))
+	}
+	start, err := time.Parse(time.RFC3339Nano, e.Start)
+	at := escape(e.Start)
+	switch {
+	case err != nil:
+	case loc == nil:
+		at = dateToken(start)
+	default:
+		at = start.In(loc).Format("Mon 2 Jan 15:04 MST")
+	}
+	return fmt.Sprintf("book *%s* %s for %s (%s)", escape(titleOf(booking.Some(e.EventType), types)), at, escape(e.Name), escape(e.Email))
+}
+
+func dateToken(t time.Time) string {
+	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// outcomeText names an entry's outcome for people.
+func outcomeText(e journal.Entry) string {
+	var s string
+	switch e.Outcome {
+	case "":
+		s = "in flight (no answer recorded yet)"
+	case booking.Confirmed:
+		s = "booked, and the bookings list shows it"
+	case booking.NotBooked:
+		s = "not booked (409: taken, a duplicate, or needs email verification)"
+	case booking.NotConfirmed:
+		s = "not confirmed (the API returned no booking)"
+	case booking.Rejected:
+		s = "refused by the booking API"
+	case booking.RateLimited:
+		s = "not sent (rate limit)"
+	case booking.ProbablyNotBooked:
+		s = "probably not booked: the answer was unclear and the bookings list does not show it"
+	case booking.Unknown:
+		s = "unknown: the answer was unclear and listing could not settle it"
+	case booking.Cancelled:
+		s = "cancelled"
+		if !e.Verified {
+			s += " (the list could not be checked)"
+		}
+	case booking.NotCancelled:
+		s = "not cancelled: the booking is still listed"
+	case booking.NotFound:
+		s = "not found"
+	case booking.DryRun:
+		s = "dry run: nothing was sent"
+	default:
+		s = string(e.Outcome)
+	}
+	if e.Created != "" {
+		s += fmt.Sprintf(" (booking `%s`)", escape(e.Created))
+	}
+	return s
+}
+
+func reviewAdvice(e journal.Entry) string {
+	switch e.Outcome {
+	case booking.Confirmed:
+		return "nothing to book again: the booking exists. Make sure the person who asked knows."
+	case booking.Cancelled:
+		return "nothing: the booking is no longer listed."
+	case booking.NotCancelled:
+		return "cancel it again if it should go (a repeat cancel is harmless)."
+	case booking.ProbablyNotBooked:
+		return "check the calendar and the attendee's inbox. If the booking is not there and is still wanted, book it again with the booking form."
+	default:
+		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
+	}
+}
+
+// auditReply lists the asker's recent journal entries, in their zone.
+func (b *Bot) auditReply(ctx context.Context, userID string) message {
+	if b.cfg.Journal == nil {
+		return message{Text: "The journal is not set up.", Blocks: []slack.Block{section("This bookbot keeps no journal of writes.")}}
+	}
+	list, err := b.cfg.Journal.Since(b.cfg.Now().Add(-auditWindow))
+	if err != nil {
+		return errorMessage("The journal could not be read", err)
+	}
+	types, _ := b.types.recent()
+	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())
+}
+
+// auditMessage shows journal entries newest first, as many as fit.
+func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Location, now time.Time) message {
+	head := "Bookings and cancellations, last 24 hours"
+	if len(list) == 0 {
+		return message{Text: head + ": none", Blocks: []slack.Block{section("No bookings or cancellations went through bookbot in the last 24 hours.")}}
+	}
+	lines := make([]string, 0, len(list))
+	for _, e := range slices.Backward(list) {
+		lines = append(lines, auditLine(e, types, loc))
+	}
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(head)),
+		contextLine(fmt.Sprintf("%d, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), zoneName(loc, now))),
+	}
+	for _, text := range splitLines("", lines, 3000) {
+		if len(blocks) >= 49 {
+			blocks[48] = contextLine("Older entries do not fit here: `bookbot audit` shows them.")
+			break
+		}
+		blocks = append(blocks, section(text))
+	}
+	return message{Text: fmt.Sprintf("%s: %d", head, len(list)), Blocks: blocks}
+}
+
+func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) string {
+	who := "someone"
+	if e.Actor != "" {
+		who = "<@" + e.Actor + ">"
+	}
+	s := fmt.Sprintf("`%s` %s: %s → %s", e.At.In(loc).Format("Mon 15:04"), who, writeSummary(e, types, loc), outcomeText(e))
+	switch {
+	case e.AwaitingReview():
+		s += " · :warning: awaiting a human check"
+	case e.NeedsReview:
+		s += fmt.Sprintf(" · checked by <@%s>", e.ReviewedBy)
+	}
+	return s
+}

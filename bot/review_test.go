@@ -1,0 +1,204 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+const reviewChannel = "CREVIEW"
+
+// journaledHarness runs the bot with a write journal; reviews go to the
+// review channel when inChannel, else by DM to bob.
+func journaledHarness(t *testing.T, inChannel bool, extra ...booking.Option) (*harness, *journal.Journal) {
+	t.Helper()
+	j, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, append([]booking.Option{booking.WithJournal(j)}, extra...), func(h *harness, cfg *bot.Config) {
+		j.Now = h.clock.Now
+		cfg.Journal, cfg.Reviewers = j, []string{bob, ada}
+		if inChannel {
+			h.sl.AddChannel(slacktest.Channel{ID: reviewChannel, Name: "bookbot-review", Members: []string{h.sl.BotUserID(), ada, bob}})
+			cfg.ReviewChannel = reviewChannel
+		}
+	})
+	return h, j
+}
+
+func messagesIn(h *harness, channel, want string) []slacktest.Message {
+	var out []slacktest.Message
+	for _, m := range h.sl.Messages() {
+		if m.Kind == "message" && m.Channel == channel && strings.Contains(textOf(m.Blocks), want) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, true)
+	v := h.openModal(ada, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.dm(ada, "Probably not booked")
+
+	report := h.waitMessage("in the review channel", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewChannel
+	})
+	text := textOf(report.Blocks)
+	for _, s := range []string{"A booking needs a human look", "*Intro call*", "Grace Hopper (grace@example.com)", "<@" + ada + ">",
+		"probably not booked", "check the calendar", "POST /bookings"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("report lacks %q:\n%s", s, text)
+		}
+	}
+	if len(elements(report.Blocks, "review_checked")) != 1 {
+		t.Fatalf("no Mark as checked button:\n%s", text)
+	}
+
+	// Reported once: later sweeps post nothing more.
+	h.drain()
+	h.bot.ReportReviews(h.ctx())
+	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 1 {
+		t.Fatalf("%d reports, want 1", n)
+	}
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Fatalf("awaiting review = %d, want 1", n)
+	}
+
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.reply(bob, "Checked by <@"+bob+">")
+	h.drain()
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("awaiting review = %d after the check, want 0", n)
+	}
+}
+
+func TestReviewsGoByDMWithoutAReviewChannel(t *testing.T) {
+	t.Parallel()
+	h, _ := journaledHarness(t, false)
+	v := h.openModal(ada, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(502))
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	// The first reviewer and the person who asked.
+	h.dm(bob, "A booking needs a human look")
+	h.dm(ada, "A booking needs a human look")
+	h.drain()
+	if n := len(messagesIn(h, bob, "needs a human look")) + len(messagesIn(h, ada, "needs a human look")); n != 2 {
+		t.Errorf("%d review DMs, want 2", n)
+	}
+}
+
+func TestClearOutcomesAreNotReported(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, true)
+	v := h.openModal(ada, "intro-call")
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.dm(ada, "Booked")
+	h.drain()
+	if n := len(messagesIn(h, reviewChannel, "")); n != 0 {
+		t.Errorf("%d review reports for a confirmed booking", n)
+	}
+	entries, err := j.Since(time.Time{})
+	if err != nil || len(entries) != 1 || entries[0].Actor != ada || entries[0].Outcome != booking.Confirmed {
+		t.Fatalf("journal: %+v, %v", entries, err)
+	}
+}
+
+func TestAuditShowsRecentWrites(t *testing.T) {
+	t.Parallel()
+	h, _ := journaledHarness(t, true)
+	v := h.openModal(ada, "intro-call")
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.dm(ada, "Booked")
+	h.slash(bob, "list")
+	var id string
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
+			id = b.ID
+		}
+	}
+	msg := h.reply(bob, id)
+	h.interact(slacktest.BlockAction(bob, "cancel_booking", id, slacktest.InMessage(msg)))
+	h.reply(bob, "is cancelled")
+	h.drain()
+
+	h.slash(kiw, "audit")
+	audit := h.reply(kiw, "last 24 hours")
+	text := textOf(audit.Blocks)
+	// Newest first, in the asker's zone (Auckland: 23:07 NZDT at t0).
+	cancelAt := strings.Index(text, "<@"+bob+">: cancel booking `"+id+"` → cancelled")
+	bookAt := strings.Index(text, "<@"+ada+">: book *Intro call* Mon 23 Mar 23:15 NZDT for Grace Hopper")
+	if cancelAt < 0 || bookAt < 0 || cancelAt > bookAt {
+		t.Errorf("audit:\n%s", text)
+	}
+	if !strings.Contains(text, "Pacific/Auckland") {
+		t.Errorf("audit does not name the zone:\n%s", text)
+	}
+}
+
+func TestAuditWithoutAJournal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slash(ada, "audit")
+	h.reply(ada, "keeps no journal")
+}
+
+func TestDryRun(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, []booking.Option{booking.WithDryRun()}, func(_ *harness, cfg *bot.Config) { cfg.DryRun = true })
+	const banner = "Dry run:* bookbot sends no bookings or cancellations"
+
+	if ack := h.slash(ada, "help"); !strings.Contains(textOf(ack.Payload), banner) {
+		t.Errorf("help ack has no dry-run banner:\n%s", textOf(ack.Payload))
+	}
+	v := h.openModal(ada, "intro-call")
+	if !strings.Contains(textOf(v.Blocks), banner) {
+		t.Errorf("modal has no banner:\n%s", textOf(v.Blocks))
+	}
+	sa := parseSubmissionAck(t, h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com")))
+	if !strings.Contains(textOf(sa.View), banner) {
+		t.Errorf("pending view has no banner:\n%s", textOf(sa.View))
+	}
+	out := h.waitView("dry-run outcome", func(x slacktest.View) bool {
+		return x.ID == v.ID && strings.Contains(textOf(x.Blocks), "nothing was booked")
+	})
+	text := textOf(out.Blocks)
+	for _, s := range []string{banner, "Dry run: nothing was booked", "`POST /api/v1/bookings`", "email = grace@example.com",
+		"start = " + firstSlot, "event_type = intro-call", "booker_tz = America/New_York"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("outcome lacks %q:\n%s", s, text)
+		}
+	}
+	if dm := h.dm(ada, "nothing was booked"); !strings.Contains(textOf(dm.Blocks), banner) || !strings.HasPrefix(dm.Text, "[dry run]") {
+		t.Errorf("DM not marked as a dry run: %q\n%s", dm.Text, textOf(dm.Blocks))
+	}
+
+	h.slash(ada, "list")
+	list := h.reply(ada, "Upcoming bookings")
+	if !strings.Contains(textOf(list.Blocks), banner) {
+		t.Errorf("list has no banner")
+	}
+	id := h.sb.Bookings(bookingtest.DemoOwner)[0].ID
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(list)))
+	h.reply(ada, "nothing was cancelled")
+	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
+		t.Fatal(err)
+	}
+	h.drain()
+	if hv, ok := h.sl.HomeView(ada); !ok || !strings.Contains(textOf(hv.Blocks), banner) {
+		t.Errorf("App Home has no banner")
+	}
+	if n := len(h.requests(bookingtest.EndpointCreateBooking)) + len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
+		t.Fatalf("a dry run sent %d writes", n)
+	}
+}
