@@ -21,6 +21,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/console"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -98,7 +99,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"))
+	jr, err := journal.Open(dir, journal.Options{})
+	if err != nil {
+		return err
+	}
+	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"), booking.WithJournal(jr))
 	if err != nil {
 		return err
 	}
@@ -117,6 +122,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		TeamID:     sl.TeamID(),
 		Digest:     runner,
 		DigestZone: zone,
+		Journal:    jr,
+		Reviewers:  []string{demoUser},
 		Log:        log,
 	}, client, slackAPI)
 

@@ -18,15 +18,16 @@ import (
 	"github.com/bookbot/bookbot/bot/slacktest"
 )
 
-// binary is the real bookbot, built once for the end-to-end tests.
-var binary string
+// binary is the real bookbot, built once for the end-to-end tests; states
+// holds a state directory for each process env starts.
+var binary, states string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "bookbot-e2e")
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "bookbot")
+	binary, states = filepath.Join(dir, "bookbot"), filepath.Join(dir, "state")
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
@@ -120,24 +121,40 @@ func TestSandboxServesTheAPIUntilSignalled(t *testing.T) {
 	}
 }
 
-func TestCommandsNotYetAvailableSayso(t *testing.T) {
+func TestCheckWithoutConfigurationNamesEveryVariable(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"check"}, func(string) string { return "" }, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "not available") {
-		t.Errorf("err = %v", err)
+	if err == nil || err.Error() != "1 of 1 checks failed" {
+		t.Errorf("err = %v, want the configuration as the one failed check", err)
+	}
+	out := stdout.String()
+	for _, want := range []string{"✗ configuration: 4 problems", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_BASE_URL", "BOOKING_API_KEY", "– booking API key: not checked", "– state directory: not checked"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }
 
 // env is a process environment for the binary, wired to a sandbox booking
-// API and a Slack stand-in.
+// API and a Slack stand-in, with a state directory of its own (extra may
+// name another, to share one between processes).
 func env(sb *bookingtest.Server, sl *slacktest.Server, extra ...string) []string {
+	if err := os.MkdirAll(states, 0o700); err != nil {
+		panic(err)
+	}
+	state, err := os.MkdirTemp(states, "")
+	if err != nil {
+		panic(err)
+	}
 	e := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
+		"BOOKBOT_STATE_DIR=" + state,
 		"BOOKING_BASE_URL=" + sb.URL,
 		"BOOKING_API_KEY=" + sb.Key,
 		"DIGEST_TIMEZONE=Europe/Berlin",
+		"BOOKBOT_HTTP_ADDR=127.0.0.1:0", // tests run side by side: never the default port
 	}
 	if sl != nil {
 		e = append(e,
@@ -311,20 +328,5 @@ func TestRunServesSlackUntilSignalled(t *testing.T) {
 	noSecrets(t, sb, sl, stderr.String())
 	for _, m := range sl.Messages() {
 		noSecrets(t, sb, sl, m.Text, string(m.Blocks))
-	}
-}
-
-func TestRunRefusesDryRunItCannotHonour(t *testing.T) {
-	t.Parallel()
-	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t)
-	cmd := exec.CommandContext(t.Context(), binary, "run")
-	cmd.Env = env(sb, sl, "BOOKBOT_DRY_RUN=true")
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "BOOKBOT_DRY_RUN") {
-		t.Fatalf("err = %v, output %s", err, out)
-	}
-	if n := len(sl.Calls()); n != 0 {
-		t.Errorf("bookbot talked to Slack %d times before refusing", n)
 	}
 }

@@ -26,6 +26,7 @@ Usage:
   bookbot digest [-dry-run] [-date YYYY-MM-DD]
                                      build and post the next-day digest once
   bookbot check                      verify the configuration against the real services
+  bookbot audit [-since 24h] [-json] print the journal of bookings and cancellations
   bookbot version                    print the version
 `
 
@@ -55,8 +56,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDigest(ctx, rest, getenv, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, rest, stdout, stderr)
+	case "audit":
+		return runAudit(ctx, rest, getenv, stdout, stderr)
 	case "check":
-		return fmt.Errorf("%q is not available in this build yet", cmd)
+		return runCheck(ctx, rest, getenv, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)
 	return errUsage

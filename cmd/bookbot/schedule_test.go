@@ -77,8 +77,19 @@ func stopRun(t *testing.T, cmd *exec.Cmd, out *logLines) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", err, out.String())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, out.String())
+		}
+	case <-time.After(3 * drainTimeout):
+		// Shutdown is bounded (work, then the digest, each within the drain
+		// period); past that, bookbot hangs.
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("bookbot did not stop within %v of SIGTERM\n%s", 3*drainTimeout, out.String())
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
@@ -28,15 +30,31 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := refuseDryRun(cfg); err != nil {
-		return err
-	}
 	log := newLogger(cfg, stderr)
-	bk, err := newBookingClient(cfg, log)
+	m := newMetrics()
+	stopHTTP, err := startHTTP(cfg.HTTPAddr, m, log)
 	if err != nil {
 		return err
 	}
-	api := newSlack(cfg)
+	defer stopHTTP()
+	jr, err := openJournal(cfg, log)
+	if err != nil {
+		return err
+	}
+	m.setAwaitingReview(jr.AwaitingReview)
+	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(jr)}
+	if cfg.DryRun {
+		writes = append(writes, booking.WithDryRun())
+		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
+	}
+	bk, err := newBookingClient(cfg, log, writes...)
+	if err != nil {
+		return err
+	}
+	if err := recoverWrites(ctx, jr, bk, log); err != nil {
+		return err
+	}
+	api := newSlack(cfg, slack.OptionHTTPClient(m.slackHTTPClient(cfg.SlackAPIURL)))
 	auth, err := api.AuthTestContext(ctx)
 	if err != nil {
 		return fmt.Errorf("slack refused SLACK_BOT_TOKEN (auth.test: %s); check the bot token and that the app is installed", slackReason(err))
@@ -47,6 +65,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	runner.Observe = m.digestRun
 	b := bot.New(bot.Config{
 		Command:       cfg.Command,
 		Allowed:       cfg.Allowed,
@@ -55,6 +74,11 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		DigestZone:    cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
 		Log:           log,
+		Metrics:       m,
+		DryRun:        cfg.DryRun,
+		Journal:       jr,
+		ReviewChannel: cfg.ReviewChannel,
+		Reviewers:     cfg.AllowedUsers,
 	}, bk, api)
 
 	if cfg.DigestChannel != "" {
@@ -80,15 +104,6 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	return err
 }
 
-// refuseDryRun stops a person who asked for a dry run from getting real
-// bookings: this build has no dry-run mode yet.
-func refuseDryRun(cfg *config.Config) error {
-	if cfg.DryRun {
-		return errors.New("BOOKBOT_DRY_RUN=true is not supported by this build; refusing to start, so that nothing is booked or cancelled by mistake")
-	}
-	return nil
-}
-
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	if cfg.LogFormat == "text" {
@@ -97,15 +112,21 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-func newBookingClient(cfg *config.Config, log *slog.Logger) (*booking.Client, error) {
+// newBookingClient is the booking client every command uses; opts add to
+// (or override) its defaults.
+func newBookingClient(cfg *config.Config, log *slog.Logger, opts ...booking.Option) (*booking.Client, error) {
 	return booking.NewClient(cfg.BookingBaseURL, cfg.BookingKey,
-		booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version))
+		append([]booking.Option{booking.WithLogger(log), booking.WithUserAgent("bookbot/" + version)}, opts...)...)
 }
 
-func newSlack(cfg *config.Config) *slack.Client {
+// newSlack is the Slack client every command uses; opts add to (or
+// override) its defaults.
+func newSlack(cfg *config.Config, opts ...slack.Option) *slack.Client {
 	return slack.New(cfg.SlackBotToken.Value(),
-		slack.OptionAPIURL(cfg.SlackAPIURL),
-		slack.OptionAppLevelToken(cfg.SlackAppToken.Value()))
+		append([]slack.Option{
+			slack.OptionAPIURL(cfg.SlackAPIURL),
+			slack.OptionAppLevelToken(cfg.SlackAppToken.Value()),
+		}, opts...)...)
 }
 
 // newDigestRunner wires the digest to the booking API and Slack. The runner
@@ -144,4 +165,28 @@ func slackReason(err error) string {
 		return "rate limited"
 	}
 	return "no answer: " + err.Error()
+}
+
+// openJournal opens the write journal under BOOKBOT_STATE_DIR.
+func openJournal(cfg *config.Config, log *slog.Logger) (*journal.Journal, error) {
+	jr, err := journal.Open(cfg.StateDir, journal.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("write journal (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+	}
+	jr.Log = log
+	return jr, nil
+}
+
+// recoverWrites settles the writes a previous process left in flight, by
+// listing bookings; the bot then reports them for review.
+func recoverWrites(ctx context.Context, jr *journal.Journal, bk *booking.Client, log *slog.Logger) error {
+	done, err := jr.Recover(ctx, bk.Reconcile)
+	for _, e := range done {
+		log.Warn("journal: a write left in flight by a stopped bookbot was settled by listing bookings",
+			"seq", e.Seq, "op", string(e.Op), "outcome", string(e.Outcome), "booking_id", cmp.Or(e.BookingID, e.Created))
+	}
+	if err != nil {
+		return fmt.Errorf("write journal: settling writes left in flight: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+const (
+	ada        = "UADA"
+	reviewRoom = "CREVIEW"
+)
+
+// newStandIn is a Slack stand-in with ada and a review channel the bot is in.
+func newStandIn(t *testing.T) *slacktest.Server {
+	sl := slacktest.NewServer(t)
+	sl.AddUser(slacktest.User{ID: ada, Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin"})
+	sl.AddChannel(slacktest.Channel{ID: reviewRoom, Name: "bookbot-review", Members: []string{sl.BotUserID(), ada}})
+	return sl
+}
+
+// openForm runs `/booking new intro-call` as ada and returns the modal with
+// its slots loaded, and the first slot offered.
+func openForm(ctx context.Context, t *testing.T, sl *slacktest.Server) (slacktest.View, string) {
+	t.Helper()
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: ada}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := sl.WaitView(ctx, func(v slacktest.View) bool {
+		return v.TriggerUser == ada && strings.Contains(string(v.Blocks), `"action_id":"slot"`) && strings.Contains(string(v.Blocks), `"options"`)
+	})
+	if err != nil {
+		t.Fatalf("no booking form: %v", err)
+	}
+	var blocks []struct {
+		Element struct {
+			ActionID     string `json:"action_id"`
+			OptionGroups []struct {
+				Options []struct{ Value string } `json:"options"`
+			} `json:"option_groups"`
+			Options []struct{ Value string } `json:"options"`
+		} `json:"element"`
+	}
+	_ = json.Unmarshal(v.Blocks, &blocks)
+	for _, b := range blocks {
+		if b.Element.ActionID != "slot" {
+			continue
+		}
+		if len(b.Element.Options) > 0 {
+			return v, b.Element.Options[0].Value
+		}
+		if len(b.Element.OptionGroups) > 0 && len(b.Element.OptionGroups[0].Options) > 0 {
+			return v, b.Element.OptionGroups[0].Options[0].Value
+		}
+	}
+	t.Fatalf("the form offers no slot: %s", v.Blocks)
+	return v, ""
+}
+
+// until waits for cond, checking each time the sandbox may have moved on.
+func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func reviewReports(sl *slacktest.Server) []slacktest.Message {
+	var out []slacktest.Message
+	for _, m := range sl.Messages() {
+		if m.Kind == "message" && m.Channel == reviewRoom && strings.Contains(string(m.Blocks), "needs a human look") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// A bookbot killed while the API holds its create, then restarted: the
+// journal's open entry is settled by listing and reported exactly once.
+func TestCrashMidCreateIsReconciledAndReportedOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := newStandIn(t)
+	state := t.TempDir()
+	e := env(sb, sl, "BOOKBOT_STATE_DIR="+state, "BOOKBOT_REVIEW_CHANNEL="+reviewRoom, "LOG_LEVEL=debug")
+
+	first, out := startRun(ctx, t, sl, e)
+	form, slot := openForm(ctx, t, sl)
+	sb.CommitThenHang(bookingtest.EndpointCreateBooking)
+	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "America/New_York"}
+	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	made := func() *bookingtest.Booking {
+		for _, b := range sb.Bookings(bookingtest.DemoOwner) {
+			if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
+				return &b
+			}
+		}
+		return nil
+	}
+	until(ctx, t, "the sandbox to commit the booking", func() bool { return made() != nil })
+	if err := first.Process.Kill(); err != nil { // the API is still holding the answer
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	if strings.Contains(out.String(), `"msg":"booking create"`) {
+		t.Fatalf("the create finished before the kill:\n%s", out)
+	}
+	jr, err := journal.Open(state, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := jr.Since(time.Time{})
+	if err != nil || len(entries) != 1 || !entries[0].Open() || entries[0].Actor != ada {
+		t.Fatalf("journal after the kill: %+v, %v", entries, err)
+	}
+
+	// Restart: settled by listing, reported to the review channel and to ada.
+	second, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "review report posted", 1)
+	reports := reviewReports(sl)
+	if len(reports) != 1 {
+		t.Fatalf("%d review reports, want 1", len(reports))
+	}
+	text := string(reports[0].Blocks)
+	for _, want := range []string{"booked, and the bookings list shows it", made().ID, "stopped while this booking was in flight", "*Intro call*", "Grace Hopper (grace@example.com)", "@" + ada} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == ada && strings.Contains(string(m.Blocks), "needs a human look")
+	}); err != nil {
+		t.Errorf("ada, who asked, was not told: %v", err)
+	}
+	stopRun(t, second, out)
+
+	// A third start finds nothing left to report.
+	third, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, `"unreported":0`, 1)
+	stopRun(t, third, out)
+	if n := len(reviewReports(sl)); n != 1 {
+		t.Errorf("%d review reports after another restart, want 1", n)
+	}
+	posts := 0
+	for _, r := range sb.Requests() {
+		if r.Endpoint == bookingtest.EndpointCreateBooking {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d POST /bookings, want 1: recovery never books again", posts)
+	}
+
+	// bookbot audit shows the entry, settled and reported.
+	cmd := exec.CommandContext(ctx, binary, "audit", "-since", "1h")
+	cmd.Env = e
+	audit, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("audit: %v\n%s", err, audit)
+	}
+	for _, want := range []string{"create by " + ada, "outcome: confirmed, booking " + made().ID, "settled after a restart", "reported to " + reviewRoom, "1 writes since", "1 awaiting a human check"} {
+		if !strings.Contains(string(audit), want) {
+			t.Errorf("audit lacks %q:\n%s", want, audit)
+		}
+	}
+	noSecrets(t, sb, sl, out.String(), string(audit))
+}
+
+// With BOOKBOT_DRY_RUN=true reads are real and nothing is written; every
+// message says so.
+func TestRunDryRunSendsNoWrite(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := newStandIn(t)
+	e := env(sb, sl, "BOOKBOT_DRY_RUN=true")
+	cmd, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "dry run: bookings and cancellations are not sent", 1)
+
+	form, slot := openForm(ctx, t, sl)
+	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "Europe/Berlin"}
+	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	dm, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == ada && strings.Contains(string(m.Blocks), "nothing was booked")
+	})
+	if err != nil {
+		t.Fatalf("no dry-run outcome: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Dry run:* bookbot sends no bookings", "POST /api/v1/bookings", "email = grace@example.com", "start = " + slot} {
+		if !strings.Contains(string(dm.Blocks), want) {
+			t.Errorf("outcome lacks %q:\n%s", want, dm.Blocks)
+		}
+	}
+
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: ada}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(string(m.Blocks), "cancel_booking")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sb.Bookings(bookingtest.DemoOwner)[0].ID
+	if _, err := sl.SendInteraction(ctx, slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(list))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return strings.Contains(string(m.Blocks), "nothing was cancelled") && strings.Contains(string(m.Blocks), id)
+	}); err != nil {
+		t.Fatalf("no dry-run cancel outcome: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, out)
+	}
+	for _, r := range sb.Requests() {
+		if r.Endpoint == bookingtest.EndpointCreateBooking || r.Endpoint == bookingtest.EndpointCancelBooking {
+			t.Errorf("a dry run sent %s", r.Endpoint)
+		}
+	}
+
+	// The journal records what was not sent.
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string {
+		for _, kv := range e {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if err := run(ctx, []string{"audit", "-json"}, getenv, &stdout, &stderr); err != nil {
+		t.Fatalf("audit: %v\n%s", err, stderr.String())
+	}
+	var ops []string
+	for line := range strings.SplitSeq(strings.TrimSpace(stdout.String()), "\n") {
+		var e journal.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit -json line %q: %v", line, err)
+		}
+		if !e.DryRun || e.Outcome != booking.DryRun || e.NeedsReview {
+			t.Errorf("entry %+v", e)
+		}
+		ops = append(ops, string(e.Op))
+	}
+	if strings.Join(ops, ",") != "create,cancel" {
+		t.Errorf("journal ops %v, want create,cancel", ops)
+	}
+}
+
+func TestAuditArguments(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	getenv := func(k string) string {
+		if k == "BOOKBOT_STATE_DIR" {
+			return state
+		}
+		return ""
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"audit"}, getenv, &stdout, &stderr); err != nil {
+		t.Fatalf("audit of an empty state dir: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "0 writes since") {
+		t.Errorf("output: %s", stdout.String())
+	}
+	for _, args := range [][]string{{"audit", "-since", "-1h"}, {"audit", "extra"}, {"audit", "-since", "soon"}} {
+		if err := run(t.Context(), args, getenv, &stdout, &stderr); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}

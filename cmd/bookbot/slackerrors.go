@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// slackErrorCounter is an http.RoundTripper for slack-go's HTTP client that
+// counts failed Web API calls: transport errors, non-200 answers (429 as
+// "ratelimited") and {"ok":false,"error":…} bodies. Everything that talks
+// to the Web API through the one slack.Client (the bot, the digest
+// publisher, auth.test) is covered.
+//
+// It never sees more than a method name and an error code: the method is
+// the last path element of a URL under the Web API base, anything else
+// (which could carry a token in its path) counts as "other"; tokens travel
+// in headers and form bodies, which are not looked at. The body is read and
+// handed on intact.
+type slackErrorCounter struct {
+	next    http.RoundTripper // nil: http.DefaultTransport
+	apiPath string            // path of SLACK_API_URL, ending with "/"
+	count   func(method, code string)
+}
+
+func newSlackErrorCounter(apiURL string, next http.RoundTripper, count func(method, code string)) *slackErrorCounter {
+	p := "/"
+	if u, err := url.Parse(apiURL); err == nil {
+		p = strings.TrimSuffix(u.Path, "/") + "/"
+	}
+	return &slackErrorCounter{next: next, apiPath: p, count: count}
+}
+
+// slackHTTPClient is the HTTP client for slack-go (slack.OptionHTTPClient)
+// that counts failed Web API calls under apiURL in
+// bookbot_slack_api_errors_total. Like slack-go's own, it has no timeout:
+// calls are bounded by their contexts.
+func (m *metrics) slackHTTPClient(apiURL string) *http.Client {
+	return &http.Client{Transport: newSlackErrorCounter(apiURL, nil, m.slackError)}
+}
+
+// maxSlackBody bounds what is read to look for "ok":false; a larger answer
+// is handed on uninspected (Slack's are far smaller: a view is ≤ 250 kB).
+const maxSlackBody = 4 << 20
+
+var (
+	methodName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.]{0,63}$`)
+	errorCode  = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+)
+
+func (t *slackErrorCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	method := t.method(req.URL)
+	resp, err := next.RoundTrip(req)
+	if err != nil {
+		t.count(method, "transport")
+		return resp, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		t.count(method, "ratelimited")
+		return resp, nil
+	case resp.StatusCode != http.StatusOK:
+		t.count(method, "http_"+strconv.Itoa(resp.StatusCode))
+		return resp, nil
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
+		return resp, nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSlackBody+1))
+	rest := resp.Body
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(raw), errReader{err}, rest), rest}
+	if err != nil {
+		t.count(method, "transport")
+		return resp, nil
+	}
+	if len(raw) > maxSlackBody {
+		return resp, nil
+	}
+	var answer struct {
+		OK    *bool  `json:"ok"`
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &answer) != nil || answer.OK == nil || *answer.OK {
+		return resp, nil
+	}
+	code := answer.Error
+	if !errorCode.MatchString(code) {
+		code = "other"
+	}
+	t.count(method, code)
+	return resp, nil
+}
+
+// method is the Web API method a URL calls, or "other".
+func (t *slackErrorCounter) method(u *url.URL) string {
+	m, ok := strings.CutPrefix(u.Path, t.apiPath)
+	if !ok || !methodName.MatchString(m) {
+		return "other"
+	}
+	return m
+}
+
+// readCloser reads from r and closes c.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// errReader hands on a read error after the bytes read before it (nil: EOF).
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
+}
