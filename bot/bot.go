@@ -6,6 +6,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -327,19 +328,25 @@ func (b *Bot) permitted(teamID, userID string) (ok bool, refusal *message) {
 }
 
 // seenSet remembers envelope IDs (and the ack sent) for ttl, longer than
-// Slack's last redelivery (5 minutes).
+// Slack's last redelivery (5 minutes). The ack is kept as the JSON it goes
+// out as, not as the Block Kit values it was made from: a redelivery needs
+// only the bytes, and the values (a help message, a whole modal view for a
+// submission) take several times the space, for ttl, for every envelope.
+// An ack equal to the one before shares its bytes (a run of help answers).
 type seenSet struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu    sync.Mutex
-	seen  map[string]seenEntry
-	swept time.Time // last removal of expired entries
+	mu      sync.Mutex
+	seen    map[string]seenEntry
+	peak    int       // most entries the map has held since it was made
+	swept   time.Time // last removal of expired entries
+	lastAck string    // the last non-empty ack stored
 }
 
 type seenEntry struct {
-	at      time.Time
-	payload any
+	at  time.Time
+	ack string // the ack payload's JSON, "" for none
 }
 
 func newSeenSet(ttl time.Duration, now func() time.Time) *seenSet {
@@ -362,11 +369,16 @@ func (s *seenSet) check(id string) (any, bool) {
 				delete(s.seen, k)
 			}
 		}
+		s.seen, s.peak = shrunk(s.seen, s.peak) // once a burst has expired
 	}
 	if e, ok := s.seen[id]; ok && now.Sub(e.at) <= s.ttl {
-		return e.payload, true
+		if e.ack == "" {
+			return nil, true
+		}
+		return json.RawMessage(e.ack), true // marshals to the same bytes as the first ack
 	}
 	s.seen[id] = seenEntry{at: now}
+	s.peak = max(s.peak, len(s.seen))
 	return nil, false
 }
 
@@ -374,9 +386,22 @@ func (s *seenSet) store(id string, payload any) {
 	if id == "" {
 		return
 	}
+	var b []byte
+	if payload != nil {
+		b, _ = json.Marshal(payload) // on error, as slack-go's Ack fails too
+	}
 	s.mu.Lock()
-	s.seen[id] = seenEntry{at: s.now(), payload: payload}
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	var ack string
+	switch {
+	case len(b) == 0:
+	case string(b) == s.lastAck:
+		ack = s.lastAck
+	default:
+		ack = string(b)
+		s.lastAck = ack
+	}
+	s.seen[id] = seenEntry{at: s.now(), ack: ack}
 }
 
 // keyLock admits one holder per key: at most one create per event, start

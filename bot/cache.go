@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -101,17 +102,32 @@ func (c *eventTypeCache) recent() ([]booking.EventType, bool) {
 	return c.types, true
 }
 
-// modalTTL is how long a modal's slots are kept without a view_closed.
-const modalTTL = 2 * time.Hour
+// modalTTL is how long a modal's pick of event is kept without a
+// view_closed; slotsTTL is how long the slot list it shows is kept. After
+// staleSlots a submission re-checks its slot with the API anyway, so an
+// older list only saves a GET /slots when the person picks another day;
+// past slotsTTL that pick loads the slots afresh.
+const (
+	modalTTL = 2 * time.Hour
+	slotsTTL = 15 * time.Minute
+)
 
 // modalSlots remembers the slots each open booking modal shows, so a
 // submission books exactly a slot the API offered, byte for byte.
+//
+// Modals showing the same slots share one list: a list equal to the newest
+// one kept for its event type is replaced by it, so a hundred modals opened
+// on an unchanged calendar cost one list (~40 kB for the sandbox's 294
+// slots in 14 days), not a hundred.
 type modalSlots struct {
 	now func() time.Time
 
 	mu     sync.Mutex
 	views  map[string]shownSlots
-	latest map[string]wanted // the event each modal last asked slots for
+	latest map[string]wanted     // the event each modal last asked slots for
+	newest map[string]shownSlots // by event type: the newest list, shared
+
+	viewsPeak, latestPeak int // most entries views and latest have held
 }
 
 type wanted struct {
@@ -126,7 +142,7 @@ type shownSlots struct {
 }
 
 func newModalSlots(now func() time.Time) *modalSlots {
-	return &modalSlots{now: now, views: make(map[string]shownSlots), latest: make(map[string]wanted)}
+	return &modalSlots{now: now, views: make(map[string]shownSlots), latest: make(map[string]wanted), newest: make(map[string]shownSlots)}
 }
 
 // want records that a modal now asks for eventType's slots; an answer for
@@ -134,6 +150,7 @@ func newModalSlots(now func() time.Time) *modalSlots {
 func (m *modalSlots) want(viewID, eventType string) {
 	m.mu.Lock()
 	m.latest[viewID] = wanted{eventType, m.now()}
+	m.latestPeak = max(m.latestPeak, len(m.latest))
 	m.mu.Unlock()
 }
 
@@ -150,8 +167,13 @@ func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 	now := m.now()
 	// Modals are short-lived; forget those closed without a view_closed.
 	for id, s := range m.views {
-		if now.Sub(s.at) > modalTTL {
+		if now.Sub(s.at) > slotsTTL {
 			delete(m.views, id)
+		}
+	}
+	for et, s := range m.newest {
+		if now.Sub(s.at) > slotsTTL {
+			delete(m.newest, et)
 		}
 	}
 	for id, w := range m.latest {
@@ -159,13 +181,50 @@ func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 			delete(m.latest, id)
 		}
 	}
-	m.views[viewID] = shownSlots{eventType: eventType, slots: slots, at: now}
+	m.views, m.viewsPeak = shrunk(m.views, m.viewsPeak)
+	m.latest, m.latestPeak = shrunk(m.latest, m.latestPeak)
+	if prev, ok := m.newest[eventType]; ok && sameSlots(prev.slots, slots) {
+		slots = prev.slots
+	}
+	shown := shownSlots{eventType: eventType, slots: slots, at: now}
+	m.newest[eventType] = shown
+	m.views[viewID] = shown
+	m.viewsPeak = max(m.viewsPeak, len(m.views))
+}
+
+// shrunk returns m, or when m holds under a quarter of the most it has held
+// (peak), a copy in a map of its own size, since a Go map keeps the space of
+// deleted entries; and the peak from then on.
+func shrunk[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
+	if len(m) >= peak/4 {
+		return m, peak
+	}
+	c := make(map[K]V, len(m))
+	maps.Copy(c, m)
+	return c, len(c)
+}
+
+// sameSlots reports whether two lists offer the same slots, as the API
+// wrote them.
+func sameSlots(a, b []booking.Slot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].EventType() != b[i].EventType() || a[i].RawStart() != b[i].RawStart() || a[i].RawEnd() != b[i].RawEnd() {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *modalSlots) get(viewID string) (shownSlots, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.views[viewID]
+	if ok && m.now().Sub(s.at) > slotsTTL {
+		return shownSlots{}, false // kept until the next put's sweep, but too old to show
+	}
 	return s, ok
 }
 

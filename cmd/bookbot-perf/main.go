@@ -4,8 +4,12 @@
 // take the timestamps), drives it like Slack would and prints each figure
 // next to its target. docs/performance.md explains the method.
 //
-//	go run ./cmd/bookbot-perf               # everything
-//	go run ./cmd/bookbot-perf -only ack     # one measurement
+//	go run ./cmd/bookbot-perf                        # everything
+//	go run ./cmd/bookbot-perf -only ack              # one measurement
+//	go run ./cmd/bookbot-perf -cpuprofile cpu.out    # profile the ack burst
+//	go run ./cmd/bookbot-perf -memprofile heap.out   # heap before/after the interactions
+//
+// It exits with status 1 when a figure misses its target.
 package main
 
 import (
@@ -52,16 +56,28 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	n := fs.Int("n", 300, "slash commands in the ack burst")
 	modals := fs.Int("modals", 50, "modal openings measured")
 	interactions := fs.Int("interactions", 1000, "interactions in the memory run")
-	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,goroutines")
-	cpuprofile := fs.String("cpuprofile", "", "only write a CPU profile of the in-process bot answering the ack burst to `FILE`")
+	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,runtime (goroutines is runtime),settle (not in the default set)")
+	cpuprofile := fs.String("cpuprofile", "", "only write a CPU profile of the bot (the -serve-bot child) answering 5 ack bursts to `FILE`")
+	memprofile := fs.String("memprofile", "", "write heap profiles of the bot (the -serve-bot child) in the runtime measurement: after one of each (`FILE`.base), after the interactions (FILE), once the windows passed (FILE.later)")
+	burstKind := fs.String("burst", "list", "what the ack bursts send: `list` (/booking list, each starts a GET /bookings) or foreign (/booking list from another workspace: acked, nothing started)")
+	settle := fs.Duration("settle", 150*time.Second, "settle measurement: how long the bot is left idle before what its heap keeps from the OS is read")
+	serve := fs.Bool("serve-bot", false, "internal: be the bot, configured from the environment, with a stats endpoint on $"+statsSockEnv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *cpuprofile != "" {
-		return profileAcks(ctx, *n, *cpuprofile)
+	if *serve {
+		return serveBot(ctx)
 	}
+	if *burstKind != "list" && *burstKind != "foreign" {
+		return fmt.Errorf("-burst %q: want list or foreign", *burstKind)
+	}
+	foreign = *burstKind == "foreign"
 	want := func(name string) bool {
-		return *only == "" || slices.Contains(strings.Split(*only, ","), name)
+		if *only == "" {
+			return name != "settle" // an explanation, not a budget figure
+		}
+		parts := strings.Split(*only, ",")
+		return slices.Contains(parts, name) || (name == "runtime" && slices.Contains(parts, "goroutines"))
 	}
 
 	dir, err := os.MkdirTemp("", "bookbot-perf")
@@ -69,6 +85,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *cpuprofile != "" {
+		return profileAcks(ctx, dir, *n, *cpuprofile)
+	}
+	if *memprofile != "" && *only == "" {
+		*only = "runtime"
+	}
 	bin := filepath.Join(dir, "bookbot")
 	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/bookbot")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -85,13 +107,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	figs = append(figs, figure{name: "static binary size", value: fmt.Sprintf("%.1f MB", float64(st.Size())/1e6), target: "reported", ok: true})
 
 	if want("startup") || want("ack") || want("modal") || want("overhead") || want("memory") {
-		p, err := start(ctx, bin, dir)
+		p, err := start(ctx, []string{bin, "run"}, dir)
 		if err != nil {
 			return err
 		}
 		figs = append(figs, figure{name: "start-up to connected", value: ms(p.startup), target: "≤ 300 ms", ok: p.startup <= 300*time.Millisecond})
-		rss0 := p.rss()
-		figs = append(figs, figure{name: "resident set after start", value: mb(rss0), target: "≤ 25 MB", ok: rss0 > 0 && rss0 <= 25<<20})
+		rss0 := p.memSnap()
+		figs = append(figs, figure{name: "resident set after start", value: mb(rss0.rss), target: "≤ 25 MB", ok: rss0.rss > 0 && rss0.rss <= 25e6,
+			note: fmt.Sprintf("anonymous %s + file-backed %s (the executable's pages)", mb(rss0.anon), mb(rss0.file))})
 		if want("ack") {
 			f, err := p.ackBurst(ctx, *n)
 			if err != nil {
@@ -122,12 +145,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		p.stop()
 	}
-	if want("goroutines") {
-		f, err := goroutines(ctx, *interactions)
+	if want("runtime") {
+		f, err := runtimeFigures(ctx, dir, *interactions, *memprofile)
 		if err != nil {
-			return fmt.Errorf("goroutines: %w", err)
+			return fmt.Errorf("runtime: %w", err)
 		}
-		figs = append(figs, f)
+		figs = append(figs, f...)
+	}
+	if want("settle") {
+		f, err := settleFigures(ctx, dir, *n, *interactions, *settle)
+		if err != nil {
+			return fmt.Errorf("settle: %w", err)
+		}
+		figs = append(figs, f...)
 	}
 
 	missed := 0
@@ -149,7 +179,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-// proc is the bookbot binary running against the in-process stand-ins.
+// proc is the bot (the bookbot binary, or this program as -serve-bot)
+// running against the stand-ins in this process.
 type proc struct {
 	cmd     *exec.Cmd
 	sandbox *bookingtest.Sandbox
@@ -158,9 +189,10 @@ type proc struct {
 	sl      *slacktest.Server
 	startup time.Duration
 	stderr  *strings.Builder
+	stats   *http.Client // the -serve-bot child's stats endpoint
 }
 
-func start(ctx context.Context, bin, dir string) (*proc, error) {
+func start(ctx context.Context, argv []string, dir string, env ...string) (*proc, error) {
 	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
 	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -173,20 +205,20 @@ func start(ctx context.Context, bin, dir string) (*proc, error) {
 	p.sl = slacktest.New(slacktest.Options{})
 	p.sl.AddUser(slacktest.User{ID: user, Name: "perf", RealName: "Perf Person", TZ: "Europe/Berlin"})
 
-	p.cmd = exec.Command(bin, "run")
-	p.cmd.Env = []string{
-		"HOME=" + dir,
-		"BOOKING_BASE_URL=" + p.apiURL,
-		"BOOKING_API_KEY=" + bookingtest.DemoKey,
-		"SLACK_BOT_TOKEN=" + p.sl.BotToken(),
-		"SLACK_APP_TOKEN=" + p.sl.AppToken(),
-		"SLACK_API_URL=" + p.sl.APIURL,
-		"BOOKBOT_ALLOWED_USERS=" + user,
-		"BOOKBOT_STATE_DIR=" + filepath.Join(dir, "state"),
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Env = append(env,
+		"HOME="+dir,
+		"BOOKING_BASE_URL="+p.apiURL,
+		"BOOKING_API_KEY="+bookingtest.DemoKey,
+		"SLACK_BOT_TOKEN="+p.sl.BotToken(),
+		"SLACK_APP_TOKEN="+p.sl.AppToken(),
+		"SLACK_API_URL="+p.sl.APIURL,
+		"BOOKBOT_ALLOWED_USERS="+user,
+		"BOOKBOT_STATE_DIR="+filepath.Join(dir, "state"),
 		"BOOKBOT_HTTP_ADDR=off",
 		"LOG_LEVEL=warn",
-		"GODEBUG=" + os.Getenv("PERF_GODEBUG"),
-	}
+		"GODEBUG="+os.Getenv("PERF_GODEBUG"),
+	)
 	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
 	began := time.Now()
 	if err := p.cmd.Start(); err != nil {
@@ -212,14 +244,25 @@ func (p *proc) stop() {
 	_ = p.api.Close()
 }
 
-// rss is the process's resident set (VmRSS), 0 when unknown.
-func (p *proc) rss() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+// resident is a process's resident set and its two parts: anonymous memory
+// (the Go heap, stacks, the runtime's own structures) and file-backed pages
+// (the executable's code and read-only data, paged in as they are used).
+type resident struct{ rss, anon, file int64 }
+
+func (p *proc) memSnap() resident {
+	pid := p.cmd.Process.Pid
+	return resident{statusField(pid, "VmRSS"), statusField(pid, "RssAnon"), statusField(pid, "RssFile")}
+}
+
+// statusField is a size field of /proc/PID/status in bytes (VmRSS, RssAnon,
+// RssFile), 0 when unknown.
+func statusField(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}
@@ -284,15 +327,24 @@ func (p *proc) ackBurst(ctx context.Context, n int) ([]figure, error) {
 	}, nil
 }
 
+// foreign makes the ack bursts come from another workspace: the bot acks
+// them and starts nothing, which shows what the work an envelope starts
+// costs the acks after it.
+var foreign bool
+
 // burst sends n slash commands at once and waits for all their replies.
 func (p *proc) burst(ctx context.Context, n int) ([]time.Duration, error) {
+	cmd := slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: user}
+	if foreign {
+		cmd.TeamID = "TFOREIGN"
+	}
 	before := p.replies()
 	delays := make([]time.Duration, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			ack, err := p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: user})
+			ack, err := p.sl.SendSlashCommand(ctx, cmd)
 			if err != nil {
 				errs <- err
 				return
@@ -307,6 +359,9 @@ func (p *proc) burst(ctx context.Context, n int) ([]time.Duration, error) {
 	}
 	wait, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	if foreign {
+		return delays, nil
+	}
 	if err := p.waitReplies(wait, before+n); err != nil {
 		return nil, err
 	}
@@ -318,6 +373,7 @@ func (p *proc) modalLatency(ctx context.Context, n int) (figure, error) {
 	p.setLatency(2 * time.Second)
 	defer p.setLatency(0)
 	opens := func() int { return countCalls(p.sl, "views.open") }
+	updates := countCalls(p.sl, "views.update")
 	var took []time.Duration
 	for range n {
 		before := opens()
@@ -332,6 +388,13 @@ func (p *proc) modalLatency(ctx context.Context, n int) (figure, error) {
 			return figure{}, err
 		}
 		took = append(took, calls[len(calls)-1].At.Sub(began))
+	}
+	// Let every form finish loading (one views.update each, 2 s after its
+	// views.open), so that the next measurement starts with the bot idle.
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := p.sl.WaitCalls(wait, "views.update", updates+n); err != nil {
+		return figure{}, fmt.Errorf("the forms did not finish loading: %w", err)
 	}
 	p99 := pct(took, 99)
 	return figure{name: fmt.Sprintf("modal latency p99 (%d opens, API at 2 s)", n), value: ms(p99) + " (p50 " + ms(pct(took, 50)) + ")", target: "≤ 300 ms", ok: p99 <= 300*time.Millisecond}, nil
@@ -493,61 +556,81 @@ func rawCreateVerify(ctx context.Context, base string, i int) (time.Duration, er
 	return time.Since(began), nil
 }
 
-// memory makes n interactions, waits until they are answered and the heap
-// settles, and compares the resident set with the one after start.
-func (p *proc) memory(ctx context.Context, n int, rss0 int64) (figure, error) {
-	before := p.replies()
-	publishes := countCalls(p.sl, "views.publish")
-	expected, homes := 0, 0
+// interactions makes n interactions, one after another as their acks
+// come, and waits until all they started is done. Of every ten: four
+// `/booking list`, `types`, `slots intro-call`, `new intro-call` (a modal
+// that is never closed, the worst case for what the bot keeps per modal),
+// an App Home opening and two `help` (answered in the ack).
+func (p *proc) interactions(ctx context.Context, n int) error {
+	replies, publishes, opens, updates := p.replies(), countCalls(p.sl, "views.publish"), countCalls(p.sl, "views.open"), countCalls(p.sl, "views.update")
 	for i := range n {
 		var err error
+		slash := func(text string) {
+			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: text, UserID: user})
+		}
 		switch i % 10 {
 		case 0, 1, 2, 3:
-			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: user})
-			expected++
-		case 4, 5:
-			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "types", UserID: user})
-			expected++
+			slash("list")
+			replies++
+		case 4:
+			slash("types")
+			replies++
+		case 5:
+			slash("slots intro-call")
+			replies++
 		case 6:
-			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "slots intro-call", UserID: user})
-			expected++
+			slash("new intro-call")
+			opens++
+			updates++ // the form once its times are loaded
 		case 7:
 			_, err = p.sl.OpenAppHome(ctx, user)
-			homes++
+			publishes++
 		default:
-			_, err = p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "help", UserID: user})
+			slash("help")
 		}
 		if err != nil {
-			return figure{}, err
+			return err
 		}
 	}
+	if err := p.waitReplies(ctx, replies); err != nil {
+		return err
+	}
+	for method, n := range map[string]int{"views.publish": publishes, "views.open": opens, "views.update": updates} {
+		if _, err := p.sl.WaitCalls(ctx, method, n); err != nil {
+			return fmt.Errorf("%s: %w\n%s", method, err, p.stderr)
+		}
+	}
+	return nil
+}
+
+// memory makes n interactions, waits until they are answered and the heap
+// settles, and compares the resident set with the one after start.
+func (p *proc) memory(ctx context.Context, n int, rss0 resident) (figure, error) {
 	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := p.waitReplies(wait, before+expected); err != nil {
-		return figure{}, err
-	}
-	if _, err := p.sl.WaitCalls(wait, "views.publish", publishes+homes); err != nil {
+	if err := p.interactions(wait, n); err != nil {
 		return figure{}, err
 	}
 	// An idle Go process collects at least every two minutes; the heap
 	// goal then shrinks and the scavenger hands pages back to the OS. Wait
 	// for that (up to 150 s), as an idle bot between bursts would.
-	peak := p.rss()
+	peak := p.memSnap()
 	rss, settled := peak, time.Now()
-	for deadline := time.Now().Add(150 * time.Second); time.Now().Before(deadline) && float64(rss) > 1.1*float64(rss0); {
+	for deadline := time.Now().Add(150 * time.Second); time.Now().Before(deadline) && float64(rss.rss) > 1.1*float64(rss0.rss); {
 		select {
 		case <-ctx.Done():
 			return figure{}, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		rss = p.rss()
+		rss = p.memSnap()
 	}
 	waited := time.Since(settled).Round(time.Second)
 	return figure{
 		name:   fmt.Sprintf("resident set after %d interactions", n),
-		value:  fmt.Sprintf("%s (%+.0f%%)", mb(rss), 100*(float64(rss)/float64(rss0)-1)),
-		target: "≤ +10%", ok: rss0 > 0 && float64(rss) <= 1.1*float64(rss0),
-		note: fmt.Sprintf("%s right after the last answer; measured %v later", mb(peak), waited),
+		value:  fmt.Sprintf("%s (%+.0f%%)", mb(rss.rss), 100*(float64(rss.rss)/float64(rss0.rss)-1)),
+		target: "≤ +10%", ok: rss0.rss > 0 && float64(rss.rss) <= 1.1*float64(rss0.rss),
+		note: fmt.Sprintf("measured %v after the last answer (%s then); anonymous %s → %s (%+.0f%%), file-backed %s → %s",
+			waited, mb(peak.rss), mb(rss0.anon), mb(rss.anon), 100*(float64(rss.anon)/float64(rss0.anon)-1), mb(rss0.file), mb(rss.file)),
 	}, nil
 }
 
@@ -562,4 +645,4 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-func mb(b int64) string         { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+func mb(b int64) string         { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
