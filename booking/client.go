@@ -45,6 +45,7 @@ type Client struct {
 	journal   Journal
 	observer  Observer
 	dryRun    bool
+	lists     sharedList
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -53,7 +54,8 @@ type Client struct {
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient sets the HTTP client (default: one with a 30 s timeout).
+// WithHTTPClient sets the HTTP client (default: one with a 30 s timeout
+// that keeps up to 16 idle connections).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithLogger sets the logger for retries and request outcomes.
@@ -77,6 +79,15 @@ func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
+// newTransport keeps more idle connections than net/http's default of two
+// per host, so that reads made at once (a modal's slots while others list)
+// reuse connections instead of each dialling, and handshaking, anew.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 16
+	return t
+}
+
 // NewClient returns a client for the API at baseURL ({base_url}; the client
 // appends /api/v1 itself).
 func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
@@ -96,7 +107,7 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 	c := &Client{
 		base:             u,
 		key:              key,
-		http:             &http.Client{Timeout: 30 * time.Second},
+		http:             &http.Client{Timeout: 30 * time.Second, Transport: newTransport()},
 		backoff:          DefaultBackoff,
 		sleep:            sleepContext,
 		now:              time.Now,
@@ -147,10 +158,23 @@ func (c *Client) Slots(ctx context.Context, eventType string) ([]Slot, error) {
 }
 
 // Bookings lists up to MaxListed upcoming confirmed bookings, ordered by
-// start (GET /bookings). A list of MaxListed may be incomplete.
+// start (GET /bookings). A list of MaxListed may be incomplete. Calls made
+// while a list is being fetched share its answer (see sharedList).
 func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
+	list, err := c.lists.do(ctx, c.bookings)
+	if err != nil && err == ctx.Err() {
+		return nil, c.transportError(ctx, bookingsEndpoint, err)
+	}
+	return list, err
+}
+
+var bookingsEndpoint = endpoint{"GET", "bookings", "GET /bookings"}
+
+// bookings fetches the list itself; settling a write needs a list asked
+// for after the write, never one already in flight.
+func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
 	var out wireBookings
-	if err := c.read(ctx, endpoint{"GET", "bookings", "GET /bookings"}, nil, &out); err != nil {
+	if err := c.read(ctx, bookingsEndpoint, nil, &out); err != nil {
 		return nil, err
 	}
 	list := make([]Booking, 0, len(out.Bookings))

@@ -148,6 +148,9 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 		}
 		finish = f
 	}
+	// Lists asked for before or during the write may not show it.
+	c.lists.forget()
+	defer c.lists.forget()
 	res := &Result{}
 	if c.dryRun {
 		c.dryRunWrite(ctx, w, ep, form, res)
@@ -390,7 +393,7 @@ func (c *Client) settleCancel(ctx context.Context, id string, res *Result) {
 func (c *Client) listAfterWrite(ctx context.Context) ([]Booking, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.reconcileTimeout)
 	defer cancel()
-	return c.Bookings(ctx)
+	return c.bookings(ctx)
 }
 
 // Find looks in a bookings list for the booking an attendee has for an

@@ -1,0 +1,86 @@
+package booking
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// sharedList lets Bookings calls made while one GET /bookings is in flight
+// wait for its answer instead of each sending their own: a burst of
+// `/booking list` commands costs the API one request, not hundreds.
+//
+// A caller never gets a list that was asked for before one of this client's
+// writes finished (forget ends the sharing at the start and the end of every
+// write), so a person who sees "Booked." and then lists sees the booking.
+type sharedList struct {
+	mu  sync.Mutex
+	cur *listFlight
+}
+
+// listFlight is one GET /bookings and the callers waiting for it. It runs on
+// a context of its own, cancelled when the last caller stops waiting, so one
+// caller giving up does not fail the others.
+type listFlight struct {
+	done    chan struct{}
+	list    []Booking
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// do returns the answer of the flight in progress, starting one with fetch
+// when there is none. Every caller gets a copy of the list of its own.
+func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Booking, error)) ([]Booking, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	f := s.cur
+	if f == nil {
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &listFlight{done: make(chan struct{}), cancel: cancel}
+		s.cur = f
+		go func() {
+			list, err := fetch(fctx)
+			cancel()
+			s.mu.Lock()
+			f.list, f.err = list, err
+			s.drop(f)
+			s.mu.Unlock()
+			close(f.done)
+		}()
+	}
+	f.waiters++
+	s.mu.Unlock()
+
+	select {
+	case <-f.done:
+		if f.err != nil {
+			return nil, f.err
+		}
+		return slices.Clone(f.list), nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		if f.waiters--; f.waiters == 0 {
+			f.cancel()
+			s.drop(f)
+		}
+		s.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// forget makes the next call start a flight of its own.
+func (s *sharedList) forget() {
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+}
+
+// drop ends sharing f. s.mu is held.
+func (s *sharedList) drop(f *listFlight) {
+	if s.cur == f {
+		s.cur = nil
+	}
+}

@@ -1,0 +1,253 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+)
+
+var shareNow = time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC)
+
+// heldLists is a sandbox whose first GET /bookings is held until release
+// is closed; every other request is answered at once.
+type heldLists struct {
+	c        *Client
+	sandbox  *bookingtest.Server
+	release  chan struct{}
+	lists    atomic.Int32
+	held     chan struct{} // closed when the held request has arrived
+	heldGone chan struct{} // closed when its client went away
+	onCreate func()        // if set, runs before POST /bookings is answered
+}
+
+func newHeldLists(t *testing.T) *heldLists {
+	t.Helper()
+	h := &heldLists{
+		sandbox:  bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time { return shareNow })),
+		release:  make(chan struct{}),
+		held:     make(chan struct{}),
+		heldGone: make(chan struct{}),
+	}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" && r.URL.Path == "/api/v1/bookings" && h.lists.Add(1) == 1 {
+			close(h.held)
+			select {
+			case <-h.release:
+			case <-r.Context().Done():
+				close(h.heldGone)
+				return
+			}
+		}
+		if r.Method == "POST" && r.URL.Path == "/api/v1/bookings" && h.onCreate != nil {
+			h.onCreate()
+		}
+		h.sandbox.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	t.Cleanup(func() {
+		select {
+		case <-h.release:
+		default:
+			close(h.release)
+		}
+	})
+	key, err := NewKey(h.sandbox.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.c, err = NewClient(front.URL, key, WithClock(func() time.Time { return shareNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// waitFor waits until cond holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (s *sharedList) waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return 0
+	}
+	return s.cur.waiters
+}
+
+func TestListsInFlightShareOneRequest(t *testing.T) {
+	t.Parallel()
+	h := newHeldLists(t)
+	const n = 20
+	lists := make([][]Booking, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { lists[i], errs[i] = h.c.Bookings(t.Context()) })
+	}
+	waitFor(t, "every caller to wait for the list in flight", func() bool { return h.c.lists.waiting() == n })
+	close(h.release)
+	wg.Wait()
+
+	if got := h.lists.Load(); got != 1 {
+		t.Errorf("GET /bookings sent %d times for %d calls in flight together, want 1", got, n)
+	}
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if len(lists[i]) == 0 || len(lists[i]) != len(lists[0]) {
+			t.Fatalf("call %d got %d bookings, call 0 got %d", i, len(lists[i]), len(lists[0]))
+		}
+	}
+	// Each caller owns its list: sorting or editing one leaves the others.
+	first := lists[1][0].ID
+	lists[0][0].ID = "changed"
+	if lists[1][0].ID != first {
+		t.Error("callers share one backing array")
+	}
+	// A call after the flight ended asks again.
+	if _, err := h.c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lists.Load(); got != 2 {
+		t.Errorf("GET /bookings sent %d times after a later call, want 2", got)
+	}
+}
+
+func TestListAfterWriteIsNeverOneAskedForBefore(t *testing.T) {
+	t.Parallel()
+	h := newHeldLists(t)
+	before := make(chan []Booking, 1)
+	go func() {
+		list, _ := h.c.Bookings(t.Context())
+		before <- list
+	}()
+	<-h.held
+
+	slots, err := h.c.Slots(t.Context(), "intro-call")
+	if err != nil || len(slots) == 0 {
+		t.Fatalf("slots: %v (%d)", err, len(slots))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := h.c.Create(ctx, CreateRequest{Slot: slots[0], Name: "Ada Lovelace", Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Had the verification joined the held list, it would have timed out.
+	if res.Outcome != Confirmed || !res.Verified {
+		t.Fatalf("outcome %s, verified %v; seen %q", res.Outcome, res.Verified, res.Seen)
+	}
+
+	after, err := h.c.Bookings(ctx)
+	if err != nil {
+		t.Fatalf("a list asked for after the booking joined one asked for before: %v", err)
+	}
+	if b, _ := Find(after, "intro-call", slots[0].Start, "ada@example.com"); b == nil {
+		t.Error("a list asked for after the booking does not show it")
+	}
+	if got := h.lists.Load(); got != 3 {
+		t.Errorf("GET /bookings sent %d times, want 3 (held, verification, after)", got)
+	}
+
+	close(h.release)
+	<-before
+}
+
+func TestVerificationNeverJoinsAListAskedForDuringTheWrite(t *testing.T) {
+	t.Parallel()
+	h := newHeldLists(t)
+	slots, err := h.c.Slots(t.Context(), "intro-call")
+	if err != nil || len(slots) == 0 {
+		t.Fatalf("slots: %v (%d)", err, len(slots))
+	}
+	during := make(chan struct{})
+	h.onCreate = func() {
+		// Someone lists while the create is on its way: the API has not
+		// made the booking yet, so this list cannot show it.
+		go func() {
+			_, _ = h.c.Bookings(t.Context())
+			close(during)
+		}()
+		<-h.held
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := h.c.Create(ctx, CreateRequest{Slot: slots[0], Name: "Ada Lovelace", Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Confirmed || !res.Verified {
+		t.Fatalf("outcome %s, verified %v; seen %q", res.Outcome, res.Verified, res.Seen)
+	}
+	close(h.release)
+	<-during
+}
+
+func TestCallerGivingUpLeavesOthersTheirList(t *testing.T) {
+	t.Parallel()
+	h := newHeldLists(t)
+
+	stays := make(chan error, 1)
+	go func() {
+		_, err := h.c.Bookings(t.Context())
+		stays <- err
+	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	leaves := make(chan error, 1)
+	go func() {
+		_, err := h.c.Bookings(ctx)
+		leaves <- err
+	}()
+	waitFor(t, "both callers to wait", func() bool { return h.c.lists.waiting() == 2 })
+
+	cancel()
+	err := <-leaves
+	if !errors.Is(err, ErrTransport) || !errors.Is(err, context.Canceled) {
+		t.Errorf("the caller that gave up got %v, want a transport error wrapping context.Canceled", err)
+	}
+	close(h.release)
+	if err := <-stays; err != nil {
+		t.Errorf("the caller still waiting got %v, want the list", err)
+	}
+	if got := h.lists.Load(); got != 1 {
+		t.Errorf("GET /bookings sent %d times, want 1", got)
+	}
+}
+
+func TestLastCallerGivingUpEndsTheRequest(t *testing.T) {
+	t.Parallel()
+	h := newHeldLists(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.c.Bookings(ctx)
+		done <- err
+	}()
+	<-h.held
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	select {
+	case <-h.heldGone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request went on after its only caller gave up")
+	}
+}
