@@ -196,7 +196,7 @@ func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 // (peak), a copy in a map of its own size, since a Go map keeps the space of
 // deleted entries; and the peak from then on.
 func shrunk[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
-	if len(m) >= peak/4 {
+	if 4*len(m) >= peak {
 		return m, peak
 	}
 	c := make(map[K]V, len(m))
