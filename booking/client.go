@@ -125,6 +125,10 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// CloseIdleConnections closes the connections kept for reuse, as
+// http.Client.CloseIdleConnections does.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
 // EventTypes lists the owner's event types (GET /event-types). Removed types
 // are not listed.
 func (c *Client) EventTypes(ctx context.Context) ([]EventType, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -483,4 +484,36 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCloseIdleConnections(t *testing.T) {
+	t.Parallel()
+	closed := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `{"event_types":[]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			close(closed)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	key, err := NewKey(testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(srv.URL, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EventTypes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseIdleConnections()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection was kept")
+	}
 }

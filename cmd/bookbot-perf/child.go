@@ -104,7 +104,7 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(settledStats())
+		_ = json.NewEncoder(w).Encode(settledStats(bk))
 	})
 	mux.HandleFunc("POST /clock", func(w http.ResponseWriter, r *http.Request) {
 		d, err := time.ParseDuration(r.URL.Query().Get("advance"))
@@ -119,7 +119,7 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		settledStats()
+		settledStats(bk)
 		_ = pprof.Lookup("heap").WriteTo(w, 0)
 	})
 	var cpu bytes.Buffer
@@ -143,8 +143,9 @@ func serveBot(ctx context.Context) error {
 // count has held still for half a second (closed connections' goroutines
 // end on their own schedule), collects the heap twice (the second empties
 // what sync.Pools kept through the first) and reads the runtime's figures.
-func settledStats() runtimeStats {
+func settledStats(bk *booking.Client) runtimeStats {
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	bk.CloseIdleConnections()
 	g, still := runtime.NumGoroutine(), 0
 	for deadline := time.Now().Add(5 * time.Second); still < 10 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
