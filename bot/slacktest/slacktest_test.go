@@ -1092,6 +1092,70 @@ func TestFaults(t *testing.T) {
 	}
 }
 
+func TestHold(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL))
+	ctx := testCtx(t)
+
+	release := srv.Hold("auth.test")
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := api.AuthTestContext(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a held call answered: %v", err)
+	}
+	if _, err := api.GetUserInfoContext(ctx, DefaultBotUserID); err != nil {
+		t.Errorf("another method was held too: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := api.AuthTestContext(ctx)
+		done <- err
+	}()
+	release()
+	if err := <-done; err != nil {
+		t.Errorf("a held call after release: %v", err)
+	}
+	release() // a second release is harmless
+	if _, err := api.AuthTestContext(ctx); err != nil {
+		t.Errorf("a call after release: %v", err)
+	}
+}
+
+func TestViewOptions(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	b := startBot(t, srv)
+	v := openBookingModal(t, srv, b)
+	want := []Option{{"30min", "30 minutes"}, {"60min", "60 minutes"}}
+	if got := v.Options("event_type"); !slices.Equal(got, want) {
+		t.Errorf("Options(event_type) = %v, want %v", got, want)
+	}
+	if got := v.Options("name"); got != nil {
+		t.Errorf("Options(name) = %v, want none for a text input", got)
+	}
+	if got := v.Options("nowhere"); got != nil {
+		t.Errorf("Options(nowhere) = %v, want none", got)
+	}
+
+	grouped := slack.NewOptionsGroupSelectBlockElement(slack.OptTypeStatic, plain("Time"), "slot",
+		slack.NewOptionGroupBlockElement(plain("Mon"), slack.NewOptionBlockObject("a", plain("09:00"), nil)),
+		slack.NewOptionGroupBlockElement(plain("Tue"), slack.NewOptionBlockObject("b", plain("10:00"), nil),
+			slack.NewOptionBlockObject("c", plain("11:00"), nil)))
+	modal := simpleModal("Slots")
+	modal.Submit = plain("Book")
+	modal.Blocks.BlockSet = append(modal.Blocks.BlockSet, slack.NewInputBlock("slot_block", plain("Time"), nil, grouped))
+	res, err := b.api.UpdateViewContext(testCtx(t), modal, "", "", v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ = srv.View(res.ID)
+	want = []Option{{"a", "09:00"}, {"b", "10:00"}, {"c", "11:00"}}
+	if got := v.Options("slot"); !slices.Equal(got, want) {
+		t.Errorf("Options(slot) = %v, want %v, groups flattened in order", got, want)
+	}
+}
+
 func TestViewValidation(t *testing.T) {
 	t.Parallel()
 	rec := &recordingTB{TB: t} // the views are invalid on purpose

@@ -777,3 +777,24 @@ func prune(m map[string]any) {
 		}
 	}
 }
+
+// Option is one choice a select offers.
+type Option struct{ Value, Text string }
+
+// Options lists the options of the view's element with this action_id,
+// option groups flattened, in order; nil when there is no such element.
+func (v View) Options(actionID string) []Option {
+	var blocks []any
+	if json.Unmarshal(v.Blocks, &blocks) != nil {
+		return nil
+	}
+	_, el, ok := findElement(blocks, actionID)
+	if !ok {
+		return nil
+	}
+	var out []Option
+	for _, o := range elementOptions(el) {
+		out = append(out, Option{Value: str(o, "value"), Text: textOf(o["text"])})
+	}
+	return out
+}

@@ -434,13 +434,13 @@ func (p *proc) overhead(ctx context.Context) ([]figure, error) {
 			}
 		}
 		v, err := p.sl.WaitView(wait, func(v slacktest.View) bool {
-			return v.ID == newest && len(slotOptions(v.Blocks)) > 0
+			return v.ID == newest && len(v.Options("slot")) > 0
 		})
 		if err != nil {
 			last, _ := p.sl.View(newest)
 			return nil, fmt.Errorf("the form did not load its times: %w\n%s", err, last.Blocks)
 		}
-		slot := slotOptions(v.Blocks)[0] // fresh from GET /slots, so free
+		slot := v.Options("slot")[0].Value // fresh from GET /slots, so free
 		updates := countCalls(p.sl, "views.update")
 		began := time.Now()
 		if _, err := p.sl.SubmitInputs(ctx, user, v.ID, map[string]string{"slot": slot, "name": "Perf Attendee", "email": fmt.Sprintf("perf%d@example.com", i)}); err != nil {
@@ -471,38 +471,6 @@ func (p *proc) overhead(ctx context.Context) ([]figure, error) {
 		{name: "bookbot overhead on a booking, p50", value: ms(t50 - r50), target: "≤ 5 ms", ok: t50-r50 <= 5*time.Millisecond,
 			note: "includes the ack round trip and the views.update that shows the outcome"},
 	}, nil
-}
-
-// slotOptions are the slot select's option values in a view.
-func slotOptions(raw json.RawMessage) []string {
-	var blocks []map[string]any
-	_ = json.Unmarshal(raw, &blocks)
-	for _, b := range blocks {
-		el, _ := b["element"].(map[string]any)
-		if el == nil || el["action_id"] != "slot" {
-			continue
-		}
-		var out []string
-		collect := func(opts any) {
-			list, _ := opts.([]any)
-			for _, o := range list {
-				if m, ok := o.(map[string]any); ok {
-					if v, ok := m["value"].(string); ok {
-						out = append(out, v)
-					}
-				}
-			}
-		}
-		collect(el["options"])
-		groups, _ := el["option_groups"].([]any)
-		for _, g := range groups {
-			if m, ok := g.(map[string]any); ok {
-				collect(m["options"])
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // rawCreateVerify books a consultation slot with net/http alone: POST

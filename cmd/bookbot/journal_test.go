@@ -37,31 +37,13 @@ func openForm(ctx context.Context, t *testing.T, sl *slacktest.Server) (slacktes
 		t.Fatal(err)
 	}
 	v, err := sl.WaitView(ctx, func(v slacktest.View) bool {
-		return v.TriggerUser == ada && strings.Contains(string(v.Blocks), `"action_id":"slot"`) && strings.Contains(string(v.Blocks), `"options"`)
+		return v.TriggerUser == ada && len(v.Options("slot")) > 0
 	})
 	if err != nil {
 		t.Fatalf("no booking form: %v", err)
 	}
-	var blocks []struct {
-		Element struct {
-			ActionID     string `json:"action_id"`
-			OptionGroups []struct {
-				Options []struct{ Value string } `json:"options"`
-			} `json:"option_groups"`
-			Options []struct{ Value string } `json:"options"`
-		} `json:"element"`
-	}
-	_ = json.Unmarshal(v.Blocks, &blocks)
-	for _, b := range blocks {
-		if b.Element.ActionID != "slot" {
-			continue
-		}
-		if len(b.Element.Options) > 0 {
-			return v, b.Element.Options[0].Value
-		}
-		if len(b.Element.OptionGroups) > 0 && len(b.Element.OptionGroups[0].Options) > 0 {
-			return v, b.Element.OptionGroups[0].Options[0].Value
-		}
+	if opts := v.Options("slot"); len(opts) > 0 {
+		return v, opts[0].Value
 	}
 	t.Fatalf("the form offers no slot: %s", v.Blocks)
 	return v, ""

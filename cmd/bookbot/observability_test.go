@@ -226,15 +226,15 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 					t.Fatal(err)
 				}
 				v, err := sl.WaitView(ctx, func(v slacktest.View) bool {
-					return !seen[v.ID] && v.CallbackID == "booking_create" && len(slotValues(v.Blocks)) > 0
+					return !seen[v.ID] && v.CallbackID == "booking_create" && len(v.Options("slot")) > 0
 				})
 				if err != nil {
 					t.Fatalf("no booking modal with slots: %v\n%s", err, out.String())
 				}
 				seen[v.ID] = true
-				slots := slotValues(v.Blocks)
+				slots := v.Options("slot")
 				if _, err := sl.SubmitInputs(ctx, "UADA", v.ID, map[string]string{
-					"slot": slots[len(slots)-1], "name": "Grace Hopper", "email": attendee,
+					"slot": slots[len(slots)-1].Value, "name": "Grace Hopper", "email": attendee,
 					"booker_tz": "America/New_York", "note": "compilers",
 				}); err != nil {
 					t.Fatalf("submit: %v", err)
@@ -302,46 +302,6 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 			}
 		})
 	}
-}
-
-// slotValues are the options of the booking modal's slot select.
-func slotValues(blocks json.RawMessage) []string {
-	var v any
-	if json.Unmarshal(blocks, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(x any) {
-		switch x := x.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			if x["action_id"] == "slot" {
-				opts, _ := x["options"].([]any)
-				groups, _ := x["option_groups"].([]any)
-				for _, g := range groups {
-					gm, _ := g.(map[string]any)
-					more, _ := gm["options"].([]any)
-					opts = append(opts, more...)
-				}
-				for _, o := range opts {
-					om, _ := o.(map[string]any)
-					if s, ok := om["value"].(string); ok {
-						out = append(out, s)
-					}
-				}
-				return
-			}
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return out
 }
 
 func mustZone(t *testing.T, name string) *time.Location {
