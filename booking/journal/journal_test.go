@@ -200,3 +200,21 @@ func TestBeginFailsWhenTheJournalCannotBeWritten(t *testing.T) {
 		t.Fatal("Begin succeeded without a journal file")
 	}
 }
+
+// BenchmarkBeginFinish is the journal's share of a booking: the record
+// made before the request is sent and the outcome after, each a file
+// opened, a committed (fsync'd) transaction and the file closed.
+func BenchmarkBeginFinish(b *testing.B) {
+	j, err := journal.Open(b.TempDir(), journal.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res := &booking.Result{Outcome: booking.Confirmed, Verified: true}
+	for b.Loop() {
+		finish, err := j.Begin(b.Context(), create)
+		if err != nil {
+			b.Fatal(err)
+		}
+		finish(res)
+	}
+}
