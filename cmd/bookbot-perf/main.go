@@ -219,6 +219,9 @@ func start(ctx context.Context, argv []string, dir string, env ...string) (*proc
 		"LOG_LEVEL=warn",
 		"GODEBUG="+os.Getenv("PERF_GODEBUG"),
 	)
+	if gc := os.Getenv("PERF_GOGC"); gc != "" {
+		p.cmd.Env = append(p.cmd.Env, "GOGC="+gc) // to see the garbage collector's trade-off
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
 	began := time.Now()
 	if err := p.cmd.Start(); err != nil {
