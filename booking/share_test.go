@@ -69,6 +69,27 @@ func newHeldLists(t *testing.T) *heldLists {
 	return h
 }
 
+// book books the first intro-call slot for Ada and checks the booking API
+// confirmed it. Had the confirming list joined a held one, it would have
+// timed out.
+func (h *heldLists) book(t *testing.T) Slot {
+	t.Helper()
+	slots, err := h.c.Slots(t.Context(), "intro-call")
+	if err != nil || len(slots) == 0 {
+		t.Fatalf("slots: %v (%d)", err, len(slots))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := h.c.Create(ctx, CreateRequest{Slot: slots[0], Name: "Ada Lovelace", Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Confirmed || !res.Verified {
+		t.Fatalf("outcome %s, verified %v; seen %q", res.Outcome, res.Verified, res.Seen)
+	}
+	return slots[0]
+}
+
 // waitFor waits until cond holds, failing the test after 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -139,27 +160,15 @@ func TestListAfterWriteIsNeverOneAskedForBefore(t *testing.T) {
 		before <- list
 	}()
 	<-h.held
+	slot := h.book(t)
 
-	slots, err := h.c.Slots(t.Context(), "intro-call")
-	if err != nil || len(slots) == 0 {
-		t.Fatalf("slots: %v (%d)", err, len(slots))
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	res, err := h.c.Create(ctx, CreateRequest{Slot: slots[0], Name: "Ada Lovelace", Email: "ada@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Had the verification joined the held list, it would have timed out.
-	if res.Outcome != Confirmed || !res.Verified {
-		t.Fatalf("outcome %s, verified %v; seen %q", res.Outcome, res.Verified, res.Seen)
-	}
-
 	after, err := h.c.Bookings(ctx)
 	if err != nil {
 		t.Fatalf("a list asked for after the booking joined one asked for before: %v", err)
 	}
-	if b, _ := Find(after, "intro-call", slots[0].Start, "ada@example.com"); b == nil {
+	if b, _ := Find(after, "intro-call", slot.Start, "ada@example.com"); b == nil {
 		t.Error("a list asked for after the booking does not show it")
 	}
 	if got := h.lists.Load(); got != 3 {
@@ -173,10 +182,6 @@ func TestListAfterWriteIsNeverOneAskedForBefore(t *testing.T) {
 func TestVerificationNeverJoinsAListAskedForDuringTheWrite(t *testing.T) {
 	t.Parallel()
 	h := newHeldLists(t)
-	slots, err := h.c.Slots(t.Context(), "intro-call")
-	if err != nil || len(slots) == 0 {
-		t.Fatalf("slots: %v (%d)", err, len(slots))
-	}
 	during := make(chan struct{})
 	h.onCreate = func() {
 		// Someone lists while the create is on its way: the API has not
@@ -187,15 +192,7 @@ func TestVerificationNeverJoinsAListAskedForDuringTheWrite(t *testing.T) {
 		}()
 		<-h.held
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	res, err := h.c.Create(ctx, CreateRequest{Slot: slots[0], Name: "Ada Lovelace", Email: "ada@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != Confirmed || !res.Verified {
-		t.Fatalf("outcome %s, verified %v; seen %q", res.Outcome, res.Verified, res.Seen)
-	}
+	h.book(t)
 	close(h.release)
 	<-during
 }
