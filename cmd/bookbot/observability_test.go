@@ -141,12 +141,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 // The digest schedule inside `bookbot run` reports every run's result.
 func TestRunCountsDigestRuns(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t)
-	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
-	e := env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "DIGEST_SCHEDULE=@every 1s", "LOG_LEVEL=debug", "BOOKBOT_STATE_DIR="+t.TempDir())
+	ctx, _, sl, e := digestSetup(t)
 	cmd, out := startRun(ctx, t, sl, e)
 	base := httpBase(ctx, t, out)
 	// Logged by the scheduler after each Run has returned.

@@ -109,16 +109,24 @@ func digestPosts(sl *slacktest.Server, ch string) (digests, notices int) {
 	return digests, notices
 }
 
+// digestSetup gives a test's deadline, the fakes and the environment for a
+// `bookbot run` whose scheduler posts to C0DIGEST every second: the digest
+// tests need the same fast schedule, and one place to change it.
+func digestSetup(t *testing.T) (context.Context, *bookingtest.Server, *slacktest.Server, []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
+	return ctx, sb, sl, env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "DIGEST_SCHEDULE=@every 1s", "LOG_LEVEL=debug", "BOOKBOT_STATE_DIR="+t.TempDir())
+}
+
 // The scheduler inside `bookbot run`, firing every second, posts one digest
 // per date: later firings and a restart find the date posted.
 func TestRunPostsTheScheduledDigestOncePerDate(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t)
-	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
-	e := env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "DIGEST_SCHEDULE=@every 1s", "LOG_LEVEL=debug", "BOOKBOT_STATE_DIR="+t.TempDir())
+	ctx, sb, sl, e := digestSetup(t)
 
 	cmd, out := startRun(ctx, t, sl, e)
 	out.waitCount(ctx, t, `"digest scheduled"`, 1)
@@ -141,15 +149,10 @@ func TestRunPostsTheScheduledDigestOncePerDate(t *testing.T) {
 // itself follows at a later firing, once the API answers again.
 func TestRunPostsAFailureNoticeThenTheDigest(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t)
-	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "team", Members: []string{slacktest.DefaultBotUserID}})
+	ctx, sb, sl, e := digestSetup(t)
 	for range 30 {
 		sb.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(503))
 	}
-	e := env(sb, sl, "DIGEST_CHANNEL=C0DIGEST", "DIGEST_SCHEDULE=@every 1s", "LOG_LEVEL=debug", "BOOKBOT_STATE_DIR="+t.TempDir())
 
 	cmd, out := startRun(ctx, t, sl, e)
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
