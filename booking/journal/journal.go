@@ -340,6 +340,41 @@ func (j *Journal) Since(t time.Time) ([]Entry, error) {
 	return out, err
 }
 
+// Prune deletes the entries recorded before t that need no one any more:
+// settled, and checked by a person if they needed one. Open and unchecked
+// entries are kept whatever their age. bbolt reuses the freed pages, so the
+// file stops growing rather than shrinks. It returns how many went.
+func (j *Journal) Prune(t time.Time) (int, error) {
+	n := 0
+	err := j.update(func(tx *bolt.Tx) error {
+		c := tx.Bucket(entriesBucket).Cursor()
+		for k, v := c.First(); k != nil; {
+			e, err := decode(k, v)
+			if err != nil {
+				return err
+			}
+			if !e.At.Before(t) {
+				return nil // entries are in the order they were recorded
+			}
+			if e.needsAttention() {
+				k, v = c.Next()
+				continue
+			}
+			next := key(binary.BigEndian.Uint64(k) + 1)
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			n++
+			k, v = c.Seek(next) // a cursor may skip an entry after Delete
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // attention lists the indexed entries keep accepts, oldest first.
 func (j *Journal) attention(keep func(Entry) bool) ([]Entry, error) {
 	var out []Entry

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -216,5 +217,59 @@ func BenchmarkBeginFinish(b *testing.B) {
 			b.Fatal(err)
 		}
 		finish(res)
+	}
+}
+
+// Pruning removes old entries nobody needs, and keeps those a person must
+// still see, however old.
+func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, clk := open(t, dir)
+	record := func(o booking.Outcome) uint64 {
+		t.Helper()
+		finish, err := j.Begin(t.Context(), create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o != "" {
+			finish(&booking.Result{Outcome: o, Verified: o == booking.Confirmed})
+		}
+		list, _ := j.Since(clk.t)
+		return list[len(list)-1].Seq
+	}
+	confirmed := record(booking.Confirmed)
+	unknown := record(booking.Unknown) // needs a person, not yet checked
+	checked := record(booking.Unknown)
+	if _, err := j.MarkReviewed(checked, "U1"); err != nil {
+		t.Fatal(err)
+	}
+	inFlight := record("") // in flight when the process died
+	clk.t = clk.t.Add(100 * 24 * time.Hour)
+	recent := record(booking.Confirmed)
+
+	n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("pruned %d entries, want 2 (the old confirmed and the old checked one)", n)
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []uint64
+	for _, e := range list {
+		kept = append(kept, e.Seq)
+	}
+	if want := []uint64{unknown, inFlight, recent}; !slices.Equal(kept, want) {
+		t.Errorf("kept %v, want %v (confirmed %d and checked %d pruned)", kept, want, confirmed, checked)
+	}
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Errorf("awaiting review = %d, want 1", n)
+	}
+	if n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour)); n != 0 || err != nil {
+		t.Errorf("pruning again: %d, %v; want nothing", n, err)
 	}
 }
