@@ -72,12 +72,13 @@ type Config struct {
 	DigestIncludeEmails bool           // DIGEST_INCLUDE_EMAILS
 	DigestSkipEmpty     bool           // DIGEST_SKIP_EMPTY
 
-	ReviewChannel string     // BOOKBOT_REVIEW_CHANNEL; "" means none
-	StateDir      string     // BOOKBOT_STATE_DIR or its computed default
-	DryRun        bool       // BOOKBOT_DRY_RUN
-	HTTPAddr      string     // BOOKBOT_HTTP_ADDR as host:port; "" when set to "off"
-	LogLevel      slog.Level // LOG_LEVEL
-	LogFormat     string     // LOG_FORMAT: "json" or "text"
+	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
+	StateDir      string        // BOOKBOT_STATE_DIR or its computed default
+	JournalKeep   time.Duration // BOOKBOT_JOURNAL_KEEP_DAYS in days; 0 keeps entries forever
+	DryRun        bool          // BOOKBOT_DRY_RUN
+	HTTPAddr      string        // BOOKBOT_HTTP_ADDR as host:port; "" when set to "off"
+	LogLevel      slog.Level    // LOG_LEVEL
+	LogFormat     string        // LOG_FORMAT: "json" or "text"
 }
 
 // Allowed reports whether a Slack user may use the bot.
@@ -89,6 +90,10 @@ func (c *Config) Allowed(userID string) bool {
 // or a descriptor such as @daily or @every 1h. It accepts what
 // cron.ParseStandard and cron.New's default parser accept.
 var scheduleParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// maxKeepDays bounds BOOKBOT_JOURNAL_KEEP_DAYS (100 years), so the
+// duration cannot overflow.
+const maxKeepDays = 36500
 
 var (
 	userID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
@@ -161,6 +166,11 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
 	c.StateDir = stateDir(s)
+	if days, err := strconv.Atoi(s.JournalKeep); err == nil && days >= 0 && days <= maxKeepDays {
+		c.JournalKeep = time.Duration(days) * 24 * time.Hour
+	} else {
+		l.add("BOOKBOT_JOURNAL_KEEP_DAYS", "BOOKBOT_JOURNAL_KEEP_DAYS must be a whole number of days from 0 (keep forever) to %d; got %q", maxKeepDays, clip(s.JournalKeep))
+	}
 	c.HTTPAddr = l.httpAddr(s.HTTPAddr)
 	switch strings.ToLower(s.LogLevel) {
 	case "debug":

@@ -40,6 +40,7 @@ type settings struct {
 
 	ReviewChannel string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
 	StateDir      string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`
+	JournalKeep   string `env:"BOOKBOT_JOURNAL_KEEP_DAYS" envDefault:"90" meaning:"days a settled journal entry is kept (0: forever); entries still in flight or waiting for a person are kept however old"`
 	DryRun        bool   `env:"BOOKBOT_DRY_RUN" envDefault:"false" meaning:"true sends no bookings or cancellations to the booking API; bookbot says what it would have done"`
 	HTTPAddr      string `env:"BOOKBOT_HTTP_ADDR" envDefault:"127.0.0.1:8080" meaning:"host:port of the local HTTP listener; off disables it"`
 	LogLevel      string `env:"LOG_LEVEL" envDefault:"info" meaning:"debug, info, warn or error"`

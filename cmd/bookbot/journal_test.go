@@ -278,3 +278,38 @@ func TestAuditArguments(t *testing.T) {
 		}
 	}
 }
+
+// `bookbot run` prunes settled journal entries older than
+// BOOKBOT_JOURNAL_KEEP_DAYS, and keeps old ones still waiting for a person.
+func TestRunPrunesTheJournal(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	state := t.TempDir()
+	jr, err := journal.Open(state, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr.Now = func() time.Time { return time.Now().Add(-100 * 24 * time.Hour) }
+	for _, o := range []booking.Outcome{booking.Confirmed, booking.Unknown} {
+		finish, err := jr.Begin(ctx, booking.Write{Op: booking.OpCancel, Actor: ada, BookingID: "bk_" + string(o)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		finish(&booking.Result{Outcome: o})
+	}
+
+	sb := bookingtest.NewServer(t)
+	sl := newStandIn(t)
+	cmd, out := startRun(ctx, t, sl, env(sb, sl, "BOOKBOT_STATE_DIR="+state, "BOOKBOT_REVIEW_CHANNEL="+reviewRoom))
+	out.waitCount(ctx, t, `"msg":"journal: old entries pruned","entries":1,"kept_days":90`, 1)
+	stopRun(t, cmd, out)
+
+	left, err := jr.Since(time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].BookingID != "bk_unknown" || !left[0].AwaitingReview() {
+		t.Errorf("journal after pruning: %+v; want only the unchecked unclear cancel", left)
+	}
+}

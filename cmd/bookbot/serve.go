@@ -54,6 +54,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err := recoverWrites(ctx, jr, bk, log); err != nil {
 		return err
 	}
+	go pruneJournal(ctx, jr, cfg.JournalKeep, log)
 	api := newSlack(cfg, slack.OptionHTTPClient(m.slackHTTPClient(cfg.SlackAPIURL)))
 	auth, err := api.AuthTestContext(ctx)
 	if err != nil {
@@ -175,6 +176,30 @@ func openJournal(cfg *config.Config, log *slog.Logger) (*journal.Journal, error)
 	}
 	jr.Log = log
 	return jr, nil
+}
+
+// pruneJournal deletes the journal's settled entries older than keep (0:
+// none), now and then daily until ctx ends, so the file stops growing.
+func pruneJournal(ctx context.Context, jr *journal.Journal, keep time.Duration, log *slog.Logger) {
+	if keep <= 0 {
+		return
+	}
+	t := time.NewTicker(24 * time.Hour)
+	defer t.Stop()
+	for {
+		n, err := jr.Prune(time.Now().Add(-keep))
+		switch {
+		case err != nil:
+			log.Warn("journal: old entries could not be pruned; they are tried again tomorrow", "err", err)
+		case n > 0:
+			log.Info("journal: old entries pruned", "entries", n, "kept_days", int(keep.Hours()/24))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // recoverWrites settles the writes a previous process left in flight, by
