@@ -93,7 +93,8 @@ func serveBot(ctx context.Context) error {
 	}
 	mux := http.NewServeMux()
 	// GET /stats: after the bot is idle, idle HTTP connections are closed
-	// (every client here uses http.DefaultTransport) and the heap collected.
+	// (the booking client's and http.DefaultTransport's) and the heap
+	// collected.
 	// GET /stats?as=is reads the figures as they are, collecting nothing.
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("as") == "is" {
@@ -387,5 +388,13 @@ func profileAcks(ctx context.Context, dir string, n int, file string) error {
 		return err
 	}
 	fmt.Printf("ack latency while profiling, %d acks: p50 %s, p99 %s\n", len(delays), ms(pct(delays, 50)), ms(pct(delays, 99)))
-	return os.WriteFile(file, prof, 0o644)
+	if err := os.WriteFile(file, prof, 0o644); err != nil {
+		return err
+	}
+	// Its alloc_space is what the bursts allocated (start-up aside).
+	heap, err := p.call(ctx, "GET", "/heap")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file+".heap", heap, 0o644)
 }
