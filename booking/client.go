@@ -55,7 +55,7 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client (default: one with a 30 s timeout
-// that keeps up to 16 idle connections).
+// that keeps up to 16 idle connections per host).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithLogger sets the logger for retries and request outcomes.
@@ -82,8 +82,12 @@ func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua
 // newTransport keeps more idle connections than net/http's default of two
 // per host, so that reads made at once (a modal's slots while others list)
 // reuse connections instead of each dialling, and handshaking, anew.
-func newTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+func newTransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport // replaced, say by instrumentation: keep it
+	}
+	t = t.Clone()
 	t.MaxIdleConnsPerHost = 16
 	return t
 }

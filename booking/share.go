@@ -25,6 +25,7 @@ type listFlight struct {
 	done    chan struct{}
 	list    []Booking
 	err     error
+	panic   any // what fetch panicked with, if it did
 	waiters int
 	cancel  context.CancelFunc
 }
@@ -42,13 +43,26 @@ func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Book
 		f = &listFlight{done: make(chan struct{}), cancel: cancel}
 		s.cur = f
 		go func() {
-			list, err := fetch(fctx)
-			cancel()
-			s.mu.Lock()
-			f.list, f.err = list, err
-			s.drop(f)
-			s.mu.Unlock()
-			close(f.done)
+			var list []Booking
+			var err error
+			panicked := true
+			defer func() {
+				// A panic is handed to every caller, on its own goroutine,
+				// where the bot recovers and logs it as it did before the
+				// list was shared.
+				var p any
+				if panicked {
+					p = recover()
+				}
+				cancel()
+				s.mu.Lock()
+				f.list, f.err, f.panic = list, err, p
+				s.drop(f)
+				s.mu.Unlock()
+				close(f.done)
+			}()
+			list, err = fetch(fctx)
+			panicked = false
 		}()
 	}
 	f.waiters++
@@ -56,6 +70,9 @@ func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Book
 
 	select {
 	case <-f.done:
+		if f.panic != nil {
+			panic(f.panic)
+		}
 		if f.err != nil {
 			return nil, f.err
 		}

@@ -248,3 +248,23 @@ func TestLastCallerGivingUpEndsTheRequest(t *testing.T) {
 		t.Fatal("the request went on after its only caller gave up")
 	}
 }
+
+// A panic while fetching reaches the caller, where the bot's recover logs
+// it, rather than ending the process on the fetch's own goroutine.
+func TestPanicInTheFetchReachesTheCaller(t *testing.T) {
+	t.Parallel()
+	var s sharedList
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		_, _ = s.do(t.Context(), func(context.Context) ([]Booking, error) { panic("key source broke") })
+		return nil
+	}()
+	if got != "key source broke" {
+		t.Errorf("caller recovered %v, want the fetch's panic", got)
+	}
+	// The flight is over: the next call fetches again.
+	list, err := s.do(t.Context(), func(context.Context) ([]Booking, error) { return []Booking{{ID: "bk_1"}}, nil })
+	if err != nil || len(list) != 1 {
+		t.Errorf("after a panic: %v, %v", list, err)
+	}
+}
