@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -112,6 +113,12 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 	replace := b.responder(cb.ResponseURL, user, cb.ResponseURL != "")
 	later.add("review", func(ctx context.Context) {
 		e, err := b.cfg.Journal.MarkReviewed(seq, user)
+		if errors.Is(err, journal.ErrNoEntry) {
+			b.log.Info("review checked for an entry no longer in the journal", "seq", seq, "by", user)
+			text := "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for BOOKBOT_JOURNAL_KEEP_DAYS days."
+			replace(message{Text: text, Blocks: []slack.Block{section(text)}})
+			return
+		}
 		if err != nil {
 			b.log.Error("journal: a review could not be recorded", "seq", seq, "err", err)
 			replace(errorMessage("The check could not be recorded; press the button again", err))

@@ -202,3 +202,25 @@ func TestDryRun(t *testing.T) {
 		t.Fatalf("a dry run sent %d writes", n)
 	}
 }
+
+// A report sent to two people keeps its button in the copy nobody pressed;
+// pressed once the entry has been pruned, it says there is nothing left.
+func TestCheckingAPrunedEntry(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, false)
+	v := h.openModal(ada, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(502))
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	toBob := h.dm(bob, "A booking needs a human look")
+	toAda := h.dm(ada, "A booking needs a human look")
+	h.drain()
+
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(toBob)))
+	h.reply(bob, "Checked by <@"+bob+">")
+	h.drain()
+	if n, err := j.Prune(h.clock.Now().Add(time.Hour)); n != 1 || err != nil {
+		t.Fatalf("pruned %d, %v; want the checked entry", n, err)
+	}
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(toAda)))
+	h.reply(ada, "Nothing left to check")
+}

@@ -148,6 +148,10 @@ func (j *Journal) db() (*bolt.DB, error) {
 
 var errNoJournal = errors.New("no journal yet")
 
+// ErrNoEntry means the journal does not hold the entry: it was pruned (see
+// Prune), or never existed.
+var ErrNoEntry = errors.New("no such entry")
+
 func (j *Journal) update(fn func(*bolt.Tx) error) error {
 	if j.readOnly {
 		return errors.New("journal opened read-only")
@@ -201,7 +205,7 @@ func (j *Journal) change(seq uint64, fn func(*Entry) error) (Entry, error) {
 	err := j.update(func(tx *bolt.Tx) error {
 		v := tx.Bucket(entriesBucket).Get(key(seq))
 		if v == nil {
-			return fmt.Errorf("no journal entry %d", seq)
+			return fmt.Errorf("journal entry %d: %w", seq, ErrNoEntry)
 		}
 		if err := json.Unmarshal(v, &e); err != nil {
 			return err
@@ -354,7 +358,7 @@ func (j *Journal) Prune(t time.Time) (int, error) {
 				return err
 			}
 			if !e.At.Before(t) {
-				return nil // entries are in the order they were recorded
+				return nil // entries are in about the order of At; a straggler goes next time
 			}
 			if e.needsAttention() {
 				k, v = c.Next()
