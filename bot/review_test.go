@@ -33,6 +33,15 @@ func journaledHarness(t *testing.T, inChannel bool, extra ...booking.Option) (*h
 	return h, j
 }
 
+// bookUnclear has ada book Grace while the API answers the create with an
+// HTML status page: an outcome a person must check.
+func bookUnclear(h *harness, status int) {
+	h.t.Helper()
+	v := h.openModal(ada, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(status))
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+}
+
 func messagesIn(h *harness, channel, want string) []slacktest.Message {
 	var out []slacktest.Message
 	for _, m := range h.sl.Messages() {
@@ -46,9 +55,7 @@ func messagesIn(h *harness, channel, want string) []slacktest.Message {
 func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	t.Parallel()
 	h, j := journaledHarness(t, true)
-	v := h.openModal(ada, "intro-call")
-	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
-	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	bookUnclear(h, 503)
 	h.dm(ada, "Probably not booked")
 
 	report := h.waitMessage("in the review channel", func(m slacktest.Message) bool {
@@ -86,9 +93,7 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 func TestReviewsGoByDMWithoutAReviewChannel(t *testing.T) {
 	t.Parallel()
 	h, _ := journaledHarness(t, false)
-	v := h.openModal(ada, "intro-call")
-	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(502))
-	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	bookUnclear(h, 502)
 	// The first reviewer and the person who asked.
 	h.dm(bob, "A booking needs a human look")
 	h.dm(ada, "A booking needs a human look")
@@ -208,9 +213,7 @@ func TestDryRun(t *testing.T) {
 func TestCheckingAPrunedEntry(t *testing.T) {
 	t.Parallel()
 	h, j := journaledHarness(t, false)
-	v := h.openModal(ada, "intro-call")
-	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(502))
-	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	bookUnclear(h, 502)
 	toBob := h.dm(bob, "A booking needs a human look")
 	toAda := h.dm(ada, "A booking needs a human look")
 	h.drain()
