@@ -251,44 +251,32 @@ func runtimeFigures(ctx context.Context, dir string, n int, memprofile string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := p.interactions(wait, 10); err != nil {
-		return nil, err
+	// stage makes n interactions, reads the figures once the bot is idle
+	// and, with -memprofile, saves a heap profile to file.
+	stage := func(n int, file string) (runtimeStats, error) {
+		if err := p.interactions(wait, n); err != nil {
+			return runtimeStats{}, err
+		}
+		s, err := p.runtimeStats(wait, "")
+		if err != nil || memprofile == "" {
+			return s, err
+		}
+		return s, p.saveHeap(wait, file)
 	}
-	warm, err := p.runtimeStats(wait, "")
+	warm, err := stage(10, memprofile+".base")
 	if err != nil {
 		return nil, err
 	}
-	if memprofile != "" {
-		if err := p.saveHeap(wait, memprofile+".base"); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.interactions(wait, n); err != nil {
-		return nil, err
-	}
-	after, err := p.runtimeStats(wait, "")
+	after, err := stage(n, memprofile)
 	if err != nil {
 		return nil, err
-	}
-	if memprofile != "" {
-		if err := p.saveHeap(wait, memprofile); err != nil {
-			return nil, err
-		}
 	}
 	if _, err := p.call(wait, "POST", "/clock?advance="+windows.String()); err != nil {
 		return nil, err
 	}
-	if err := p.interactions(wait, 10); err != nil {
-		return nil, err
-	}
-	later, err := p.runtimeStats(wait, "")
+	later, err := stage(10, memprofile+".later")
 	if err != nil {
 		return nil, err
-	}
-	if memprofile != "" {
-		if err := p.saveHeap(wait, memprofile+".later"); err != nil {
-			return nil, err
-		}
 	}
 
 	grow := func(a, b uint64) string { return fmt.Sprintf("%+.0f%%", 100*(float64(b)/float64(a)-1)) }
