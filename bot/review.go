@@ -115,8 +115,7 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 		e, err := b.cfg.Journal.MarkReviewed(seq, user)
 		if errors.Is(err, journal.ErrNoEntry) {
 			b.log.Info("review checked for an entry no longer in the journal", "seq", seq, "by", user)
-			text := "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for BOOKBOT_JOURNAL_KEEP_DAYS days."
-			replace(message{Text: text, Blocks: []slack.Block{section(text)}})
+			replace(prunedMessage())
 			return
 		}
 		if err != nil {
@@ -128,6 +127,12 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 		types, _ := b.types.recent()
 		replace(reviewMessage(e, types))
 	})
+}
+
+// prunedMessage answers "Mark as checked" on an entry pruned since.
+func prunedMessage() message {
+	text := "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for BOOKBOT_JOURNAL_KEEP_DAYS days."
+	return message{Text: text, Blocks: []slack.Block{section(text)}}
 }
 
 // reviewMessage is the report of an entry that needs a person. Times are
