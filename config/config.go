@@ -7,6 +7,8 @@
 //
 //   - An empty or all-white-space variable counts as unset; values and the
 //     contents of _FILE files are trimmed of surrounding white space.
+//   - A _FILE file may hold at most 64 KiB (a token or key is far smaller):
+//     a path such as /dev/zero is refused, not read forever.
 //   - A variable that is set is always checked, whether or not the command
 //     needs it; Need only decides which unset variables are missing.
 //   - BOOKBOT_ALLOW_ALL=true wins over BOOKBOT_ALLOWED_USERS: the list is
@@ -22,6 +24,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -91,6 +94,11 @@ func (c *Config) Allowed(userID string) bool {
 // cron.ParseStandard and cron.New's default parser accept.
 var scheduleParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
+// maxSecretFile bounds what is read of a _FILE file. Tokens and keys are
+// far smaller; the bound stops a wrong path (a log, /dev/zero) from being
+// read into memory without end.
+const maxSecretFile = 64 << 10
+
 // maxKeepDays bounds BOOKBOT_JOURNAL_KEEP_DAYS (100 years), so the
 // duration cannot overflow.
 const maxKeepDays = 36500
@@ -127,8 +135,8 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		DigestSkipEmpty:     s.DigestSkipEmpty,
 		DryRun:              s.DryRun,
 	}
-	c.SlackBotToken = l.token("SLACK_BOT_TOKEN", s.SlackBotToken, s.SlackBotTokenFile, "xoxb-", "bot token", need&NeedSlack != 0)
-	c.SlackAppToken = l.token("SLACK_APP_TOKEN", s.SlackAppToken, s.SlackAppTokenFile, "xapp-", "app-level token", need&NeedSlack != 0)
+	c.SlackBotToken = l.token("SLACK_BOT_TOKEN", s.SlackBotToken, "xoxb-", "bot token", need&NeedSlack != 0)
+	c.SlackAppToken = l.token("SLACK_APP_TOKEN", s.SlackAppToken, "xapp-", "app-level token", need&NeedSlack != 0)
 	if u := l.url("SLACK_API_URL", s.SlackAPIURL); u != nil {
 		if !strings.HasSuffix(u.Path, "/") {
 			u.Path += "/"
@@ -144,7 +152,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL); u != nil {
 		c.BookingBaseURL = u.String()
 	}
-	c.BookingKey = l.bookingKey(s.BookingAPIKey, s.BookingAPIKeyFile, need&NeedBooking != 0)
+	c.BookingKey = l.bookingKey(s.BookingAPIKey, need&NeedBooking != 0)
 
 	c.AllowedUsers = l.users(s.AllowedUsers)
 	if len(c.AllowedUsers) == 0 && !c.AllowAll && need&NeedUsers != 0 && !l.bad["BOOKBOT_ALLOWED_USERS"] && !l.bad["BOOKBOT_ALLOW_ALL"] {
@@ -229,13 +237,8 @@ func (l *loader) envError(err error) {
 		agg.Errors = []error{err}
 	}
 	for _, e := range agg.Errors {
-		var (
-			pe env.ParseError
-			fe env.LoadFileContentError
-		)
+		var pe env.ParseError
 		switch {
-		case errors.As(e, &fe):
-			l.add(fe.Key, "%s: cannot read %s: %v", fe.Key, fe.Filename, pathReason(fe.Err))
 		case errors.As(e, &pe):
 			name := table().field[pe.Name]
 			if pe.Type.Kind() == reflect.Bool {
@@ -261,13 +264,23 @@ func pathReason(err error) error {
 	return err
 }
 
-// pick resolves a NAME / NAME_FILE pair. It reports conflicts and, when
-// required, absence, and returns the variable the value came from ("" for
-// none) with the value, trimmed.
-func (l *loader) pick(name, value, fromFile string, required bool, what string) (src, v string) {
+// pick resolves a NAME / NAME_FILE pair, reading the file NAME_FILE names.
+// It reports conflicts, unreadable files and, when required, absence, and
+// returns the variable the value came from ("" for none) with the value,
+// trimmed.
+func (l *loader) pick(name, value string, required bool, what string) (src, v string) {
 	fileVar := name + "_FILE"
 	_, direct := l.env[name]
 	_, file := l.env[fileVar]
+	var contents []byte
+	if file {
+		// Read even when both are set, so an unreadable file is reported
+		// with the conflict rather than after it is fixed.
+		var ok bool
+		if contents, ok = l.readFile(fileVar); !ok && !direct {
+			return "", ""
+		}
+	}
 	switch {
 	case direct && file:
 		l.add(name, "%s and %s are both set: set %s or %s, not both", name, fileVar, name, fileVar)
@@ -275,18 +288,40 @@ func (l *loader) pick(name, value, fromFile string, required bool, what string) 
 	case direct:
 		return name, value
 	case file:
-		if l.bad[fileVar] {
-			return "", "" // unreadable, reported already
-		}
-		return fileVar, strings.TrimSpace(fromFile)
+		return fileVar, strings.TrimSpace(string(contents))
 	case required:
 		l.add(name, "%s is required (or %s naming a file that holds it): %s", name, fileVar, what)
 	}
 	return "", ""
 }
 
-func (l *loader) token(name, value, fromFile, prefix, kind string, required bool) Secret {
-	src, v := l.pick(name, value, fromFile, required, fmt.Sprintf("the Slack %s, %s…", kind, prefix))
+// readFile reads the file the variable name names, up to maxSecretFile
+// bytes, and reports a file it cannot read or that is larger. The problems
+// name the file, never its contents.
+func (l *loader) readFile(name string) ([]byte, bool) {
+	path := l.env[name]
+	f, err := os.Open(path)
+	if err != nil {
+		l.add(name, "%s: cannot read %s: %v", name, path, pathReason(err))
+		return nil, false
+	}
+	defer f.Close()
+	// One byte over the limit tells a file of exactly the limit from a
+	// larger one, without reading the rest.
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+	switch {
+	case err != nil:
+		l.add(name, "%s: cannot read %s: %v", name, path, pathReason(err))
+	case len(b) > maxSecretFile:
+		l.add(name, "%s: %s is larger than %d KiB: it must hold the secret alone", name, path, maxSecretFile>>10)
+	default:
+		return b, true
+	}
+	return nil, false
+}
+
+func (l *loader) token(name, value, prefix, kind string, required bool) Secret {
+	src, v := l.pick(name, value, required, fmt.Sprintf("the Slack %s, %s…", kind, prefix))
 	if src == "" {
 		return Secret{}
 	}
@@ -313,8 +348,8 @@ func (l *loader) token(name, value, fromFile, prefix, kind string, required bool
 	return Secret{}
 }
 
-func (l *loader) bookingKey(value, path string, required bool) booking.KeySource {
-	src, v := l.pick("BOOKING_API_KEY", value, "", required, "the owner's booking API key")
+func (l *loader) bookingKey(value string, required bool) booking.KeySource {
+	src, v := l.pick("BOOKING_API_KEY", value, required, "the owner's booking API key")
 	switch src {
 	case "BOOKING_API_KEY":
 		k, err := booking.NewKey(v)
@@ -324,14 +359,10 @@ func (l *loader) bookingKey(value, path string, required bool) booking.KeySource
 		}
 		return k
 	case "BOOKING_API_KEY_FILE":
-		// Read it here first for a message of our own; booking.NewKeyFile
+		// pick read it first, for a message of our own; booking.NewKeyFile
 		// then owns the file and re-reads it when it changes.
-		b, err := os.ReadFile(path)
-		if err != nil {
-			l.add(src, "%s: cannot read %s: %v", src, path, pathReason(err))
-			return nil
-		}
-		if _, err := booking.NewKey(string(b)); err != nil {
+		path := l.env[src]
+		if _, err := booking.NewKey(v); err != nil {
 			l.add(src, "%s: in %s, %v", src, path, err)
 			return nil
 		}

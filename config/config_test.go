@@ -384,6 +384,81 @@ func TestFileVariants(t *testing.T) {
 	})
 }
 
+// TestFileLimit: a _FILE file is read up to 64 KiB. A larger one (a log, a
+// wrong path) is refused, naming the variable and the file, never what it
+// holds, and its problem is reported with the others.
+func TestFileLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 64 << 10
+	values := map[string]string{
+		"SLACK_BOT_TOKEN": "xoxb-3-" + botSecret,
+		"SLACK_APP_TOKEN": "xapp-3-" + appSecret,
+		"BOOKING_API_KEY": "bk_3_" + keySecret,
+	}
+	// padded is value then newlines, len bytes in all: trimmed, it is value.
+	padded := func(value string, n int) string { return value + strings.Repeat("\n", n-len(value)) }
+	tests := []struct {
+		name    string
+		content func(value string) string
+		refused bool
+	}{
+		{"exactly the limit", func(v string) string { return padded(v, limit) }, false},
+		{"one byte over the limit", func(v string) string { return padded(v, limit+1) }, true},
+		{"a secret followed by a log", func(v string) string { return v + "\n" + strings.Repeat("a line of a log\n", 10000) }, true},
+	}
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		fileVar := name + "_FILE"
+		for _, tt := range tests {
+			t.Run(fileVar+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				path := writeFile(t, "secret", tt.content(values[name]))
+				env := with(without(base(), name), fileVar, path)
+				if !tt.refused {
+					c := mustLoad(t, env, config.NeedAll)
+					if got := secretValue(t, c, name); got != values[name] {
+						t.Errorf("%s = %q, want %q", name, got, values[name])
+					}
+					return
+				}
+				// Another problem alongside: both are reported.
+				e := problems(t, with(env, "LOG_FORMAT", "xml"), config.NeedAll)
+				if got := problemVars(e); !slices.Equal(got, []string{fileVar, "LOG_FORMAT"}) {
+					t.Errorf("problems about %v, want [%s LOG_FORMAT]:\n%v", got, fileVar, e)
+				}
+				if want := fmt.Sprintf("%s: %s is larger than 64 KiB", fileVar, path); !strings.Contains(e.Error(), want) {
+					t.Errorf("error does not say %q:\n%v", want, e)
+				}
+				if strings.Contains(e.Error(), "a line of a log") {
+					t.Errorf("error shows the file's contents:\n%v", e)
+				}
+			})
+		}
+	}
+}
+
+// secretValue is the loaded value of SLACK_BOT_TOKEN, SLACK_APP_TOKEN or
+// BOOKING_API_KEY, for comparing with what a test wrote.
+func secretValue(t *testing.T, c *config.Config, name string) string {
+	t.Helper()
+	switch name {
+	case "SLACK_BOT_TOKEN":
+		return c.SlackBotToken.Value()
+	case "SLACK_APP_TOKEN":
+		return c.SlackAppToken.Value()
+	}
+	k, err := c.BookingKey.Key()
+	if err != nil {
+		t.Fatalf("BookingKey.Key(): %v", err)
+	}
+	// A Key never shows its value; find which one it is equal to.
+	for _, v := range []string{"bk_3_" + keySecret, "bk_2_" + keySecret, "bk_" + keySecret} {
+		if want, _ := booking.NewKey(v); k.Equal(want) {
+			return v
+		}
+	}
+	return "a different key"
+}
+
 func TestKeyFileRotation(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, "key", "bk_one_"+keySecret+"\n")

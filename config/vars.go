@@ -13,15 +13,16 @@ import (
 // into it with caarlos0/env, and Vars describes it. A variable that is not a
 // field here is neither read nor listed, so the two cannot drift apart.
 //
-// Tags: env and envDefault are caarlos0/env's (",file" makes it read the
-// named file); meaning is the one-line description; secret marks a value
-// that must never be shown; default describes a default that is computed
-// rather than fixed.
+// Tags: env and envDefault are caarlos0/env's; meaning is the one-line
+// description; secret marks a value that must never be shown; default
+// describes a default that is computed rather than fixed. The _FILE
+// variables hold paths that Load reads itself, with a size limit: never give
+// them caarlos0/env's ",file", which reads a file whole, however large.
 type settings struct {
 	SlackBotToken     string `env:"SLACK_BOT_TOKEN" secret:"true" meaning:"Slack bot token, xoxb-…; required (this or SLACK_BOT_TOKEN_FILE) by commands that talk to Slack"`
-	SlackBotTokenFile string `env:"SLACK_BOT_TOKEN_FILE,file" meaning:"a file holding the Slack bot token, instead of SLACK_BOT_TOKEN"`
+	SlackBotTokenFile string `env:"SLACK_BOT_TOKEN_FILE" meaning:"a file holding the Slack bot token, instead of SLACK_BOT_TOKEN"`
 	SlackAppToken     string `env:"SLACK_APP_TOKEN" secret:"true" meaning:"Slack app-level token with connections:write, xapp-…; required (this or SLACK_APP_TOKEN_FILE) by commands that talk to Slack"`
-	SlackAppTokenFile string `env:"SLACK_APP_TOKEN_FILE,file" meaning:"a file holding the Slack app-level token, instead of SLACK_APP_TOKEN"`
+	SlackAppTokenFile string `env:"SLACK_APP_TOKEN_FILE" meaning:"a file holding the Slack app-level token, instead of SLACK_APP_TOKEN"`
 	SlackAPIURL       string `env:"SLACK_API_URL" envDefault:"https://slack.com/api/" meaning:"Slack Web API base URL; Socket Mode connects to whatever apps.connections.open on this base returns"`
 
 	BookingBaseURL    string `env:"BOOKING_BASE_URL" meaning:"the booking API's {base_url}; bookbot appends /api/v1 itself; required by commands that call the API"`
