@@ -16,6 +16,9 @@
 //   - BOOKBOT_HTTP_ADDR=off turns the HTTP listener off: HTTPAddr is "".
 //   - SLACK_API_URL, like BOOKING_BASE_URL, may carry no credentials, query
 //     or fragment: the Web API method name is appended to it.
+//   - Either may be plain http:// only to this machine (localhost,
+//     127.0.0.0/8, ::1), unless BOOKBOT_ALLOW_INSECURE_HTTP=true; then each
+//     such URL gives a warning in Warnings, which commands log at start.
 //   - DIGEST_SCHEDULE may not carry its own CRON_TZ=/TZ=; the zone is
 //     DIGEST_TIMEZONE's.
 package config
@@ -27,6 +30,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -82,6 +86,20 @@ type Config struct {
 	HTTPAddr      string        // BOOKBOT_HTTP_ADDR as host:port; "" when set to "off"
 	LogLevel      slog.Level    // LOG_LEVEL
 	LogFormat     string        // LOG_FORMAT: "json" or "text"
+
+	AllowInsecureHTTP bool // BOOKBOT_ALLOW_INSECURE_HTTP
+
+	// Warnings are settings that work but put something at risk, such as
+	// a secret sent unencrypted; each Msg starts with its variable. A
+	// command logs them at start (LogWarnings), so they are never silent.
+	Warnings []Problem
+}
+
+// LogWarnings logs each of c.Warnings at warning level.
+func (c *Config) LogWarnings(log *slog.Logger) {
+	for _, w := range c.Warnings {
+		log.Warn(w.Msg, slog.String("var", w.Var))
+	}
 }
 
 // Allowed reports whether a Slack user may use the bot.
@@ -134,10 +152,11 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		DigestIncludeEmails: s.DigestIncludeEmails,
 		DigestSkipEmpty:     s.DigestSkipEmpty,
 		DryRun:              s.DryRun,
+		AllowInsecureHTTP:   s.AllowInsecureHTTP,
 	}
 	c.SlackBotToken = l.token("SLACK_BOT_TOKEN", s.SlackBotToken, "xoxb-", "bot token", need&NeedSlack != 0)
 	c.SlackAppToken = l.token("SLACK_APP_TOKEN", s.SlackAppToken, "xapp-", "app-level token", need&NeedSlack != 0)
-	if u := l.url("SLACK_API_URL", s.SlackAPIURL); u != nil {
+	if u := l.url("SLACK_API_URL", s.SlackAPIURL); u != nil && l.clearText("SLACK_API_URL", u, s.AllowInsecureHTTP, "the Slack tokens") {
 		if !strings.HasSuffix(u.Path, "/") {
 			u.Path += "/"
 			u.RawPath = ""
@@ -149,7 +168,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		if need&NeedBooking != 0 {
 			l.add("BOOKING_BASE_URL", "BOOKING_BASE_URL is required: the booking API's {base_url}, such as https://api.example.com")
 		}
-	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL); u != nil {
+	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL); u != nil && l.clearText("BOOKING_BASE_URL", u, s.AllowInsecureHTTP, "the booking API key") {
 		c.BookingBaseURL = u.String()
 	}
 	c.BookingKey = l.bookingKey(s.BookingAPIKey, need&NeedBooking != 0)
@@ -205,6 +224,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		})
 		return nil, &Error{Problems: l.problems}
 	}
+	c.Warnings = l.warnings
 	return c, nil
 }
 
@@ -219,6 +239,7 @@ func (t varTable) index(name string) int {
 type loader struct {
 	env      map[string]string // the set variables, trimmed
 	problems []Problem
+	warnings []Problem
 	bad      map[string]bool // variables with a problem already
 }
 
@@ -397,6 +418,37 @@ func (l *loader) url(name, raw string) *url.URL {
 		return u
 	}
 	return nil
+}
+
+// clearText checks that an http(s) URL that carries secrets (what) is
+// encrypted, or goes no further than this machine, where plain http is as
+// private as the machine itself (the demo, the sandbox, a local proxy).
+// BOOKBOT_ALLOW_INSECURE_HTTP=true turns the refusal into a warning.
+func (l *loader) clearText(name string, u *url.URL, allow bool, what string) bool {
+	if u.Scheme != "http" || loopback(u.Hostname()) {
+		return true
+	}
+	if allow {
+		l.warnings = append(l.warnings, Problem{Var: name, Msg: fmt.Sprintf(
+			"%s is plain http:// to %s, not this machine: bookbot sends %s over it unencrypted (BOOKBOT_ALLOW_INSECURE_HTTP=true allows this)", name, u.Host, what)})
+		return true
+	}
+	if l.bad["BOOKBOT_ALLOW_INSECURE_HTTP"] {
+		return false // its own problem says what to set
+	}
+	l.add(name, "%s is plain http:// to %s, not this machine: bookbot would send %s over it unencrypted; use https://, or set BOOKBOT_ALLOW_INSECURE_HTTP=true to allow it", name, u.Host, what)
+	return false
+}
+
+// loopback reports whether host, as URL.Hostname gives it, is this machine:
+// localhost, an address in 127.0.0.0/8 or ::1. Any other name could resolve
+// anywhere.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 func (l *loader) users(list []string) []string {

@@ -196,6 +196,7 @@ func TestValid(t *testing.T) {
 		{"digest skip empty", []string{"DIGEST_SKIP_EMPTY", "1"}, func(c *config.Config) bool { return c.DigestSkipEmpty }},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.ReviewChannel == "C999" }},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "TRUE"}, func(c *config.Config) bool { return c.DryRun }},
+		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "true"}, func(c *config.Config) bool { return c.AllowInsecureHTTP && c.Warnings == nil }},
 		{"journal kept 90 days by default", nil, func(c *config.Config) bool { return c.JournalKeep == 90*24*time.Hour }},
 		{"journal kept 7 days", []string{"BOOKBOT_JOURNAL_KEEP_DAYS", "7"}, func(c *config.Config) bool { return c.JournalKeep == 7*24*time.Hour }},
 		{"journal kept forever", []string{"BOOKBOT_JOURNAL_KEEP_DAYS", "0"}, func(c *config.Config) bool { return c.JournalKeep == 0 }},
@@ -271,6 +272,8 @@ func TestInvalid(t *testing.T) {
 		{"digest skip empty", []string{"DIGEST_SKIP_EMPTY", "2"}, "DIGEST_SKIP_EMPTY", "true or false"},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "reviews"}, "BOOKBOT_REVIEW_CHANNEL", `got "reviews"`},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "y"}, "BOOKBOT_DRY_RUN", "true or false"},
+		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes"}, "BOOKBOT_ALLOW_INSECURE_HTTP", `BOOKBOT_ALLOW_INSECURE_HTTP must be true or false (or 1 or 0); got "yes"`},
+		{"bad allow insecure http, plain http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes", "BOOKING_BASE_URL", "http://api.example.com"}, "BOOKBOT_ALLOW_INSECURE_HTTP", "true or false"},
 		{"journal keep unit", []string{"BOOKBOT_JOURNAL_KEEP_DAYS", "90d"}, "BOOKBOT_JOURNAL_KEEP_DAYS", `BOOKBOT_JOURNAL_KEEP_DAYS must be a whole number of days from 0 (keep forever) to 36500; got "90d"`},
 		{"journal keep negative", []string{"BOOKBOT_JOURNAL_KEEP_DAYS", "-1"}, "BOOKBOT_JOURNAL_KEEP_DAYS", "whole number of days"},
 		{"journal keep huge", []string{"BOOKBOT_JOURNAL_KEEP_DAYS", "999999999999"}, "BOOKBOT_JOURNAL_KEEP_DAYS", "whole number of days"},
@@ -457,6 +460,106 @@ func secretValue(t *testing.T, c *config.Config, name string) string {
 		}
 	}
 	return "a different key"
+}
+
+// TestPlainHTTP: BOOKING_BASE_URL and SLACK_API_URL carry the API key and
+// the Slack tokens, so plain http:// is refused unless it stays on this
+// machine, or BOOKBOT_ALLOW_INSECURE_HTTP=true turns the refusal into a
+// warning.
+func TestPlainHTTP(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url      string
+		loopback bool // plain http is fine without permission
+	}{
+		{"http://127.0.0.1:8787", true},
+		{"http://127.0.0.1", true},
+		{"http://127.1.2.3:80/base/", true},
+		{"http://localhost:8080", true},
+		{"http://LocalHost", true},
+		{"http://[::1]:9999/api/", true},
+		{"http://[::ffff:127.0.0.1]:1", true},
+		{"https://api.example.com", true}, // encrypted: never in question
+		{"https://10.1.2.3:8443", true},
+		{"http://api.example.com", false},
+		{"HTTP://api.example.com/base", false},
+		{"http://10.1.2.3:8080", false},
+		{"http://192.168.1.20", false},
+		{"http://0.0.0.0:8080", false},
+		{"http://[::2]:80", false},
+		{"http://[fe80::1%25eth0]:80", false},
+		{"http://localhost.example.com", false},
+		{"http://localhost.:8080", false},
+		{"http://127.0.0.1.nip.io", false},
+	}
+	what := map[string]string{"BOOKING_BASE_URL": "the booking API key", "SLACK_API_URL": "the Slack tokens"}
+	for _, name := range []string{"BOOKING_BASE_URL", "SLACK_API_URL"} {
+		for _, tt := range tests {
+			for _, allow := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s=%s/allow=%v", name, tt.url, allow), func(t *testing.T) {
+					t.Parallel()
+					env := with(base(), name, tt.url)
+					if allow {
+						env = with(env, "BOOKBOT_ALLOW_INSECURE_HTTP", "true")
+					}
+					if !tt.loopback && !allow {
+						e := problems(t, env, config.NeedAll)
+						want := name + " is plain http:// to "
+						if got := problemVars(e); !slices.Equal(got, []string{name}) || !strings.HasPrefix(e.Problems[0].Msg, want) ||
+							!strings.Contains(e.Error(), what[name]) || !strings.Contains(e.Error(), "BOOKBOT_ALLOW_INSECURE_HTTP=true") {
+							t.Errorf("want one problem starting %q, naming %s and BOOKBOT_ALLOW_INSECURE_HTTP=true; got %v", want, what[name], e)
+						}
+						return
+					}
+					c := mustLoad(t, env, config.NeedAll)
+					if tt.loopback {
+						if c.Warnings != nil {
+							t.Errorf("warnings for %s: %v", tt.url, c.Warnings)
+						}
+						return
+					}
+					if len(c.Warnings) != 1 || c.Warnings[0].Var != name || !strings.HasPrefix(c.Warnings[0].Msg, name+" is plain http:// to ") ||
+						!strings.Contains(c.Warnings[0].Msg, what[name]+" over it unencrypted") {
+						t.Errorf("want one warning about %s sending %s unencrypted; got %v", name, what[name], c.Warnings)
+					}
+				})
+			}
+		}
+	}
+	t.Run("both, allowed: a warning each, logged", func(t *testing.T) {
+		t.Parallel()
+		c := mustLoad(t, with(base(), "BOOKING_BASE_URL", "http://booking.internal:8080", "SLACK_API_URL", "http://slack.internal/api/",
+			"BOOKBOT_ALLOW_INSECURE_HTTP", "1"), config.NeedAll)
+		if got := problemVars(&config.Error{Problems: c.Warnings}); !slices.Equal(got, []string{"SLACK_API_URL", "BOOKING_BASE_URL"}) {
+			t.Fatalf("warnings about %v, want [SLACK_API_URL BOOKING_BASE_URL]: %v", got, c.Warnings)
+		}
+		if c.BookingBaseURL != "http://booking.internal:8080" || c.SlackAPIURL != "http://slack.internal/api/" {
+			t.Errorf("URLs not kept: %q, %q", c.BookingBaseURL, c.SlackAPIURL)
+		}
+		var buf bytes.Buffer
+		c.LogWarnings(slog.New(slog.NewJSONHandler(&buf, nil)))
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("logged %d lines, want 2:\n%s", len(lines), buf.String())
+		}
+		for i, name := range []string{"SLACK_API_URL", "BOOKING_BASE_URL"} {
+			var rec struct{ Level, Msg, Var string }
+			if err := json.Unmarshal([]byte(lines[i]), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Level != "WARN" || rec.Var != name || !strings.HasPrefix(rec.Msg, name+" is plain http://") {
+				t.Errorf("line %d = %s, want a WARN about %s", i+1, lines[i], name)
+			}
+		}
+		noSecrets(t, "log", buf.String())
+	})
+	t.Run("both, refused: reported together", func(t *testing.T) {
+		t.Parallel()
+		e := problems(t, with(base(), "BOOKING_BASE_URL", "http://booking.internal:8080", "SLACK_API_URL", "http://slack.internal/api/"), config.NeedAll)
+		if got := problemVars(e); !slices.Equal(got, []string{"SLACK_API_URL", "BOOKING_BASE_URL"}) {
+			t.Errorf("problems about %v, want [SLACK_API_URL BOOKING_BASE_URL]: %v", got, e)
+		}
+	})
 }
 
 func TestKeyFileRotation(t *testing.T) {
@@ -699,32 +802,33 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 	keyFile := writeFile(t, "key", "bk_other")
 	// A value for each variable that changes Load's result, alone.
 	effect := map[string]string{
-		"SLACK_BOT_TOKEN":           "xoxb-2-other",
-		"SLACK_BOT_TOKEN_FILE":      keyFile,
-		"SLACK_APP_TOKEN":           "xapp-2-other",
-		"SLACK_APP_TOKEN_FILE":      keyFile,
-		"SLACK_API_URL":             "http://127.0.0.1:1/api/",
-		"BOOKING_BASE_URL":          "http://127.0.0.1:8787",
-		"BOOKING_API_KEY":           "bk_other",
-		"BOOKING_API_KEY_FILE":      keyFile,
-		"BOOKBOT_ALLOWED_USERS":     "W0456",
-		"BOOKBOT_ALLOW_ALL":         "true",
-		"BOOKBOT_COMMAND":           "/book",
-		"DIGEST_CHANNEL":            "C0123ABCD",
-		"DIGEST_SCHEDULE":           "@daily",
-		"DIGEST_TIMEZONE":           "Asia/Tokyo",
-		"DIGEST_INCLUDE_EMAILS":     "true",
-		"DIGEST_SKIP_EMPTY":         "true",
-		"BOOKBOT_REVIEW_CHANNEL":    "C0456",
-		"BOOKBOT_STATE_DIR":         "/srv/bookbot",
-		"BOOKBOT_DRY_RUN":           "true",
-		"BOOKBOT_JOURNAL_KEEP_DAYS": "7",
-		"BOOKBOT_HTTP_ADDR":         "off",
-		"LOG_LEVEL":                 "debug",
-		"LOG_FORMAT":                "text",
-		"STATE_DIRECTORY":           "/var/lib/bookbot",
-		"XDG_STATE_HOME":            "/xdg",
-		"HOME":                      "/home/ada",
+		"SLACK_BOT_TOKEN":             "xoxb-2-other",
+		"SLACK_BOT_TOKEN_FILE":        keyFile,
+		"SLACK_APP_TOKEN":             "xapp-2-other",
+		"SLACK_APP_TOKEN_FILE":        keyFile,
+		"SLACK_API_URL":               "http://127.0.0.1:1/api/",
+		"BOOKING_BASE_URL":            "http://127.0.0.1:8787",
+		"BOOKING_API_KEY":             "bk_other",
+		"BOOKING_API_KEY_FILE":        keyFile,
+		"BOOKBOT_ALLOW_INSECURE_HTTP": "true",
+		"BOOKBOT_ALLOWED_USERS":       "W0456",
+		"BOOKBOT_ALLOW_ALL":           "true",
+		"BOOKBOT_COMMAND":             "/book",
+		"DIGEST_CHANNEL":              "C0123ABCD",
+		"DIGEST_SCHEDULE":             "@daily",
+		"DIGEST_TIMEZONE":             "Asia/Tokyo",
+		"DIGEST_INCLUDE_EMAILS":       "true",
+		"DIGEST_SKIP_EMPTY":           "true",
+		"BOOKBOT_REVIEW_CHANNEL":      "C0456",
+		"BOOKBOT_STATE_DIR":           "/srv/bookbot",
+		"BOOKBOT_DRY_RUN":             "true",
+		"BOOKBOT_JOURNAL_KEEP_DAYS":   "7",
+		"BOOKBOT_HTTP_ADDR":           "off",
+		"LOG_LEVEL":                   "debug",
+		"LOG_FORMAT":                  "text",
+		"STATE_DIRECTORY":             "/var/lib/bookbot",
+		"XDG_STATE_HOME":              "/xdg",
+		"HOME":                        "/home/ada",
 	}
 	before := mustLoad(t, env, config.NeedAll)
 	for _, name := range listed {

@@ -35,6 +35,7 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
+	cfg.LogWarnings(newLogger(cfg, stderr))
 	jr, err := journal.Open(cfg.StateDir, journal.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)

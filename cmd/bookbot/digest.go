@@ -38,6 +38,7 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 		return errors.New("digest: DIGEST_CHANNEL is not set; set it, or use -dry-run to print the digest")
 	}
 	log := newLogger(cfg, stderr)
+	cfg.LogWarnings(log)
 	bk, err := newBookingClient(cfg, log)
 	if err != nil {
 		return err
