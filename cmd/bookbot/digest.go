@@ -8,9 +8,49 @@ import (
 	"io"
 	"time"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 )
+
+// digestReadTimeout bounds all of `bookbot digest`'s reads of the booking
+// API together, retries included. Without it a hung API holds the command
+// for every attempt's own timeout in turn, minutes in all. A variable so
+// that a test can shorten it.
+var digestReadTimeout = 30 * time.Second
+
+// errBookingSlow is the cause of a read cut off by digestReadTimeout.
+var errBookingSlow = errors.New("the booking API did not answer in time")
+
+// deadlineSource is a digest.Source whose reads all end by one deadline.
+type deadlineSource struct {
+	src      digest.Source
+	deadline time.Time
+}
+
+func (s deadlineSource) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	ctx, cancel := context.WithDeadlineCause(ctx, s.deadline, errBookingSlow)
+	defer cancel()
+	list, err := s.src.Bookings(ctx)
+	return list, s.cause(ctx, err)
+}
+
+func (s deadlineSource) EventTypes(ctx context.Context) ([]booking.EventType, error) {
+	ctx, cancel := context.WithDeadlineCause(ctx, s.deadline, errBookingSlow)
+	defer cancel()
+	types, err := s.src.EventTypes(ctx)
+	return types, s.cause(ctx, err)
+}
+
+// cause marks an error as errBookingSlow when the deadline, not the caller
+// or the API, ended the read; the client's error stays wrapped beneath, so
+// the digest's failure notice still reads as a timeout.
+func (s deadlineSource) cause(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errBookingSlow) {
+		return fmt.Errorf("%w: %w", errBookingSlow, err)
+	}
+	return err
+}
 
 // runDigest builds the next-day digest once and posts it, or prints it with
 // -dry-run. Posting goes through the same exactly-once ledger as the
@@ -59,8 +99,13 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 
+	// The bound starts here, with the first read.
+	runner.Source = deadlineSource{src: bk, deadline: time.Now().Add(digestReadTimeout)}
 	if *dryRun {
 		d, err := runner.Preview(ctx, day)
+		if errors.Is(err, errBookingSlow) {
+			return fmt.Errorf("digest: the booking API did not answer within %v (all reads and their retries together); no digest was built. Check BOOKING_BASE_URL and the API's status, then run bookbot digest again", digestReadTimeout)
+		}
 		if err != nil {
 			return fmt.Errorf("digest: %w", err)
 		}
@@ -72,6 +117,8 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	case errors.Is(err, digest.ErrAlreadyPosted):
 		fmt.Fprintf(stdout, "The digest for %s was already posted; not posting it again.\n", digest.DayTitle(day, cfg.DigestZone))
 		return nil
+	case errors.Is(err, errBookingSlow):
+		return fmt.Errorf("digest: the booking API did not answer within %v (all reads and their retries together); the digest for %s was not posted. Check BOOKING_BASE_URL and the API's status, then run bookbot digest again", digestReadTimeout, digest.DayTitle(day, cfg.DigestZone))
 	case err != nil:
 		return fmt.Errorf("digest: %w", err)
 	case res.Skipped:
