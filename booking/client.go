@@ -55,8 +55,16 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client (default: one with a 30 s timeout
-// that keeps up to 16 idle connections per host).
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+// that keeps up to 16 idle connections per host). The client uses a copy
+// that follows no redirect, whatever h's CheckRedirect says; h itself is
+// left as it is. A nil h keeps the default.
+func WithHTTPClient(h *http.Client) Option {
+	return func(c *Client) {
+		if h != nil {
+			c.http = h
+		}
+	}
+}
 
 // WithLogger sets the logger for retries and request outcomes.
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
@@ -123,11 +131,21 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 	for _, opt := range opts {
 		opt(c)
 	}
+	// Following a redirect would resend the key to another port or over
+	// plain http on the same host (net/http keeps Authorization there), and
+	// a 307 would resend an attendee's form to wherever it points, whose
+	// answer bookbot would then take for the API's.
+	hc := *c.http
+	hc.CheckRedirect = followNoRedirect
+	c.http = &hc
 	if c.guard == nil {
 		c.guard = NewGuard(DefaultLimits, c.now)
 	}
 	return c, nil
 }
+
+// followNoRedirect makes the HTTP client return a 3xx as it came.
+func followNoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // CloseIdleConnections closes the connections kept for reuse, as
 // http.Client.CloseIdleConnections does.
@@ -346,6 +364,14 @@ func (c *Client) transportError(ctx context.Context, ep endpoint, err error) err
 // 403s) becomes a short sanitized sample.
 func errorFrom(ep endpoint, resp *http.Response, raw []byte, key Key, now time.Time) *APIError {
 	e := &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode}
+	if e.kind() == ErrRedirect {
+		// Only where it points is kept: the body and the Location's path and
+		// query may carry tokens meant for whoever follows it.
+		if loc, err := resp.Location(); err == nil && loc.Host != "" {
+			e.Location = sanitize([]byte(loc.Scheme+"://"+loc.Host), key)
+		}
+		return e
+	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
 	}

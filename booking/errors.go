@@ -22,6 +22,7 @@ var (
 	ErrTooLarge     = errors.New("request too large")                   // 413
 	ErrRateLimited  = errors.New("too many attempts")                   // 429
 	ErrUnavailable  = errors.New("the booking API is unavailable")      // 5xx
+	ErrRedirect     = errors.New("the booking API redirected")          // 3xx; also an ErrBadResponse
 	ErrBadResponse  = errors.New("unexpected response from the booking API")
 	ErrTimeout      = errors.New("the booking API did not answer in time")
 	ErrTransport    = errors.New("the booking API could not be reached")
@@ -36,11 +37,15 @@ type APIError struct {
 	BodyStatus int           // the body's "status" (the form handler's), 0 when absent
 	RetryAfter time.Duration // from a 429's Retry-After, 0 when absent
 	Sample     string        // a short, sanitized sample of a body that was not the expected JSON
+	Location   string        // a 3xx's target, scheme and host only ("https://api.example.com"); "" when it named none
 }
 
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "booking API: %s: %d %s", e.Endpoint, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Location != "" {
+		fmt.Fprintf(&b, ", redirecting to %s", e.Location)
+	}
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %q", e.Message)
 	}
@@ -79,6 +84,8 @@ func (e *APIError) hint() string {
 		return "wait before trying again (an event's limit can take up to an hour)"
 	case ErrUnavailable:
 		return "the service or a connected calendar provider is down; try again in a few minutes"
+	case ErrRedirect:
+		return "bookbot follows no redirect, so nothing was sent there; set BOOKING_BASE_URL to the final address"
 	}
 	return ""
 }
@@ -101,12 +108,18 @@ func (e *APIError) kind() error {
 		return ErrRateLimited
 	case s >= 500:
 		return ErrUnavailable
+	case s >= 300 && s < 400:
+		return ErrRedirect
 	}
 	return ErrBadResponse
 }
 
-// Is matches the error's kind, so errors.Is(err, ErrNotFound) works.
-func (e *APIError) Is(target error) bool { return e.kind() == target }
+// Is matches the error's kind, so errors.Is(err, ErrNotFound) works. A
+// redirect is also a bad response, as it was before it had a kind of its own.
+func (e *APIError) Is(target error) bool {
+	k := e.kind()
+	return k == target || (k == ErrRedirect && target == ErrBadResponse)
+}
 
 // TransportError is a request that got no complete answer: a timeout, a
 // refused or dropped connection. For a write it means the outcome is unknown.
