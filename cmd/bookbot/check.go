@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -212,7 +213,16 @@ func checkBookingKey(ctx context.Context, cfg *config.Config, source string, std
 // the key, into a failure with advice.
 func bookingFailure(err error, baseURL, source string) result {
 	reach := fmt.Sprintf("check BOOKING_BASE_URL (%s) and that this machine can reach it", baseURL)
+	var apiErr *booking.APIError
 	switch {
+	case errors.Is(err, booking.ErrRedirect) && errors.As(err, &apiErr):
+		where := "elsewhere"
+		if apiErr.Location != "" {
+			where = "to " + apiErr.Location
+		}
+		return fail(fmt.Sprintf("booking API redirects %s (%d %s) %s: bookbot follows no redirect, so the key from %s could not be checked",
+			apiErr.Endpoint, apiErr.StatusCode, http.StatusText(apiErr.StatusCode), where, source),
+			fmt.Sprintf("set BOOKING_BASE_URL (%s) to the final address the API answers at, without /api/v1", baseURL))
 	case errors.Is(err, booking.ErrUnauthorized):
 		return fail("booking API refused the key from "+source+" (401): it is missing, revoked or invalid",
 			"create a new key on the booking app's API keys page and put it in "+source)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -305,5 +307,49 @@ func assertOnlyReads(t *testing.T, sb *bookingtest.Server, sl *slacktest.Server)
 	}
 	if m := sl.Messages(); len(m) != 0 {
 		t.Errorf("check made %d messages appear in Slack", len(m))
+	}
+}
+
+// TestCheckBookingRedirect puts a redirecting front before a working
+// sandbox: the check must fail, naming the redirect, and the sandbox must
+// not have been asked, so the key never reached it.
+func TestCheckBookingRedirect(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			sb := bookingtest.NewServer(t)
+			sl := slacktest.NewServer(t)
+			e := checkEnv(t, sb, sl)
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", sb.URL+r.URL.Path+"?session=front-secret")
+				w.WriteHeader(status)
+			}))
+			t.Cleanup(front.Close)
+			e["BOOKING_BASE_URL"] = front.URL
+
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), []string{"check"}, func(k string) string { return e[k] }, &stdout, &stderr)
+			out := stdout.String()
+			if err == nil || err.Error() != "1 of 8 checks failed" {
+				t.Errorf("err = %v, want 1 of 8 checks failed\n%s", err, out)
+			}
+			assertInOrder(t, out, []string{
+				"✓ configuration",
+				fmt.Sprintf("✗ booking API redirects GET /event-types (%d %s) to %s: bookbot follows no redirect, so the key from BOOKING_API_KEY could not be checked",
+					status, http.StatusText(status), sb.URL),
+				"    → set BOOKING_BASE_URL (" + front.URL + ") to the final address",
+				"✓ bot token works",
+				"✓ state directory",
+			})
+			if reqs := sb.Requests(); len(reqs) != 0 {
+				t.Errorf("the redirect was followed: the sandbox got %d requests, the first %s %s", len(reqs), reqs[0].Method, reqs[0].Path)
+			}
+			for _, s := range []string{sb.Key, "front-secret", "/api/v1/event-types?"} {
+				if strings.Contains(out+stderr.String(), s) {
+					t.Errorf("%q appears in the output:\n%s\n%s", s, out, stderr.String())
+				}
+			}
+		})
 	}
 }
