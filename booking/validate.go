@@ -127,7 +127,8 @@ func NoteLength(note string) int {
 }
 
 // ValidateBookingID rejects IDs that could not be one path segment of the
-// cancel URL, before any request is made.
+// cancel URL, or that hold characters a person cannot see, before any
+// request is made.
 func ValidateBookingID(id string) error {
 	switch {
 	case id == "":
@@ -138,8 +139,13 @@ func ValidateBookingID(id string) error {
 		return errors.New("the booking ID is too long")
 	}
 	for _, r := range id {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(`/\?#%`, r) || r == unicode.ReplacementChar {
+		switch {
+		case unicode.IsSpace(r) || strings.ContainsRune(`/\?#%`, r) || r == unicode.ReplacementChar:
 			return fmt.Errorf("%q is not a booking ID: it contains %q", truncate(id, 60), r)
+		case !unicode.IsGraphic(r):
+			// Control and format characters (U+202E reverses the text after
+			// it, U+200B shows nothing) make an ID look like another one.
+			return fmt.Errorf("%q is not a booking ID: it contains the invisible or control character %U", truncate(id, 60), r)
 		}
 	}
 	return nil

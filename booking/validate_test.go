@@ -2,6 +2,7 @@ package booking
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -132,4 +133,52 @@ func FuzzValidateBookingID(f *testing.F) {
 			t.Fatalf("ID %q arrived as %q", id, arrived)
 		}
 	})
+}
+
+func TestValidateBookingIDRefusesInvisibleCharacters(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		id   string
+		bad  rune // the character the error must name; -1 when the ID is fine
+	}{
+		{"right-to-left override", "bk_\u202e1fdp", '\u202e'},
+		{"left-to-right override", "bk_\u202d1", '\u202d'},
+		{"right-to-left isolate", "bk_\u20671", '\u2067'},
+		{"arabic letter mark", "bk_\u061c1", '\u061c'},
+		{"zero-width space", "bk_\u200b1", '\u200b'},
+		{"zero-width joiner", "bk\u200d_1", '\u200d'},
+		{"word joiner", "bk_1\u2060", '\u2060'},
+		{"byte order mark", "\ufeffbk_1", '\ufeff'},
+		{"soft hyphen", "bk\u00ad_1", '\u00ad'},
+		{"private use", "bk_\ue0001", '\ue000'},
+		{"NUL", "bk_\x001", 0x00},
+		{"escape", "bk_\x1b[31m1", 0x1b},
+		{"delete", "bk_\x7f1", 0x7f},
+		{"C1 control", "bk_\u009b1", '\u009b'},
+		{"accented letters are fine", "bk_ünï", -1},
+		{"other scripts are fine", "予約-42", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ValidateBookingID(tt.id)
+			if tt.bad < 0 {
+				if err != nil {
+					t.Fatalf("ValidateBookingID(%q) = %v", tt.id, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("ValidateBookingID(%q) = nil, want it refused", tt.id)
+			}
+			msg := err.Error()
+			if want := fmt.Sprintf("%U", tt.bad); !strings.Contains(msg, want) || !strings.Contains(msg, "invisible or control character") {
+				t.Errorf("error %q does not name the character %s", msg, want)
+			}
+			if strings.ContainsRune(msg, tt.bad) {
+				t.Errorf("error %q carries the character itself", msg)
+			}
+		})
+	}
 }
