@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -118,9 +119,9 @@ func (f *KeyFile) Key() (Key, error) {
 	if !f.key.IsZero() && st.Size() == f.size && st.ModTime().Equal(f.modTime) {
 		return f.key, nil
 	}
-	b, err := os.ReadFile(f.path)
+	b, err := readKeyFile(f.path)
 	if err != nil {
-		return Key{}, fmt.Errorf("booking API key file: %w", pathErr(err))
+		return Key{}, err
 	}
 	k, err := NewKey(string(bytes.TrimSpace(b)))
 	if err != nil {
@@ -128,6 +129,28 @@ func (f *KeyFile) Key() (Key, error) {
 	}
 	f.key, f.size, f.modTime = k, st.Size(), st.ModTime()
 	return k, nil
+}
+
+// maxKeyFile is the most a key file may hold; a key is well under 1 KiB.
+const maxKeyFile = 64 << 10
+
+// readKeyFile reads at most maxKeyFile bytes, so a path such as /dev/zero or
+// a log file given by mistake cannot make bookbot read without end. The
+// error names the file, never what it holds.
+func readKeyFile(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("booking API key file: %w", pathErr(err))
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, maxKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("booking API key file: %w", pathErr(err))
+	}
+	if len(b) > maxKeyFile {
+		return nil, fmt.Errorf("booking API key file %s is larger than %d KiB: it must hold the key alone", path, maxKeyFile>>10)
+	}
+	return b, nil
 }
 
 // A KeyFile prints as its path only: its fields hold the key.

@@ -154,3 +154,80 @@ func TestKeyFileUsedPerRequest(t *testing.T) {
 		t.Errorf("Authorization headers = %q", seen)
 	}
 }
+
+func TestKeyFileTooLargeIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A key padded with white space to exactly the cap: trimmed and used.
+	atCap := append([]byte("capped_key_7"), bytes.Repeat([]byte("\n"), maxKeyFile-len("capped_key_7"))...)
+	tests := []struct {
+		name    string
+		path    string
+		wantKey string // "" when the file must be refused
+	}{
+		{"exactly the cap", write("at-cap", atCap), "capped_key_7"},
+		{"one byte over the cap", write("over-cap", bytes.Repeat([]byte("k"), maxKeyFile+1)), ""},
+		{"a key followed by a log", write("log", append([]byte("logged_key_3\n"), bytes.Repeat([]byte("line of a log\n"), 10000)...)), ""},
+		{"an endless device", "/dev/zero", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skip(err)
+			}
+			f, err := NewKeyFile(tt.path)
+			if tt.wantKey != "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k, _ := f.Key(); k.value() != tt.wantKey {
+					t.Fatalf("key = %q, want %q", k.value(), tt.wantKey)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("NewKeyFile = nil error, want the file refused")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.path) || !strings.Contains(msg, "larger than 64 KiB") {
+				t.Errorf("error %q, want it to name the file and the limit", msg)
+			}
+			for _, content := range []string{"kkk", "logged_key_3", "line of a log", "\x00"} {
+				if strings.Contains(msg, content) {
+					t.Errorf("error %q shows the file's content", msg)
+				}
+			}
+		})
+	}
+}
+
+func TestKeyFileRotatedToTooLargeFails(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(path, []byte("first_key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewKeyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(path, bytes.Repeat([]byte("k"), maxKeyFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := f.Key(); err == nil {
+		t.Fatalf("Key() = %v, nil; want an oversized file to fail, not keep the old key", k)
+	}
+}
