@@ -49,6 +49,8 @@ type Client struct {
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
+	// writeTimeout bounds a create's or cancel's one request, on its own.
+	writeTimeout time.Duration
 }
 
 // Option configures a Client.
@@ -127,6 +129,7 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 		observer:         nopObserver{},
 		userAgent:        "bookbot",
 		reconcileTimeout: 30 * time.Second,
+		writeTimeout:     30 * time.Second,
 	}
 	for _, opt := range opts {
 		opt(c)

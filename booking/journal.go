@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -9,8 +10,41 @@ import (
 // create or cancel is sent, and the function it returns with the outcome.
 // When Begin fails, the write is not sent: a write bookbot could lose track
 // of is worse than one that was refused. (*journal.Journal implements it.)
+//
+// Begin also stands between an attendee and a second booking: it refuses a
+// create, with a *DuplicateError, while the journal holds one for the same
+// event, start and attendee email that is in flight, confirmed (and not
+// cancelled since), or unclear and not yet checked by a person. The check
+// and the record are one step, so two creates cannot both pass it.
 type Journal interface {
 	Begin(ctx context.Context, w Write) (finish func(*Result), err error)
+}
+
+// DuplicateError is a journal's refusal to begin a create that an earlier
+// one stands in the way of.
+type DuplicateError struct {
+	Prior Prior
+}
+
+func (e *DuplicateError) Error() string {
+	what := "confirmed"
+	switch {
+	case e.Prior.Outcome == "":
+		what = "still in flight"
+	case e.Prior.Outcome != Confirmed:
+		what = "unclear and not yet checked by a person"
+	}
+	return fmt.Sprintf("an earlier booking of the same event, start and attendee (journal entry %d) is %s", e.Prior.Seq, what)
+}
+
+// Prior is an earlier create of the same event, start and attendee email,
+// as the journal recorded it.
+type Prior struct {
+	Seq       uint64
+	Actor     string    // who asked for it; "" when not known
+	At        time.Time // when it was sent
+	Outcome   Outcome   // "" while it is in flight
+	BookingID string    // the booking it made, when known
 }
 
 // Observer is told about every request the client makes and every write's
@@ -45,15 +79,17 @@ const (
 type Write struct {
 	Op    Op     `json:"op"`
 	Actor string `json:"actor,omitempty"` // who asked (a Slack user ID), from WithActor
-	// Create: the slot as the API gave it, and the attendee.
+	// Create: the slot as the API gave it, and the attendee. Cancel: the
+	// booking's event and start as last listed, when it was.
 	EventType string `json:"event_type,omitempty"`
 	Start     string `json:"start,omitempty"`
 	End       string `json:"end,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Email     string `json:"email,omitempty"`
-	TimeZone  string `json:"booker_tz,omitempty"`
-	Note      string `json:"note,omitempty"`
-	// Cancel: the booking.
+	// Only what settling and auditing need is kept: the attendee's note
+	// and zone went to the API and stay there.
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+	// Cancel: the booking, and what the list showed of it before the
+	// cancel was sent (its start, event and attendee name), when it did.
 	BookingID string `json:"booking_id,omitempty"`
 	DryRun    bool   `json:"dry_run,omitempty"`
 }

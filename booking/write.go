@@ -46,6 +46,12 @@ const (
 
 	// DryRun: nothing was sent; WouldSend says what would have been.
 	DryRun Outcome = "dry_run"
+
+	// AlreadyBooked: the create was not sent, because the same event, start
+	// and attendee email is already booked, being booked, or waiting for a
+	// person to check an earlier, unclear attempt. Prior is that attempt,
+	// when bookbot made it; Booking is the booking as listed, when it is.
+	AlreadyBooked Outcome = "already_booked"
 )
 
 // Request is a write as it would have gone to the API, for a dry run.
@@ -66,6 +72,7 @@ type Result struct {
 	RetryAfter time.Duration
 	Held       bool     // RateLimited without sending: bookbot's own guard held the create back
 	WouldSend  *Request // dry run: what would have been sent
+	Prior      *Prior   // AlreadyBooked: the earlier create through bookbot, if any
 	Err        error    // the error behind the outcome, if any
 	Seen       []string // what happened, in order; never holds an email address
 }
@@ -112,6 +119,14 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	if !req.Slot.Start.After(c.now()) {
 		return nil, ValidationError{{"slot", "this slot has already started; pick a later one"}}
 	}
+	// The API has no idempotency: a create it has seen before may book the
+	// attendee twice. What the list shows now (asked for now, not joined
+	// in flight) is checked before sending.
+	list, err := c.bookings(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent, because the bookings list could not be read to make sure this booking does not exist already: %w", err)
+	}
+	listed, _ := Find(list, req.Slot.eventType, req.Slot.Start, req.Email)
 	form := url.Values{
 		"event_type": {req.Slot.eventType},
 		"start":      {req.Slot.rawStart},
@@ -127,15 +142,38 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	}
 	w := Write{
 		Op: OpCreate, EventType: req.Slot.eventType, Start: req.Slot.rawStart, End: req.Slot.rawEnd,
-		Name: form.Get("name"), Email: req.Email, TimeZone: req.TimeZone, Note: req.Note,
+		Name: form.Get("name"), Email: req.Email,
 	}
 	ep := endpoint{"POST", "bookings", "POST /bookings"}
-	return c.write(ctx, w, ep, form, func(res *Result) { c.create(ctx, req, ep, form, res) })
+	already := func(res *Result) bool {
+		if res.Prior != nil && listed == nil && res.Prior.BookingID != "" {
+			// Moved: the booking bookbot made is listed at another time.
+			listed = byID(list, res.Prior.BookingID)
+		}
+		if listed == nil {
+			return res.Prior != nil
+		}
+		res.Outcome, res.Booking = AlreadyBooked, listed
+		res.saw("not sent: GET /bookings already lists %s for this attendee", listed.ID)
+		return true
+	}
+	return c.write(ctx, w, ep, form, already, func(res *Result) { c.create(ctx, req, ep, form, res) })
+}
+
+func byID(list []Booking, id string) *Booking {
+	for i := range list {
+		if list[i].ID == id {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 // write records w in the journal, then sends it (or, in a dry run, only
-// says what it would send), and records the outcome.
-func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Values, send func(*Result)) (*Result, error) {
+// says what it would send), and records the outcome. already, when set,
+// may settle the write without sending it (the booking exists); it is also
+// asked after the journal refused a duplicate, with res.Prior set.
+func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Values, already func(*Result) bool, send func(*Result)) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -143,6 +181,16 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	finish := func(*Result) {}
 	if c.journal != nil {
 		f, err := c.journal.Begin(ctx, w)
+		var dup *DuplicateError
+		if errors.As(err, &dup) {
+			res := &Result{Outcome: AlreadyBooked, Prior: &dup.Prior}
+			already(res)
+			res.Outcome = AlreadyBooked // even when the list no longer shows it
+			res.saw("not sent: %v", dup)
+			c.observer.Wrote(w.Op, res)
+			c.log.LogAttrs(ctx, slog.LevelInfo, "booking "+string(w.Op), slog.Any("result", res))
+			return res, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("nothing was sent, because the journal could not record the %s first: %w", w.Op, err)
 		}
@@ -152,9 +200,11 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	c.lists.forget()
 	defer c.lists.forget()
 	res := &Result{}
-	if c.dryRun {
+	switch {
+	case already != nil && already(res):
+	case c.dryRun:
 		c.dryRunWrite(ctx, w, ep, form, res)
-	} else {
+	default:
 		send(res)
 	}
 	finish(res)
@@ -199,7 +249,7 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 		return
 	}
 	var created wireCreated
-	status, err := c.once(ctx, ep, nil, form, &created)
+	status, err := c.send(ctx, ep, form, &created)
 	res.Err = err
 
 	var apiErr *APIError
@@ -241,6 +291,18 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	}
 }
 
+// WithWriteTimeout bounds a create's or cancel's one request (default 30 s).
+func WithWriteTimeout(d time.Duration) Option { return func(c *Client) { c.writeTimeout = d } }
+
+// send makes a write's one request. It has its own time budget, whatever
+// is left of the caller's: a request cut short by a caller that spent its
+// time on reads first is an unclear outcome made for nothing.
+func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any) (int, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
+	defer cancel()
+	return c.once(ctx, ep, nil, form, out)
+}
+
 // Reconcile settles a write whose outcome was never recorded (bookbot
 // stopped while it was in flight) by listing bookings. It never writes.
 func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
@@ -257,7 +319,13 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 		c.settleCreate(ctx, CreateRequest{Slot: slot, Email: w.Email}, res, ProbablyNotBooked)
 	case OpCancel:
 		res.saw("bookbot stopped before the answer to POST /bookings/%s/cancel was recorded", w.BookingID)
-		c.settleCancel(ctx, w.BookingID, res)
+		start, err := time.Parse(time.RFC3339Nano, w.Start)
+		if err != nil {
+			// Without its start, the booking's absence from the list could
+			// as well mean it has started since.
+			start = time.Time{}
+		}
+		c.settleCancel(ctx, w.BookingID, start, res)
 	default:
 		res.Outcome = Unknown
 		res.saw("the journal holds an unknown write %q", w.Op)
@@ -303,6 +371,11 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
 		return
 	}
+	if !slot.Start.After(c.now()) {
+		res.Outcome = Unknown
+		res.saw("the slot has started by now, and GET /bookings lists only bookings that have not started, so it cannot show whether this one was made")
+		return
+	}
 	res.Outcome = absent
 	res.saw("GET /bookings (%d listed) does not show a booking for this event, start and attendee", len(list))
 }
@@ -317,14 +390,28 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	if err := ValidateBookingID(id); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w := Write{Op: OpCancel, BookingID: id}
+	// The booking's start tells, when settling, whether its absence from
+	// the list means cancelled or only started. A booking the list does not
+	// show (beyond its first 100) is still cancelled.
+	var start time.Time
+	if list, err := c.bookings(ctx); err == nil {
+		if b := byID(list, id); b != nil {
+			start = b.Start
+			w.Start, w.EventType, w.Name = b.Start.UTC().Format(time.RFC3339Nano), b.EventType.String, b.BookerName.String
+		}
+	}
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
-	return c.write(ctx, Write{Op: OpCancel, BookingID: id}, ep, nil, func(res *Result) { c.cancel(ctx, id, ep, res) })
+	return c.write(ctx, w, ep, nil, nil, func(res *Result) { c.cancel(ctx, id, start, ep, res) })
 }
 
 // cancel sends one cancel and classifies the answer.
-func (c *Client) cancel(ctx context.Context, id string, ep endpoint, res *Result) {
+func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endpoint, res *Result) {
 	var out wireCancelled
-	_, err := c.once(ctx, ep, nil, nil, &out)
+	_, err := c.send(ctx, ep, nil, &out)
 	res.Err = err
 
 	var apiErr *APIError
@@ -332,10 +419,10 @@ func (c *Client) cancel(ctx context.Context, id string, ep endpoint, res *Result
 	case err == nil && out.Cancelled:
 		res.Outcome = Cancelled
 		res.saw("POST /bookings/%s/cancel answered cancelled", id)
-		c.settleCancel(ctx, id, res)
+		c.settleCancel(ctx, id, start, res)
 	case err == nil:
 		res.saw("POST /bookings/%s/cancel answered without cancelled: true", id)
-		c.settleCancel(ctx, id, res)
+		c.settleCancel(ctx, id, start, res)
 	case errors.Is(err, ErrNotFound):
 		res.Outcome = NotFound
 		res.saw("POST /bookings/%s/cancel answered 404: no such booking for this account", id)
@@ -347,13 +434,15 @@ func (c *Client) cancel(ctx context.Context, id string, ep endpoint, res *Result
 		res.saw("POST /bookings/%s/cancel answered %d: refused", id, apiErr.StatusCode)
 	default:
 		res.saw("POST /bookings/%s/cancel gave no clear answer: %v", id, err)
-		c.settleCancel(ctx, id, res)
+		c.settleCancel(ctx, id, start, res)
 	}
 }
 
 // settleCancel checks the list after a cancel. res.Outcome is Cancelled when
-// the API said so, and empty when its answer was unclear.
-func (c *Client) settleCancel(ctx context.Context, id string, res *Result) {
+// the API said so, and empty when its answer was unclear. start is the
+// booking's start when known: once it has passed, the list (upcoming
+// bookings only) no longer shows the booking either way.
+func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.listAfterWrite(ctx)
 	if err != nil {
@@ -378,6 +467,17 @@ func (c *Client) settleCancel(ctx context.Context, id string, res *Result) {
 	}
 	if len(list) >= MaxListed {
 		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
+		if !said {
+			res.Outcome = Unknown
+		}
+		return
+	}
+	if started := start.IsZero() && res.Reconciled || !start.IsZero() && !start.After(c.now()); started {
+		if start.IsZero() {
+			res.saw("GET /bookings does not list %s, but its start is not known, so it may simply have started", id)
+		} else {
+			res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
+		}
 		if !said {
 			res.Outcome = Unknown
 		}

@@ -7,10 +7,16 @@
 // The journal is one bbolt file, opened for each operation and closed
 // again, so that `bookbot audit` can read it while `bookbot run` serves.
 // Writes are a handful a minute, so the open costs nothing that matters.
+//
+// It keeps only what settling a write and auditing it need: who asked,
+// the event, the slot, the attendee's name and email, the outcome. The
+// attendee's note and zone are never written. Prune deletes old entries
+// and rewrites the file, so their bytes do not linger in free pages.
 package journal
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -19,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +42,18 @@ var (
 	// attentionBucket indexes the entries that are open or not yet
 	// reviewed, so finding them does not read the whole history.
 	attentionBucket = []byte("attention")
+	// createsBucket indexes creates by event, start and attendee email
+	// (hashed, then the entry's key), so Begin finds earlier ones at once.
+	createsBucket = []byte("creates")
+	// cancelledBucket maps a booking ID to the cancel entry that cancelled it.
+	cancelledBucket = []byte("cancelled")
+	// metaBucket holds the file's format version.
+	metaBucket = []byte("meta")
 )
+
+// version 2 indexes creates and keeps no notes; Open brings older files up
+// to it.
+const version = 2
 
 // lockWait bounds the wait for another process's hold on the file (an audit
 // reading it); bookbot holds it for milliseconds at a time.
@@ -43,8 +61,9 @@ const lockWait = 5 * time.Second
 
 // Entry is one write: the intent, and once known, its outcome and review.
 type Entry struct {
-	Seq uint64    `json:"seq"`
-	At  time.Time `json:"at"` // recorded, just before the request was sent
+	Seq   uint64    `json:"seq"`
+	At    time.Time `json:"at"`              // recorded, just before the request was sent
+	Owner string    `json:"owner,omitempty"` // the process that sent it (Journal.Owner)
 	booking.Write
 
 	// Outcome is empty while the write is in flight, and stays empty when
@@ -83,6 +102,9 @@ type Journal struct {
 	Now func() time.Time
 	// Log receives failures to record an outcome (nil: discarded).
 	Log *slog.Logger
+	// Owner names this process in the entries it begins. Recover leaves
+	// the entries of its own owner alone: they are still in flight here.
+	Owner string
 
 	path     string
 	readOnly bool
@@ -105,15 +127,46 @@ func Open(dir string, opts Options) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	migrated := false
 	err := j.update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(entriesBucket); err != nil {
+		for _, name := range [][]byte{entriesBucket, attentionBucket, createsBucket, cancelledBucket, metaBucket} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(metaBucket)
+		if v := meta.Get([]byte("version")); len(v) == 8 && binary.BigEndian.Uint64(v) >= version {
+			return nil
+		}
+		// An older file: rewrite every entry, which drops the notes and
+		// zones it kept, and index it.
+		var all []Entry
+		err := tx.Bucket(entriesBucket).ForEach(func(k, v []byte) error {
+			e, err := decode(k, v)
+			all = append(all, e)
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		_, err := tx.CreateBucketIfNotExists(attentionBucket)
-		return err
+		for i := range all {
+			if err := put(tx, &all[i]); err != nil {
+				return err
+			}
+			if err := index(tx, &all[i]); err != nil {
+				return err
+			}
+		}
+		migrated = len(all) > 0
+		return meta.Put([]byte("version"), binary.BigEndian.AppendUint64(nil, version))
 	})
 	if err != nil {
 		return nil, err
+	}
+	if migrated {
+		if err := j.compact(); err != nil {
+			return nil, err
+		}
 	}
 	return j, nil
 }
@@ -199,6 +252,80 @@ func put(tx *bolt.Tx, e *Entry) error {
 	return tx.Bucket(attentionBucket).Delete(key(e.Seq))
 }
 
+// createKey is the index key of a create's event, start and attendee
+// email: the start as an instant, however the API wrote it, and the
+// email in any case. It is a hash, so the index holds no address.
+func createKey(w booking.Write) ([]byte, bool) {
+	if w.Op != booking.OpCreate || w.DryRun {
+		return nil, false
+	}
+	start, err := time.Parse(time.RFC3339Nano, w.Start)
+	if err != nil {
+		return nil, false
+	}
+	sum := sha256.Sum256([]byte(w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)))
+	return sum[:16], true
+}
+
+// index adds e to the indexes of creates and cancels.
+func index(tx *bolt.Tx, e *Entry) error {
+	if k, ok := createKey(e.Write); ok {
+		if err := tx.Bucket(createsBucket).Put(append(k, key(e.Seq)...), nil); err != nil {
+			return err
+		}
+	}
+	if e.Op == booking.OpCancel && e.Outcome == booking.Cancelled && !e.DryRun {
+		return tx.Bucket(cancelledBucket).Put([]byte(e.BookingID), key(e.Seq))
+	}
+	return nil
+}
+
+// unindex removes e from the indexes, for Prune.
+func unindex(tx *bolt.Tx, e *Entry) error {
+	if k, ok := createKey(e.Write); ok {
+		if err := tx.Bucket(createsBucket).Delete(append(k, key(e.Seq)...)); err != nil {
+			return err
+		}
+	}
+	c := tx.Bucket(cancelledBucket)
+	if e.Op == booking.OpCancel && string(c.Get([]byte(e.BookingID))) == string(key(e.Seq)) {
+		return c.Delete([]byte(e.BookingID))
+	}
+	return nil
+}
+
+// prior finds the newest earlier create of w's event, start and attendee
+// that stands in the way of another: in flight, confirmed and not
+// cancelled through bookbot since, or unclear and not checked by a person.
+func prior(tx *bolt.Tx, w booking.Write) (*booking.Prior, error) {
+	k, ok := createKey(w)
+	if !ok {
+		return nil, nil
+	}
+	entries, cancelled := tx.Bucket(entriesBucket), tx.Bucket(cancelledBucket)
+	c := tx.Bucket(createsBucket).Cursor()
+	var found *booking.Prior
+	for ik, _ := c.Seek(k); ik != nil && len(ik) == len(k)+8 && string(ik[:len(k)]) == string(k); ik, _ = c.Next() {
+		e, err := decode(ik[len(k):], entries.Get(ik[len(k):]))
+		if err != nil {
+			return nil, err
+		}
+		var stands bool
+		switch e.Outcome {
+		case "":
+			stands = true
+		case booking.Confirmed:
+			stands = e.Created == "" || cancelled.Get([]byte(e.Created)) == nil
+		case booking.Unknown, booking.ProbablyNotBooked:
+			stands = e.AwaitingReview()
+		}
+		if stands {
+			found = &booking.Prior{Seq: e.Seq, Actor: e.Actor, At: e.At, Outcome: e.Outcome, BookingID: e.Created}
+		}
+	}
+	return found, nil
+}
+
 // change loads entry seq, lets fn change it and stores it.
 func (j *Journal) change(seq uint64, fn func(*Entry) error) (Entry, error) {
 	var e Entry
@@ -213,22 +340,37 @@ func (j *Journal) change(seq uint64, fn func(*Entry) error) (Entry, error) {
 		if err := fn(&e); err != nil {
 			return err
 		}
-		return put(tx, &e)
+		if err := put(tx, &e); err != nil {
+			return err
+		}
+		return index(tx, &e)
 	})
 	return e, err
 }
 
 // Begin records a write before it is sent; the returned function records
-// its outcome. It implements booking.Journal.
+// its outcome. A create that an earlier one stands in the way of (see
+// booking.Journal) is refused with a *booking.DuplicateError and not
+// recorded. It implements booking.Journal.
 func (j *Journal) Begin(_ context.Context, w booking.Write) (func(*booking.Result), error) {
-	e := Entry{At: j.now(), Write: w}
+	e := Entry{At: j.now(), Owner: j.Owner, Write: w}
 	err := j.update(func(tx *bolt.Tx) error {
+		p, err := prior(tx, w)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			return &booking.DuplicateError{Prior: *p}
+		}
 		seq, err := tx.Bucket(entriesBucket).NextSequence()
 		if err != nil {
 			return err
 		}
 		e.Seq = seq
-		return put(tx, &e)
+		if err := put(tx, &e); err != nil {
+			return err
+		}
+		return index(tx, &e)
 	})
 	if err != nil {
 		return nil, err
@@ -265,7 +407,7 @@ func (j *Journal) Finish(seq uint64, res *booking.Result, recovered bool) (Entry
 // settle (booking.Client.Reconcile, which only lists). It returns the
 // entries it settled.
 func (j *Journal) Recover(ctx context.Context, settle func(context.Context, booking.Write) *booking.Result) ([]Entry, error) {
-	open, err := j.attention(Entry.Open)
+	open, err := j.attention(func(e Entry) bool { return e.Open() && (e.Owner == "" || e.Owner != j.Owner) })
 	if err != nil {
 		return nil, err
 	}
@@ -346,8 +488,9 @@ func (j *Journal) Since(t time.Time) ([]Entry, error) {
 
 // Prune deletes the entries recorded before t that need no one any more:
 // settled, and checked by a person if they needed one. Open and unchecked
-// entries are kept whatever their age. bbolt reuses the freed pages, so the
-// file stops growing rather than shrinks. It returns how many went.
+// entries are kept whatever their age. When any went, the file is
+// rewritten without them (bbolt would keep their bytes in free pages). It
+// returns how many went.
 func (j *Journal) Prune(t time.Time) (int, error) {
 	n := 0
 	err := j.update(func(tx *bolt.Tx) error {
@@ -365,6 +508,9 @@ func (j *Journal) Prune(t time.Time) (int, error) {
 				continue
 			}
 			next := key(binary.BigEndian.Uint64(k) + 1)
+			if err := unindex(tx, &e); err != nil {
+				return err
+			}
 			if err := c.Delete(); err != nil {
 				return err
 			}
@@ -376,7 +522,51 @@ func (j *Journal) Prune(t time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if n > 0 {
+		if err := j.compact(); err != nil {
+			return n, fmt.Errorf("journal %s: %d entries pruned, but the file could not be rewritten without them: %w", j.path, n, err)
+		}
+	}
 	return n, nil
+}
+
+// compact rewrites the file with only its live data and renames it into
+// place. A reader that opened the old file keeps reading it; the next open
+// finds the new one.
+func (j *Journal) compact() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	src, err := j.db()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp := j.path + ".compact"
+	_ = os.Remove(tmp) // left by a process that died while compacting
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: lockWait})
+	if err != nil {
+		return err
+	}
+	if err := bolt.Compact(dst, src, 0); err != nil {
+		_ = dst.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := dst.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	// The rename is durable only once the directory is synced.
+	d, err := os.Open(filepath.Dir(j.path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // attention lists the indexed entries keep accepts, oldest first.

@@ -1,12 +1,17 @@
 package journal_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
@@ -32,6 +37,16 @@ var create = booking.Write{
 	Op: booking.OpCreate, Actor: "U1", EventType: "intro-call",
 	Start: "2026-11-24T09:30:00Z", End: "2026-11-24T09:45:00Z",
 	Name: "Grace Hopper", Email: "grace@example.com",
+}
+
+// createAt is create n days later: another booking, which no earlier one
+// stands in the way of.
+func createAt(n int) booking.Write {
+	w := create
+	start, _ := time.Parse(time.RFC3339, w.Start)
+	start = start.AddDate(0, 0, n)
+	w.Start, w.End = start.Format(time.RFC3339), start.Add(15*time.Minute).Format(time.RFC3339)
+	return w
 }
 
 func TestBeginRecordsTheIntentBeforeTheOutcome(t *testing.T) {
@@ -70,8 +85,8 @@ func TestBeginRecordsTheIntentBeforeTheOutcome(t *testing.T) {
 func TestUnclearOutcomesAwaitReviewUntilChecked(t *testing.T) {
 	t.Parallel()
 	j, _ := open(t, t.TempDir())
-	for _, o := range []booking.Outcome{booking.Unknown, booking.ProbablyNotBooked, booking.NotBooked} {
-		finish, err := j.Begin(t.Context(), create)
+	for i, o := range []booking.Outcome{booking.Unknown, booking.ProbablyNotBooked, booking.NotBooked} {
+		finish, err := j.Begin(t.Context(), createAt(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +167,8 @@ func TestRecoverSettlesWritesOfADeadProcess(t *testing.T) {
 func TestSinceReadsAWindow(t *testing.T) {
 	t.Parallel()
 	j, c := open(t, t.TempDir())
-	for range 3 {
-		if _, err := j.Begin(t.Context(), create); err != nil {
+	for i := range 3 {
+		if _, err := j.Begin(t.Context(), createAt(i)); err != nil {
 			t.Fatal(err)
 		}
 		c.t = c.t.Add(time.Hour)
@@ -226,9 +241,11 @@ func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	j, clk := open(t, dir)
+	n := 0
 	record := func(o booking.Outcome) uint64 {
 		t.Helper()
-		finish, err := j.Begin(t.Context(), create)
+		n++
+		finish, err := j.Begin(t.Context(), createAt(n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,5 +288,236 @@ func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
 	}
 	if n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour)); n != 0 || err != nil {
 		t.Errorf("pruning again: %d, %v; want nothing", n, err)
+	}
+}
+
+// A create is refused while an earlier one of the same event, start and
+// attendee stands: in flight, confirmed, or unclear and unchecked. The
+// start may be written differently and the email in another case.
+func TestBeginRefusesWhatAnEarlierCreateStandsFor(t *testing.T) {
+	t.Parallel()
+	same := create
+	same.Start, same.Email, same.Actor = "2026-11-24T10:30:00+01:00", "Grace@Example.com", "U2"
+	tests := []struct {
+		name    string
+		outcome booking.Outcome // "" leaves the earlier one in flight
+		then    func(*testing.T, *journal.Journal, uint64)
+		refused bool
+	}{
+		{"in flight", "", nil, true},
+		{"confirmed", booking.Confirmed, nil, true},
+		{"unknown", booking.Unknown, nil, true},
+		{"probably not booked", booking.ProbablyNotBooked, nil, true},
+		{"unknown, checked by a person", booking.Unknown, func(t *testing.T, j *journal.Journal, seq uint64) {
+			if _, err := j.MarkReviewed(seq, "U9"); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"confirmed, then cancelled through bookbot", booking.Confirmed, func(t *testing.T, j *journal.Journal, _ uint64) {
+			finish, err := j.Begin(t.Context(), booking.Write{Op: booking.OpCancel, BookingID: "bk_1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			finish(&booking.Result{Outcome: booking.Cancelled, Verified: true})
+		}, false},
+		{"not booked (409)", booking.NotBooked, nil, false},
+		{"refused (400)", booking.Rejected, nil, false},
+		{"held back", booking.RateLimited, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			j, _ := open(t, dir)
+			finish, err := j.Begin(t.Context(), create)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.outcome != "" {
+				finish(&booking.Result{Outcome: tt.outcome, Booking: &booking.Booking{ID: "bk_1"}})
+			}
+			if tt.then != nil {
+				tt.then(t, j, 1)
+			}
+			// A restart in between changes nothing: the journal is the file.
+			again, _ := open(t, dir)
+			_, err = again.Begin(t.Context(), same)
+			var dup *booking.DuplicateError
+			if got := errors.As(err, &dup); got != tt.refused {
+				t.Fatalf("second create: %v; refused = %v, want %v", err, got, tt.refused)
+			}
+			if !tt.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if p := dup.Prior; p.Seq != 1 || p.Actor != "U1" || p.Outcome != tt.outcome || (tt.outcome != "" && p.BookingID != "bk_1") {
+				t.Errorf("prior = %+v", p)
+			}
+			list, _ := again.Since(time.Time{})
+			for _, e := range list {
+				if e.Op == booking.OpCreate && e.Seq != 1 {
+					t.Errorf("the refused create was recorded: %+v", e)
+				}
+			}
+		})
+	}
+}
+
+// Other events, times and attendees are not duplicates, and neither is a
+// dry run.
+func TestBeginAllowsOtherBookings(t *testing.T) {
+	t.Parallel()
+	j, _ := open(t, t.TempDir())
+	if _, err := j.Begin(t.Context(), create); err != nil {
+		t.Fatal(err)
+	}
+	other := func(change func(*booking.Write)) booking.Write {
+		w := create
+		change(&w)
+		return w
+	}
+	for _, w := range []booking.Write{
+		createAt(1),
+		other(func(w *booking.Write) { w.EventType = "deep-dive" }),
+		other(func(w *booking.Write) { w.Email = "ada@example.com" }),
+		other(func(w *booking.Write) { w.DryRun = true }),
+	} {
+		if _, err := j.Begin(t.Context(), w); err != nil {
+			t.Errorf("Begin(%+v): %v", w, err)
+		}
+	}
+}
+
+// Recover leaves the writes of its own process alone: they are in flight
+// here, not left behind by a process that is gone.
+func TestRecoverLeavesItsOwnWritesInFlight(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gone, _ := open(t, dir)
+	gone.Owner = "host/1/old"
+	if _, err := gone.Begin(t.Context(), create); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := open(t, dir)
+	j.Owner = "host/1/new"
+	if _, err := j.Begin(t.Context(), createAt(1)); err != nil {
+		t.Fatal(err)
+	}
+	var settled []string
+	done, err := j.Recover(t.Context(), func(_ context.Context, w booking.Write) *booking.Result {
+		settled = append(settled, w.Start)
+		return &booking.Result{Outcome: booking.ProbablyNotBooked}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 1 || len(settled) != 1 || settled[0] != create.Start || done[0].Owner != "host/1/old" {
+		t.Fatalf("settled %v (%+v); only the gone process's write", settled, done)
+	}
+}
+
+// Pruned entries leave no trace in the file, and the kept ones still work.
+func TestPruneRemovesTheBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, clk := open(t, dir)
+	old := createAt(1)
+	old.Name, old.Email = "Pruned Person", "pruned.person@example.com"
+	finish, err := j.Begin(t.Context(), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bk_old"}})
+	clk.t = clk.t.Add(100 * 24 * time.Hour)
+	finish, err = j.Begin(t.Context(), create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bk_kept"}})
+
+	if n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour)); n != 1 || err != nil {
+		t.Fatalf("Prune = %d, %v", n, err)
+	}
+	raw, err := os.ReadFile(j.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Pruned Person", "pruned.person@example.com", "bk_old"} {
+		if bytes.Contains(raw, []byte(s)) {
+			t.Errorf("the file still holds %q after pruning", s)
+		}
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil || len(list) != 1 || list[0].Created != "bk_kept" {
+		t.Fatalf("after pruning: %+v, %v", list, err)
+	}
+	var dup *booking.DuplicateError
+	if _, err := j.Begin(t.Context(), create); !errors.As(err, &dup) {
+		t.Errorf("the kept booking no longer stands in the way of a duplicate: %v", err)
+	}
+	if _, err := j.Begin(t.Context(), old); err != nil {
+		t.Errorf("the pruned booking still stands in the way: %v", err)
+	}
+}
+
+// A journal written before notes were dropped loses them on open, bytes
+// included, and its creates are indexed.
+func TestOpenRewritesAnOlderJournal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := bolt.Open(filepath.Join(dir, journal.FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := `{"seq":1,"at":"2026-11-23T09:00:00Z","op":"create","actor":"U1","event_type":"intro-call",` +
+		`"start":"2026-11-24T09:30:00Z","end":"2026-11-24T09:45:00Z","name":"Grace Hopper","email":"grace@example.com",` +
+		`"booker_tz":"Europe/Berlin","note":"a very private note","outcome":"confirmed","created":"bk_1","verified":true}`
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("entries"))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket([]byte("attention")); err != nil {
+			return err
+		}
+		if _, err := b.NextSequence(); err != nil {
+			return err
+		}
+		return b.Put(binary.BigEndian.AppendUint64(nil, 1), []byte(v1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	j, _ := open(t, dir)
+	raw, err := os.ReadFile(j.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"a very private note", "Europe/Berlin"} {
+		if bytes.Contains(raw, []byte(s)) {
+			t.Errorf("the file still holds %q", s)
+		}
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil || len(list) != 1 || list[0].Email != "grace@example.com" || list[0].Created != "bk_1" {
+		t.Fatalf("entries: %+v, %v", list, err)
+	}
+	var dup *booking.DuplicateError
+	if _, err := j.Begin(t.Context(), create); !errors.As(err, &dup) {
+		t.Errorf("the older journal's booking does not stand in the way of a duplicate: %v", err)
+	}
+	finish, err := j.Begin(t.Context(), createAt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(&booking.Result{Outcome: booking.Confirmed})
+	if list, _ := j.Since(time.Time{}); len(list) != 2 || list[1].Seq != 2 {
+		t.Errorf("the sequence did not carry over: %+v", list)
 	}
 }

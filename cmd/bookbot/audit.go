@@ -81,13 +81,13 @@ func auditText(e journal.Entry, loc *time.Location) string {
 	fmt.Fprintf(&b, "#%d  %s  %s %s%s\n", e.Seq, stamp(e.At), e.Op, who, dry)
 	switch e.Op {
 	case booking.OpCancel:
-		fmt.Fprintf(&b, "    booking %s\n", e.BookingID)
-	default:
-		fmt.Fprintf(&b, "    %s %s – %s for %s <%s>", e.EventType, e.Start, e.End, e.Name, e.Email)
-		if e.TimeZone != "" {
-			fmt.Fprintf(&b, " (%s)", e.TimeZone)
+		fmt.Fprintf(&b, "    booking %s", e.BookingID)
+		if e.Start != "" {
+			fmt.Fprintf(&b, ": %s %s for %s", e.EventType, e.Start, e.Name)
 		}
 		b.WriteString("\n")
+	default:
+		fmt.Fprintf(&b, "    %s %s – %s for %s <%s>\n", e.EventType, e.Start, e.End, e.Name, e.Email)
 	}
 	outcome := string(e.Outcome)
 	if e.Open() {

@@ -1,0 +1,144 @@
+package booking_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal"
+)
+
+// A create the bookings list already shows is not sent again, however
+// long after the first one finished, and whoever asks.
+func TestCreateOfAListedBookingIsNotSent(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	first, err := c.Create(t.Context(), request(slot))
+	if err != nil || first.Outcome != booking.Confirmed {
+		t.Fatalf("first create: %+v, %v", first, err)
+	}
+	again := request(slot)
+	again.Email = "ADA@Example.com"
+	again.Name = "Ada L."
+	res, err := c.Create(booking.WithActor(t.Context(), "U2"), again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.AlreadyBooked || res.Booking == nil || res.Booking.ID != first.Booking.ID || res.Prior != nil {
+		t.Fatalf("second create: %+v", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings sent %d times, want 1", n)
+	}
+}
+
+// With the journal, an earlier create stands in the way even where the list
+// cannot show it, and across a restart, until a person has checked it.
+func TestCreateRefusedByTheJournalAcrossARestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() *journal.Journal {
+		j, err := journal.Open(dir, journal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	c, srv := sandbox(t, booking.WithJournal(open()))
+	slot := firstSlot(t, c, "intro-call")
+	srv.DropNext(bookingtest.EndpointCreateBooking)
+	first, err := c.Create(booking.WithActor(t.Context(), "U1"), request(slot))
+	if err != nil || first.Outcome != booking.ProbablyNotBooked {
+		t.Fatalf("first create: %+v, %v", first, err)
+	}
+
+	// bookbot restarts: a new client on the same state directory.
+	j := open()
+	key, _ := booking.NewKey(srv.Key)
+	c, err = booking.NewClient(srv.URL, key, booking.WithClock(fixed), booking.WithJournal(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Create(booking.WithActor(t.Context(), "U2"), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.AlreadyBooked || res.Prior == nil || res.Prior.Actor != "U1" || res.Prior.Outcome != booking.ProbablyNotBooked {
+		t.Fatalf("create after restart: %+v (prior %+v)", res, res.Prior)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Fatalf("POST /bookings sent %d times, want 1", n)
+	}
+
+	// A person checks the calendar and marks the unclear one checked.
+	if _, err := j.MarkReviewed(res.Prior.Seq, "U9"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.Create(t.Context(), request(slot))
+	if err != nil || res.Outcome != booking.Confirmed {
+		t.Fatalf("create after the check: %+v, %v", res, err)
+	}
+	// Now it is confirmed, and stands in the way in its turn.
+	res, err = c.Create(t.Context(), request(slot))
+	if err != nil || res.Outcome != booking.AlreadyBooked || res.Prior == nil || res.Prior.Outcome != booking.Confirmed || res.Booking == nil {
+		t.Fatalf("create after the confirmed one: %+v, %v", res, err)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST /bookings sent %d times, want 2", n)
+	}
+}
+
+// When the list cannot be read, nothing is sent: bookbot cannot tell the
+// booking does not exist already.
+func TestCreateNeedsTheListBeforeSending(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	for range 4 {
+		srv.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(502))
+	}
+	res, err := c.Create(t.Context(), request(slot))
+	if err == nil || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("create with the list down: %+v, %v", res, err)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 0 {
+		t.Errorf("POST /bookings sent %d times, want 0", n)
+	}
+}
+
+// A write's request has its own time, whatever the caller spent before:
+// a caller's deadline does not cut it short into an unclear outcome.
+func TestWriteHasItsOwnTime(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	srv.SetLatency(bookingtest.EndpointCreateBooking, 400*time.Millisecond)
+	srv.SetLatency(bookingtest.EndpointCancelBooking, 400*time.Millisecond)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	res, err := c.Create(ctx, request(slot))
+	if err != nil || res.Outcome != booking.Confirmed || res.Reconciled {
+		t.Fatalf("create: %+v, %v; want confirmed by the API's own answer", res, err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	res, err = c.Cancel(ctx, res.Booking.ID)
+	if err != nil || res.Outcome != booking.Cancelled || res.Reconciled {
+		t.Fatalf("cancel: %+v, %v; want cancelled by the API's own answer", res, err)
+	}
+	// A caller that has already given up sends nothing.
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if _, err := c.Create(done, request(firstSlot(t, c, "intro-call"))); !errors.Is(err, context.Canceled) {
+		t.Errorf("create after the caller gave up: %v", err)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings sent %d times, want 1", n)
+	}
+}
