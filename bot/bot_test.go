@@ -807,6 +807,60 @@ func TestBookingIsMadeOnce(t *testing.T) {
 			t.Errorf("%d POST /bookings, want 1", n)
 		}
 	})
+	t.Run("a fresh form after the first finished", func(t *testing.T) {
+		t.Parallel()
+		h, _ := journaledHarness(t, true)
+		vb := h.openModal(bob, "intro-call")
+		h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
+		h.dm(ada, "Booked")
+		h.drain()
+		var id string
+		for _, b := range upcoming(h) {
+			if b.Start.Equal(mustTime(firstSlot)) {
+				id = b.ID
+			}
+		}
+
+		// Bob, moments later, books the same attendee at the same time from
+		// the form he had open.
+		h.submit(bob, vb.ID, bookingInputs(firstSlot, "Grace@Example.com"))
+		m := h.dm(bob, "Already booked")
+		text := textOf(m.Blocks)
+		for _, want := range []string{id, "<@" + ada + ">", "Nothing was sent"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the answer does not say %q:\n%s", want, text)
+			}
+		}
+		h.drain()
+		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
+			t.Errorf("%d POST /bookings, want 1", n)
+		}
+	})
+}
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// A slow re-check of the slot leaves the create its own time, and the
+// person is told the outcome even when the work's time is up.
+func TestSlowRecheckLeavesTheCreateItsTime(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(_ *harness, cfg *bot.Config) { cfg.WorkTimeout = 700 * time.Millisecond })
+	v := h.openModal(ada, "intro-call")
+	h.clock.Advance(3 * time.Minute) // the form's slots are stale: they are checked again
+	h.sb.SetLatency(bookingtest.EndpointSlots, 500*time.Millisecond)
+	h.sb.SetLatency(bookingtest.EndpointCreateBooking, 400*time.Millisecond)
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.dm(ada, "Booked")
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
+		t.Errorf("%d POST /bookings, want 1", n)
+	}
 }
 
 // 11. Every outcome of a create is told as it is.

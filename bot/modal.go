@@ -455,6 +455,10 @@ var errSlotGone = errors.New("that time is no longer free; nothing was booked")
 // finishCreate shows the outcome in the modal (the "Booking…" view, by its
 // external_id) and sends it as a message the person keeps.
 func (b *Bot) finishCreate(ctx context.Context, userID, externalID string, meta modalMeta, requester *time.Location, types []booking.EventType, res *booking.Result, err error) {
+	// The create may have used up the work's time: telling the person what
+	// happened gets its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+	defer cancel()
 	if res != nil {
 		b.log.Info("booking create finished", "user", userID, "result", res)
 	}
@@ -530,6 +534,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		if res.Reconciled {
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
+	case res.Outcome == booking.AlreadyBooked:
+		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
+		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time or check the bookings list.", title, slotText, attendee)
 		actions = append(actions, pick)
@@ -554,13 +561,38 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, recheck)
 	}
 	blocks := []slack.Block{section(text)}
-	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && len(res.Seen) > 0 {
+	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
 		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
 	}
 	if len(actions) > 0 {
 		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
 	}
 	return message{Text: plainText(text), Blocks: blocks}
+}
+
+// alreadyBookedText says why a create was not sent: the booking exists, is
+// being made, or an earlier unclear attempt waits for a person.
+func alreadyBookedText(title, slotText, attendee string, start time.Time, res *booking.Result, requester *time.Location) string {
+	p, bk := res.Prior, res.Booking
+	by := "outside bookbot (the booking page or another tool)"
+	if p != nil {
+		by = "in Slack " + dateToken(p.At)
+		if p.Actor != "" {
+			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), dateToken(p.At))
+		}
+	}
+	switch {
+	case p != nil && p.Outcome == "":
+		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
+	case p != nil && p.Outcome != booking.Confirmed:
+		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
+	case bk != nil && bk.Start.Equal(start):
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
+	case bk != nil:
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(bk.ID))
+	default:
+		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
+	}
 }
 
 // recheckValue is what "Check again" needs: event, start and email.
@@ -604,6 +636,10 @@ func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, 
 		wait = min(2*wait, 200*time.Millisecond)
 	}
 }
+
+// reportTimeout bounds telling a person a write's outcome, apart from the
+// time the write itself took.
+const reportTimeout = 15 * time.Second
 
 // ackWindow is how long Slack waits for an ack.
 const ackWindow = 3 * time.Second

@@ -222,6 +222,8 @@ func outcomeText(e journal.Entry) string {
 		s = "not found"
 	case booking.DryRun:
 		s = "dry run: nothing was sent"
+	case booking.AlreadyBooked:
+		s = "not sent: already booked, or an earlier attempt stands in the way"
 	default:
 		s = string(e.Outcome)
 	}
