@@ -123,6 +123,9 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		return list.done()
 	}
 	list.add(pass("configuration: every variable is valid"))
+	for _, w := range cfg.Warnings {
+		list.note("%s", w.Msg)
+	}
 	list.add(checkAllowList(getenv))
 	if cfg.DryRun {
 		list.note("BOOKBOT_DRY_RUN is on: no bookings or cancels are sent to the booking API")
