@@ -20,13 +20,17 @@ const (
 	// NotConfirmed: the API answered booking null, as it does for flows it
 	// does not support; nothing was found in the list.
 	NotConfirmed Outcome = "not_confirmed"
-	// NotBooked: 409. The slot was taken, the booking is a duplicate, or the
-	// event needs email verification. It must not be resubmitted.
+	// NotBooked: 409, and the list does not show the booking. Conflict says
+	// which kind: the time is not free (body status 409), or the service
+	// refuses this attendee at this time (body status 200: a repeat of an
+	// earlier create, even a cancelled one, or email verification). It
+	// must not be resubmitted.
 	NotBooked Outcome = "not_booked"
 	// Rejected: the API refused the request (400, 401, 403, 404, 413).
 	Rejected Outcome = "rejected"
-	// RateLimited: the API answered 429, or bookbot held the request back to
-	// stay within the limits. Nothing was done; RetryAfter says when to try.
+	// RateLimited: bookbot held the request back to stay within the limits
+	// (Held: nothing was sent), or the API answered 429 (it was sent and
+	// refused). Nothing was booked; RetryAfter says when to try.
 	RateLimited Outcome = "rate_limited"
 	// ProbablyNotBooked: the answer was unclear and the complete list does not
 	// show the booking. A human should check before anyone tries again.
@@ -49,8 +53,10 @@ const (
 
 	// AlreadyBooked: the create was not sent, because the same event, start
 	// and attendee email is already booked, being booked, or waiting for a
-	// person to check an earlier, unclear attempt. Prior is that attempt,
-	// when bookbot made it; Booking is the booking as listed, when it is.
+	// person to check an earlier, unclear attempt; or it was sent, answered
+	// 409, and the list shows the booking (Err is set then). Prior is the
+	// earlier attempt, when bookbot made it; Booking is the booking as
+	// listed, when it is.
 	AlreadyBooked Outcome = "already_booked"
 )
 
@@ -75,6 +81,29 @@ type Result struct {
 	Prior      *Prior   // AlreadyBooked: the earlier create through bookbot, if any
 	Err        error    // the error behind the outcome, if any
 	Seen       []string // what happened, in order; never holds an email address
+}
+
+// Conflict kinds of a 409 to a create, from the body's status.
+const (
+	ConflictTimeNotFree = "time_not_free" // body status 409: taken, past, or not a current slot
+	ConflictRefused     = "refused"       // body status 200: a repeat of this attendee at this time, or email verification
+	ConflictUnstated    = "unstated"      // no body status
+)
+
+// Conflict says what kind of 409 a NotBooked create met; "" for any other
+// outcome.
+func (r *Result) Conflict() string {
+	var apiErr *APIError
+	if !errors.As(r.Err, &apiErr) || apiErr.StatusCode != http.StatusConflict {
+		return ""
+	}
+	switch apiErr.BodyStatus {
+	case http.StatusConflict:
+		return ConflictTimeNotFree
+	case http.StatusOK:
+		return ConflictRefused
+	}
+	return ConflictUnstated
 }
 
 // NeedsHuman reports whether a person must check the calendar before anyone
@@ -256,7 +285,7 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
 		res.Outcome, res.RetryAfter = RateLimited, c.guard.Throttled(apiErr.RetryAfter)
-		res.saw("POST /bookings answered 429; creates are held back for %s", HumanDuration(res.RetryAfter))
+		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; creates are held back for %s", HumanDuration(res.RetryAfter))
 		return
 	case err == nil || errors.As(err, &apiErr):
 		c.guard.Answered()
@@ -280,8 +309,8 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 		res.saw("POST /bookings answered %d without a usable receipt", status)
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict:
-		res.Outcome = NotBooked
-		res.saw("POST /bookings answered 409 %q (form handler status %d): not booked; it may be a duplicate or need email verification, so it is not resubmitted", apiErr.Message, apiErr.BodyStatus)
+		res.saw("POST /bookings answered 409 %q (form handler status %d): not booked, and not resubmitted", apiErr.Message, apiErr.BodyStatus)
+		c.settleConflict(ctx, req, res)
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
 		res.Outcome = Rejected
 		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
@@ -301,6 +330,23 @@ func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
 	defer cancel()
 	return c.once(ctx, ep, nil, form, out)
+}
+
+// settleConflict reads the list once after a 409: the service answers one
+// to a create of exactly a booking that exists, too.
+func (c *Client) settleConflict(ctx context.Context, req CreateRequest, res *Result) {
+	res.Outcome = NotBooked
+	list, err := c.listAfterWrite(ctx)
+	if err != nil {
+		res.saw("GET /bookings failed, so whether it exists already could not be checked: %v", err)
+		return
+	}
+	if found, _ := Find(list, req.Slot.eventType, req.Slot.Start, req.Email); found != nil {
+		res.Outcome, res.Booking, res.Verified = AlreadyBooked, found, true
+		res.saw("GET /bookings lists %s for this event, start and attendee: it was booked already", found.ID)
+		return
+	}
+	res.saw("GET /bookings (%d listed) does not show it", len(list))
 }
 
 // Reconcile settles a write whose outcome was never recorded (bookbot

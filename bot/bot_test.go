@@ -885,7 +885,7 @@ func TestBookingOutcomes(t *testing.T) {
 		v := h.openModal(ada, "intro-call")
 		takeSlot(h, "someone@example.com")
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
-		out := outcome(h, v.ID, "Not booked.")
+		out := outcome(h, v.ID, "Not booked")
 		if len(elements(out.Blocks, "pick_another")) != 1 {
 			t.Errorf("no Pick another time button:\n%s", textOf(out.Blocks))
 		}
@@ -988,11 +988,56 @@ func TestBookingOutcomes(t *testing.T) {
 		f.RetryAfter = "120"
 		h.sb.FailNext(bookingtest.EndpointCreateBooking, f)
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
-		out := outcome(h, v.ID, "Not sent.")
+		out := outcome(h, v.ID, "Refused by the booking service: too many attempts.")
 		if text := textOf(out.Blocks); !strings.Contains(text, "Nothing was booked. Try again in 2 minutes") {
 			t.Errorf("429 outcome:\n%s", text)
 		}
 	})
+	// Each kind of 409 says what it means; none is sent twice.
+	for _, tt := range []struct {
+		name  string
+		fault func(*bookingtest.Server)
+		want  []string
+	}{
+		{"409, the time not free", func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 409))
+		}, []string{"Not booked: that time is not free.", "Pick another time"}},
+		{"409, this attendee refused at this time", func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
+		}, []string{"refuses this attendee at this time", "even one cancelled since", "public booking page"}},
+		{"409, and the list shows it booked", func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
+		}, []string{"Already booked.", "refused to book it again"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			v := h.openModal(ada, "intro-call")
+			tt.fault(h.sb)
+			h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+			text := textOf(outcome(h, v.ID, tt.want[0]).Blocks)
+			for _, want := range tt.want[1:] {
+				if !strings.Contains(text, want) {
+					t.Errorf("outcome lacks %q:\n%s", want, text)
+				}
+			}
+			if strings.Contains(tt.name, "list shows") {
+				id := upcoming(h)[0].ID
+				for _, b := range upcoming(h) {
+					if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
+						id = b.ID
+					}
+				}
+				if !strings.Contains(text, id) {
+					t.Errorf("outcome lacks the booking ID %s:\n%s", id, text)
+				}
+			}
+			h.drain()
+			if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
+				t.Errorf("%d POST /bookings, want 1", n)
+			}
+		})
+	}
 }
 
 // 12. A slow booking API does not delay the ack or the modal.

@@ -537,8 +537,14 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	case res.Outcome == booking.AlreadyBooked:
 		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
 		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
+		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
+		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through the public booking page.", title, slotText, attendee)
+		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time or check the bookings list.", title, slotText, attendee)
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotConfirmed:
 		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through the public booking page.", title, slotText, attendee)
@@ -546,12 +552,11 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	case res.Outcome == booking.Rejected:
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))
 		actions = append(actions, pick)
+	case res.Outcome == booking.RateLimited && res.Held:
+		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		actions = append(actions, pick)
 	case res.Outcome == booking.RateLimited:
-		why := "The booking API is refusing booking attempts for now."
-		if res.Err == nil {
-			why = "bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count)."
-		}
-		text = fmt.Sprintf(":hourglass: *Not sent.* %s Nothing was booked. Try again in %s.", why, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
@@ -586,6 +591,8 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
 	case p != nil && p.Outcome != booking.Confirmed:
 		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
+	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, escape(bk.ID), by)
 	case bk != nil && bk.Start.Equal(start):
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
 	case bk != nil:

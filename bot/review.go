@@ -200,13 +200,23 @@ func outcomeText(e journal.Entry) string {
 	case booking.Confirmed:
 		s = "booked, and the bookings list shows it"
 	case booking.NotBooked:
-		s = "not booked (409: taken, a duplicate, or needs email verification)"
+		switch e.Conflict {
+		case booking.ConflictTimeNotFree:
+			s = "not booked: the time was not free"
+		case booking.ConflictRefused:
+			s = "not booked: the booking service refuses this attendee at this time (a repeat, or email verification)"
+		default:
+			s = "not booked (409: taken, a duplicate, or needs email verification)"
+		}
 	case booking.NotConfirmed:
 		s = "not confirmed (the API returned no booking)"
 	case booking.Rejected:
 		s = "refused by the booking API"
 	case booking.RateLimited:
-		s = "not sent (rate limit)"
+		s = "refused by the booking service: too many attempts"
+		if e.Held {
+			s = "not sent: bookbot's own rate guard held it back"
+		}
 	case booking.ProbablyNotBooked:
 		s = "probably not booked: the answer was unclear and the bookings list does not show it"
 	case booking.Unknown:

@@ -74,6 +74,8 @@ type Entry struct {
 	Verified   bool            `json:"verified,omitempty"`  // the bookings list agrees
 	Recovered  bool            `json:"recovered,omitempty"` // settled after a restart, by listing
 	RetryAfter time.Duration   `json:"retry_after,omitempty"`
+	Held       bool            `json:"held,omitempty"`     // RateLimited by bookbot's own guard: nothing was sent
+	Conflict   string          `json:"conflict,omitempty"` // NotBooked: the kind of 409 (booking.Result.Conflict)
 	Seen       []string        `json:"seen,omitempty"`
 
 	// NeedsReview marks an outcome a person must look at: unclear, or
@@ -390,7 +392,7 @@ func (j *Journal) Finish(seq uint64, res *booking.Result, recovered bool) (Entry
 	return j.change(seq, func(e *Entry) error {
 		e.Outcome, e.DoneAt = res.Outcome, j.now()
 		e.Verified, e.Recovered, e.RetryAfter = res.Verified, recovered, res.RetryAfter
-		e.Seen = res.Seen
+		e.Held, e.Conflict, e.Seen = res.Held, res.Conflict(), res.Seen
 		switch {
 		case e.Op != booking.OpCreate:
 		case res.Booking != nil:

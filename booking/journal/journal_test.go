@@ -521,3 +521,30 @@ func TestOpenRewritesAnOlderJournal(t *testing.T) {
 		t.Errorf("the sequence did not carry over: %+v", list)
 	}
 }
+
+// A 429 bookbot held back and one the service answered are told apart, as
+// are the kinds of 409.
+func TestFinishKeepsWhyNothingWasBooked(t *testing.T) {
+	t.Parallel()
+	j, _ := open(t, t.TempDir())
+	results := []*booking.Result{
+		{Outcome: booking.RateLimited, Held: true},
+		{Outcome: booking.RateLimited, Err: &booking.APIError{StatusCode: 429}},
+		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 409, BodyStatus: 409}},
+		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 409, BodyStatus: 200}},
+	}
+	for i, res := range results {
+		finish, err := j.Begin(t.Context(), createAt(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		finish(res)
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil || len(list) != 4 {
+		t.Fatalf("entries: %+v, %v", list, err)
+	}
+	if !list[0].Held || list[1].Held || list[2].Conflict != booking.ConflictTimeNotFree || list[3].Conflict != booking.ConflictRefused {
+		t.Errorf("entries: %+v", list)
+	}
+}
