@@ -273,6 +273,7 @@ type Server struct {
 	failNext  map[string][]string
 	latency   map[string]time.Duration
 	held      map[string]chan struct{} // calls wait until the channel is closed
+	heldCalls map[string]int           // calls that arrived while held, in total
 	rateLimit map[string][]time.Duration
 }
 
@@ -360,6 +361,7 @@ func newServer(opts Options, tb testing.TB) *Server {
 		failNext:     map[string][]string{},
 		latency:      map[string]time.Duration{},
 		held:         map[string]chan struct{}{},
+		heldCalls:    map[string]int{},
 		rateLimit:    map[string][]time.Duration{},
 	}
 	s.upgrader = websocket.Upgrader{
@@ -608,7 +610,9 @@ func (s *Server) SetLatency(method string, d time.Duration) {
 
 // Hold makes calls to method ("response_url" for posts to response URLs)
 // wait until release is called, so a test can have things happen while
-// the bot's answer is on its way.
+// the bot's answer is on its way. A held call also ends, unanswered and
+// unrecorded, when its client gives up (a timeout) or the server closes,
+// so Hold without release stands for a Slack that never answers.
 func (s *Server) Hold(method string) (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -627,11 +631,22 @@ func (s *Server) Hold(method string) (release func()) {
 	}
 }
 
+// WaitHeld blocks until n calls to method have arrived while it was held
+// (in total, answered or not), or ctx is done: the client is waiting on
+// the n-th, and gave up on or was answered for the ones before.
+func (s *Server) WaitHeld(ctx context.Context, method string, n int) error {
+	return s.waitFor(ctx, func() bool { return s.heldCalls[method] >= n })
+}
+
 // wait delays a call to method by its latency and any hold; false means the
 // request or the server ended first.
 func (s *Server) wait(r *http.Request, method string) bool {
 	s.mu.Lock()
 	delay, held := s.latency[method], s.held[method]
+	if held != nil {
+		s.heldCalls[method]++
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
 	var timer <-chan time.Time
 	if delay > 0 {

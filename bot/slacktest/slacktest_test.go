@@ -266,6 +266,42 @@ func TestDisconnectReconnects(t *testing.T) {
 	}
 }
 
+// A dropped socket (no disconnect message) makes slack-go reconnect; while
+// apps.connections.open is held, a client whose calls time out asks again,
+// and WaitHeld sees each attempt; once released, the client connects.
+func TestDropAndHeldReconnect(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	b := startBot(t, srv, slack.OptionHTTPClient(&http.Client{Timeout: 100 * time.Millisecond}))
+	ctx := testCtx(t)
+	if err := srv.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	release := srv.Hold("apps.connections.open")
+	defer release()
+	srv.Drop()
+	if err := srv.WaitHeld(ctx, "apps.connections.open", 2); err != nil {
+		t.Fatalf("a timed-out apps.connections.open was not asked again: %v", err)
+	}
+	if got := srv.Connections(); got != 1 {
+		t.Errorf("Connections() while held = %d, want 1", got)
+	}
+	// Calls given up on were never answered, so not recorded.
+	if calls, _ := srv.WaitCalls(ctx, "apps.connections.open", 1); len(calls) != 1 {
+		t.Errorf("apps.connections.open calls recorded while held: %d, want the first only", len(calls))
+	}
+	release()
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", UserID: "U1"}); err != nil {
+		t.Fatal(err)
+	}
+	if evt := b.next(t); evt.Type != socketmode.EventTypeSlashCommand {
+		t.Errorf("after reconnect got %s", evt.Type)
+	}
+}
+
 // rawConnect opens a Socket Mode connection with gorilla directly.
 func rawConnect(t *testing.T, srv *Server) *websocket.Conn {
 	t.Helper()

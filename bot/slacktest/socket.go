@@ -232,6 +232,20 @@ func (s *Server) Disconnect(reason string) {
 	}
 }
 
+// Drop cuts every live Socket Mode connection at once, without a
+// disconnect message or a close frame, as when the network fails; slack-go
+// notices the dead socket and reconnects through apps.connections.open.
+func (s *Server) Drop() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		_ = c.c.Close() // gorilla's Close sends no close frame
+	}
+}
+
 // deliver sends env to the newest live connection and waits for its ack.
 // A connection that fails the write is dropped and the next one is tried,
 // as Slack does.
