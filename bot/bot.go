@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -182,9 +183,13 @@ loop:
 	return runErr
 }
 
-// connect keeps the Socket Mode connection up: slack-go reconnects when
-// Slack asks, and this retries with backoff when a connection attempt fails,
-// except for a refused app token, which no retry fixes.
+// connect keeps the Socket Mode connection up. slack-go reconnects by
+// itself when Slack asks or the socket dies, and retries a failed
+// apps.connections.open or dial with its own backoff (100 ms, doubling, at
+// most 5 min); the Slack client's HTTP timeout is what makes a hung
+// apps.connections.open fail and be retried. RunContext returns only on
+// what slack-go deems fatal: a refused app token stops the bot, as no retry
+// fixes it; anything else (an HTTP 404) is retried here, with backoff.
 func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 	wait := time.Second
 	for {
@@ -193,10 +198,10 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 			return nil
 		}
 		var se slack.SlackErrorResponse
-		if errors.As(err, &se) && (se.Err == "invalid_auth" || se.Err == "not_authed" || se.Err == "account_inactive") {
+		if errors.As(err, &se) && (se.Err == "invalid_auth" || se.Err == "not_authed" || se.Err == "account_inactive" || se.Err == "token_revoked") {
 			return fmt.Errorf("slack refused SLACK_APP_TOKEN (%s); check the app-level token and its connections:write scope", se.Err)
 		}
-		b.log.Warn("Socket Mode connection failed; retrying", "err", err, "wait", wait)
+		b.log.Warn("Socket Mode connection failed; retrying", "err", connectReason(err), "wait", wait)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -204,6 +209,24 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 		}
 		wait = min(2*wait, time.Minute)
 	}
+}
+
+// connectReason is why a Socket Mode connection attempt failed, for the
+// log: Slack's error code, or the transport's error without the URL (the
+// WebSocket's carries a connection ticket).
+func connectReason(err error) string {
+	if err == nil {
+		return ""
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // Drain waits up to d for envelope work in flight; it reports whether all
@@ -240,7 +263,15 @@ func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 	case socketmode.EventTypeDisconnect:
 		b.log.Info("Slack asked to reconnect")
 		return
-	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeInvalidAuth:
+	case socketmode.EventTypeConnectionError:
+		if ce, ok := evt.Data.(*slack.ConnectionErrorEvent); ok {
+			b.log.Warn("Socket Mode connection attempt failed; slack-go retries it",
+				"attempt", ce.Attempt, "retry_in", ce.Backoff.String(), "err", connectReason(ce.ErrorObj))
+			return
+		}
+		b.log.Warn("socket mode problem", "type", string(evt.Type))
+		return
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeInvalidAuth:
 		b.log.Warn("socket mode problem", "type", string(evt.Type))
 		return
 	}

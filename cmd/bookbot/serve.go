@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -58,7 +59,11 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	api := newSlack(cfg, slack.OptionHTTPClient(m.slackHTTPClient(cfg.SlackAPIURL)))
 	auth, err := api.AuthTestContext(ctx)
 	if err != nil {
-		return fmt.Errorf("slack refused SLACK_BOT_TOKEN (auth.test: %s); check the bot token and that the app is installed", slackReason(err))
+		if ctx.Err() != nil { // stopped while starting: nothing was refused
+			log.Info("bookbot stopped before connecting to Slack")
+			return nil
+		}
+		return authTestError(err, slackCallTimeout)
 	}
 	log.Info("bookbot starting", "version", version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
 
@@ -121,12 +126,14 @@ func newBookingClient(cfg *config.Config, log *slog.Logger, opts ...booking.Opti
 }
 
 // newSlack is the Slack client every command uses; opts add to (or
-// override) its defaults.
+// override) its defaults. Each Web API call times out after
+// slackCallTimeout; an HTTP client given in opts must do the same.
 func newSlack(cfg *config.Config, opts ...slack.Option) *slack.Client {
 	return slack.New(cfg.SlackBotToken.Value(),
 		append([]slack.Option{
 			slack.OptionAPIURL(cfg.SlackAPIURL),
 			slack.OptionAppLevelToken(cfg.SlackAppToken.Value()),
+			slack.OptionHTTPClient(&http.Client{Timeout: slackCallTimeout}),
 		}, opts...)...)
 }
 
