@@ -18,7 +18,9 @@ const httpShutdownTimeout = 5 * time.Second
 // startHTTP serves the local HTTP listener on addr (BOOKBOT_HTTP_ADDR; ""
 // serves nothing):
 //
-//	GET /healthz  200 "ok" while the process serves
+//	GET /healthz  200 "ok" while the process serves; 503 with the reason
+//	              once Socket Mode has been down too long (see watchSocket):
+//	              the liveness probe, as a restart may fix that
 //	GET /readyz   200 when Socket Mode is connected and the last booking
 //	              API answer was not a 401; else 503 with the reasons
 //	GET /metrics  Prometheus text format
@@ -68,6 +70,10 @@ func startHTTP(addr string, m *metrics, log *slog.Logger) (stop func(), err erro
 func httpHandler(m *metrics) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if ok, reason := m.live(); !ok {
+			plain(w, http.StatusServiceUnavailable, reason)
+			return
+		}
 		plain(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {

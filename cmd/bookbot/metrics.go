@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -35,6 +38,7 @@ type metrics struct {
 
 	connected  atomic.Bool
 	lastStatus atomic.Int64 // of the last booking API answer; 0: none yet
+	socket     socketWatch  // what /healthz answers from
 
 	reviewMu       sync.Mutex
 	awaitingReview func() (int, error)
@@ -140,6 +144,7 @@ func (m *metrics) Acked(kind string, took time.Duration) {
 // Connected implements bot.Metrics.
 func (m *metrics) Connected(up bool) {
 	m.connected.Store(up)
+	m.socket.set(up)
 	if up {
 		m.socketConnected.Set(1)
 	} else {
@@ -187,6 +192,115 @@ func (m *metrics) ready() (ok bool, reasons []string) {
 		reasons = append(reasons, "booking API answered 401: the key is revoked or invalid")
 	}
 	return len(reasons) == 0, reasons
+}
+
+// live says whether bookbot is worth keeping: false once Socket Mode has
+// been down for longer than watchSocket allows, which a restart may fix and
+// waiting has not. reason is a line for /healthz.
+func (m *metrics) live() (ok bool, reason string) { return m.socket.healthy() }
+
+// watchSocket makes Socket Mode being down for longer than after fail
+// /healthz, logging once when it does and once when Socket Mode is back.
+// It watches until ctx is done (a shutdown's disconnect is no fault) or
+// stop is called; after stop it logs nothing.
+func (m *metrics) watchSocket(ctx context.Context, after time.Duration, log *slog.Logger) (stop func()) {
+	return m.socket.start(ctx, after, log)
+}
+
+// socketUnhealthyAfter is how long Socket Mode may stay down before
+// /healthz fails so that an orchestrator restarts bookbot: longer than a
+// reconnect when Slack asks for one (a second or two) and than slack-go's
+// first few retries of a failed connection. Tests shorten it.
+var socketUnhealthyAfter = 2 * time.Minute
+
+// socketWatch turns a Socket Mode connection that stays down into a failing
+// liveness probe. The zero value is healthy and watches nothing.
+type socketWatch struct {
+	mu        sync.Mutex
+	ctx       context.Context
+	log       *slog.Logger // nil: not watching
+	after     time.Duration
+	up        bool
+	downSince time.Time
+	timer     *time.Timer
+	gen       int // the current timer's; an older one that fires does nothing
+	unhealthy bool
+}
+
+func (w *socketWatch) start(ctx context.Context, after time.Duration, log *slog.Logger) (stop func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ctx, w.after, w.log = ctx, after, log
+	if !w.up {
+		// Not connected yet: the bot has as long to connect as to reconnect.
+		w.downSince = time.Now()
+		w.armLocked()
+	}
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.disarmLocked()
+		w.log = nil
+	}
+}
+
+func (w *socketWatch) set(up bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if up == w.up {
+		return // the client reports every failed attempt; the clock runs from the first
+	}
+	w.up = up
+	if !up {
+		w.downSince = time.Now()
+		w.armLocked()
+		return
+	}
+	w.disarmLocked()
+	if w.unhealthy {
+		w.unhealthy = false
+		if w.log != nil {
+			w.log.Info("Socket Mode connected again; /healthz passes", "down_for", time.Since(w.downSince).Round(time.Millisecond).String())
+		}
+	}
+}
+
+func (w *socketWatch) armLocked() {
+	if w.log == nil {
+		return
+	}
+	w.disarmLocked()
+	gen := w.gen
+	w.timer = time.AfterFunc(w.after, func() { w.expired(gen) })
+}
+
+func (w *socketWatch) disarmLocked() {
+	w.gen++
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+}
+
+func (w *socketWatch) expired(gen int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if gen != w.gen || w.up || w.log == nil || w.ctx.Err() != nil {
+		return
+	}
+	w.unhealthy = true
+	w.log.Error("Socket Mode not connected for too long; /healthz fails so that bookbot is restarted",
+		"down_since", w.downSince.UTC().Format(time.RFC3339), "limit", w.after.String())
+}
+
+func (w *socketWatch) healthy() (bool, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.unhealthy {
+		return true, ""
+	}
+	return false, fmt.Sprintf("socket mode not connected for over %v (since %s): Slack cannot be reached",
+		w.after, w.downSince.UTC().Format(time.RFC3339))
 }
 
 // handler serves the registry in the Prometheus text format.

@@ -104,6 +104,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		log.Info("digest off: DIGEST_CHANNEL is not set")
 	}
 
+	stopWatch := m.watchSocket(ctx, socketUnhealthyAfter, log)
+	defer stopWatch()
 	client := socketmode.New(api)
 	err = b.Run(ctx, client, drainTimeout)
 	log.Info("bookbot stopped")

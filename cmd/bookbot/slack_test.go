@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,76 @@ func TestRunSaysWhichTokenSlackRefused(t *testing.T) {
 			}
 			noSecrets(t, sb, sl, out.String())
 		})
+	}
+}
+
+// When the socket drops and apps.connections.open then hangs, each attempt
+// gives up at its deadline and another follows; once Socket Mode has been
+// down for longer than allowed, /healthz fails with the reason (so that an
+// orchestrator restarts bookbot) and the log says so, once. When Slack
+// answers again, bookbot reconnects, /healthz passes and the log says so,
+// once.
+func TestRunFailsHealthWhileSocketModeCannotReconnect(t *testing.T) {
+	shorten(t, &slackCallTimeout, 250*time.Millisecond)
+	shorten(t, &socketUnhealthyAfter, 500*time.Millisecond)
+	ctx := testContext(t)
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+
+	out, stop := startInProcess(t, env(sb, sl))
+	if err := sl.WaitConnected(ctx); err != nil {
+		t.Fatalf("bot did not connect: %v\n%s", err, out.String())
+	}
+	base := httpBase(ctx, t, out)
+	if code, body := get(ctx, t, base+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while connected = %d %q", code, body)
+	}
+
+	release := sl.Hold("apps.connections.open")
+	t.Cleanup(release)
+	sl.Drop()
+	// The second attempt means the first, hung, gave up and was retried.
+	if err := sl.WaitHeld(ctx, "apps.connections.open", 2); err != nil {
+		t.Fatalf("a hung apps.connections.open was not retried: %v\n%s", err, out.String())
+	}
+	const down, back = "Socket Mode not connected for too long", "Socket Mode connected again"
+	out.waitCount(ctx, t, down, 1) // logged once the state has changed
+	code, body := get(ctx, t, base+"/healthz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "socket mode not connected for over 500ms") {
+		t.Errorf("/healthz while Socket Mode is down = %d %q, want 503 with the reason", code, body)
+	}
+	if code, body := get(ctx, t, base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "socket mode not connected") {
+		t.Errorf("/readyz while Socket Mode is down = %d %q", code, body)
+	}
+
+	release()
+	if err := sl.WaitConnections(ctx, 2); err != nil {
+		t.Fatalf("bot did not reconnect: %v\n%s", err, out.String())
+	}
+	out.waitCount(ctx, t, back, 1)
+	if code, body := get(ctx, t, base+"/healthz"); code != http.StatusOK || body != "ok\n" {
+		t.Errorf("/healthz after reconnecting = %d %q", code, body)
+	}
+	if code, body := get(ctx, t, base+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz after reconnecting = %d %q", code, body)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("run = %v", err)
+	}
+
+	logs := out.String()
+	if n := strings.Count(logs, down); n != 1 {
+		t.Errorf("%q logged %d times, want once", down, n)
+	}
+	if n := strings.Count(logs, back); n != 1 {
+		t.Errorf("%q logged %d times, want once", back, n)
+	}
+	// Each failed attempt is logged with why.
+	if !strings.Contains(logs, "Socket Mode connection attempt failed") || !strings.Contains(logs, "Client.Timeout exceeded") {
+		t.Errorf("the log does not say why connecting failed:\n%s", logs)
+	}
+	noSecrets(t, sb, sl, logs)
+	if t.Failed() {
+		t.Logf("log:\n%s", logs)
 	}
 }
