@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -312,4 +313,64 @@ func TestRunPrunesTheJournal(t *testing.T) {
 	if len(left) != 1 || left[0].BookingID != "bk_unknown" || !left[0].AwaitingReview() {
 		t.Errorf("journal after pruning: %+v; want only the unchecked unclear cancel", left)
 	}
+}
+
+// A second bookbot on the same state directory refuses to start, naming
+// the first, and leaves the first one's booking in flight alone.
+func TestSecondRunOnTheSameStateRefusesToStart(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := newStandIn(t)
+	state := t.TempDir()
+	e := env(sb, sl, "BOOKBOT_STATE_DIR="+state)
+
+	first, out := startRun(ctx, t, sl, e)
+	form, slot := openForm(ctx, t, sl)
+	sb.SetLatency(bookingtest.EndpointCreateBooking, 2*time.Second)
+	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "America/New_York"}
+	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	jr, err := journal.Open(state, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := func() []journal.Entry {
+		list, err := jr.Since(time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	until(ctx, t, "the create to be in flight", func() bool { l := entries(); return len(l) == 1 && l[0].Open() })
+
+	// The second one is refused at once, before it touches anything.
+	secondCtx, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	second := exec.CommandContext(secondCtx, binary, "run")
+	second.Env = e
+	refusal, err := second.CombinedOutput()
+	if code := second.ProcessState.ExitCode(); err == nil || code != 1 {
+		t.Fatalf("second bookbot: exit %d (%v), want 1\n%s", code, err, refusal)
+	}
+	for _, want := range []string{"already running", fmt.Sprintf("pid %d", first.Process.Pid), state} {
+		if !strings.Contains(string(refusal), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, refusal)
+		}
+	}
+
+	// The first settles its own booking.
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == ada && strings.Contains(string(m.Blocks), "Booked")
+	}); err != nil {
+		t.Fatalf("ada was not told it is booked: %v\n%s", err, out)
+	}
+	stopRun(t, first, out)
+	l := entries()
+	if len(l) != 1 || l[0].Outcome != booking.Confirmed || l[0].Recovered || !strings.Contains(l[0].Owner, fmt.Sprintf("pid %d", first.Process.Pid)) {
+		t.Errorf("journal: %+v; the first bookbot's create, settled by it", l)
+	}
+	noSecrets(t, sb, sl, out.String(), string(refusal))
 }

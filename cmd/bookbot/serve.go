@@ -18,6 +18,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/statedir"
 )
 
 // drainTimeout bounds how long shutdown waits for bookings and cancels in
@@ -32,6 +33,17 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	log := newLogger(cfg, stderr)
+	cfg.LogWarnings(log)
+	// The embedded store serves one process: a second one would settle
+	// this one's writes in flight as abandoned.
+	lock, err := statedir.Acquire(cfg.StateDir)
+	if err != nil {
+		if _, held := errors.AsType[*statedir.LockedError](err); held {
+			return err
+		}
+		return fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+	}
+	defer lock.Release()
 	m := newMetrics()
 	stopHTTP, err := startHTTP(cfg.HTTPAddr, m, log)
 	if err != nil {
@@ -42,6 +54,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	jr.Owner = lock.Owner
 	m.setAwaitingReview(jr.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(jr)}
 	if cfg.DryRun {
