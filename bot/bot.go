@@ -224,6 +224,9 @@ func connectReason(err error) string {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
+		if ue.Timeout() { // said in one of several ways, depending on where it struck
+			return "no answer in time: " + ue.Err.Error()
+		}
 		return ue.Err.Error()
 	}
 	return err.Error()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -69,7 +70,7 @@ func authTestError(err error, timeout time.Duration) error {
 		return fmt.Errorf("slack refused SLACK_BOT_TOKEN (auth.test: %s); check the bot token and that the app is installed", se.Err)
 	case errors.As(err, &rl):
 		return fmt.Errorf("slack rate-limited auth.test (retry after %v); start bookbot again later", rl.RetryAfter)
-	case errors.Is(err, context.DeadlineExceeded):
+	case timedOut(err):
 		return fmt.Errorf("slack did not answer auth.test within %v; check SLACK_API_URL and the network", timeout)
 	}
 	var ue *url.Error
@@ -81,6 +82,13 @@ func authTestError(err error, timeout time.Duration) error {
 		return fmt.Errorf("slack answered auth.test with HTTP %d; check SLACK_API_URL", sc.Code)
 	}
 	return fmt.Errorf("slack could not be reached for auth.test (%v); check SLACK_API_URL and the network", err)
+}
+
+// timedOut says whether err is a deadline passing. net/http says so in
+// several ways, depending on where the request was when it passed.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // maxSlackBody bounds what is read to look for "ok":false; a larger answer
