@@ -414,7 +414,7 @@ func countCalls(sl *slacktest.Server, method string) int {
 }
 
 // overhead books through bookbot (submit → outcome shown) and makes the
-// same two requests raw. bookbot's guard allows 5 creates a minute, so
+// same three requests raw. bookbot's guard allows 5 creates a minute, so
 // five of each are measured.
 func (p *proc) overhead(ctx context.Context) ([]figure, error) {
 	const rounds = 5
@@ -470,15 +470,16 @@ func (p *proc) overhead(ctx context.Context) ([]figure, error) {
 	t50, r50 := pct(through, 50), pct(raw, 50)
 	return []figure{
 		{name: "booking through bookbot p50 (submit → outcome)", value: ms(t50), target: "reported", ok: true},
-		{name: "the same POST + GET made raw, p50", value: ms(r50), target: "reported", ok: true},
+		{name: "the same GET + POST + GET made raw, p50", value: ms(r50), target: "reported", ok: true},
 		{name: "bookbot overhead on a booking, p50", value: ms(t50 - r50), target: "≤ 5 ms", ok: t50-r50 <= 5*time.Millisecond,
 			note: "includes the ack round trip and the views.update that shows the outcome"},
 	}, nil
 }
 
 // rawCreateVerify books a consultation slot with net/http alone: POST
-// /bookings then GET /bookings, as bookbot does. It returns the time of the
-// two requests only.
+// /bookings between two GET /bookings (the check that the booking does not
+// exist yet, and the verification), as bookbot does. It returns the time of
+// the three requests only.
 func rawCreateVerify(ctx context.Context, base string, i int) (time.Duration, error) {
 	h := &http.Client{Timeout: 10 * time.Second}
 	call := func(method, path string, form url.Values) ([]byte, error) {
@@ -517,6 +518,9 @@ func rawCreateVerify(ctx context.Context, base string, i int) (time.Duration, er
 	}
 	s := slots.Slots[2*i]
 	began := time.Now()
+	if _, err := call("GET", "bookings", nil); err != nil {
+		return 0, err
+	}
 	if _, err := call("POST", "bookings", url.Values{"event_type": {"consultation"}, "start": {s.Start}, "end": {s.End},
 		"name": {"Raw Attendee"}, "email": {fmt.Sprintf("raw%d@example.com", i)}, "booker_tz": {"Europe/Berlin"}}); err != nil {
 		return 0, err
