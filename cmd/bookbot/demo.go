@@ -291,12 +291,10 @@ func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
 		s.CommitThenFail(ep, bookingtest.HTMLError(http.StatusServiceUnavailable))
 	case "drop":
 		s.CommitThenDrop(ep)
-	case "409":
-		s.FailNext(ep, bookingtest.JSONError(http.StatusConflict, "not booked", http.StatusOK))
-	case "429":
-		f := bookingtest.JSONError(http.StatusTooManyRequests, "rate limit exceeded", 0)
-		f.RetryAfter = "60"
-		s.FailNext(ep, f)
+	case "409": // as the service answers for a time that is not free
+		s.FailNext(ep, bookingtest.JSONError(http.StatusConflict, "not booked", http.StatusConflict))
+	case "429": // as the service answers: no Retry-After
+		s.FailNext(ep, bookingtest.JSONError(http.StatusTooManyRequests, "not booked", http.StatusTooManyRequests))
 	default:
 		code, err := strconv.Atoi(what)
 		if err != nil || code < 400 || code > 599 {

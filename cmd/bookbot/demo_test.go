@@ -31,7 +31,7 @@ func TestDemoScript(t *testing.T) {
 		"Grace Hopper · grace@example.com · `" + id[1] + "`",
 		"Cancel this booking?",
 		"✅ Booking `bk_demo000001` is cancelled.",
-		"❌ *Not booked.* Consultation",
+		"❌ *Not booked: that time is not free.* Consultation",
 		"answered 409",
 		"== Bookings for ",
 		"Posted the digest for ",
