@@ -252,7 +252,7 @@ func checkBotToken(ctx context.Context, api *slack.Client, cfg *config.Config, s
 		reason := slackReason(err)
 		advice := slackAdvice(reason, cfg.SlackAPIURL,
 			"copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page into "+source+"; install the app again if it was removed")
-		return nil, fail("Slack refused the bot token from "+source+" (auth.test: "+reason+")", advice)
+		return nil, fail(slackVerdict("bot token", source, "auth.test", err), advice)
 	}
 	return auth, pass("bot token works: team %s, bot %s", auth.Team, auth.User)
 }
@@ -269,9 +269,21 @@ func checkAppToken(ctx context.Context, api *slack.Client, cfg *config.Config, s
 		if reason == "rate limited" {
 			advice += " (apps.connections.open allows about one call a minute, and a running bookbot uses it too)"
 		}
-		return fail("Slack refused the app token from "+source+" (apps.connections.open: "+reason+")", advice)
+		return fail(slackVerdict("app token", source, "apps.connections.open", err), advice)
 	}
 	return pass("app token works: Socket Mode can connect")
+}
+
+// slackVerdict says what a failed token check means: Slack refused the
+// token only when it answered so; otherwise the token is not known to be bad.
+func slackVerdict(token, source, call string, err error) string {
+	if _, refused := errors.AsType[slack.SlackErrorResponse](err); refused {
+		return fmt.Sprintf("Slack refused the %s from %s (%s: %s)", token, source, call, slackReason(err))
+	}
+	if timedOut(err) {
+		return fmt.Sprintf("the %s from %s could not be checked: Slack did not answer %s within %v", token, source, call, min(checkTimeout, slackCallTimeout))
+	}
+	return fmt.Sprintf("the %s from %s could not be checked (%s: %s)", token, source, call, slackReason(err))
 }
 
 // slackAdvice says what to do about a Slack error: the same for every call

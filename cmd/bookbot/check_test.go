@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -352,4 +353,24 @@ func TestCheckBookingRedirect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Slack that does not answer is not a Slack that refused the token: check
+// says it could not check, and why. (It shortens a package variable, so it
+// does not run in parallel.)
+func TestCheckSlackNotAnswering(t *testing.T) {
+	shorten(t, &slackCallTimeout, 200*time.Millisecond)
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	t.Cleanup(sl.Hold("auth.test"))
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"check"}, mapEnv(checkEnv(t, sb, sl)), &stdout, &stderr)
+	out := stdout.String()
+	if err == nil || !strings.Contains(out, "✗ the bot token from SLACK_BOT_TOKEN could not be checked: Slack did not answer auth.test within 200ms") {
+		t.Errorf("check = %v:\n%s", err, out)
+	}
+	if strings.Contains(out, "refused the bot token") {
+		t.Errorf("check claims the token was refused:\n%s", out)
+	}
+	noSecrets(t, sb, sl, out, stderr.String())
 }
