@@ -59,11 +59,7 @@ func TestCreateRefusedByTheJournalAcrossARestart(t *testing.T) {
 
 	// bookbot restarts: a new client on the same state directory.
 	j := open()
-	key, _ := booking.NewKey(srv.Key)
-	c, err = booking.NewClient(srv.URL, key, booking.WithClock(fixed), booking.WithJournal(j))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c = clientAt(t, srv.URL, srv, booking.WithJournal(j))
 	res, err := c.Create(booking.WithActor(t.Context(), "U2"), request(slot))
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,13 @@ func fixed() time.Time { return monday }
 func sandbox(t *testing.T, opts ...booking.Option) (*booking.Client, *bookingtest.Server) {
 	t.Helper()
 	srv := bookingtest.NewServer(t, bookingtest.WithClock(fixed))
+	return clientAt(t, srv.URL, srv, opts...), srv
+}
+
+// clientAt is a client of srv's owner for the API at url (srv's, or a
+// proxy in front of it), on the fixed clock, skipping waits between retries.
+func clientAt(t *testing.T, url string, srv *bookingtest.Server, opts ...booking.Option) *booking.Client {
+	t.Helper()
 	key, err := booking.NewKey(srv.Key)
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +42,11 @@ func sandbox(t *testing.T, opts ...booking.Option) (*booking.Client, *bookingtes
 		booking.WithClock(fixed),
 		booking.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
 	}
-	c, err := booking.NewClient(srv.URL, key, append(base, opts...)...)
+	c, err := booking.NewClient(url, key, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, srv
+	return c
 }
 
 func firstSlot(t *testing.T, c *booking.Client, eventType string) booking.Slot {
@@ -77,19 +84,7 @@ func listsFailAfterWrite(t *testing.T, srv *bookingtest.Server, opts ...booking.
 		srv.Sandbox.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	key, err := booking.NewKey(srv.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := []booking.Option{
-		booking.WithClock(fixed),
-		booking.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }),
-	}
-	c, err := booking.NewClient(front.URL, key, append(base, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return clientAt(t, front.URL, srv, opts...)
 }
 
 // calls counts the sandbox's requests to an endpoint.
