@@ -45,7 +45,8 @@ type Client struct {
 	journal   Journal
 	observer  Observer
 	dryRun    bool
-	lists     sharedList
+	lists     sharedList[Booking]
+	types     sharedList[EventType]
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -155,10 +156,21 @@ func followNoRedirect(*http.Request, []*http.Request) error { return http.ErrUse
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // EventTypes lists the owner's event types (GET /event-types). Removed types
-// are not listed.
+// are not listed. Calls made while a list is being fetched share its answer
+// (see sharedList).
 func (c *Client) EventTypes(ctx context.Context) ([]EventType, error) {
+	types, err := c.types.do(ctx, c.eventTypes)
+	if err != nil && err == ctx.Err() {
+		return nil, c.transportError(ctx, eventTypesEndpoint, err)
+	}
+	return types, err
+}
+
+var eventTypesEndpoint = endpoint{"GET", "event-types", "GET /event-types"}
+
+func (c *Client) eventTypes(ctx context.Context) ([]EventType, error) {
 	var out wireEventTypes
-	if err := c.read(ctx, endpoint{"GET", "event-types", "GET /event-types"}, nil, &out); err != nil {
+	if err := c.read(ctx, eventTypesEndpoint, nil, &out); err != nil {
 		return nil, err
 	}
 	return out.EventTypes, nil

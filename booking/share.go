@@ -6,24 +6,27 @@ import (
 	"sync"
 )
 
-// sharedList lets Bookings calls made while one GET /bookings is in flight
-// wait for its answer instead of each sending their own: a burst of
-// `/booking list` commands costs the API one request, not hundreds.
+// sharedList lets calls made while one list request (GET /bookings, GET
+// /event-types) is in flight wait for its answer instead of each sending
+// their own: a burst of `/booking list` commands costs the API one request
+// of each, not hundreds. A call made after the answer came asks anew, so a
+// list is never older than the call.
 //
-// A caller never gets a list that was asked for before one of this client's
-// writes finished (forget ends the sharing at the start and the end of every
-// write), so a person who sees "Booked." and then lists sees the booking.
-type sharedList struct {
+// A caller never gets a bookings list that was asked for before one of this
+// client's writes finished (forget ends the sharing at the start and the end
+// of every write), so a person who sees "Booked." and then lists sees the
+// booking.
+type sharedList[T any] struct {
 	mu  sync.Mutex
-	cur *listFlight
+	cur *listFlight[T]
 }
 
-// listFlight is one GET /bookings and the callers waiting for it. It runs on
+// listFlight is one list request and the callers waiting for it. It runs on
 // a context of its own, cancelled when the last caller stops waiting, so one
 // caller giving up does not fail the others.
-type listFlight struct {
+type listFlight[T any] struct {
 	done    chan struct{}
-	list    []Booking
+	list    []T
 	err     error
 	panic   any // what fetch panicked with, if it did
 	waiters int
@@ -32,7 +35,7 @@ type listFlight struct {
 
 // do returns the answer of the flight in progress, starting one with fetch
 // when there is none. Every caller gets a copy of the list of its own.
-func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Booking, error)) ([]Booking, error) {
+func (s *sharedList[T]) do(ctx context.Context, fetch func(context.Context) ([]T, error)) ([]T, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -40,10 +43,10 @@ func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Book
 	f := s.cur
 	if f == nil {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &listFlight{done: make(chan struct{}), cancel: cancel}
+		f = &listFlight[T]{done: make(chan struct{}), cancel: cancel}
 		s.cur = f
 		go func() {
-			var list []Booking
+			var list []T
 			var err error
 			panicked := true
 			defer func() {
@@ -89,14 +92,14 @@ func (s *sharedList) do(ctx context.Context, fetch func(context.Context) ([]Book
 }
 
 // forget makes the next call start a flight of its own.
-func (s *sharedList) forget() {
+func (s *sharedList[T]) forget() {
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
 }
 
 // drop ends sharing f. s.mu is held.
-func (s *sharedList) drop(f *listFlight) {
+func (s *sharedList[T]) drop(f *listFlight[T]) {
 	if s.cur == f {
 		s.cur = nil
 	}

@@ -103,7 +103,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func (s *sharedList) waiting() int {
+func (s *sharedList[T]) waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == nil {
@@ -149,6 +149,66 @@ func TestListsInFlightShareOneRequest(t *testing.T) {
 	}
 	if got := h.lists.Load(); got != 2 {
 		t.Errorf("GET /bookings sent %d times after a later call, want 2", got)
+	}
+}
+
+// Event types asked for together cost one GET /event-types; one asked for
+// after it answered asks anew, so a type removed meanwhile is gone.
+func TestEventTypesInFlightShareOneRequest(t *testing.T) {
+	t.Parallel()
+	sb := bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time { return shareNow }))
+	release := make(chan struct{})
+	var asked atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/event-types" && asked.Add(1) == 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		sb.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	key, err := NewKey(sb.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(front.URL, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	got := make([][]EventType, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { got[i], errs[i] = c.EventTypes(t.Context()) })
+	}
+	waitFor(t, "every caller to wait for the types in flight", func() bool { return c.types.waiting() == n })
+	close(release)
+	wg.Wait()
+	if a := asked.Load(); a != 1 {
+		t.Errorf("GET /event-types sent %d times for %d calls in flight together, want 1", a, n)
+	}
+	for i := range n {
+		if errs[i] != nil || len(got[i]) == 0 || len(got[i]) != len(got[0]) {
+			t.Fatalf("call %d: %d types, %v", i, len(got[i]), errs[i])
+		}
+	}
+	gone := got[0][0].Slug
+	sb.RemoveEventType(bookingtest.DemoOwner, gone)
+	after, err := c.EventTypes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, et := range after {
+		if et.Slug == gone {
+			t.Errorf("%s was removed, and a later call still lists it", gone)
+		}
+	}
+	if a := asked.Load(); a != 2 {
+		t.Errorf("GET /event-types sent %d times after a later call, want 2", a)
 	}
 }
 
@@ -255,7 +315,7 @@ func TestLastCallerGivingUpEndsTheRequest(t *testing.T) {
 // it, rather than ending the process on the fetch's own goroutine.
 func TestPanicInTheFetchReachesTheCaller(t *testing.T) {
 	t.Parallel()
-	var s sharedList
+	var s sharedList[Booking]
 	got := func() (r any) {
 		defer func() { r = recover() }()
 		_, _ = s.do(t.Context(), func(context.Context) ([]Booking, error) { panic("key source broke") })
