@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,19 +175,30 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 		Name: form.Get("name"), Email: req.Email,
 	}
 	ep := endpoint{"POST", "bookings", "POST /bookings"}
-	already := func(res *Result) bool {
-		if res.Prior != nil && listed == nil && res.Prior.BookingID != "" {
-			// Moved: the booking bookbot made is listed at another time.
-			listed = byID(list, res.Prior.BookingID)
-		}
+	exists := func(res *Result) bool {
 		if listed == nil {
-			return res.Prior != nil
+			return false
 		}
 		res.Outcome, res.Booking = AlreadyBooked, listed
 		res.saw("not sent: GET /bookings already lists %s for this attendee", listed.ID)
 		return true
 	}
-	return c.write(ctx, w, ep, form, already, func(res *Result) { c.create(ctx, req, ep, form, res) })
+	res, err := c.write(ctx, w, ep, form, exists, func(res *Result) { c.create(ctx, req, ep, form, res) })
+	if dup, ok := errors.AsType[*DuplicateError](err); ok {
+		// The booking bookbot made may be listed at another time: moved.
+		return c.refused(ctx, dup, cmp.Or(listed, byID(list, dup.Prior.BookingID))), nil
+	}
+	return res, err
+}
+
+// refused is the outcome of a create the journal refused: nothing was
+// sent, because an earlier one stands in the way.
+func (c *Client) refused(ctx context.Context, dup *DuplicateError, listed *Booking) *Result {
+	res := &Result{Outcome: AlreadyBooked, Prior: &dup.Prior, Booking: listed}
+	res.saw("not sent: %v", dup)
+	c.observer.Wrote(OpCreate, res)
+	c.log.LogAttrs(ctx, slog.LevelInfo, "booking create", slog.Any("result", res))
+	return res
 }
 
 func byID(list []Booking, id string) *Booking {
@@ -199,10 +211,10 @@ func byID(list []Booking, id string) *Booking {
 }
 
 // write records w in the journal, then sends it (or, in a dry run, only
-// says what it would send), and records the outcome. already, when set,
-// may settle the write without sending it (the booking exists); it is also
-// asked after the journal refused a duplicate, with res.Prior set.
-func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Values, already func(*Result) bool, send func(*Result)) (*Result, error) {
+// says what it would send), and records the outcome. exists, when set, may
+// settle the write without sending it: the booking exists already. A
+// journal's *DuplicateError is returned as it is.
+func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Values, exists func(*Result) bool, send func(*Result)) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -210,15 +222,8 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	finish := func(*Result) {}
 	if c.journal != nil {
 		f, err := c.journal.Begin(ctx, w)
-		var dup *DuplicateError
-		if errors.As(err, &dup) {
-			res := &Result{Outcome: AlreadyBooked, Prior: &dup.Prior}
-			already(res)
-			res.Outcome = AlreadyBooked // even when the list no longer shows it
-			res.saw("not sent: %v", dup)
-			c.observer.Wrote(w.Op, res)
-			c.log.LogAttrs(ctx, slog.LevelInfo, "booking "+string(w.Op), slog.Any("result", res))
-			return res, nil
+		if _, dup := errors.AsType[*DuplicateError](err); dup {
+			return nil, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("nothing was sent, because the journal could not record the %s first: %w", w.Op, err)
@@ -230,7 +235,7 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	defer c.lists.forget()
 	res := &Result{}
 	switch {
-	case already != nil && already(res):
+	case exists != nil && exists(res):
 	case c.dryRun:
 		c.dryRunWrite(ctx, w, ep, form, res)
 	default:
