@@ -46,7 +46,8 @@ func values(els []map[string]any) []string {
 	return out
 }
 
-func slotRaw(s bookingtest.Slot) string { return s.Start.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+// slotRaw is a slot's start as GET /slots writes it.
+func slotRaw(s bookingtest.Slot) string { return s.Start.UTC().Format(time.RFC3339) }
 
 // upcoming is what GET /bookings lists at t0, in order (at most 100).
 func upcoming(h *harness) []bookingtest.Booking {
@@ -132,18 +133,18 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 
 	// Ada's list, with cancel buttons; Eve presses one.
 	h.slash(ada, "list")
-	list := h.reply(ada, "bk_demo000001")
+	list := h.reply(ada, "5eed0000-0000-4000-8000-000000000001")
 	h.drain()
 	h.sb.ResetRequests()
 
-	h.interact(slacktest.BlockAction(eve, "cancel_booking", "bk_demo000001", slacktest.InMessage(list)))
+	h.interact(slacktest.BlockAction(eve, "cancel_booking", "5eed0000-0000-4000-8000-000000000001", slacktest.InMessage(list)))
 	h.reply(eve, "Sorry, bookbot is only open to")
 
 	if _, err := h.sl.OpenAppHome(h.ctx(), eve); err != nil {
 		t.Fatal(err)
 	}
 	home := h.waitView("Eve's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == eve })
-	if text := textOf(home.Blocks); !strings.Contains(text, "only open to") || strings.Contains(text, "bk_demo") {
+	if text := textOf(home.Blocks); !strings.Contains(text, "only open to") || strings.Contains(text, "5eed0000-") {
 		t.Errorf("Eve's home:\n%s", text)
 	}
 	// The shortcut has no response_url: Eve's refusal comes as a DM and no
@@ -161,8 +162,8 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 		t.Errorf("refused people caused %d booking API requests: %+v", len(reqs), reqs)
 	}
 	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
-		if b.ID == "bk_demo000001" && b.Cancelled {
-			t.Error("Eve's press cancelled bk_demo000001")
+		if b.ID == "5eed0000-0000-4000-8000-000000000001" && b.Cancelled {
+			t.Error("Eve's press cancelled 5eed0000-0000-4000-8000-000000000001")
 		}
 	}
 
@@ -175,7 +176,7 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 	if len(ack.Payload) != 0 {
 		t.Errorf("other team's slash command acked with %s", ack.Payload)
 	}
-	press := slacktest.BlockAction(ada, "cancel_booking", "bk_demo000001", slacktest.InMessage(list))
+	press := slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000001", slacktest.InMessage(list))
 	press.Team.ID = "TOTHER"
 	h.interact(press)
 	if _, err := h.sl.SendEvent(h.ctx(), map[string]any{
@@ -426,7 +427,7 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			}
 		}
 		text := textOf(m.Blocks)
-		for _, id := range []string{"bk_demo000013", "bk_demo000014"} {
+		for _, id := range []string{"5eed0000-0000-4000-8000-000000000013", "5eed0000-0000-4000-8000-000000000014"} {
 			if strings.Contains(text, id) {
 				t.Errorf("%s: past or cancelled %s listed", u.user, id)
 			}
@@ -507,7 +508,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.slash(ada, "list")
-	list := h.reply(ada, "bk_demo000002")
+	list := h.reply(ada, "5eed0000-0000-4000-8000-000000000002")
 	h.drain()
 	// Both presses arrive before the first press's "Cancelling…" replaces
 	// the list, as with a quick double click.
@@ -517,7 +518,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		wg.Go(func() {
-			_, err := h.sl.SendInteraction(h.ctx(), slacktest.BlockAction(ada, "cancel_booking", "bk_demo000002", slacktest.InMessage(list)))
+			_, err := h.sl.SendInteraction(h.ctx(), slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000002", slacktest.InMessage(list)))
 			errs <- err
 		})
 	}
@@ -530,7 +531,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 		}
 	}
 	done := h.waitMessage("cancelled", func(m slacktest.Message) bool {
-		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "`bk_demo000002` is cancelled")
+		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "`5eed0000-0000-4000-8000-000000000002` is cancelled")
 	})
 	if !done.ReplaceOriginal || done.OriginalTS != list.TS {
 		t.Errorf("outcome did not replace the list message: %+v", done)
@@ -540,7 +541,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 		t.Errorf("%d POST cancel requests for a double press, want 1", n)
 	}
 	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
-		if b.Cancelled != (b.ID == "bk_demo000002" || b.ID == "bk_demo000014") {
+		if b.Cancelled != (b.ID == "5eed0000-0000-4000-8000-000000000002" || b.ID == "5eed0000-0000-4000-8000-000000000014") {
 			t.Errorf("%s cancelled = %v", b.ID, b.Cancelled)
 		}
 	}
@@ -550,15 +551,15 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 func TestCancelCommandAsksFirst(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.slash(ada, "cancel bk_demo000003")
+	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000003")
 	m := h.reply(ada, "Cancel this booking?")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"`bk_demo000003`", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
+	for _, s := range []string{"`5eed0000-0000-4000-8000-000000000003`", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("confirmation lacks %q:\n%s", s, text)
 		}
 	}
-	if got := values(elements(m.Blocks, "cancel_booking")); !slices.Equal(got, []string{"bk_demo000003"}) {
+	if got := values(elements(m.Blocks, "cancel_booking")); !slices.Equal(got, []string{"5eed0000-0000-4000-8000-000000000003"}) {
 		t.Errorf("cancel buttons %v", got)
 	}
 	h.drain()
@@ -566,8 +567,8 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 		t.Fatalf("%d cancel requests before the button was pressed", n)
 	}
 
-	h.interact(slacktest.BlockAction(ada, "cancel_booking", "bk_demo000003", slacktest.InMessage(m)))
-	h.reply(ada, "`bk_demo000003` is cancelled")
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
+	h.reply(ada, "`5eed0000-0000-4000-8000-000000000003` is cancelled")
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("%d cancel requests after one press", n)
@@ -673,7 +674,7 @@ func TestBookingModalFullFlow(t *testing.T) {
 		t.Fatalf("%d POST /bookings, want 1", len(posts))
 	}
 	wantForm := url.Values{
-		"event_type": {"intro-call"}, "start": {firstSlot}, "end": {"2026-03-23T10:30:00.000Z"},
+		"event_type": {"intro-call"}, "start": {firstSlot}, "end": {"2026-03-23T10:30:00Z"},
 		"name": {"Grace <!here> Hopper"}, "email": {"grace@example.com"}, "booker_tz": {"America/New_York"},
 		"q:booking-note": {in["note"]},
 	}
@@ -1093,11 +1094,11 @@ func TestAppHome(t *testing.T) {
 	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
 	text := textOf(home.Blocks)
 	for i := 1; i <= 6; i++ {
-		if id := fmt.Sprintf("bk_demo%06d", i); !strings.Contains(text, id) {
+		if id := fmt.Sprintf("5eed0000-0000-4000-8000-%012d", i); !strings.Contains(text, id) {
 			t.Errorf("home lacks %s", id)
 		}
 	}
-	for _, id := range []string{"bk_demo000007", "bk_demo000013", "bk_demo000014"} {
+	for _, id := range []string{"5eed0000-0000-4000-8000-000000000007", "5eed0000-0000-4000-8000-000000000013", "5eed0000-0000-4000-8000-000000000014"} {
 		if strings.Contains(text, id) {
 			t.Errorf("home shows %s", id)
 		}
@@ -1134,10 +1135,10 @@ func TestSecretsNeverShown(t *testing.T) {
 		return x.ID == v.ID && strings.Contains(textOf(x.Blocks), "Probably not booked")
 	})
 	h.sb.FailNext(bookingtest.EndpointCancelBooking, bookingtest.JSONError(500, "key "+testKey+" rejected", 0))
-	h.slash(ada, "cancel bk_demo000001")
+	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000001")
 	m := h.reply(ada, "Cancel this booking?")
-	h.interact(slacktest.BlockAction(ada, "cancel_booking", "bk_demo000001", slacktest.InMessage(m)))
-	h.reply(ada, "bk_demo000001")
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000001", slacktest.InMessage(m)))
+	h.reply(ada, "5eed0000-0000-4000-8000-000000000001")
 	h.sl.FailNext("views.open", "expired_trigger_id")
 	h.slash(ada, "new")
 	h.reply(ada, "could not be opened")
@@ -1227,11 +1228,11 @@ func TestBookingModalSwitchDayAndEvent(t *testing.T) {
 		els := elements(x.Blocks, "slot")
 		return x.ID == v.ID && len(els) == 1 && len(options(els[0])) > 0 && options(els[0])[0].text == "11:30–12:00"
 	})
-	h.submit(ada, cons.ID, bookingInputs("2026-03-23T10:30:00.000Z", "grace@example.com"))
+	h.submit(ada, cons.ID, bookingInputs("2026-03-23T10:30:00Z", "grace@example.com"))
 	h.waitView("Booked", func(x slacktest.View) bool { return x.ID == v.ID && strings.Contains(textOf(x.Blocks), "Booked") })
 	h.drain()
 	posts := h.requests(bookingtest.EndpointCreateBooking)
-	if len(posts) != 1 || posts[0].Form.Get("event_type") != "consultation" || posts[0].Form.Get("end") != "2026-03-23T11:00:00.000Z" {
+	if len(posts) != 1 || posts[0].Form.Get("event_type") != "consultation" || posts[0].Form.Get("end") != "2026-03-23T11:00:00Z" {
 		t.Errorf("POST /bookings: %+v", posts)
 	}
 
@@ -1269,11 +1270,11 @@ func TestRedeliveredEnvelopesActOnce(t *testing.T) {
 	if _, err := h.sl.Redeliver(h.ctx(), ack.EnvelopeID); err != nil {
 		t.Fatal(err)
 	}
-	press := h.interact(slacktest.BlockAction(ada, "cancel_booking", "bk_demo000004", slacktest.InMessage(list)))
+	press := h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000004", slacktest.InMessage(list)))
 	if _, err := h.sl.Redeliver(h.ctx(), press.EnvelopeID); err != nil {
 		t.Fatal(err)
 	}
-	h.reply(ada, "`bk_demo000004` is cancelled")
+	h.reply(ada, "`5eed0000-0000-4000-8000-000000000004` is cancelled")
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("%d cancels", n)

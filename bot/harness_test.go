@@ -57,8 +57,8 @@ func mustZone(name string) *time.Location {
 }
 
 // firstSlot is the first intro-call slot GET /slots offers at t0, exactly as
-// the sandbox writes it (UTC, milliseconds): 11:15 Berlin, 06:15 New York.
-const firstSlot = "2026-03-23T10:15:00.000Z"
+// the sandbox writes it (UTC, no fraction): 11:15 Berlin, 06:15 New York.
+const firstSlot = "2026-03-23T10:15:00Z"
 
 // clock is the bot's and the booking client's clock; tests move it.
 type clock struct {

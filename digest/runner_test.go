@@ -76,7 +76,7 @@ func TestRunPostsOnce(t *testing.T) {
 	if got[0].Channel != "C0DIGEST" || got[0].IncludeEmails {
 		t.Errorf("posted to %q, emails %v", got[0].Channel, got[0].IncludeEmails)
 	}
-	if ids := ids(d); !slices.Equal(ids, []string{"bk_demo000001", "bk_demo000002", "bk_demo000003"}) {
+	if ids := ids(d); !slices.Equal(ids, []string{"5eed0000-0000-4000-8000-000000000001", "5eed0000-0000-4000-8000-000000000002", "5eed0000-0000-4000-8000-000000000003"}) {
 		t.Errorf("entries = %q", ids)
 	}
 	if d.Entries[0].EventTitle != "Intro call" || d.Entries[0].Start.Format("15:04") != "09:00" || d.Entries[0].Start.Location() != berlin {

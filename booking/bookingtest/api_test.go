@@ -20,7 +20,7 @@ func TestAuth(t *testing.T) {
 		{http.MethodGet, "/api/v1/slots?event_type=consultation"},
 		{http.MethodGet, "/api/v1/bookings"},
 		{http.MethodPost, "/api/v1/bookings"},
-		{http.MethodPost, "/api/v1/bookings/bk_demo000001/cancel"},
+		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel"},
 	}
 	headers := []struct {
 		name, value string // "" sends no header
@@ -39,7 +39,7 @@ func TestAuth(t *testing.T) {
 			t.Run(ep.method+" "+ep.path+"/"+h.name, func(t *testing.T) {
 				t.Parallel()
 				srv, _ := newTestServer(t)
-				form := bookForm("consultation", "2026-03-24T09:00:00.000Z", 30)
+				form := bookForm("consultation", "2026-03-24T09:00:00Z", 30)
 				req, err := http.NewRequestWithContext(t.Context(), ep.method, srv.URL+ep.path, strings.NewReader(form.Encode()))
 				if err != nil {
 					t.Fatal(err)
@@ -55,7 +55,7 @@ func TestAuth(t *testing.T) {
 				r.want(t, http.StatusUnauthorized, `{"error":"unauthorized"}`)
 				// Nothing happened.
 				bs := srv.Bookings(DemoOwner)
-				if len(bs) != len(demoBookings) || bs[1].ID != "bk_demo000001" || bs[1].Cancelled {
+				if len(bs) != len(demoBookings) || bs[1].ID != "5eed0000-0000-4000-8000-000000000001" || bs[1].Cancelled {
 					t.Errorf("state changed by an unauthorized request: %d bookings, second %s cancelled=%v", len(bs), bs[1].ID, bs[1].Cancelled)
 				}
 			})
@@ -78,11 +78,11 @@ func TestUnknownRoutes(t *testing.T) {
 		{http.MethodPost, "/api/v1/event-types"},
 		{http.MethodDelete, "/api/v1/bookings"},
 		{http.MethodPut, "/api/v1/bookings"},
-		{http.MethodGet, "/api/v1/bookings/bk_demo000001"},
-		{http.MethodGet, "/api/v1/bookings/bk_demo000001/cancel"},
+		{http.MethodGet, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001"},
+		{http.MethodGet, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel"},
 		{http.MethodPost, "/api/v1/bookings//cancel"},
-		{http.MethodPost, "/api/v1/bookings/bk_demo000001/cancel/"},
-		{http.MethodPost, "/api/v1/bookings/bk_demo000001/reschedule"},
+		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel/"},
+		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/reschedule"},
 		{http.MethodGet, "/api/v1/schedules/sch_1002/slots"},
 	} {
 		for _, key := range []string{DemoKey, ""} {
@@ -216,7 +216,7 @@ func TestEventTypes(t *testing.T) {
 	})
 }
 
-var slotFormat = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+var slotFormat = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 
 // checkSlots checks invariants every slot list has: the wire format, order,
 // length, the window and the owner's Mon–Fri 09:00–17:00 Berlin hours.
@@ -225,7 +225,7 @@ func checkSlots(t *testing.T, slots []wireSlot, now time.Time, minutes int, wind
 	var prev time.Time
 	for _, s := range slots {
 		if !slotFormat.MatchString(s.Start) || !slotFormat.MatchString(s.End) {
-			t.Fatalf("slot %+v not UTC with milliseconds", s)
+			t.Fatalf("slot %+v not UTC without a fraction", s)
 		}
 		st, en := mustTime(s.Start), mustTime(s.End)
 		if en.Sub(st) != time.Duration(minutes)*time.Minute {
@@ -265,42 +265,42 @@ func TestSlots(t *testing.T) {
 		{
 			slug: "intro-call", minutes: 15, window: 14 * 24 * time.Hour,
 			// Now is 11:07 in Berlin: the next quarter hour.
-			first: "2026-03-23T10:15:00.000Z",
+			first: "2026-03-23T10:15:00Z",
 			// Tue 09:00 Berlin (08:00Z) is Ada's intro call.
-			offered: []string{"2026-03-24T08:15:00.000Z"},
-			taken:   []string{"2026-03-23T10:00:00.000Z", "2026-03-24T08:00:00.000Z"},
+			offered: []string{"2026-03-24T08:15:00Z"},
+			taken:   []string{"2026-03-23T10:00:00Z", "2026-03-24T08:00:00Z"},
 		},
 		{
 			slug: "consultation", minutes: 30, window: 14 * 24 * time.Hour,
-			first: "2026-03-23T10:30:00.000Z",
+			first: "2026-03-23T10:30:00Z",
 			// The window ends Mon 6 April 10:07Z (12:07 CEST).
-			last: "2026-04-06T10:00:00.000Z",
+			last: "2026-04-06T10:00:00Z",
 			offered: []string{
-				"2026-03-24T08:30:00.000Z", // after Ada's 15-minute call
-				"2026-03-24T09:00:00.000Z", // OtherOwner's booking does not block DemoOwner
-				"2026-03-25T12:00:00.000Z", // John Backus cancelled
-				"2026-03-30T07:30:00.000Z", // 09:30 CEST after the DST change
+				"2026-03-24T08:30:00Z", // after Ada's 15-minute call
+				"2026-03-24T09:00:00Z", // OtherOwner's booking does not block DemoOwner
+				"2026-03-25T12:00:00Z", // John Backus cancelled
+				"2026-03-30T07:30:00Z", // 09:30 CEST after the DST change
 			},
 			taken: []string{
-				"2026-03-24T08:00:00.000Z", // overlaps Ada's intro call
-				"2026-03-24T09:30:00.000Z", // Grace Hopper
-				"2026-03-24T13:00:00.000Z", // Alan Turing's deep dive, 14:00–15:00 Berlin
-				"2026-03-24T13:30:00.000Z",
-				"2026-03-25T10:00:00.000Z", // a team-sync booking blocks every type
-				"2026-03-26T15:30:00.000Z", // the legacy booking without event type
-				"2026-03-28T09:00:00.000Z", // Saturday
-				"2026-03-30T07:00:00.000Z", // Donald Knuth's intro call 09:00–09:15 CEST
+				"2026-03-24T08:00:00Z", // overlaps Ada's intro call
+				"2026-03-24T09:30:00Z", // Grace Hopper
+				"2026-03-24T13:00:00Z", // Alan Turing's deep dive, 14:00–15:00 Berlin
+				"2026-03-24T13:30:00Z",
+				"2026-03-25T10:00:00Z", // a team-sync booking blocks every type
+				"2026-03-26T15:30:00Z", // the legacy booking without event type
+				"2026-03-28T09:00:00Z", // Saturday
+				"2026-03-30T07:00:00Z", // Donald Knuth's intro call 09:00–09:15 CEST
 			},
 		},
 		{
 			slug: "deep-dive", minutes: 60, window: 7 * 24 * time.Hour,
 			// PeriodDays 7 ends the window Mon 30 March 10:07Z (12:07 CEST).
-			last:    "2026-03-30T10:00:00.000Z",
-			offered: []string{"2026-03-24T10:00:00.000Z"},
+			last:    "2026-03-30T10:00:00Z",
+			offered: []string{"2026-03-24T10:00:00Z"},
 			// Grace Hopper's consultation 10:30 Berlin, Alan Turing's deep dive, beyond 7 days.
-			taken: []string{"2026-03-24T09:00:00.000Z", "2026-03-24T13:00:00.000Z", "2026-03-31T07:00:00.000Z"},
+			taken: []string{"2026-03-24T09:00:00Z", "2026-03-24T13:00:00Z", "2026-03-31T07:00:00Z"},
 		},
-		{slug: "board-review", minutes: 45, window: 14 * 24 * time.Hour, first: "2026-03-23T10:15:00.000Z"},
+		{slug: "board-review", minutes: 45, window: 14 * 24 * time.Hour, first: "2026-03-23T10:15:00Z"},
 	} {
 		t.Run(tc.slug, func(t *testing.T) {
 			t.Parallel()
@@ -350,20 +350,20 @@ func TestSlotsDST(t *testing.T) {
 			name: "spring forward",
 			now:  time.Date(2026, 3, 27, 6, 0, 0, 0, time.UTC),
 			first: map[string][2]string{
-				"2026-03-27": {"2026-03-27T08:00:00.000Z", "2026-03-27T15:00:00.000Z"}, // CET, +01:00
-				"2026-03-30": {"2026-03-30T07:00:00.000Z", "2026-03-30T14:00:00.000Z"}, // CEST, +02:00
+				"2026-03-27": {"2026-03-27T08:00:00Z", "2026-03-27T15:00:00Z"}, // CET, +01:00
+				"2026-03-30": {"2026-03-30T07:00:00Z", "2026-03-30T14:00:00Z"}, // CEST, +02:00
 			},
-			sunday: []string{"2026-03-29T00:00:00.000Z", "2026-03-29T01:00:00.000Z", "2026-03-29T02:00:00.000Z"},
+			sunday: []string{"2026-03-29T00:00:00Z", "2026-03-29T01:00:00Z", "2026-03-29T02:00:00Z"},
 		},
 		{
 			name: "fall back",
 			now:  time.Date(2026, 10, 23, 5, 0, 0, 0, time.UTC),
 			first: map[string][2]string{
-				"2026-10-23": {"2026-10-23T07:00:00.000Z", "2026-10-23T14:00:00.000Z"},
-				"2026-10-26": {"2026-10-26T08:00:00.000Z", "2026-10-26T15:00:00.000Z"},
+				"2026-10-23": {"2026-10-23T07:00:00Z", "2026-10-23T14:00:00Z"},
+				"2026-10-26": {"2026-10-26T08:00:00Z", "2026-10-26T15:00:00Z"},
 			},
 			// 01:00 CEST is 23:00Z; 03:00 CEST happens twice; 05:00 CET is 04:00Z: five real hours.
-			sunday: []string{"2026-10-24T23:00:00.000Z", "2026-10-25T00:00:00.000Z", "2026-10-25T01:00:00.000Z", "2026-10-25T02:00:00.000Z", "2026-10-25T03:00:00.000Z"},
+			sunday: []string{"2026-10-24T23:00:00Z", "2026-10-25T00:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T02:00:00Z", "2026-10-25T03:00:00Z"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -428,11 +428,11 @@ func TestListBookings(t *testing.T) {
 	t.Run("seeded", func(t *testing.T) {
 		bs := listBookings(t, srv, DemoKey)
 		want := []string{
-			"bk_demo000001", "bk_demo000002", "bk_demo000003", // Tue
-			"bk_demo000004", "bk_demo000005", "bk_demo000006", // Wed; 000014 is cancelled
-			"bk_demo000007", "bk_demo000008", "bk_demo000011", // Thu
-			"bk_demo000012", "bk_demo000009", // Fri
-			"bk_demo000010", // Mon after the DST change; 000013 is past
+			"5eed0000-0000-4000-8000-000000000001", "5eed0000-0000-4000-8000-000000000002", "5eed0000-0000-4000-8000-000000000003", // Tue
+			"5eed0000-0000-4000-8000-000000000004", "5eed0000-0000-4000-8000-000000000005", "5eed0000-0000-4000-8000-000000000006", // Wed; 000014 is cancelled
+			"5eed0000-0000-4000-8000-000000000007", "5eed0000-0000-4000-8000-000000000008", "5eed0000-0000-4000-8000-000000000011", // Thu
+			"5eed0000-0000-4000-8000-000000000012", "5eed0000-0000-4000-8000-000000000009", // Fri
+			"5eed0000-0000-4000-8000-000000000010", // Mon after the DST change; 000013 is past
 		}
 		if got := bookingIDs(bs); !slices.Equal(got, want) {
 			t.Fatalf("ids %q, want %q", got, want)
@@ -442,20 +442,22 @@ func TestListBookings(t *testing.T) {
 				t.Errorf("%s status %q", b.BookingID, b.Status)
 			}
 		}
-		if b := bs[0]; b.StartsAt != "2026-03-24T09:00:00+01:00" || b.EndsAt != "2026-03-24T09:15:00+01:00" ||
+		// UTC with milliseconds, unlike the slots' form.
+		if b := bs[0]; b.StartsAt != "2026-03-24T08:00:00.000Z" || b.EndsAt != "2026-03-24T08:15:00.000Z" ||
 			*b.BookerName != "Ada Lovelace" || *b.BookerEmail != "ada.lovelace@example.com" || *b.EventType != "intro-call" {
 			t.Errorf("first booking %+v", b)
 		}
-		if b := bs[len(bs)-1]; b.StartsAt != "2026-03-30T09:00:00+02:00" {
-			t.Errorf("after DST: starts_at %q, want +02:00", b.StartsAt)
+		// 09:00 CEST, after the DST change.
+		if b := bs[len(bs)-1]; b.StartsAt != "2026-03-30T07:00:00.000Z" {
+			t.Errorf("after DST: starts_at %q, want 2026-03-30T07:00:00.000Z", b.StartsAt)
 		}
 	})
 
 	t.Run("legacy nulls", func(t *testing.T) {
 		r := get(t, srv, DemoKey, "/api/v1/bookings")
 		for _, want := range []string{
-			`{"booking_id":"bk_demo000011","starts_at":"2026-03-26T16:30:00+01:00","ends_at":"2026-03-26T17:00:00+01:00","status":"confirmed","booker_name":null,"booker_email":null,"event_type":null}`,
-			`{"booking_id":"bk_demo000012","starts_at":"2026-03-27T11:30:00+01:00","ends_at":"2026-03-27T12:00:00+01:00","status":"confirmed","booker_name":"Hedy Lamarr","booker_email":null,"event_type":"consultation"}`,
+			`{"booking_id":"5eed0000-0000-4000-8000-000000000011","starts_at":"2026-03-26T15:30:00.000Z","ends_at":"2026-03-26T16:00:00.000Z","status":"confirmed","booker_name":null,"booker_email":null,"event_type":null}`,
+			`{"booking_id":"5eed0000-0000-4000-8000-000000000012","starts_at":"2026-03-27T10:30:00.000Z","ends_at":"2026-03-27T11:00:00.000Z","status":"confirmed","booker_name":"Hedy Lamarr","booker_email":null,"event_type":"consultation"}`,
 		} {
 			if !strings.Contains(r.text(), want) {
 				t.Errorf("missing %s in %s", want, r.body)

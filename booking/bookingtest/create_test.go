@@ -11,9 +11,13 @@ import (
 )
 
 // freeSlot is a free consultation slot on Tue 24 March, 10:00 in Berlin.
-const freeSlot = "2026-03-24T09:00:00.000Z"
+const freeSlot = "2026-03-24T09:00:00Z"
 
-var bookingIDFormat = regexp.MustCompile(`^bk_[a-z0-9]{10}$`)
+var bookingIDFormat = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// receiptFormat is how bookings and receipts write times: UTC with
+// milliseconds, unlike slots.
+var receiptFormat = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 func TestCreateBooking(t *testing.T) {
 	t.Parallel()
@@ -34,20 +38,20 @@ func TestCreateBooking(t *testing.T) {
 	if r.status != http.StatusCreated || receipt.Booking == nil || !bookingIDFormat.MatchString(receipt.Booking.BookingID) {
 		t.Fatalf("got %d %s", r.status, r.body)
 	}
-	// Receipts are in the owner's offset, not the slots' UTC form.
-	if receipt.Booking.StartsAt != "2026-03-23T11:30:00+01:00" || receipt.Booking.EndsAt != "2026-03-23T12:00:00+01:00" {
+	// Receipts are UTC with milliseconds, not the slots' form.
+	if slot.Start != "2026-03-23T10:30:00Z" || receipt.Booking.StartsAt != "2026-03-23T10:30:00.000Z" || receipt.Booking.EndsAt != "2026-03-23T11:00:00.000Z" {
 		t.Errorf("receipt times %+v, slot %+v", receipt.Booking, slot)
 	}
 
 	listed := listBookings(t, srv, DemoKey)
-	if b := listed[0]; b.BookingID != receipt.Booking.BookingID || b.StartsAt != receipt.Booking.StartsAt ||
+	if b := listed[0]; b.BookingID != receipt.Booking.BookingID || b.StartsAt != receipt.Booking.StartsAt || b.EndsAt != receipt.Booking.EndsAt ||
 		*b.BookerEmail != "mary.jackson@example.com" || *b.EventType != "consultation" || *b.BookerName != "Mary Jackson" {
 		t.Errorf("listed first %+v", b)
 	}
 	if slotStarts(listSlots(t, srv, DemoKey, "consultation"))[slot.Start] {
 		t.Error("booked slot still offered")
 	}
-	if slotStarts(listSlots(t, srv, DemoKey, "intro-call"))["2026-03-23T10:45:00.000Z"] {
+	if slotStarts(listSlots(t, srv, DemoKey, "intro-call"))["2026-03-23T10:45:00Z"] {
 		t.Error("slot of another type overlapping the booking still offered")
 	}
 	var stored *Booking
@@ -74,25 +78,36 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		body   string // "" checks a receipt instead
 	}{
 		{name: "solo", form: bookForm("consultation", freeSlot, 30), status: 201},
+		{name: "same instant with milliseconds", form: func() url.Values {
+			f := bookForm("consultation", freeSlot, 30)
+			f.Set("start", "2026-03-24T09:00:00.000Z")
+			f.Set("end", "2026-03-24T09:30:00.000Z")
+			return f
+		}(), status: 409, body: `{"error":"not booked","status":200}`},
 		{name: "same instant in another offset", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
 			f.Set("start", "2026-03-24T10:00:00+01:00")
 			f.Set("end", "2026-03-24T05:30:00-04:00")
 			return f
-		}(), status: 201},
+		}(), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "end written otherwise", form: func() url.Values {
+			f := bookForm("consultation", freeSlot, 30)
+			f.Set("end", "2026-03-24T09:30:00+00:00")
+			return f
+		}(), status: 409, body: `{"error":"not booked","status":200}`},
 		{name: "round robin is unsupported", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
-		{name: "collective is unsupported", form: bookForm("board-review", "2026-03-24T08:45:00.000Z", 45), status: 201, body: `{"booking":null}`},
-		{name: "taken by another type", form: bookForm("consultation", "2026-03-24T08:00:00.000Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "collective is unsupported", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201, body: `{"booking":null}`},
+		{name: "taken by another type", form: bookForm("consultation", "2026-03-24T08:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
 		{name: "end of another slot", form: bookForm("consultation", freeSlot, 60), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "not aligned", form: bookForm("consultation", "2026-03-24T09:10:00.000Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "in the past", form: bookForm("consultation", "2026-03-23T09:00:00.000Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "weekend", form: bookForm("consultation", "2026-03-28T09:00:00.000Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "beyond the window", form: bookForm("consultation", "2026-04-07T08:00:00.000Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "beyond the event's period", form: bookForm("deep-dive", "2026-03-31T08:00:00.000Z", 60), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "not aligned", form: bookForm("consultation", "2026-03-24T09:10:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "in the past", form: bookForm("consultation", "2026-03-23T09:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "weekend", form: bookForm("consultation", "2026-03-28T09:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "beyond the window", form: bookForm("consultation", "2026-04-07T08:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
+		{name: "beyond the event's period", form: bookForm("deep-dive", "2026-03-31T08:00:00Z", 60), status: 409, body: `{"error":"not booked","status":200}`},
 		{name: "unknown event type", form: bookForm("nope", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
 		{name: "removed event type", form: bookForm("legacy-demo", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
 		{name: "other owner's event type", form: bookForm("other-call", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
-		{name: "other owner books own type", key: OtherKey, form: bookForm("other-call", "2026-03-24T10:00:00.000Z", 30), status: 201},
+		{name: "other owner books own type", key: OtherKey, form: bookForm("other-call", "2026-03-24T10:00:00Z", 30), status: 201},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -117,7 +132,8 @@ func TestCreateBookingOutcomes(t *testing.T) {
 			if r.status != tc.status || receipt.Booking == nil || stored != 1 {
 				t.Fatalf("got %d %s, %d stored", r.status, r.body, stored)
 			}
-			if !mustTime(receipt.Booking.StartsAt).Equal(mustTime(tc.form.Get("start"))) {
+			if !receiptFormat.MatchString(receipt.Booking.StartsAt) || !receiptFormat.MatchString(receipt.Booking.EndsAt) ||
+				!mustTime(receipt.Booking.StartsAt).Equal(mustTime(tc.form.Get("start"))) {
 				t.Errorf("receipt %+v for %s", receipt.Booking, tc.form.Get("start"))
 			}
 		})
@@ -149,7 +165,7 @@ func TestCreateBookingValidation(t *testing.T) {
 		{"note of 1000 emoji is 2000 UTF-16 units", form, with("q:booking-note", strings.Repeat("😀", 1000)).Encode(), 201},
 		{"custom answer and location", form, with("q:company", "NASA").Encode() + "&location_option=" + url.QueryEscape("integrations:daily"), 201},
 
-		{"JSON body", "application/json", `{"event_type":"consultation","start":"` + freeSlot + `","end":"2026-03-24T09:30:00.000Z","name":"Mary","email":"mary@example.com"}`, 400},
+		{"JSON body", "application/json", `{"event_type":"consultation","start":"` + freeSlot + `","end":"2026-03-24T09:30:00Z","name":"Mary","email":"mary@example.com"}`, 400},
 		{"form body sent as JSON", "application/json", valid, 400},
 		{"no content type", "", valid, 400},
 		{"text/plain", "text/plain", valid, 400},
@@ -191,7 +207,7 @@ func TestCreateBookingValidation(t *testing.T) {
 			stored := len(srv.Bookings(DemoOwner)) - before
 			switch tc.status {
 			case 201:
-				if r.status != 201 || !strings.HasPrefix(r.text(), `{"booking":{"booking_id":"bk_`) || stored != 1 {
+				if r.status != 201 || !strings.HasPrefix(r.text(), `{"booking":{"booking_id":"`) || stored != 1 {
 					t.Fatalf("got %d %s, %d stored", r.status, r.body, stored)
 				}
 			case 400:
@@ -231,18 +247,18 @@ func TestRateLimitPerIP(t *testing.T) {
 	srv, clock := newTestServer(t)
 	// Failed attempts of every kind count.
 	attempts := []url.Values{
-		without(bookForm("consultation", freeSlot, 30), "name"),  // 400
-		bookForm("nope", freeSlot, 30),                           // 404
-		bookForm("consultation", "2026-03-24T08:00:00.000Z", 30), // 409
-		bookForm("team-sync", freeSlot, 30),                      // 201 null
-		bookForm("consultation", freeSlot, 30),                   // 201
+		without(bookForm("consultation", freeSlot, 30), "name"), // 400
+		bookForm("nope", freeSlot, 30),                          // 404
+		bookForm("consultation", "2026-03-24T08:00:00Z", 30),    // 409
+		bookForm("team-sync", freeSlot, 30),                     // 201 null
+		bookForm("consultation", freeSlot, 30),                  // 201
 	}
 	for i, f := range attempts {
 		if r := post(t, srv, DemoKey, "/api/v1/bookings", f); r.status == http.StatusTooManyRequests {
 			t.Fatalf("attempt %d limited", i+1)
 		}
 	}
-	next := bookForm("consultation", "2026-03-24T10:00:00.000Z", 30)
+	next := bookForm("consultation", "2026-03-24T10:00:00Z", 30)
 	r := post(t, srv, DemoKey, "/api/v1/bookings", next)
 	r.want(t, http.StatusTooManyRequests, `{"error":"too many requests"}`)
 	if ra := r.header.Get("Retry-After"); ra != "60" {
@@ -268,12 +284,12 @@ func TestRateLimitPerIP(t *testing.T) {
 
 	// Reads and cancels are not limited.
 	get(t, srv, DemoKey, "/api/v1/event-types").decode(t, &struct{}{})
-	if r := post(t, srv, DemoKey, "/api/v1/bookings/bk_demo000002/cancel", nil); r.status != http.StatusOK {
+	if r := post(t, srv, DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000002/cancel", nil); r.status != http.StatusOK {
 		t.Errorf("cancel: %d", r.status)
 	}
 
 	clock.Advance(20 * time.Second) // the window slides past the first attempt
-	r = post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:30:00.000Z", 30))
+	r = post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:30:00Z", 30))
 	if r.status != http.StatusCreated {
 		t.Errorf("after the window: %d %s", r.status, r.body)
 	}
@@ -305,11 +321,11 @@ func TestRateLimitPerEvent(t *testing.T) {
 		t.Errorf("other event type: %d %s", r.status, r.body)
 	}
 	clock.Advance(59 * time.Minute)
-	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00.000Z", 30)); r.status != http.StatusTooManyRequests {
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00Z", 30)); r.status != http.StatusTooManyRequests {
 		t.Errorf("after 59 minutes: %d", r.status)
 	}
 	clock.Advance(time.Minute)
-	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00.000Z", 30)); r.status != http.StatusCreated {
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00Z", 30)); r.status != http.StatusCreated {
 		t.Errorf("after an hour: %d %s", r.status, r.body)
 	}
 }
@@ -323,15 +339,15 @@ func TestCancel(t *testing.T) {
 		status                int
 		want                  string
 	}{
-		{"cancel", DemoKey, "/api/v1/bookings/bk_demo000001/cancel", "", 200, `{"cancelled":true}`},
-		{"again", DemoKey, "/api/v1/bookings/bk_demo000001/cancel", "", 200, `{"cancelled":true}`},
-		{"already cancelled", DemoKey, "/api/v1/bookings/bk_demo000014/cancel", "", 200, `{"cancelled":true}`},
-		{"body ignored", DemoKey, "/api/v1/bookings/bk_demo000002/cancel", "reason=because", 200, `{"cancelled":true}`},
+		{"cancel", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel", "", 200, `{"cancelled":true}`},
+		{"again", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel", "", 200, `{"cancelled":true}`},
+		{"already cancelled", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000014/cancel", "", 200, `{"cancelled":true}`},
+		{"body ignored", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000002/cancel", "reason=because", 200, `{"cancelled":true}`},
 		{"escaped ID segment", DemoKey, "/api/v1/bookings/bk%2Fodd%20id/cancel", "", 200, `{"cancelled":true}`},
 		{"unknown", DemoKey, "/api/v1/bookings/bk_nope000000/cancel", "", 404, `{"error":"booking not found"}`},
 		{"slug is not an ID", DemoKey, "/api/v1/bookings/consultation/cancel", "", 404, `{"error":"booking not found"}`},
 		{"other owner's booking", DemoKey, "/api/v1/bookings/" + OtherBookingID + "/cancel", "", 404, `{"error":"booking not found"}`},
-		{"demo booking with other key", OtherKey, "/api/v1/bookings/bk_demo000003/cancel", "", 404, `{"error":"booking not found"}`},
+		{"demo booking with other key", OtherKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000003/cancel", "", 404, `{"error":"booking not found"}`},
 	} {
 		// Sequential: "again" depends on "cancel".
 		t.Run(tc.name, func(t *testing.T) {
@@ -344,19 +360,19 @@ func TestCancel(t *testing.T) {
 		cancelled[b.ID] = b.Cancelled
 	}
 	for id, want := range map[string]bool{
-		"bk_demo000001": true, "bk_demo000002": true, "bk/odd id": true, "bk_demo000014": true,
-		"bk_demo000003": false, OtherBookingID: false,
+		"5eed0000-0000-4000-8000-000000000001": true, "5eed0000-0000-4000-8000-000000000002": true, "bk/odd id": true, "5eed0000-0000-4000-8000-000000000014": true,
+		"5eed0000-0000-4000-8000-000000000003": false, OtherBookingID: false,
 	} {
 		if cancelled[id] != want {
 			t.Errorf("%s cancelled = %v, want %v", id, cancelled[id], want)
 		}
 	}
 	ids := bookingIDs(listBookings(t, srv, DemoKey))
-	if ids[0] != "bk_demo000003" {
+	if ids[0] != "5eed0000-0000-4000-8000-000000000003" {
 		t.Errorf("cancelled bookings still listed: %q", ids)
 	}
 	// The freed slot is offered again.
-	if !slotStarts(listSlots(t, srv, DemoKey, "intro-call"))["2026-03-24T08:00:00.000Z"] {
+	if !slotStarts(listSlots(t, srv, DemoKey, "intro-call"))["2026-03-24T08:00:00Z"] {
 		t.Error("slot of the cancelled booking not offered")
 	}
 	// The owner of the other booking can cancel it.

@@ -9,8 +9,10 @@
 // corners on purpose, because a client that only ever sees a polite fake
 // breaks in production:
 //
-//   - slots are UTC with milliseconds, bookings are in the owner's offset
-//     without a fraction, so clients must compare instants, not strings;
+//   - slots are UTC without a fraction, bookings and receipts UTC with
+//     milliseconds, so clients must compare instants; yet a create must copy
+//     a slot's start and end exactly, as the same instant written otherwise
+//     is refused;
 //   - a taken slot answers 409 with a body status of 200;
 //   - team events (round_robin, collective) answer 201 with a null booking;
 //   - 413 is plain text, and the fault hooks produce HTML 5xx pages,

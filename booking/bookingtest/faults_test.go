@@ -129,10 +129,10 @@ func TestCommitThenFail(t *testing.T) {
 		t.Error("committed booking not listed")
 	}
 
-	if r := post(t, srv, DemoKey, "/api/v1/bookings/bk_demo000001/cancel", nil); r.status != http.StatusGatewayTimeout {
+	if r := post(t, srv, DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel", nil); r.status != http.StatusGatewayTimeout {
 		t.Fatalf("cancel: %d", r.status)
 	}
-	if b := srv.Bookings(DemoOwner)[1]; b.ID != "bk_demo000001" || !b.Cancelled {
+	if b := srv.Bookings(DemoOwner)[1]; b.ID != "5eed0000-0000-4000-8000-000000000001" || !b.Cancelled {
 		t.Errorf("%s cancelled = %v, want cancelled", b.ID, b.Cancelled)
 	}
 }
@@ -143,7 +143,7 @@ func TestCommitThenFailOnRejectedCall(t *testing.T) {
 	srv.CommitThenFail(EndpointCreateBooking, HTMLError(http.StatusBadGateway))
 	before := len(srv.Bookings(DemoOwner))
 	// The call runs normally (a 409 commits nothing) and its answer is replaced.
-	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T08:00:00.000Z", 30)); r.status != http.StatusBadGateway {
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T08:00:00Z", 30)); r.status != http.StatusBadGateway {
 		t.Fatalf("got %d", r.status)
 	}
 	if n := len(srv.Bookings(DemoOwner)) - before; n != 0 {
@@ -192,9 +192,9 @@ func TestDrops(t *testing.T) {
 			func(s *Server) bool { return len(s.Bookings(DemoOwner)) != len(demoBookings) }},
 		{"commit then drop create", func(s *Server) { s.CommitThenDrop(EndpointCreateBooking) }, "/api/v1/bookings", true,
 			func(s *Server) bool { return len(s.Bookings(DemoOwner)) != len(demoBookings) }},
-		{"drop cancel", func(s *Server) { s.DropNext(EndpointCancelBooking) }, "/api/v1/bookings/bk_demo000001/cancel", false,
+		{"drop cancel", func(s *Server) { s.DropNext(EndpointCancelBooking) }, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel", false,
 			func(s *Server) bool { return s.Bookings(DemoOwner)[1].Cancelled }},
-		{"commit then drop cancel", func(s *Server) { s.CommitThenDrop(EndpointCancelBooking) }, "/api/v1/bookings/bk_demo000001/cancel", false,
+		{"commit then drop cancel", func(s *Server) { s.CommitThenDrop(EndpointCancelBooking) }, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel", false,
 			func(s *Server) bool { return s.Bookings(DemoOwner)[1].Cancelled }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestFaultQueueMixesKinds(t *testing.T) {
 	srv.CommitThenFail(EndpointCreateBooking, HTMLError(http.StatusServiceUnavailable))
 	before := len(srv.Bookings(DemoOwner))
 	var got []int
-	for _, start := range []string{freeSlot, freeSlot, "2026-03-24T10:00:00.000Z"} {
+	for _, start := range []string{freeSlot, freeSlot, "2026-03-24T10:00:00Z"} {
 		got = append(got, post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", start, 30)).status)
 		got = append(got, len(srv.Bookings(DemoOwner))-before)
 	}

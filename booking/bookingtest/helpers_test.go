@@ -206,7 +206,7 @@ func bookForm(slug, start string, minutes int) url.Values {
 	return url.Values{
 		"event_type": {slug},
 		"start":      {start},
-		"end":        {st.Add(time.Duration(minutes) * time.Minute).UTC().Format(slotLayout)},
+		"end":        {st.Add(time.Duration(minutes) * time.Minute).UTC().Format(time.RFC3339)},
 		"name":       {"Mary Jackson"},
 		"email":      {"mary.jackson@example.com"},
 	}

@@ -22,7 +22,7 @@ const (
 	maxBody         = 64 << 10 // create bodies above this get 413
 	maxNote         = 2000     // UTF-16 code units, as a JavaScript server counts
 	maxListed       = 100      // GET /bookings cap
-	slotLayout      = "2006-01-02T15:04:05.000Z07:00"
+	listLayout      = "2006-01-02T15:04:05.000Z07:00"
 )
 
 // ServeHTTP serves the booking API under /api/v1. Unknown routes, including a
@@ -224,8 +224,8 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 		}
 		out = append(out, bookingJSON{
 			BookingID:   b.ID,
-			StartsAt:    ownerTime(b.Start, o.zone),
-			EndsAt:      ownerTime(b.End, o.zone),
+			StartsAt:    listTime(b.Start),
+			EndsAt:      listTime(b.End),
 			Status:      "confirmed",
 			BookerName:  b.BookerName,
 			BookerEmail: b.BookerEmail,
@@ -283,10 +283,11 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge
 		// Unsupported flow: upstream answers 201 without a booking.
 		return jsonReply(http.StatusCreated, createResponse{})
 	}
-	// Slots are never held: the start and end must be a slot offered now.
+	// Slots are never held, and start and end must be written exactly as a
+	// slot offered now: the same instant in another form is not a match.
 	var slot *Slot
 	for _, sl := range s.slotsLocked(o, et, now) {
-		if sl.Start.Equal(in.start) && sl.End.Equal(in.end) {
+		if slotTime(sl.Start) == form.Get("start") && slotTime(sl.End) == form.Get("end") {
 			slot = &sl
 			break
 		}
@@ -308,7 +309,7 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge
 		Answers:        in.answers,
 	}
 	s.bookings[b.ID] = &record{owner: o.id, b: b}
-	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, ownerTime(b.Start, o.zone), ownerTime(b.End, o.zone)}})
+	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, listTime(b.Start), listTime(b.End)}})
 }
 
 type createInput struct {
@@ -405,12 +406,13 @@ func (s *Sandbox) cancelBooking(o *owner, id string) reply {
 	}{true})
 }
 
-// slotTime is the slots form: UTC with milliseconds.
-func slotTime(t time.Time) string { return t.UTC().Format(slotLayout) }
+// slotTime is the slots form: UTC without a fraction. A create must send
+// start and end exactly so.
+func slotTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// ownerTime is the bookings form: the owner's offset, no fraction. It differs
-// from slotTime on purpose, as upstream does, so clients compare instants.
-func ownerTime(t time.Time, zone *time.Location) string { return t.In(zone).Format(time.RFC3339) }
+// listTime is the form of bookings and receipts: UTC with milliseconds. It
+// differs from slotTime, as upstream's does, so clients compare instants.
+func listTime(t time.Time) string { return t.UTC().Format(listLayout) }
 
 // reply is a complete answer, built under the lock and written after it, so a
 // fault can replace it after the work is committed.

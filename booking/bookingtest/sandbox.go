@@ -1,6 +1,7 @@
 package bookingtest
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -353,17 +354,18 @@ func (o *owner) eventType(slug string) *EventType {
 	return &o.eventTypes[i]
 }
 
-const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-// newBookingIDLocked returns an unused ID shaped like upstream's: bk_ and ten
-// lowercase alphanumerics. The IDs need not be unguessable, only distinct.
+// newBookingIDLocked returns an unused ID shaped like upstream's: a random
+// (version 4) UUID in lowercase. The IDs need not be unguessable, only
+// distinct.
 func (s *Sandbox) newBookingIDLocked() string {
 	for {
-		b := []byte("bk_")
-		for range 10 {
-			b = append(b, idAlphabet[rand.IntN(len(idAlphabet))])
-		}
-		if id := string(b); s.bookings[id] == nil {
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+		binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+		b[6] = b[6]&0x0f | 0x40 // version 4
+		b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+		id := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+		if s.bookings[id] == nil {
 			return id
 		}
 	}

@@ -16,7 +16,7 @@ const (
 	DemoOwner  = "owner_demo"
 	OtherOwner = "owner_other"
 	// OtherBookingID is OtherOwner's booking; DemoKey gets 404 for it.
-	OtherBookingID = "bk_othr000001"
+	OtherBookingID = "5eed0000-0000-4000-8000-000000002001"
 )
 
 type seedBooking struct {
@@ -27,25 +27,28 @@ type seedBooking struct {
 	cancelled         bool
 }
 
+// Seeded IDs are UUIDs like upstream's, numbered so tests can name them:
+// 5eed0000-0000-4000-8000-000000000001 is Ada Lovelace's.
+//
 // Upcoming bookings sit on slot-aligned times inside working hours, so they
 // visibly remove slots; deep-dive ones stay within its 7-day period.
 var demoBookings = []seedBooking{
-	{id: "bk_demo000001", day: 1, hour: 9, slug: "intro-call", name: "Ada Lovelace", email: "ada.lovelace@example.com"},
-	{id: "bk_demo000002", day: 1, hour: 10, minute: 30, slug: "consultation", name: "Grace Hopper", email: "grace.hopper@example.org"},
-	{id: "bk_demo000003", day: 1, hour: 14, slug: "deep-dive", name: "Alan Turing", email: "alan.turing@example.com"},
-	{id: "bk_demo000004", day: 2, hour: 9, minute: 30, slug: "consultation", name: "Katherine Johnson", email: "katherine.johnson@example.org"},
-	{id: "bk_demo000005", day: 2, hour: 11, slug: "team-sync", name: "Margaret Hamilton", email: "margaret.hamilton@example.com"},
-	{id: "bk_demo000006", day: 2, hour: 15, minute: 15, slug: "intro-call", name: "Radia Perlman", email: "radia.perlman@example.org"},
-	{id: "bk_demo000007", day: 3, hour: 10, slug: "deep-dive", name: "Barbara Liskov", email: "barbara.liskov@example.com"},
-	{id: "bk_demo000008", day: 3, hour: 13, minute: 30, slug: "board-review", name: "Edsger Dijkstra", email: "edsger.dijkstra@example.org"},
-	{id: "bk_demo000009", day: 4, hour: 16, slug: "consultation", name: "Frances Allen", email: "frances.allen@example.com"},
-	{id: "bk_demo000010", day: 5, hour: 9, slug: "intro-call", name: "Donald Knuth", email: "donald.knuth@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000001", day: 1, hour: 9, slug: "intro-call", name: "Ada Lovelace", email: "ada.lovelace@example.com"},
+	{id: "5eed0000-0000-4000-8000-000000000002", day: 1, hour: 10, minute: 30, slug: "consultation", name: "Grace Hopper", email: "grace.hopper@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000003", day: 1, hour: 14, slug: "deep-dive", name: "Alan Turing", email: "alan.turing@example.com"},
+	{id: "5eed0000-0000-4000-8000-000000000004", day: 2, hour: 9, minute: 30, slug: "consultation", name: "Katherine Johnson", email: "katherine.johnson@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000005", day: 2, hour: 11, slug: "team-sync", name: "Margaret Hamilton", email: "margaret.hamilton@example.com"},
+	{id: "5eed0000-0000-4000-8000-000000000006", day: 2, hour: 15, minute: 15, slug: "intro-call", name: "Radia Perlman", email: "radia.perlman@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000007", day: 3, hour: 10, slug: "deep-dive", name: "Barbara Liskov", email: "barbara.liskov@example.com"},
+	{id: "5eed0000-0000-4000-8000-000000000008", day: 3, hour: 13, minute: 30, slug: "board-review", name: "Edsger Dijkstra", email: "edsger.dijkstra@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000009", day: 4, hour: 16, slug: "consultation", name: "Frances Allen", email: "frances.allen@example.com"},
+	{id: "5eed0000-0000-4000-8000-000000000010", day: 5, hour: 9, slug: "intro-call", name: "Donald Knuth", email: "donald.knuth@example.org"},
 	// Legacy records: everything null, and only the email null.
-	{id: "bk_demo000011", day: 3, hour: 16, minute: 30, minutes: 30},
-	{id: "bk_demo000012", day: 4, hour: 11, minute: 30, slug: "consultation", name: "Hedy Lamarr"},
+	{id: "5eed0000-0000-4000-8000-000000000011", day: 3, hour: 16, minute: 30, minutes: 30},
+	{id: "5eed0000-0000-4000-8000-000000000012", day: 4, hour: 11, minute: 30, slug: "consultation", name: "Hedy Lamarr"},
 	// Never listed: one past, one cancelled (its slot is free again).
-	{id: "bk_demo000013", day: 0, hour: 10, slug: "consultation", name: "Charles Babbage", email: "charles.babbage@example.org"},
-	{id: "bk_demo000014", day: 2, hour: 13, slug: "consultation", name: "John Backus", email: "john.backus@example.com", cancelled: true},
+	{id: "5eed0000-0000-4000-8000-000000000013", day: 0, hour: 10, slug: "consultation", name: "Charles Babbage", email: "charles.babbage@example.org"},
+	{id: "5eed0000-0000-4000-8000-000000000014", day: 2, hour: 13, slug: "consultation", name: "John Backus", email: "john.backus@example.com", cancelled: true},
 }
 
 func seed(s *Sandbox, now time.Time) {

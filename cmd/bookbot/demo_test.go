@@ -22,7 +22,7 @@ func TestDemoScript(t *testing.T) {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
 	text := string(out)
-	id := regexp.MustCompile("\\*Booking ID:\\* `(bk_[a-z0-9]+)`").FindStringSubmatch(text)
+	id := regexp.MustCompile("\\*Booking ID:\\* `([0-9a-f-]{36})`").FindStringSubmatch(text)
 	if id == nil {
 		t.Fatalf("no booking confirmed:\n%s", text)
 	}
@@ -30,7 +30,7 @@ func TestDemoScript(t *testing.T) {
 		"✅ *Booked.* Intro call with Grace Hopper (grace@example.com)",
 		"Grace Hopper · grace@example.com · `" + id[1] + "`",
 		"Cancel this booking?",
-		"✅ Booking `bk_demo000001` is cancelled.",
+		"✅ Booking `5eed0000-0000-4000-8000-000000000001` is cancelled.",
 		"❌ *Not booked: that time is not free.* Consultation",
 		"answered 409",
 		"== Bookings for ",
