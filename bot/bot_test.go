@@ -985,7 +985,7 @@ func TestBookingOutcomes(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
 		v := h.openModal(ada, "intro-call")
-		f := bookingtest.JSONError(429, "too many requests", 0)
+		f := bookingtest.JSONError(429, "not booked", 429)
 		f.RetryAfter = "120"
 		h.sb.FailNext(bookingtest.EndpointCreateBooking, f)
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))

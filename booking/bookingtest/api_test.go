@@ -23,16 +23,19 @@ func TestAuth(t *testing.T) {
 		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel"},
 	}
 	headers := []struct {
-		name, value string // "" sends no header
+		name   string
+		values []string // none sends no header
+		want   string   // the 401 body
 	}{
-		{"missing", ""},
-		{"wrong key", "Bearer sandbox_wrong_key_000000"},
-		{"no scheme", DemoKey},
-		{"basic scheme", "Basic " + DemoKey},
-		{"lowercase scheme", "bearer " + DemoKey},
-		{"extended key", "Bearer " + DemoKey + "0"},
-		{"truncated key", "Bearer " + DemoKey[:len(DemoKey)-1]},
-		{"empty key", "Bearer "},
+		{"missing", nil, `{"error":"missing bearer token"}`},
+		{"wrong key", []string{"Bearer sandbox_wrong_key_000000"}, `{"error":"invalid token"}`},
+		{"no scheme", []string{DemoKey}, `{"error":"missing bearer token"}`},
+		{"basic scheme", []string{"Basic " + DemoKey}, `{"error":"missing bearer token"}`},
+		{"extended key", []string{"Bearer " + DemoKey + "0"}, `{"error":"invalid token"}`},
+		{"truncated key", []string{"Bearer " + DemoKey[:len(DemoKey)-1]}, `{"error":"invalid token"}`},
+		{"key with a leading space", []string{"Bearer  " + DemoKey}, `{"error":"invalid token"}`},
+		{"empty key", []string{"Bearer "}, `{"error":"missing bearer token"}`},
+		{"repeated header", []string{"Bearer " + DemoKey, "Bearer " + DemoKey}, `{"error":"missing bearer token"}`},
 	}
 	for _, ep := range endpoints {
 		for _, h := range headers {
@@ -45,14 +48,14 @@ func TestAuth(t *testing.T) {
 					t.Fatal(err)
 				}
 				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				if h.value != "" {
-					req.Header.Set("Authorization", h.value)
+				for _, v := range h.values {
+					req.Header.Add("Authorization", v)
 				}
 				r, err := doRequest(srv.Client(), req)
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.want(t, http.StatusUnauthorized, `{"error":"unauthorized"}`)
+				r.want(t, http.StatusUnauthorized, h.want)
 				// Nothing happened.
 				bs := srv.Bookings(DemoOwner)
 				if len(bs) != len(demoBookings) || bs[1].ID != "5eed0000-0000-4000-8000-000000000001" || bs[1].Cancelled {
@@ -61,6 +64,33 @@ func TestAuth(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The scheme is matched in any case; the key itself is used intact.
+func TestAuthSchemeAnyCase(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
+		t.Run(scheme, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/api/v1/bookings", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", scheme+" "+DemoKey)
+			r, err := doRequest(srv.Client(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.status != http.StatusOK {
+				t.Errorf("got %d %s", r.status, r.body)
+			}
+		})
+	}
+	t.Run("key in another case", func(t *testing.T) {
+		t.Parallel()
+		get(t, srv, strings.ToUpper(DemoKey), "/api/v1/bookings").want(t, http.StatusUnauthorized, `{"error":"invalid token"}`)
+	})
 }
 
 func TestUnknownRoutes(t *testing.T) {
@@ -92,7 +122,7 @@ func TestUnknownRoutes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.want(t, http.StatusNotFound, `{"error":"not found"}`)
+				r.want(t, http.StatusNotFound, `{"error":"no such endpoint"}`)
 			})
 		}
 	}
@@ -129,7 +159,7 @@ func TestNewServerFailsOnUnknownRoute(t *testing.T) {
 	}
 	get(t, srv, srv.Key, "/api/v1/bookings?limit=5").decode(t, &struct{}{}) // unknown query parameters are ignored, not a route
 	r := get(t, srv, srv.Key, "/api/v1/event_types")
-	r.want(t, http.StatusNotFound, `{"error":"not found"}`)
+	r.want(t, http.StatusNotFound, `{"error":"no such endpoint"}`)
 	errs := rec.Errors()
 	if len(errs) != 1 || !strings.Contains(errs[0], "GET /api/v1/event_types") {
 		t.Fatalf("errors = %q, want one naming the route", errs)
@@ -149,7 +179,7 @@ func TestNewServerOptions(t *testing.T) {
 	if empty.Key != "" || len(empty.Bookings(DemoOwner)) != 0 {
 		t.Errorf("WithoutSeed: key %q", empty.Key)
 	}
-	get(t, empty, DemoKey, "/api/v1/event-types").want(t, http.StatusUnauthorized, `{"error":"unauthorized"}`)
+	get(t, empty, DemoKey, "/api/v1/event-types").want(t, http.StatusUnauthorized, `{"error":"invalid token"}`)
 }
 
 func TestZeroValueSandbox(t *testing.T) {
@@ -161,7 +191,7 @@ func TestZeroValueSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.want(t, http.StatusUnauthorized, `{"error":"unauthorized"}`)
+	r.want(t, http.StatusUnauthorized, `{"error":"invalid token"}`)
 	sb.AddOwner("k_zero_value_key", "o", nil, nil)
 	sb.AddEventType("o", EventType{Slug: "x", Title: "X", DurationMinutes: 30})
 	r, err = trySend(t, hs.Client(), hs.URL, "k_zero_value_key", http.MethodGet, "/api/v1/event-types", "", nil)
@@ -209,7 +239,7 @@ func TestEventTypes(t *testing.T) {
 		if strings.Contains(r.text(), "intro-call") {
 			t.Errorf("removed type listed: %s", r.body)
 		}
-		get(t, srv, DemoKey, "/api/v1/slots?event_type=intro-call").want(t, http.StatusNotFound, `{"error":"event type not found"}`)
+		get(t, srv, DemoKey, "/api/v1/slots?event_type=intro-call").want(t, http.StatusNotFound, `{"error":"no such event type"}`)
 		if n := len(srv.EventTypes(DemoOwner)); n != 6 {
 			t.Errorf("EventTypes keeps removed ones: got %d, want 6", n)
 		}
@@ -405,13 +435,14 @@ func TestSlotsErrorsAndEmpty(t *testing.T) {
 		status           int
 		body             string
 	}{
-		{"missing", DemoKey, "", 400, `{"error":"event_type is required"}`},
-		{"blank", DemoKey, "?event_type=%20", 400, `{"error":"event_type is required"}`},
-		{"unknown", DemoKey, "?event_type=nope", 404, `{"error":"event type not found"}`},
-		{"removed", DemoKey, "?event_type=legacy-demo", 404, `{"error":"event type not found"}`},
-		{"schedule id is not a selector", DemoKey, "?event_type=sch_1002", 404, `{"error":"event type not found"}`},
-		{"other owner's slug", DemoKey, "?event_type=other-call", 404, `{"error":"event type not found"}`},
-		{"demo slug with other key", OtherKey, "?event_type=consultation", 404, `{"error":"event type not found"}`},
+		{"missing", DemoKey, "", 404, `{"error":"no such event type"}`},
+		{"empty", DemoKey, "?event_type=", 404, `{"error":"no such event type"}`},
+		{"blank", DemoKey, "?event_type=%20", 404, `{"error":"no such event type"}`},
+		{"unknown", DemoKey, "?event_type=nope", 404, `{"error":"no such event type"}`},
+		{"removed", DemoKey, "?event_type=legacy-demo", 404, `{"error":"no such event type"}`},
+		{"schedule id is not a selector", DemoKey, "?event_type=sch_1002", 404, `{"error":"no such event type"}`},
+		{"other owner's slug", DemoKey, "?event_type=other-call", 404, `{"error":"no such event type"}`},
+		{"demo slug with other key", OtherKey, "?event_type=consultation", 404, `{"error":"no such event type"}`},
 		{"no hours: empty, not null", "idle_owner_key_123", "?event_type=never", 200, `{"slots":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

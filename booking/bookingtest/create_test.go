@@ -1,6 +1,7 @@
 package bookingtest
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -70,6 +71,7 @@ func TestCreateBooking(t *testing.T) {
 
 func TestCreateBookingOutcomes(t *testing.T) {
 	t.Parallel()
+	const taken = `{"error":"not booked","status":200}`
 	for _, tc := range []struct {
 		name   string
 		key    string
@@ -78,35 +80,36 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		body   string // "" checks a receipt instead
 	}{
 		{name: "solo", form: bookForm("consultation", freeSlot, 30), status: 201},
+		{name: "round robin is unsupported", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
+		{name: "collective is unsupported", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201, body: `{"booking":null}`},
 		{name: "same instant with milliseconds", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
 			f.Set("start", "2026-03-24T09:00:00.000Z")
 			f.Set("end", "2026-03-24T09:30:00.000Z")
 			return f
-		}(), status: 409, body: `{"error":"not booked","status":200}`},
+		}(), status: 409, body: taken},
 		{name: "same instant in another offset", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
 			f.Set("start", "2026-03-24T10:00:00+01:00")
 			f.Set("end", "2026-03-24T05:30:00-04:00")
 			return f
-		}(), status: 409, body: `{"error":"not booked","status":200}`},
+		}(), status: 409, body: taken},
 		{name: "end written otherwise", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
 			f.Set("end", "2026-03-24T09:30:00+00:00")
 			return f
-		}(), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "round robin is unsupported", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
-		{name: "collective is unsupported", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201, body: `{"booking":null}`},
-		{name: "taken by another type", form: bookForm("consultation", "2026-03-24T08:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "end of another slot", form: bookForm("consultation", freeSlot, 60), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "not aligned", form: bookForm("consultation", "2026-03-24T09:10:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "in the past", form: bookForm("consultation", "2026-03-23T09:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "weekend", form: bookForm("consultation", "2026-03-28T09:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "beyond the window", form: bookForm("consultation", "2026-04-07T08:00:00Z", 30), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "beyond the event's period", form: bookForm("deep-dive", "2026-03-31T08:00:00Z", 60), status: 409, body: `{"error":"not booked","status":200}`},
-		{name: "unknown event type", form: bookForm("nope", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
-		{name: "removed event type", form: bookForm("legacy-demo", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
-		{name: "other owner's event type", form: bookForm("other-call", freeSlot, 30), status: 404, body: `{"error":"event type not found"}`},
+		}(), status: 409, body: taken},
+		{name: "taken by another type", form: bookForm("consultation", "2026-03-24T08:00:00Z", 30), status: 409, body: taken},
+		{name: "end of another slot", form: bookForm("consultation", freeSlot, 60), status: 409, body: taken},
+		{name: "not aligned", form: bookForm("consultation", "2026-03-24T09:10:00Z", 30), status: 409, body: taken},
+		{name: "in the past", form: bookForm("consultation", "2026-03-23T09:00:00Z", 30), status: 409, body: taken},
+		{name: "weekend", form: bookForm("consultation", "2026-03-28T09:00:00Z", 30), status: 409, body: taken},
+		{name: "beyond the window", form: bookForm("consultation", "2026-04-07T08:00:00Z", 30), status: 409, body: taken},
+		{name: "beyond the event's period", form: bookForm("deep-dive", "2026-03-31T08:00:00Z", 60), status: 409, body: taken},
+		{name: "unknown event type", form: bookForm("nope", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
+		{name: "removed event type", form: bookForm("legacy-demo", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
+		{name: "schedule ID is not a selector", form: bookForm("sch_1002", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
+		{name: "other owner's event type", form: bookForm("other-call", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
 		{name: "other owner books own type", key: OtherKey, form: bookForm("other-call", "2026-03-24T10:00:00Z", 30), status: 201},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +126,7 @@ func TestCreateBookingOutcomes(t *testing.T) {
 			if tc.body != "" {
 				r.want(t, tc.status, tc.body)
 				if stored != 0 {
-					t.Errorf("%d bookings stored", stored)
+					t.Errorf("%d bookings stored for the owner", stored)
 				}
 				return
 			}
@@ -142,7 +145,10 @@ func TestCreateBookingOutcomes(t *testing.T) {
 
 func TestCreateBookingValidation(t *testing.T) {
 	t.Parallel()
-	const form = "application/x-www-form-urlencoded"
+	const (
+		form    = "application/x-www-form-urlencoded"
+		invalid = `{"error":"not booked","status":400}`
+	)
 	with := func(k, v string) url.Values {
 		f := bookForm("consultation", freeSlot, 30)
 		f.Set(k, v)
@@ -154,122 +160,190 @@ func TestCreateBookingValidation(t *testing.T) {
 		return f
 	}
 	valid := bookForm("consultation", freeSlot, 30).Encode()
+	emoji := func(n int) string { return strings.Repeat("😀", n) }
 	for _, tc := range []struct {
 		name, contentType, body string
 		status                  int
+		want                    string               // the body of a refusal
+		stored                  func(Booking) string // checks a 201's booking: "" when right
 	}{
-		{"valid", form, valid, 201},
-		{"charset parameter", form + "; charset=utf-8", valid, 201},
-		{"booker_tz", form, with("booker_tz", "Asia/Kolkata").Encode(), 201},
-		{"note of 2000 characters", form, with("q:booking-note", strings.Repeat("a", 2000)).Encode(), 201},
-		{"note of 1000 emoji is 2000 UTF-16 units", form, with("q:booking-note", strings.Repeat("😀", 1000)).Encode(), 201},
-		{"custom answer and location", form, with("q:company", "NASA").Encode() + "&location_option=" + url.QueryEscape("integrations:daily"), 201},
+		{name: "valid", contentType: form, body: valid, status: 201, stored: func(b Booking) string {
+			return unless(b.BookerTZ == "UTC" && b.Note == "", "booker_tz %q note %q, want UTC and none", b.BookerTZ, b.Note)
+		}},
+		{name: "charset parameter", contentType: form + "; charset=utf-8", body: valid, status: 201},
+		{name: "booker_tz", contentType: form, body: with("booker_tz", "Asia/Kolkata").Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.BookerTZ == "Asia/Kolkata", "booker_tz %q", b.BookerTZ)
+		}},
+		{name: "any time zone name", contentType: form, body: with("booker_tz", "Mars/Base").Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.BookerTZ == "Mars/Base", "booker_tz %q", b.BookerTZ)
+		}},
+		{name: "any email", contentType: form, body: with("email", "not-an-email").Encode(), status: 201, stored: func(b Booking) string {
+			return unless(*b.BookerEmail == "not-an-email", "email %q", *b.BookerEmail)
+		}},
+		{name: "unknown fields are ignored", contentType: form, body: with("guests", "amy@example.com").Encode() + "&timeZone=UTC&q:=x", status: 201, stored: func(b Booking) string {
+			return unless(len(b.Answers) == 0, "answers %v", b.Answers)
+		}},
+		{name: "custom answer and location", contentType: form, body: with("q:company", "NASA").Encode() + "&location_option=" + url.QueryEscape("integrations:daily"), status: 201, stored: func(b Booking) string {
+			return unless(b.Answers["company"] == "NASA" && b.LocationOption == "integrations:daily", "answers %v location %q", b.Answers, b.LocationOption)
+		}},
+		{name: "note of 2000 characters", contentType: form, body: with("q:booking-note", strings.Repeat("a", 2000)).Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == strings.Repeat("a", 2000), "note of %d bytes", len(b.Note))
+		}},
+		{name: "note of 2001 characters is cut", contentType: form, body: with("q:booking-note", strings.Repeat("a", 2001)).Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == strings.Repeat("a", 2000), "note of %d bytes", len(b.Note))
+		}},
+		{name: "note of 1000 emoji is 2000 UTF-16 units", contentType: form, body: with("q:booking-note", emoji(1000)).Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == emoji(1000), "note of %d bytes", len(b.Note))
+		}},
+		{name: "note of 1001 emoji is cut to 1000", contentType: form, body: with("q:booking-note", emoji(1001)).Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == emoji(1000), "note of %d bytes", len(b.Note))
+		}},
+		{name: "a cut never splits an emoji", contentType: form, body: with("q:booking-note", emoji(999)+"a"+emoji(1)).Encode(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == emoji(999)+"a", "note of %d bytes", len(b.Note))
+		}},
+		{name: "note dropped when the event asks for none", contentType: form, body: func() string {
+			f := bookForm("deep-dive", "2026-03-24T10:00:00Z", 60)
+			f.Set("q:booking-note", "Agenda: orbits")
+			return f.Encode()
+		}(), status: 201, stored: func(b Booking) string {
+			return unless(b.Note == "", "note %q kept", b.Note)
+		}},
+		// Upstream reads the body as a form whatever the Content-Type says.
+		{name: "form body under another Content-Type", contentType: "text/plain", body: valid, status: 201},
+		{name: "form body without Content-Type", contentType: "", body: valid, status: 201},
 
-		{"JSON body", "application/json", `{"event_type":"consultation","start":"` + freeSlot + `","end":"2026-03-24T09:30:00Z","name":"Mary","email":"mary@example.com"}`, 400},
-		{"form body sent as JSON", "application/json", valid, 400},
-		{"no content type", "", valid, 400},
-		{"text/plain", "text/plain", valid, 400},
-		{"multipart", "multipart/form-data; boundary=x", valid, 400},
-		{"malformed form", form, valid + "&bad=%zz", 400},
-		{"unknown field", form, with("guests", "amy@example.com").Encode(), 400},
-		{"unknown field: timeZone", form, with("timeZone", "UTC").Encode(), 400},
-		{"empty question ID", form, with("q:", "x").Encode(), 400},
-		{"repeated field", form, valid + "&start=" + url.QueryEscape(freeSlot), 400},
-		{"missing event_type", form, without("event_type").Encode(), 400},
-		{"missing start", form, without("start").Encode(), 400},
-		{"missing end", form, without("end").Encode(), 400},
-		{"missing name", form, without("name").Encode(), 400},
-		{"blank name", form, with("name", "   ").Encode(), 400},
-		{"missing email", form, without("email").Encode(), 400},
-		{"email without @", form, with("email", "mary.example.com").Encode(), 400},
-		{"email with display name", form, with("email", "Mary <mary@example.com>").Encode(), 400},
-		{"email without dotted domain", form, with("email", "mary@example").Encode(), 400},
-		{"email with spaces", form, with("email", " mary@example.com").Encode(), 400},
-		{"unknown zone", form, with("booker_tz", "Mars/Olympus_Mons").Encode(), 400},
-		{"blank zone", form, with("booker_tz", "").Encode(), 400},
-		{"Local zone", form, with("booker_tz", "Local").Encode(), 400},
-		{"offset is not a zone name", form, with("booker_tz", "+01:00").Encode(), 400},
-		{"note of 2001 characters", form, with("q:booking-note", strings.Repeat("a", 2001)).Encode(), 400},
-		{"note of 1001 emoji", form, with("q:booking-note", strings.Repeat("😀", 1001)).Encode(), 400},
-		{"note of 999 emoji and 3 letters", form, with("q:booking-note", strings.Repeat("😀", 999)+"abc").Encode(), 400},
-		{"start not RFC 3339", form, with("start", "tomorrow 10am").Encode(), 400},
-		{"start without zone", form, with("start", "2026-03-24T09:00:00").Encode(), 400},
-		{"end as a date", form, with("end", "2026-03-24").Encode(), 400},
+		{name: "JSON body", contentType: "application/json", body: `{"event_type":"consultation","start":"` + freeSlot + `","end":"2026-03-24T09:30:00Z","name":"Mary","email":"mary@example.com"}`,
+			status: 404, want: `{"error":"no such event type"}`},
+		{name: "missing event_type", contentType: form, body: without("event_type").Encode(), status: 404, want: `{"error":"no such event type"}`},
 
-		{"over 64 KiB", form, with("q:booking-note", strings.Repeat("a", 64<<10)).Encode(), 413},
+		{name: "malformed form", contentType: form, body: valid + "&bad=%zz", status: 400, want: invalid},
+		{name: "repeated field", contentType: form, body: valid + "&start=" + url.QueryEscape(freeSlot), status: 400, want: invalid},
+		{name: "missing start", contentType: form, body: without("start").Encode(), status: 400, want: invalid},
+		{name: "missing end", contentType: form, body: without("end").Encode(), status: 400, want: invalid},
+		{name: "missing name", contentType: form, body: without("name").Encode(), status: 400, want: invalid},
+		{name: "blank name", contentType: form, body: with("name", "   ").Encode(), status: 400, want: invalid},
+		{name: "missing email", contentType: form, body: without("email").Encode(), status: 400, want: invalid},
+		{name: "start not RFC 3339", contentType: form, body: with("start", "tomorrow 10am").Encode(), status: 400, want: invalid},
+		{name: "start without zone", contentType: form, body: with("start", "2026-03-24T09:00:00").Encode(), status: 400, want: invalid},
+		{name: "end as a date", contentType: form, body: with("end", "2026-03-24").Encode(), status: 400, want: invalid},
+
+		{name: "over 64 KiB", contentType: form, body: with("q:booking-note", strings.Repeat("a", 64<<10)).Encode(), status: 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newTestServer(t)
 			srv.SetLimits(0, 0)
-			before := len(srv.Bookings(DemoOwner))
+			before := map[string]bool{}
+			for _, b := range srv.Bookings(DemoOwner) {
+				before[b.ID] = true
+			}
 			r := send(t, srv, DemoKey, http.MethodPost, "/api/v1/bookings", tc.contentType, strings.NewReader(tc.body))
-			stored := len(srv.Bookings(DemoOwner)) - before
-			switch tc.status {
-			case 201:
-				if r.status != 201 || !strings.HasPrefix(r.text(), `{"booking":{"booking_id":"`) || stored != 1 {
-					t.Fatalf("got %d %s, %d stored", r.status, r.body, stored)
-				}
-			case 400:
-				r.want(t, 400, `{"error":"invalid input"}`)
-			case 413:
-				if r.status != 413 || r.text() != "request entity too large" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
-					t.Errorf("got %d %q %q", r.status, r.header.Get("Content-Type"), r.body)
+			var made []Booking
+			for _, b := range srv.Bookings(DemoOwner) {
+				if !before[b.ID] {
+					made = append(made, b)
 				}
 			}
-			if tc.status != 201 && stored != 0 {
-				t.Errorf("%d bookings stored", stored)
+			switch tc.status {
+			case 201:
+				var receipt wireReceipt
+				r.decode(t, &receipt)
+				if r.status != 201 || receipt.Booking == nil || len(made) != 1 || made[0].ID != receipt.Booking.BookingID {
+					t.Fatalf("got %d %s, %d stored", r.status, r.body, len(made))
+				}
+				if tc.stored != nil {
+					if msg := tc.stored(made[0]); msg != "" {
+						t.Error(msg)
+					}
+				}
+			case 413:
+				if r.status != 413 || r.text() != "request too large" || r.header.Get("Content-Type") != "text/plain" {
+					t.Errorf("got %d %q %q", r.status, r.header.Get("Content-Type"), r.body)
+				}
+			default:
+				r.want(t, tc.status, tc.want)
+			}
+			if tc.status != 201 && len(made) != 0 {
+				t.Errorf("%d bookings stored", len(made))
 			}
 		})
 	}
+}
 
-	t.Run("stored extras", func(t *testing.T) {
-		t.Parallel()
-		srv, _ := newTestServer(t)
-		f := bookForm("consultation", freeSlot, 30)
-		f.Set("q:company", "NASA")
-		f.Set("location_option", "integrations:daily")
-		post(t, srv, DemoKey, "/api/v1/bookings", f)
-		var b Booking
-		for _, x := range srv.Bookings(DemoOwner) {
-			if x.BookerEmail != nil && *x.BookerEmail == "mary.jackson@example.com" {
-				b = x
-			}
+// unless returns the formatted message when ok is false, else "".
+func unless(ok bool, format string, args ...any) string {
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// A body over the cap is refused before the key is looked at, and is not an
+// attempt the rate limits count.
+func TestCreateTooLargeBeforeKey(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	huge := bookForm("consultation", freeSlot, 30)
+	huge.Set("q:booking-note", strings.Repeat("a", 64<<10))
+	for _, key := range []string{"", "sandbox_wrong_key_000000", DemoKey, DemoKey, DemoKey, DemoKey} {
+		r := post(t, srv, key, "/api/v1/bookings", huge)
+		if r.status != http.StatusRequestEntityTooLarge || r.text() != "request too large" || r.header.Get("Content-Type") != "text/plain" {
+			t.Fatalf("key %v: got %d %q %q", key != "", r.status, r.header.Get("Content-Type"), r.body)
 		}
-		if b.Answers["company"] != "NASA" || b.LocationOption != "integrations:daily" || b.BookerTZ != "UTC" {
-			t.Errorf("stored %+v", b)
+	}
+	// The limit of 5 a minute is untouched.
+	for i := range DefaultPerIPPerMinute {
+		if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", freeSlot, 30)); r.status == http.StatusTooManyRequests {
+			t.Fatalf("attempt %d limited", i+1)
 		}
-	})
+	}
+	// Just under the cap is read.
+	f := bookForm("consultation", "2026-03-24T10:00:00Z", 30)
+	f.Set("q:booking-note", "")
+	pad := 64<<10 - len(f.Encode())
+	f.Set("q:booking-note", strings.Repeat("a", pad))
+	srv.SetLimits(0, 0)
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", f); r.status != http.StatusCreated {
+		t.Errorf("body of exactly 64 KiB: %d %s", r.status, r.body)
+	}
 }
 
 func TestRateLimitPerIP(t *testing.T) {
 	t.Parallel()
 	srv, clock := newTestServer(t)
-	// Failed attempts of every kind count.
-	attempts := []url.Values{
-		without(bookForm("consultation", freeSlot, 30), "name"), // 400
-		bookForm("nope", freeSlot, 30),                          // 404
-		bookForm("consultation", "2026-03-24T08:00:00Z", 30),    // 409
-		bookForm("team-sync", freeSlot, 30),                     // 201 null
-		bookForm("consultation", freeSlot, 30),                  // 201
-	}
-	for i, f := range attempts {
-		if r := post(t, srv, DemoKey, "/api/v1/bookings", f); r.status == http.StatusTooManyRequests {
-			t.Fatalf("attempt %d limited", i+1)
+	const limited = `{"error":"not booked","status":429}`
+	huge := bookForm("consultation", freeSlot, 30)
+	huge.Set("q:booking-note", strings.Repeat("a", 64<<10))
+	// Failed attempts of every kind count once the event type is known; an
+	// unknown one and a body over the cap do not.
+	for i, tc := range []struct {
+		form   url.Values
+		status int
+	}{
+		{without(bookForm("consultation", freeSlot, 30), "name"), 400},
+		{bookForm("nope", freeSlot, 30), 404},
+		{bookForm("consultation", "2026-03-24T08:00:00Z", 30), 409},
+		{huge, 413},
+		{bookForm("team-sync", freeSlot, 30), 201}, // with a null booking
+		{bookForm("consultation", "2026-03-28T09:00:00Z", 30), 409},
+		{bookForm("legacy-demo", freeSlot, 30), 404},
+		{bookForm("consultation", freeSlot, 30), 201},
+	} {
+		if r := post(t, srv, DemoKey, "/api/v1/bookings", tc.form); r.status != tc.status {
+			t.Fatalf("attempt %d: %d %s, want %d", i+1, r.status, r.body, tc.status)
 		}
 	}
 	next := bookForm("consultation", "2026-03-24T10:00:00Z", 30)
 	r := post(t, srv, DemoKey, "/api/v1/bookings", next)
-	r.want(t, http.StatusTooManyRequests, `{"error":"too many requests"}`)
-	if ra := r.header.Get("Retry-After"); ra != "60" {
-		t.Errorf("Retry-After %q, want 60", ra)
+	r.want(t, http.StatusTooManyRequests, limited)
+	if ra, ok := r.header["Retry-After"]; ok {
+		t.Errorf("Retry-After %q sent", ra)
 	}
+	// An unknown event type is answered before the limit.
+	post(t, srv, DemoKey, "/api/v1/bookings", bookForm("nope", freeSlot, 30)).want(t, http.StatusNotFound, `{"error":"no such event type"}`)
 
 	clock.Advance(40 * time.Second)
-	r = post(t, srv, DemoKey, "/api/v1/bookings", next)
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "20" {
-		t.Errorf("after 40s: %d Retry-After %q, want 429 and 20", r.status, r.header.Get("Retry-After"))
-	}
+	post(t, srv, DemoKey, "/api/v1/bookings", next).want(t, http.StatusTooManyRequests, limited)
 
 	// Another client IP has its own budget.
 	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/api/v1/bookings", strings.NewReader(next.Encode()))
@@ -305,14 +379,13 @@ func TestRateLimitPerEvent(t *testing.T) {
 	srv, clock := newTestServer(t)
 	srv.SetLimits(100, 20)
 	for i := range 20 {
-		f := bookForm("consultation", freeSlot, 30)
-		f.Set("email", "not-an-email") // failed attempts count
-		if r := post(t, srv, DemoKey, "/api/v1/bookings", f); r.status != http.StatusBadRequest {
+		// Failed attempts count.
+		if r := post(t, srv, DemoKey, "/api/v1/bookings", without(bookForm("consultation", freeSlot, 30), "name")); r.status != http.StatusBadRequest {
 			t.Fatalf("attempt %d: %d %s", i+1, r.status, r.body)
 		}
 	}
 	r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", freeSlot, 30))
-	r.want(t, http.StatusTooManyRequests, `{"error":"too many requests"}`)
+	r.want(t, http.StatusTooManyRequests, `{"error":"not booked","status":429}`)
 	if ra, ok := r.header["Retry-After"]; ok {
 		t.Errorf("event limit sent Retry-After %q", ra)
 	}
@@ -344,10 +417,10 @@ func TestCancel(t *testing.T) {
 		{"already cancelled", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000014/cancel", "", 200, `{"cancelled":true}`},
 		{"body ignored", DemoKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000002/cancel", "reason=because", 200, `{"cancelled":true}`},
 		{"escaped ID segment", DemoKey, "/api/v1/bookings/bk%2Fodd%20id/cancel", "", 200, `{"cancelled":true}`},
-		{"unknown", DemoKey, "/api/v1/bookings/bk_nope000000/cancel", "", 404, `{"error":"booking not found"}`},
-		{"slug is not an ID", DemoKey, "/api/v1/bookings/consultation/cancel", "", 404, `{"error":"booking not found"}`},
-		{"other owner's booking", DemoKey, "/api/v1/bookings/" + OtherBookingID + "/cancel", "", 404, `{"error":"booking not found"}`},
-		{"demo booking with other key", OtherKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000003/cancel", "", 404, `{"error":"booking not found"}`},
+		{"unknown", DemoKey, "/api/v1/bookings/00000000-0000-4000-8000-000000000000/cancel", "", 404, `{"error":"no such booking"}`},
+		{"slug is not an ID", DemoKey, "/api/v1/bookings/consultation/cancel", "", 404, `{"error":"no such booking"}`},
+		{"other owner's booking", DemoKey, "/api/v1/bookings/" + OtherBookingID + "/cancel", "", 404, `{"error":"no such booking"}`},
+		{"demo booking with other key", OtherKey, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000003/cancel", "", 404, `{"error":"no such booking"}`},
 	} {
 		// Sequential: "again" depends on "cancel".
 		t.Run(tc.name, func(t *testing.T) {

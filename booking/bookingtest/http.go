@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"math"
-	"mime"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -26,7 +23,7 @@ const (
 )
 
 // ServeHTTP serves the booking API under /api/v1. Unknown routes, including a
-// known path with the wrong method, answer 404 {"error":"not found"}.
+// known path with the wrong method, answer 404 {"error":"no such endpoint"}.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	endpoint, bookingID := route(r.Method, r.URL.EscapedPath())
 	var body []byte
@@ -49,7 +46,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if onUnknown != nil {
 			onUnknown(r.Method, path)
 		}
-		s.send(w, req, errorReply(http.StatusNotFound, "not found"))
+		s.send(w, req, errorReply(http.StatusNotFound, "no such endpoint"))
 		return
 	}
 	if delay > 0 && !wait(r.Context(), delay, quit) {
@@ -125,23 +122,31 @@ func readBody(body io.Reader) ([]byte, bool) {
 }
 
 // bearerToken returns the key of an "Authorization: Bearer <key>" header,
-// used intact, or "" when the header is missing, repeated or malformed.
+// the scheme in any case and the key used intact, or "" when the header is
+// missing, repeated, of another scheme or without a key.
 func bearerToken(h http.Header) string {
 	vals := h.Values("Authorization")
 	if len(vals) != 1 {
 		return ""
 	}
-	tok, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok {
+	scheme, tok, ok := strings.Cut(vals[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return ""
 	}
 	return tok
 }
 
 func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body []byte, tooLarge bool, token string) reply {
+	if endpoint == EndpointCreateBooking && tooLarge {
+		// The body cap comes first, before the key is even looked at.
+		return reply{status: http.StatusRequestEntityTooLarge, contentType: "text/plain", body: []byte("request too large")}
+	}
+	if token == "" {
+		return errorReply(http.StatusUnauthorized, "missing bearer token")
+	}
 	o := s.keys[token]
 	if o == nil {
-		return errorReply(http.StatusUnauthorized, "unauthorized")
+		return errorReply(http.StatusUnauthorized, "invalid token")
 	}
 	now := s.now()
 	switch endpoint {
@@ -152,7 +157,7 @@ func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body
 	case EndpointListBookings:
 		return s.listBookings(o, now)
 	case EndpointCreateBooking:
-		return s.createBooking(o, r, body, tooLarge, now)
+		return s.createBooking(o, r, body, now)
 	case EndpointCancelBooking:
 		return s.cancelBooking(o, bookingID)
 	}
@@ -186,13 +191,10 @@ type slotJSON struct {
 }
 
 func (s *Sandbox) getSlots(o *owner, q url.Values, now time.Time) reply {
-	slug := q.Get("event_type")
-	if strings.TrimSpace(slug) == "" {
-		return errorReply(http.StatusBadRequest, "event_type is required")
-	}
-	et := o.eventType(slug)
+	// A missing event_type is just another unknown event type.
+	et := o.eventType(q.Get("event_type"))
 	if et == nil {
-		return errorReply(http.StatusNotFound, "event type not found")
+		return errorReply(http.StatusNotFound, "no such event type")
 	}
 	out := []slotJSON{}
 	for _, sl := range s.slotsLocked(o, et, now) {
@@ -247,37 +249,26 @@ type createResponse struct {
 	Booking *receiptJSON `json:"booking"`
 }
 
-func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge bool, now time.Time) reply {
-	// Rate limits come first and count every attempt that passes them,
-	// including ones that fail below, as upstream does.
-	if ok, wait := s.ipHits.allow(clientIP(r.RemoteAddr), s.perIP, time.Minute, now); !ok {
-		rep := errorReply(http.StatusTooManyRequests, "too many requests")
-		rep.retryAfter = strconv.Itoa(max(1, int(math.Ceil(wait.Seconds()))))
-		return rep
-	}
-	if tooLarge {
-		return reply{status: http.StatusRequestEntityTooLarge, contentType: "text/plain; charset=utf-8", body: []byte("request entity too large")}
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != formContentType {
-		return invalidInput()
-	}
-	form, err := url.ParseQuery(string(body))
-	if slug := form.Get("event_type"); slug != "" {
-		if ok, _ := s.eventHits.allow(o.id+"\x00"+slug, s.perEvent, time.Hour, now); !ok {
-			// The text does not promise Retry-After; this limit never sends one.
-			return errorReply(http.StatusTooManyRequests, "too many requests")
-		}
-	}
-	if err != nil {
-		return invalidInput()
-	}
-	in, ok := parseCreate(form)
-	if !ok {
-		return invalidInput()
-	}
-	et := o.eventType(in.eventType)
+// createBooking runs the checks in upstream's order: the event type, the rate
+// limits, the input, the slot.
+func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time.Time) reply {
+	// Upstream reads the body as a form whatever its Content-Type, so a JSON
+	// body has no event_type and ends here.
+	form, formErr := url.ParseQuery(string(body))
+	et := o.eventType(form.Get("event_type"))
 	if et == nil {
-		return errorReply(http.StatusNotFound, "event type not found")
+		// Answered before the rate limits: it is not counted as an attempt.
+		return errorReply(http.StatusNotFound, "no such event type")
+	}
+	// Every attempt that passes the limits counts, including ones that fail
+	// below.
+	if !s.ipHits.allow(clientIP(r.RemoteAddr), s.perIP, time.Minute, now) ||
+		!s.eventHits.allow(o.id+"\x00"+et.Slug, s.perEvent, time.Hour, now) {
+		return notBooked(http.StatusTooManyRequests, http.StatusTooManyRequests)
+	}
+	in, ok := parseCreate(form, et)
+	if formErr != nil || !ok {
+		return notBooked(http.StatusBadRequest, http.StatusBadRequest)
 	}
 	if et.Kind != KindSolo {
 		// Unsupported flow: upstream answers 201 without a booking.
@@ -287,13 +278,13 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge
 	// slot offered now: the same instant in another form is not a match.
 	var slot *Slot
 	for _, sl := range s.slotsLocked(o, et, now) {
-		if slotTime(sl.Start) == form.Get("start") && slotTime(sl.End) == form.Get("end") {
+		if slotTime(sl.Start) == in.rawStart && slotTime(sl.End) == in.rawEnd {
 			slot = &sl
 			break
 		}
 	}
 	if slot == nil {
-		return jsonReply(http.StatusConflict, errorBody{Error: "not booked", Status: http.StatusOK})
+		return notBooked(http.StatusConflict, http.StatusOK)
 	}
 	slug := et.Slug
 	b := Booking{
@@ -313,92 +304,72 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, tooLarge
 }
 
 type createInput struct {
-	eventType, name, email, tz, note, location string
-	start, end                                 time.Time
-	answers                                    map[string]string
+	name, email, tz, note, location string
+	rawStart, rawEnd                string
+	start                           time.Time
+	answers                         map[string]string
 }
 
-// parseCreate validates the CreateBooking form. Like upstream it says only
-// whether the input is acceptable, never which field is wrong.
-func parseCreate(form url.Values) (createInput, bool) {
+// parseCreate reads the CreateBooking form for et. Like upstream it says only
+// whether the input is acceptable, never which field is wrong, and it
+// checks little: any email and any time zone name pass, unknown fields are
+// ignored. Where upstream's answer is not known the sandbox stays strict: a
+// repeated field is refused.
+func parseCreate(form url.Values, et *EventType) (createInput, bool) {
 	var in createInput
 	for k, vs := range form {
-		if len(vs) != 1 {
-			return in, false // a repeated field is ambiguous
-		}
 		switch k {
 		case "event_type", "start", "end", "name", "email", "booker_tz", "q:booking-note", "location_option":
-		default:
-			// Undocumented fields are refused so a client sending one notices.
-			q, ok := strings.CutPrefix(k, "q:")
-			if !ok || q == "" {
-				return in, false
+			if len(vs) != 1 {
+				return in, false // ambiguous
 			}
+			continue
+		}
+		if q, ok := strings.CutPrefix(k, "q:"); ok && q != "" && len(vs) == 1 {
 			if in.answers == nil {
 				in.answers = map[string]string{}
 			}
 			in.answers[q] = vs[0]
 		}
 	}
-	for _, k := range []string{"event_type", "start", "end", "name", "email"} {
+	for _, k := range []string{"start", "end", "name", "email"} {
 		if strings.TrimSpace(form.Get(k)) == "" {
 			return in, false
 		}
 	}
-	in.eventType, in.name, in.email = form.Get("event_type"), form.Get("name"), form.Get("email")
-	if !plainEmail(in.email) {
-		return in, false
+	in.name, in.email, in.location = form.Get("name"), form.Get("email"), form.Get("location_option")
+	in.tz = form.Get("booker_tz")
+	if in.tz == "" {
+		in.tz = "UTC"
 	}
-	in.tz = "UTC"
-	if vs, ok := form["booker_tz"]; ok {
-		if !validZone(vs[0]) {
-			return in, false
-		}
-		in.tz = vs[0]
+	if et.AsksForNote {
+		in.note = cutUTF16(form.Get("q:booking-note"), maxNote)
 	}
-	in.note, in.location = form.Get("q:booking-note"), form.Get("location_option")
-	if utf16Len(in.note) > maxNote {
-		return in, false
-	}
+	in.rawStart, in.rawEnd = form.Get("start"), form.Get("end")
 	var err1, err2 error
-	in.start, err1 = time.Parse(time.RFC3339, form.Get("start"))
-	in.end, err2 = time.Parse(time.RFC3339, form.Get("end"))
+	in.start, err1 = time.Parse(time.RFC3339, in.rawStart)
+	_, err2 = time.Parse(time.RFC3339, in.rawEnd)
 	return in, err1 == nil && err2 == nil
 }
 
-// plainEmail accepts a bare address with a dotted domain, not "Name <addr>".
-func plainEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Name != "" || a.Address != s {
-		return false
+// cutUTF16 returns the longest prefix of s of at most n UTF-16 code units
+// that does not split a character.
+func cutUTF16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		units += utf16.RuneLen(r)
+		if units > n {
+			return s[:i]
+		}
 	}
-	domain := s[strings.LastIndexByte(s, '@')+1:]
-	return strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
-}
-
-// validZone accepts IANA names only; LoadLocation would also take "" (UTC)
-// and "Local" (the server's zone), which mean nothing to upstream.
-func validZone(name string) bool {
-	if name == "" || name == "Local" {
-		return false
-	}
-	_, err := time.LoadLocation(name)
-	return err == nil
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
+	return s
 }
 
 func (s *Sandbox) cancelBooking(o *owner, id string) reply {
 	rec := s.bookings[id]
 	if rec == nil || rec.owner != o.id {
 		// Another owner's booking is indistinguishable from a missing one.
-		return errorReply(http.StatusNotFound, "booking not found")
+		return errorReply(http.StatusNotFound, "no such booking")
 	}
 	rec.b.Cancelled = true
 	return jsonReply(http.StatusOK, struct {
@@ -440,7 +411,11 @@ func jsonReply(status int, v any) reply {
 
 func errorReply(status int, msg string) reply { return jsonReply(status, errorBody{Error: msg}) }
 
-func invalidInput() reply { return errorReply(http.StatusBadRequest, "invalid input") }
+// notBooked is the create error upstream sends for 400, 409 and 429: one
+// message, told apart only by the statuses.
+func notBooked(status, bodyStatus int) reply {
+	return jsonReply(status, errorBody{Error: "not booked", Status: bodyStatus})
+}
 
 // send records the status in the log and writes rep.
 func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
@@ -453,7 +428,7 @@ func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
 	} else {
 		h.Set("Content-Type", rep.contentType)
 	}
-	if rep.retryAfter != "" {
+	if rep.retryAfter != "" { // only a fault sends one
 		h.Set("Retry-After", rep.retryAfter)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(rep.body)))

@@ -10,11 +10,10 @@ import (
 type slidingWindow map[string][]time.Time
 
 // allow records an attempt for key at now, unless key already has limit
-// attempts within the period before now; then it reports how long until the
-// oldest of them leaves the window. A limit <= 0 always allows.
-func (w *slidingWindow) allow(key string, limit int, period time.Duration, now time.Time) (ok bool, wait time.Duration) {
+// attempts within the period before now. A limit <= 0 always allows.
+func (w *slidingWindow) allow(key string, limit int, period time.Duration, now time.Time) bool {
 	if limit <= 0 {
-		return true, 0
+		return true
 	}
 	if *w == nil {
 		*w = slidingWindow{}
@@ -28,10 +27,10 @@ func (w *slidingWindow) allow(key string, limit int, period time.Duration, now t
 	}
 	if len(keep) >= limit {
 		(*w)[key] = keep
-		return false, keep[len(keep)-limit].Add(period).Sub(now)
+		return false
 	}
 	(*w)[key] = append(keep, now)
-	return true, 0
+	return true
 }
 
 // clientIP is the host part of a RemoteAddr.

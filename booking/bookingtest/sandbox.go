@@ -109,6 +109,10 @@ type EventType struct {
 	Removed         bool   // removed types are not listed and cannot be used
 	// PeriodDays limits slots to the next N days; 0 means the full 14-day window.
 	PeriodDays int
+	// AsksForNote is whether the event's booking form has the note question.
+	// With it, q:booking-note is kept, cut to 2000 characters; without it the
+	// note is dropped without a word, as upstream does.
+	AsksForNote bool
 }
 
 // Booking is a stored booking. The pointer fields are nil for legacy records

@@ -60,8 +60,9 @@ func seed(s *Sandbox, now time.Time) {
 
 	s.AddOwner(DemoKey, DemoOwner, berlin, hours)
 	for _, et := range []EventType{
-		{Slug: "intro-call", Title: "Intro call", DurationMinutes: 15, Kind: KindSolo, ScheduleID: "sch_1001"},
-		{Slug: "consultation", Title: "Consultation", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1002"},
+		{Slug: "intro-call", Title: "Intro call", DurationMinutes: 15, Kind: KindSolo, ScheduleID: "sch_1001", AsksForNote: true},
+		{Slug: "consultation", Title: "Consultation", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1002", AsksForNote: true},
+		// Its form has no note question: a note sent is dropped.
 		{Slug: "deep-dive", Title: "Deep dive", DurationMinutes: 60, Kind: KindSolo, ScheduleID: "sch_1003", PeriodDays: 7},
 		{Slug: "team-sync", Title: "Team sync", DurationMinutes: 30, Kind: KindRoundRobin, ScheduleID: "sch_1004"},
 		{Slug: "board-review", Title: "Board review", DurationMinutes: 45, Kind: KindCollective, ScheduleID: "sch_1005"},
