@@ -177,8 +177,9 @@ func TestCreateTakenSlotIsNotBookedAndNotResubmitted(t *testing.T) {
 	if res.Outcome != booking.NotBooked || !errors.Is(res.Err, booking.ErrNotBooked) {
 		t.Fatalf("second create = %+v", res)
 	}
+	// The service tells a taken slot by body status 409.
 	var apiErr *booking.APIError
-	if !errors.As(res.Err, &apiErr) || apiErr.BodyStatus != 200 {
+	if !errors.As(res.Err, &apiErr) || apiErr.BodyStatus != 409 {
 		t.Errorf("409 body status not kept: %v", res.Err)
 	}
 	if !strings.Contains(res.Err.Error(), "do not resubmit") {

@@ -209,7 +209,7 @@ func TestTypesList(t *testing.T) {
 	h.slash(ada, "types")
 	m := h.reply(ada, "Event types")
 	text := textOf(m.Blocks)
-	for _, title := range []string{"Intro call", "Consultation", "Deep dive", "Team sync", "Board review"} {
+	for _, title := range []string{"Intro call", "Consultation", "Deep dive", "Team sync", "Board review", "Office hours"} {
 		if !strings.Contains(text, "*"+title+"*") {
 			t.Errorf("types reply lacks %q:\n%s", title, text)
 		}
@@ -217,7 +217,8 @@ func TestTypesList(t *testing.T) {
 	if strings.Contains(text, "Legacy demo") {
 		t.Error("a removed event type is listed")
 	}
-	solo := []string{"intro-call", "consultation", "deep-dive"}
+	// office-hours needs email verification, which the API does not show.
+	solo := []string{"intro-call", "consultation", "deep-dive", "office-hours"}
 	if got := values(elements(m.Blocks, "show_slots")); !slices.Equal(got, solo) {
 		t.Errorf("Free slots buttons for %v, want %v", got, solo)
 	}
@@ -611,7 +612,7 @@ func TestBookingModalFullFlow(t *testing.T) {
 	for _, o := range options(ev[0]) {
 		slugs = append(slugs, o.value)
 	}
-	if !slices.Equal(slugs, []string{"intro-call", "consultation", "deep-dive"}) {
+	if !slices.Equal(slugs, []string{"intro-call", "consultation", "deep-dive", "office-hours"}) {
 		t.Errorf("event types offered %v, want the solo ones", slugs)
 	}
 	if init, _ := ev[0]["initial_option"].(map[string]any); str(init, "value") != "intro-call" {

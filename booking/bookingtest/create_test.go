@@ -2,6 +2,7 @@ package bookingtest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -65,13 +66,21 @@ func TestCreateBooking(t *testing.T) {
 		t.Errorf("stored %+v", stored)
 	}
 
-	// Same event, start and email again: the slot is gone.
+	// Someone else for the same slot: it is taken.
+	other := url.Values{}
+	maps.Copy(other, form)
+	other.Set("email", "katherine.johnson@example.com")
+	post(t, srv, DemoKey, "/api/v1/bookings", other).want(t, http.StatusConflict, `{"error":"not booked","status":409}`)
+	// Same event, start and email again: a repeat, which the body status tells apart.
 	post(t, srv, DemoKey, "/api/v1/bookings", form).want(t, http.StatusConflict, `{"error":"not booked","status":200}`)
 }
 
 func TestCreateBookingOutcomes(t *testing.T) {
 	t.Parallel()
-	const taken = `{"error":"not booked","status":200}`
+	const (
+		taken   = `{"error":"not booked","status":409}`
+		refused = `{"error":"not booked","status":200}`
+	)
 	for _, tc := range []struct {
 		name   string
 		key    string
@@ -106,6 +115,18 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		{name: "weekend", form: bookForm("consultation", "2026-03-28T09:00:00Z", 30), status: 409, body: taken},
 		{name: "beyond the window", form: bookForm("consultation", "2026-04-07T08:00:00Z", 30), status: 409, body: taken},
 		{name: "beyond the event's period", form: bookForm("deep-dive", "2026-03-31T08:00:00Z", 60), status: 409, body: taken},
+		{name: "repeat of a cancelled booking", form: func() url.Values {
+			// John Backus's consultation, cancelled; its slot is offered again.
+			f := bookForm("consultation", "2026-03-25T12:00:00Z", 30)
+			f.Set("email", "john.backus@example.com")
+			return f
+		}(), status: 409, body: refused},
+		{name: "repeat of a confirmed booking", form: func() url.Values {
+			f := bookForm("intro-call", "2026-03-24T08:00:00Z", 15)
+			f.Set("email", "ada.lovelace@example.com")
+			return f
+		}(), status: 409, body: refused},
+		{name: "needs email verification", form: bookForm("office-hours", freeSlot, 30), status: 409, body: refused},
 		{name: "unknown event type", form: bookForm("nope", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
 		{name: "removed event type", form: bookForm("legacy-demo", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
 		{name: "schedule ID is not a selector", form: bookForm("sch_1002", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
@@ -140,6 +161,59 @@ func TestCreateBookingOutcomes(t *testing.T) {
 				t.Errorf("receipt %+v for %s", receipt.Booking, tc.form.Get("start"))
 			}
 		})
+	}
+}
+
+// An event that needs the attendee to verify their email is never booked
+// through the API, and its slot is not held.
+func TestCreateNeedsEmailVerification(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	for range 2 {
+		post(t, srv, DemoKey, "/api/v1/bookings", bookForm("office-hours", freeSlot, 30)).want(t, http.StatusConflict, `{"error":"not booked","status":200}`)
+	}
+	if n := len(srv.Bookings(DemoOwner)); n != len(demoBookings) {
+		t.Errorf("%d bookings, want the %d seeded", n, len(demoBookings))
+	}
+	if !slotStarts(listSlots(t, srv, DemoKey, "office-hours"))[freeSlot] {
+		t.Error("slot no longer offered")
+	}
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", freeSlot, 30)); r.status != http.StatusCreated {
+		t.Errorf("another event at the same time: %d %s", r.status, r.body)
+	}
+}
+
+// A repeat (same event type, start and attendee email) is refused with body
+// status 200 for good, even once the first booking is cancelled and its slot
+// is free again.
+func TestCreateRepeatAfterCancel(t *testing.T) {
+	t.Parallel()
+	srv, clock := newTestServer(t)
+	const refused = `{"error":"not booked","status":200}`
+	form := bookForm("consultation", freeSlot, 30)
+	r := post(t, srv, DemoKey, "/api/v1/bookings", form)
+	var receipt wireReceipt
+	r.decode(t, &receipt)
+	if r.status != http.StatusCreated || receipt.Booking == nil {
+		t.Fatalf("got %d %s", r.status, r.body)
+	}
+	post(t, srv, DemoKey, "/api/v1/bookings/"+receipt.Booking.BookingID+"/cancel", nil).want(t, http.StatusOK, `{"cancelled":true}`)
+	if !slotStarts(listSlots(t, srv, DemoKey, "consultation"))[freeSlot] {
+		t.Fatal("the cancelled booking's slot is not offered again")
+	}
+	for _, advance := range []time.Duration{0, time.Hour, 20 * time.Hour} {
+		clock.Advance(advance)
+		post(t, srv, DemoKey, "/api/v1/bookings", form).want(t, http.StatusConflict, refused)
+	}
+	// The slot itself is free: another attendee gets it, and the same
+	// attendee gets another time.
+	other := bookForm("consultation", freeSlot, 30)
+	other.Set("email", "dorothy.vaughan@example.com")
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", other); r.status != http.StatusCreated {
+		t.Errorf("another attendee: %d %s", r.status, r.body)
+	}
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00Z", 30)); r.status != http.StatusCreated {
+		t.Errorf("the same attendee at another time: %d %s", r.status, r.body)
 	}
 }
 

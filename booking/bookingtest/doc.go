@@ -14,7 +14,10 @@
 //     a slot's start and end exactly, as the same instant written otherwise
 //     is refused;
 //   - 400, 409 and 429 on create all say {"error":"not booked"} and differ
-//     only in the body status, which is 200 for a 409;
+//     only in the body status: 409 for a slot that is taken, past or written
+//     otherwise, but 200 for a repeat of an earlier booking (same event type,
+//     start and attendee email, even one cancelled since) and for an event
+//     type that needs email verification;
 //   - input is barely checked: any email or time zone name passes, unknown
 //     fields are ignored, a note is cut to 2000 characters or, when the event
 //     type has no note question, dropped;

@@ -250,7 +250,7 @@ type createResponse struct {
 }
 
 // createBooking runs the checks in upstream's order: the event type, the rate
-// limits, the input, the slot.
+// limits, the input, email verification, a repeat, the slot.
 func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time.Time) reply {
 	// Upstream reads the body as a form whatever its Content-Type, so a JSON
 	// body has no event_type and ends here.
@@ -270,6 +270,14 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	if formErr != nil || !ok {
 		return notBooked(http.StatusBadRequest, http.StatusBadRequest)
 	}
+	if et.RequiresEmailVerification {
+		// The booking would wait for the attendee's confirmation; the API
+		// cannot finish it and holds nothing.
+		return notBooked(http.StatusConflict, http.StatusOK)
+	}
+	if s.repeatLocked(o, et, in.start, in.email) {
+		return notBooked(http.StatusConflict, http.StatusOK)
+	}
 	if et.Kind != KindSolo {
 		// Unsupported flow: upstream answers 201 without a booking.
 		return jsonReply(http.StatusCreated, createResponse{})
@@ -284,7 +292,7 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 		}
 	}
 	if slot == nil {
-		return notBooked(http.StatusConflict, http.StatusOK)
+		return notBooked(http.StatusConflict, http.StatusConflict)
 	}
 	slug := et.Slug
 	b := Booking{
@@ -301,6 +309,20 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	}
 	s.bookings[b.ID] = &record{owner: o.id, b: b}
 	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, listTime(b.Start), listTime(b.End)}})
+}
+
+// repeatLocked reports whether the owner's event type already has a booking
+// starting at start for email, cancelled or not: upstream refuses such a
+// create for good.
+func (s *Sandbox) repeatLocked(o *owner, et *EventType, start time.Time, email string) bool {
+	for _, r := range s.bookings {
+		b := &r.b
+		if r.owner == o.id && b.EventType != nil && *b.EventType == et.Slug && b.Start.Equal(start) &&
+			b.BookerEmail != nil && *b.BookerEmail == email {
+			return true
+		}
+	}
+	return false
 }
 
 type createInput struct {

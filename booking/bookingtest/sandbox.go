@@ -113,6 +113,10 @@ type EventType struct {
 	// With it, q:booking-note is kept, cut to 2000 characters; without it the
 	// note is dropped without a word, as upstream does.
 	AsksForNote bool
+	// RequiresEmailVerification makes the attendee confirm their email before
+	// the booking exists, which the API cannot do: a create answers 409 with
+	// body status 200 and books nothing.
+	RequiresEmailVerification bool
 }
 
 // Booking is a stored booking. The pointer fields are nil for legacy records

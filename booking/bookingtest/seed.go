@@ -67,6 +67,8 @@ func seed(s *Sandbox, now time.Time) {
 		{Slug: "team-sync", Title: "Team sync", DurationMinutes: 30, Kind: KindRoundRobin, ScheduleID: "sch_1004"},
 		{Slug: "board-review", Title: "Board review", DurationMinutes: 45, Kind: KindCollective, ScheduleID: "sch_1005"},
 		{Slug: "legacy-demo", Title: "Legacy demo", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1006", Removed: true},
+		// Solo, as the API lists it, but every create answers 409.
+		{Slug: "office-hours", Title: "Office hours", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1007", AsksForNote: true, RequiresEmailVerification: true},
 	} {
 		s.AddEventType(DemoOwner, et)
 	}

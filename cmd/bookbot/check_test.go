@@ -61,7 +61,7 @@ func TestCheck(t *testing.T) {
 				"✓ configuration: every variable is valid",
 				"✓ allowed users: 1 (BOOKBOT_ALLOWED_USERS)",
 				"• BOOKBOT_DRY_RUN is off",
-				"✓ booking API key works: 5 event types, 3 bookable (key from BOOKING_API_KEY)",
+				"✓ booking API key works: 6 event types, 4 bookable (key from BOOKING_API_KEY)",
 				"✓ bot token works: team Bookbot Test, bot bookbot",
 				"✓ app token works: Socket Mode can connect",
 				"✓ digest channel works: #team (C0DIGEST), the bot is a member",
