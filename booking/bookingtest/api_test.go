@@ -505,15 +505,18 @@ func TestListBookings(t *testing.T) {
 		}
 	})
 
-	t.Run("upcoming means not yet ended", func(t *testing.T) {
+	t.Run("upcoming means not yet started", func(t *testing.T) {
 		srv := NewServer(t, WithoutSeed(), WithClock(clock.Now))
 		srv.AddOwner("k_upcoming_key", "o", berlin, nil)
-		srv.AddBooking("o", Booking{ID: "bk_running", Start: monday.Add(-7 * time.Minute), End: monday.Add(23 * time.Minute)})
-		srv.AddBooking("o", Booking{ID: "bk_endsnow", Start: monday.Add(-30 * time.Minute), End: monday})
-		srv.AddBooking("o", Booking{ID: "bk_cancelled", Start: monday.Add(time.Hour), End: monday.Add(2 * time.Hour), Cancelled: true})
-		if got := bookingIDs(listBookings(t, srv, "k_upcoming_key")); !slices.Equal(got, []string{"bk_running"}) {
-			t.Errorf("ids %q, want only the running booking", got)
+		srv.AddBooking("o", Booking{ID: "running", Start: monday.Add(-7 * time.Minute), End: monday.Add(23 * time.Minute)})
+		srv.AddBooking("o", Booking{ID: "ended", Start: monday.Add(-30 * time.Minute), End: monday})
+		srv.AddBooking("o", Booking{ID: "cancelled", Start: monday.Add(time.Hour), End: monday.Add(2 * time.Hour), Cancelled: true})
+		srv.AddBooking("o", Booking{ID: "next", Start: monday.Add(time.Minute), End: monday.Add(31 * time.Minute)})
+		if got := bookingIDs(listBookings(t, srv, "k_upcoming_key")); !slices.Equal(got, []string{"next"}) {
+			t.Errorf("ids %q, want only the booking that has not started", got)
 		}
+		// The one in progress can still be cancelled.
+		post(t, srv, "k_upcoming_key", "/api/v1/bookings/running/cancel", nil).want(t, http.StatusOK, `{"cancelled":true}`)
 	})
 
 	t.Run("at most 100, ordered by start then ID", func(t *testing.T) {

@@ -221,8 +221,8 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 		if len(out) == maxListed {
 			break
 		}
-		if !b.End.After(now) {
-			continue
+		if !b.Start.After(now) {
+			continue // upcoming means not started: one in progress is left out
 		}
 		out = append(out, bookingJSON{
 			BookingID:   b.ID,
