@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,9 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		body   string // "" checks a receipt instead
 	}{
 		{name: "solo", form: bookForm("consultation", freeSlot, 30), status: 201},
-		{name: "round robin is unsupported", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
-		{name: "collective is unsupported", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201, body: `{"booking":null}`},
+		{name: "collective", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201},
+		// The seeded team-sync gives its first booking to DemoTeammate.
+		{name: "round robin to a teammate", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
 		{name: "same instant with milliseconds", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
 			f.Set("start", "2026-03-24T09:00:00.000Z")
@@ -215,6 +217,105 @@ func TestCreateRepeatAfterCancel(t *testing.T) {
 	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00Z", 30)); r.status != http.StatusCreated {
 		t.Errorf("the same attendee at another time: %d %s", r.status, r.body)
 	}
+}
+
+func TestCreateTeamEvents(t *testing.T) {
+	t.Parallel()
+	// Four free consultation-length slots on Tuesday 24 March.
+	starts := []string{freeSlot, "2026-03-24T10:00:00Z", "2026-03-24T10:30:00Z", "2026-03-24T11:00:00Z"}
+
+	t.Run("round robin in turn", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t)
+		srv.AddEventType(DemoOwner, EventType{Slug: "rota", Title: "Rota", DurationMinutes: 30, Kind: KindRoundRobin,
+			Hosts: []string{DemoOwner, "host_b", "host_c"}})
+		var got []string
+		var teammates []string
+		for _, st := range starts {
+			r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("rota", st, 30))
+			if r.status != http.StatusCreated {
+				t.Fatalf("%s: %d %s", st, r.status, r.body)
+			}
+			var receipt wireReceipt
+			r.decode(t, &receipt)
+			if receipt.Booking == nil {
+				got = append(got, "null")
+				continue
+			}
+			got = append(got, receipt.Booking.StartsAt)
+		}
+		want := []string{"2026-03-24T09:00:00.000Z", "null", "null", "2026-03-24T11:00:00.000Z"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("receipts %q, want %q", got, want)
+		}
+		for _, host := range []string{"host_b", "host_c"} {
+			bs := srv.Bookings(host)
+			if len(bs) != 1 || *bs[0].EventType != "rota" {
+				t.Fatalf("%s holds %+v, want one rota booking", host, bs)
+			}
+			teammates = append(teammates, bs[0].ID)
+		}
+		// A teammate's booking is invisible to the key: not listed, not cancellable.
+		listed := bookingIDs(listBookings(t, srv, DemoKey))
+		for _, id := range teammates {
+			if slices.Contains(listed, id) {
+				t.Errorf("teammate's booking %s listed", id)
+			}
+			post(t, srv, DemoKey, "/api/v1/bookings/"+id+"/cancel", nil).want(t, http.StatusNotFound, `{"error":"no such booking"}`)
+		}
+		if n := len(srv.Bookings(DemoOwner)) - len(demoBookings); n != 2 {
+			t.Errorf("%d bookings in the owner's calendar, want 2", n)
+		}
+		// A teammate's booking does not fill the owner's calendar.
+		if !slotStarts(listSlots(t, srv, DemoKey, "consultation"))["2026-03-24T10:00:00Z"] {
+			t.Error("slot given to a teammate no longer offered")
+		}
+	})
+
+	t.Run("round robin without hosts is the owner's", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t)
+		srv.AddEventType(DemoOwner, EventType{Slug: "rota", Title: "Rota", DurationMinutes: 30, Kind: KindRoundRobin})
+		for _, st := range starts[:2] {
+			r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("rota", st, 30))
+			var receipt wireReceipt
+			r.decode(t, &receipt)
+			if r.status != http.StatusCreated || receipt.Booking == nil {
+				t.Errorf("%s: %d %s", st, r.status, r.body)
+			}
+		}
+	})
+
+	t.Run("seeded team-sync alternates, teammate first", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t)
+		var got []string
+		for _, st := range starts {
+			got = append(got, post(t, srv, DemoKey, "/api/v1/bookings", bookForm("team-sync", st, 30)).text())
+		}
+		for i, body := range got {
+			if null := body == `{"booking":null}`; null != (i%2 == 0) {
+				t.Errorf("booking %d: %s", i+1, body)
+			}
+		}
+		if n := len(srv.Bookings(DemoTeammate)); n != 2 {
+			t.Errorf("%d bookings for the teammate, want 2", n)
+		}
+	})
+
+	t.Run("collective is the owner's", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t)
+		r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("board-review", "2026-03-24T08:45:00Z", 45))
+		var receipt wireReceipt
+		r.decode(t, &receipt)
+		if r.status != http.StatusCreated || receipt.Booking == nil {
+			t.Fatalf("got %d %s", r.status, r.body)
+		}
+		if !slices.Contains(bookingIDs(listBookings(t, srv, DemoKey)), receipt.Booking.BookingID) {
+			t.Error("collective booking not listed")
+		}
+	})
 }
 
 func TestCreateBookingValidation(t *testing.T) {

@@ -21,7 +21,8 @@
 //   - input is barely checked: any email or time zone name passes, unknown
 //     fields are ignored, a note is cut to 2000 characters or, when the event
 //     type has no note question, dropped;
-//   - team events (round_robin, collective) answer 201 with a null booking;
+//   - a round robin booking may go to a teammate: the receipt is null and the
+//     booking is invisible to the key; collective events book normally;
 //   - 413 is plain text and comes before the key is checked; the fault hooks
 //     produce HTML 5xx pages, dropped connections and writes that commit
 //     although the client never hears about it.

@@ -278,10 +278,6 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	if s.repeatLocked(o, et, in.start, in.email) {
 		return notBooked(http.StatusConflict, http.StatusOK)
 	}
-	if et.Kind != KindSolo {
-		// Unsupported flow: upstream answers 201 without a booking.
-		return jsonReply(http.StatusCreated, createResponse{})
-	}
 	// Slots are never held, and start and end must be written exactly as a
 	// slot offered now: the same instant in another form is not a match.
 	var slot *Slot
@@ -294,6 +290,7 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	if slot == nil {
 		return notBooked(http.StatusConflict, http.StatusConflict)
 	}
+	host := o.nextHost(et)
 	slug := et.Slug
 	b := Booking{
 		ID:             s.newBookingIDLocked(),
@@ -307,17 +304,38 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 		LocationOption: in.location,
 		Answers:        in.answers,
 	}
-	s.bookings[b.ID] = &record{owner: o.id, b: b}
+	s.bookings[b.ID] = &record{owner: host, event: o.id, b: b}
+	if host != o.id {
+		// A teammate's booking: this key never learns its ID.
+		return jsonReply(http.StatusCreated, createResponse{})
+	}
 	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, listTime(b.Start), listTime(b.End)}})
 }
 
+// nextHost is whose calendar the next booking of et goes to: the owner's,
+// or for a round robin with Hosts, the host whose turn it is.
+func (o *owner) nextHost(et *EventType) string {
+	if et.Kind != KindRoundRobin || len(et.Hosts) == 0 {
+		return o.id
+	}
+	if o.turns == nil {
+		o.turns = map[string]int{}
+	}
+	host := et.Hosts[o.turns[et.Slug]%len(et.Hosts)]
+	o.turns[et.Slug]++
+	if host == "" {
+		return o.id
+	}
+	return host
+}
+
 // repeatLocked reports whether the owner's event type already has a booking
-// starting at start for email, cancelled or not: upstream refuses such a
-// create for good.
+// starting at start for email, in any host's calendar, cancelled or not:
+// upstream refuses such a create for good.
 func (s *Sandbox) repeatLocked(o *owner, et *EventType, start time.Time, email string) bool {
 	for _, r := range s.bookings {
 		b := &r.b
-		if r.owner == o.id && b.EventType != nil && *b.EventType == et.Slug && b.Start.Equal(start) &&
+		if r.event == o.id && b.EventType != nil && *b.EventType == et.Slug && b.Start.Equal(start) &&
 			b.BookerEmail != nil && *b.BookerEmail == email {
 			return true
 		}
@@ -390,7 +408,8 @@ func cutUTF16(s string, n int) string {
 func (s *Sandbox) cancelBooking(o *owner, id string) reply {
 	rec := s.bookings[id]
 	if rec == nil || rec.owner != o.id {
-		// Another owner's booking is indistinguishable from a missing one.
+		// Another owner's or a teammate's booking is indistinguishable from
+		// a missing one.
 		return errorReply(http.StatusNotFound, "no such booking")
 	}
 	rec.b.Cancelled = true

@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// Scheduling kinds of an [EventType]. Only solo events can be booked through
-// the API; the others answer 201 with a null booking.
+// Scheduling kinds of an [EventType]. A collective booking lands in the
+// owner's calendar like a solo one; a round robin booking goes to whichever
+// host's turn it is (see [EventType.Hosts]).
 const (
 	KindSolo       = "solo"
 	KindRoundRobin = "round_robin"
@@ -49,7 +50,7 @@ type Sandbox struct {
 	now      func() time.Time
 	owners   map[string]*owner  // by owner ID
 	keys     map[string]*owner  // by API key
-	bookings map[string]*record // by booking ID, all owners
+	bookings map[string]*record // by booking ID, all owners and hosts
 	nextSch  int                // for generated schedule IDs
 
 	requests []*Request
@@ -72,11 +73,13 @@ type owner struct {
 	id, key    string
 	zone       *time.Location
 	hours      WeeklyHours
-	eventTypes []EventType // in listing order
+	eventTypes []EventType    // in listing order
+	turns      map[string]int // round robin bookings made so far, by slug
 }
 
 type record struct {
-	owner string
+	owner string // whose calendar holds it: the owner, or a teammate of a round robin
+	event string // owner of the event type it was booked through
 	b     Booking
 }
 
@@ -117,6 +120,13 @@ type EventType struct {
 	// the booking exists, which the API cannot do: a create answers 409 with
 	// body status 200 and books nothing.
 	RequiresEmailVerification bool
+	// Hosts is a round_robin event's rotation: each booking goes to the next
+	// host in turn, starting with the first. The owner's ID books into the
+	// owner's calendar (a receipt, then listed); any other name is a
+	// teammate, whose booking this key can neither see nor cancel (the
+	// receipt is null). Empty means the owner takes every booking. Other
+	// kinds ignore it.
+	Hosts []string
 }
 
 // Booking is a stored booking. The pointer fields are nil for legacy records
@@ -215,6 +225,7 @@ func (s *Sandbox) AddEventType(ownerID string, et EventType) {
 	if et.Kind == "" {
 		et.Kind = KindSolo
 	}
+	et.Hosts = slices.Clone(et.Hosts)
 	s.lock()
 	defer s.mu.Unlock()
 	o := s.ownerLocked(ownerID)
@@ -222,6 +233,7 @@ func (s *Sandbox) AddEventType(ownerID string, et EventType) {
 		et.ScheduleID = fmt.Sprintf("sch_%d", s.nextSch)
 		s.nextSch++
 	}
+	delete(o.turns, et.Slug) // a replaced round robin starts its rotation again
 	if i := o.eventTypeIndex(et.Slug); i >= 0 {
 		o.eventTypes[i] = et
 		return
@@ -246,10 +258,15 @@ func (s *Sandbox) RemoveEventType(ownerID, slug string) {
 func (s *Sandbox) EventTypes(ownerID string) []EventType {
 	s.lock()
 	defer s.mu.Unlock()
-	if o := s.owners[ownerID]; o != nil {
-		return slices.Clone(o.eventTypes)
+	o := s.owners[ownerID]
+	if o == nil {
+		return nil
 	}
-	return nil
+	out := slices.Clone(o.eventTypes)
+	for i := range out {
+		out[i].Hosts = slices.Clone(out[i].Hosts)
+	}
+	return out
 }
 
 // AddBooking stores a booking for an owner and returns its ID, generating one
@@ -272,12 +289,14 @@ func (s *Sandbox) AddBooking(ownerID string, b Booking) string {
 	if b.ID == "" {
 		b.ID = s.newBookingIDLocked()
 	}
-	s.bookings[b.ID] = &record{owner: ownerID, b: cloneBooking(b)}
+	s.bookings[b.ID] = &record{owner: ownerID, event: ownerID, b: cloneBooking(b)}
 	return b.ID
 }
 
-// Bookings returns all stored bookings of an owner, cancelled and past ones
-// included, ordered by start (ties by ID); nil for an unknown owner.
+// Bookings returns all stored bookings in an owner's calendar, cancelled and
+// past ones included, ordered by start (ties by ID); nil for an unknown
+// owner. A round robin teammate's ID (see [EventType.Hosts]) gives the
+// bookings that went to that teammate.
 func (s *Sandbox) Bookings(ownerID string) []Booking {
 	s.lock()
 	defer s.mu.Unlock()

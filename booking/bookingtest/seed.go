@@ -15,6 +15,10 @@ const (
 
 	DemoOwner  = "owner_demo"
 	OtherOwner = "owner_other"
+	// DemoTeammate is the host who shares the seeded round robin, team-sync,
+	// with DemoOwner: it takes the first booking, the owner the second, and
+	// so on. Its bookings are in Bookings(DemoTeammate), never seen by DemoKey.
+	DemoTeammate = "host_teammate"
 	// OtherBookingID is OtherOwner's booking; DemoKey gets 404 for it.
 	OtherBookingID = "5eed0000-0000-4000-8000-000000002001"
 )
@@ -64,7 +68,7 @@ func seed(s *Sandbox, now time.Time) {
 		{Slug: "consultation", Title: "Consultation", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1002", AsksForNote: true},
 		// Its form has no note question: a note sent is dropped.
 		{Slug: "deep-dive", Title: "Deep dive", DurationMinutes: 60, Kind: KindSolo, ScheduleID: "sch_1003", PeriodDays: 7},
-		{Slug: "team-sync", Title: "Team sync", DurationMinutes: 30, Kind: KindRoundRobin, ScheduleID: "sch_1004"},
+		{Slug: "team-sync", Title: "Team sync", DurationMinutes: 30, Kind: KindRoundRobin, ScheduleID: "sch_1004", Hosts: []string{DemoTeammate, DemoOwner}},
 		{Slug: "board-review", Title: "Board review", DurationMinutes: 45, Kind: KindCollective, ScheduleID: "sch_1005"},
 		{Slug: "legacy-demo", Title: "Legacy demo", DurationMinutes: 30, Kind: KindSolo, ScheduleID: "sch_1006", Removed: true},
 		// Solo, as the API lists it, but every create answers 409.
