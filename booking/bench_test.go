@@ -21,8 +21,8 @@ func listBody(tb testing.TB) []byte {
 	for i := range MaxListed {
 		s := start.Add(time.Duration(i) * 30 * time.Minute)
 		w.Bookings = append(w.Bookings, wireBooking{
-			BookingID: fmt.Sprintf("bk_%010d", i),
-			StartsAt:  s.In(time.FixedZone("", 3600)).Format(time.RFC3339),
+			BookingID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
+			StartsAt:  s.Format("2006-01-02T15:04:05.000Z07:00"), // as the service writes them
 			EndsAt:    s.Add(15 * time.Minute).Format("2006-01-02T15:04:05.000Z07:00"),
 			Status:    "confirmed", BookerName: ptr(fmt.Sprintf("Attendee %d", i)),
 			BookerEmail: ptr(fmt.Sprintf("attendee%d@example.com", i)), EventType: ptr("intro-call"),
@@ -56,8 +56,8 @@ func BenchmarkDecodeBookings(b *testing.B) {
 // so the figures measure the client and the loopback, not a fake's work.
 func benchServer(b *testing.B) *httptest.Server {
 	list := listBody(b)
-	slots := []byte(`{"slots":[{"start":"2030-03-25T08:00:00.000Z","end":"2030-03-25T08:15:00.000Z"}]}`)
-	receipt := []byte(`{"booking":{"booking_id":"bk_0000000000","starts_at":"2030-03-25T09:00:00+01:00","ends_at":"2030-03-25T09:15:00+01:00"}}`)
+	slots := []byte(`{"slots":[{"start":"2030-03-25T08:00:00Z","end":"2030-03-25T08:15:00Z"}]}`)
+	receipt := []byte(`{"booking":{"booking_id":"00000000-0000-4000-8000-000000000000","starts_at":"2030-03-25T08:00:00.000Z","ends_at":"2030-03-25T08:15:00.000Z"}}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {

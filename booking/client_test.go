@@ -194,14 +194,15 @@ func TestErrorResponses(t *testing.T) {
 		sample      string
 		wait        time.Duration
 	}{
-		{"400", 400, "application/json", `{"error":"invalid input"}`, "", ErrInvalidInput, "invalid input", 0, "", 0},
-		{"401", 401, "application/json", `{"error":"unauthorized"}`, "", ErrUnauthorized, "unauthorized", 0, "", 0},
+		{"400", 400, "application/json", `{"error":"not booked","status":400}`, "", ErrInvalidInput, "not booked", 400, "", 0},
+		{"401", 401, "application/json", `{"error":"invalid token"}`, "", ErrUnauthorized, "invalid token", 0, "", 0},
 		{"403 edge html", 403, "text/html", `<html><body><h1>403 Forbidden</h1></body></html>`, "", ErrForbidden, "", 0, "403 Forbidden", 0},
-		{"404", 404, "application/json; charset=utf-8", `{"error":"booking not found"}`, "", ErrNotFound, "booking not found", 0, "", 0},
+		{"404", 404, "application/json; charset=utf-8", `{"error":"no such booking"}`, "", ErrNotFound, "no such booking", 0, "", 0},
+		{"409 status 409", 409, "application/json", `{"error":"not booked","status":409}`, "", ErrNotBooked, "not booked", 409, "", 0},
 		{"409 status 200", 409, "application/json", `{"error":"not booked","status":200}`, "", ErrNotBooked, "not booked", 200, "", 0},
-		{"413 plain", 413, "text/plain", "request entity too large", "", ErrTooLarge, "", 0, "request entity too large", 0},
+		{"413 plain", 413, "text/plain", "request too large", "", ErrTooLarge, "", 0, "request too large", 0},
 		{"429 retry-after", 429, "application/json", `{"error":"too many"}`, "30", ErrRateLimited, "too many", 0, "", 30 * time.Second},
-		{"429 bare", 429, "application/json", `{"error":"too many"}`, "", ErrRateLimited, "too many", 0, "", 0},
+		{"429 as the service answers", 429, "application/json", `{"error":"not booked","status":429}`, "", ErrRateLimited, "not booked", 429, "", 0},
 		{"503 html", 503, "text/html; charset=utf-8", "<!doctype html><html><head><style>p{color:red}</style><script>var k=1</script></head><body><p>Service\n\tUnavailable</p></body></html>", "", ErrUnavailable, "", 0, "Service Unavailable", 0},
 		{"502 json-typed garbage", 502, "application/json", `{"error":`, "", ErrUnavailable, "", 0, `{"error":`, 0},
 		{"418 unknown", 418, "application/json", `{"error":"teapot"}`, "", ErrBadResponse, "teapot", 0, "", 0},
@@ -436,6 +437,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(200, "application/json", `{"event_types":[{"slug":"a","duration_minutes":"x"}]}`)
 	f.Add(503, "text/html", "<html><body>down</body></html>")
 	f.Add(409, "application/json", `{"error":"not booked","status":200}`)
+	// As the service writes them: slots without a fraction, bookings with one.
+	f.Add(200, "application/json", `{"slots":[{"start":"2026-03-23T09:00:00Z","end":"2026-03-23T09:15:00Z"}]}`)
+	f.Add(200, "application/json", `{"bookings":[{"booking_id":"5eed0000-0000-4000-8000-000000000001","starts_at":"2026-03-23T09:00:00.000Z","ends_at":"2026-03-23T09:30:00.000Z","status":"confirmed","booker_name":null,"booker_email":null,"event_type":null}]}`)
+	f.Add(429, "application/json", `{"error":"not booked","status":429}`)
+	f.Add(413, "text/plain", "request too large")
 	f.Add(200, "application/json", `{"bookings":null}`)
 	f.Add(200, "application/json", `[]`)
 	f.Add(204, "", "")

@@ -214,11 +214,12 @@ func TestCreateRejected(t *testing.T) {
 		fault bookingtest.Fault
 		kind  error
 	}{
-		{"400", bookingtest.JSONError(400, "invalid input", 0), booking.ErrInvalidInput},
+		// As the service answers each, apart from the edge's 403.
+		{"400", bookingtest.JSONError(400, "not booked", 400), booking.ErrInvalidInput},
 		{"403 edge", bookingtest.HTMLError(403), booking.ErrForbidden},
-		{"404", bookingtest.JSONError(404, "event type not found", 0), booking.ErrNotFound},
-		{"413 plain", bookingtest.PlainText(413, "request entity too large"), booking.ErrTooLarge},
-		{"401", bookingtest.JSONError(401, "unauthorized", 0), booking.ErrUnauthorized},
+		{"404", bookingtest.JSONError(404, "no such event type", 0), booking.ErrNotFound},
+		{"413 plain", bookingtest.Fault{Status: 413, ContentType: "text/plain", Body: "request too large"}, booking.ErrTooLarge},
+		{"401", bookingtest.JSONError(401, "invalid token", 0), booking.ErrUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,7 +368,7 @@ func TestCreateReceiptIsVerified(t *testing.T) {
 			panic("no seeded upcoming booking")
 		}, booking.Unknown},
 		{"receipt not listed", func([]bookingtest.Booking) string {
-			return `{"booking":{"booking_id":"bk_nowhere","starts_at":"2026-03-23T10:00:00Z","ends_at":"2026-03-23T10:15:00Z"}}`
+			return `{"booking":{"booking_id":"0b0d1e5e-0000-4000-8000-000000000000","starts_at":"2026-03-23T10:00:00.000Z","ends_at":"2026-03-23T10:15:00.000Z"}}`
 		}, booking.Unknown},
 		{"empty booking_id", func([]bookingtest.Booking) string {
 			return `{"booking":{"booking_id":"","starts_at":"2026-03-23T10:00:00Z","ends_at":"2026-03-23T10:15:00Z"}}`
@@ -432,7 +433,7 @@ func TestCreateGuardKeepsWithinLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "invalid input", 0))
+		srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
 		if res, _ := c.Create(t.Context(), request(slots[i])); res.Outcome != booking.Rejected {
 			t.Fatalf("attempt %d: %+v", i+1, res)
 		}
@@ -453,7 +454,7 @@ func TestCreateAfter429HoldsBack(t *testing.T) {
 	t.Parallel()
 	c, srv := sandbox(t)
 	slots, _ := c.Slots(t.Context(), "intro-call")
-	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.Fault{Status: 429, Body: `{"error":"too many"}`, ContentType: "application/json"})
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
 	res, _ := c.Create(t.Context(), request(slots[0]))
 	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
 		t.Fatalf("429 without Retry-After = %+v, want held a minute (the API's refusal, not bookbot's)", res)
@@ -519,7 +520,7 @@ func TestCancelOutcomes(t *testing.T) {
 		fault func(*bookingtest.Server)
 		want  booking.Outcome
 	}{
-		{"unknown id", func(*bookingtest.Server, []booking.Booking) string { return "bk_missing" }, nil, booking.NotFound},
+		{"unknown id", func(*bookingtest.Server, []booking.Booking) string { return "00000000-0000-4000-8000-000000000000" }, nil, booking.NotFound},
 		{"another owner's booking", func(s *bookingtest.Server, _ []booking.Booking) string {
 			return s.Sandbox.Bookings(bookingtest.OtherOwner)[0].ID
 		}, nil, booking.NotFound},
