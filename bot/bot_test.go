@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -887,7 +888,7 @@ func TestBookingOutcomes(t *testing.T) {
 		v := h.openModal(ada, "intro-call")
 		takeSlot(h, "someone@example.com")
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
-		out := outcome(h, v.ID, "Not booked")
+		out := outcome(h, v.ID, "Not booked: that time is not free.")
 		if len(elements(out.Blocks, "pick_another")) != 1 {
 			t.Errorf("no Pick another time button:\n%s", textOf(out.Blocks))
 		}
@@ -993,6 +994,46 @@ func TestBookingOutcomes(t *testing.T) {
 		out := outcome(h, v.ID, "Refused by the booking service: too many attempts.")
 		if text := textOf(out.Blocks); !strings.Contains(text, "Nothing was booked. Try again in 2 minutes") {
 			t.Errorf("429 outcome:\n%s", text)
+		}
+	})
+	t.Run("rebooking after a cancel", func(t *testing.T) {
+		t.Parallel()
+		h, _ := journaledHarness(t, true)
+		h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
+		h.dm(ada, "Booked")
+		h.drain()
+		var id string
+		for _, b := range upcoming(h) {
+			if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
+				id = b.ID
+			}
+		}
+		if res, err := h.client.Cancel(booking.WithActor(t.Context(), ada), id); err != nil || res.Outcome != booking.Cancelled {
+			t.Fatalf("cancel: %+v, %v", res, err)
+		}
+		// The time is free again, and the service still refuses Grace at it.
+		v := h.openModal(ada, "intro-call")
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		text := textOf(outcome(h, v.ID, "refuses this attendee at this time").Blocks)
+		if !strings.Contains(text, "even one cancelled since") || strings.Contains(text, "check the bookings list") {
+			t.Errorf("outcome:\n%s", text)
+		}
+		h.drain()
+		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 2 {
+			t.Errorf("%d POST /bookings, want 2", n)
+		}
+	})
+	t.Run("the service's own 429", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.sb.SetLimits(1, 20) // stricter than bookbot's guard: the service answers first
+		h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
+		h.dm(ada, "Booked")
+		v := h.openModal(ada, "intro-call")
+		h.submit(ada, v.ID, bookingInputs(v.Options("slot")[0].Value, "ada@example.com"))
+		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts.").Blocks)
+		if strings.Contains(text, "Not sent") {
+			t.Errorf("a request the service refused is said not to have been sent:\n%s", text)
 		}
 	})
 	// Each kind of 409 says what it means; none is sent twice.

@@ -238,6 +238,8 @@ func localZoneName() string {
 
 const faultHelp = `Fault knobs (they act once, on the next call to that endpoint, unless noted):
   :fault create 409      the slot is taken (not booked)
+  :fault create repeat   the service refuses this attendee at this time, as it does
+                         for a repeat of an earlier booking, even a cancelled one
   :fault create 429      the API's rate limit
   :fault create 400      the API refuses the request
   :fault create 500      an HTML error page, nothing stored (outcome unclear until bookbot checks)
@@ -293,6 +295,8 @@ func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
 		s.CommitThenDrop(ep)
 	case "409": // as the service answers for a time that is not free
 		s.FailNext(ep, bookingtest.JSONError(http.StatusConflict, "not booked", http.StatusConflict))
+	case "repeat": // as the service answers a repeat, or an email still to verify
+		s.FailNext(ep, bookingtest.JSONError(http.StatusConflict, "not booked", http.StatusOK))
 	case "429": // as the service answers: no Retry-After
 		s.FailNext(ep, bookingtest.JSONError(http.StatusTooManyRequests, "not booked", http.StatusTooManyRequests))
 	default:

@@ -33,6 +33,7 @@ func TestDemoScript(t *testing.T) {
 		"✅ Booking `5eed0000-0000-4000-8000-000000000001` is cancelled.",
 		"❌ *Not booked: that time is not free.* Consultation",
 		"answered 409",
+		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
 		"== Bookings for ",
 		"Posted the digest for ",
 		"── bookbot in channel CDIGEST ──",
