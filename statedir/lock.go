@@ -62,7 +62,8 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("pid %d on %s, since %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(owner+"\n"), 0)
 	}
 	if err != nil {
