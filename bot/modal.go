@@ -572,7 +572,21 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	if len(actions) > 0 {
 		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
 	}
-	return message{Text: plainText(text), Blocks: blocks}
+	// The notification says the headline with the data as it is: stripping
+	// the markup from the whole text would strip it from names and IDs too.
+	fallback := headline(text) + " " + title + " on " + slotText + " for " + escape(meta.Name)
+	if res != nil && res.Booking != nil {
+		fallback += " (booking " + escape(res.Booking.ID) + ")"
+	}
+	return message{Text: fallback, Blocks: blocks}
+}
+
+// headline is an outcome text's bold opening phrase, which every outcome
+// text has and which holds no data.
+func headline(text string) string {
+	_, rest, _ := strings.Cut(text, "*")
+	head, _, _ := strings.Cut(rest, "*")
+	return head
 }
 
 // alreadyBookedText says why a create was not sent: the booking exists, is
@@ -607,13 +621,6 @@ func recheckValue(m modalMeta) string {
 	b, _ := json.Marshal(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
 	return clip(string(b), 2000)
 }
-
-// plainText strips the mrkdwn emphasis for notification fallbacks.
-func plainText(s string) string {
-	return emphasis.Replace(s)
-}
-
-var emphasis = strings.NewReplacer("*", "", "_", "", "`", "")
 
 func slackErr(err error) string {
 	var se slack.SlackErrorResponse

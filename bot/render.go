@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/slack-go/slack"
 
@@ -50,8 +51,10 @@ func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, clip(s, 150), true, false)
 }
 
+// mrkdwn is verbatim: Slack turns only explicit markup (<@U…>, <!date…>)
+// into mentions and links, never a typed "@channel" or a bare URL in a name.
 func mrkdwn(s string) *slack.TextBlockObject {
-	return slack.NewTextBlockObject(slack.MarkdownType, clip(s, 3000), false, false)
+	return slack.NewTextBlockObject(slack.MarkdownType, clip(s, 3000), false, true)
 }
 
 func section(s string) *slack.SectionBlock { return slack.NewSectionBlock(mrkdwn(s), nil, nil) }
@@ -64,9 +67,21 @@ func button(actionID, text, value string) *slack.ButtonBlockElement {
 	return slack.NewButtonBlockElement(actionID, value, plain(clip(text, 75)))
 }
 
-// escape keeps user-provided text from becoming Slack markup: an attendee
-// named "<!channel>" must not ping anyone.
-func escape(s string) string { return escaper.Replace(s) }
+// escape keeps user-provided text from becoming Slack markup (an attendee
+// named "<!channel>" must not ping anyone) and on one line: a name with a
+// newline must not add lines of its own to a list.
+func escape(s string) string { return escaper.Replace(oneLine(s)) }
+
+// oneLine collapses each run of whitespace and control characters into
+// one space.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != ' ' && breaksLine(r) }) < 0 {
+		return s // the common case: nothing but plain spaces
+	}
+	return strings.Join(strings.FieldsFunc(s, breaksLine), " ")
+}
+
+func breaksLine(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
 // escaper is built once: a Replacer builds its tables on first use, which
 // costs more than escaping a whole booking list.

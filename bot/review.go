@@ -166,7 +166,20 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 	} else {
 		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, dateToken(e.ReviewedAt))))
 	}
-	return message{Text: head + ": " + plainText(writeSummary(e, types, nil)), Blocks: blocks}
+	return message{Text: head + ": " + writePlain(e, types), Blocks: blocks}
+}
+
+// writePlain says what a journal entry asked for without markup, for a
+// notification: the data as it is, the time in UTC.
+func writePlain(e journal.Entry, types []booking.EventType) string {
+	if e.Op == booking.OpCancel {
+		return "cancel booking " + escape(e.BookingID)
+	}
+	at := escape(e.Start)
+	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
+		at = start.UTC().Format("Mon 2 Jan 15:04 MST")
+	}
+	return fmt.Sprintf("book %s %s for %s", escape(titleOf(booking.Some(e.EventType), types)), at, escape(e.Name))
 }
 
 // writeSummary says what a journal entry asked for. loc nil gives Slack

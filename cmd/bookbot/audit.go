@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
@@ -68,6 +69,16 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 
 // auditText is one journal entry as a few indented lines, times in loc.
 func auditText(e journal.Entry, loc *time.Location) string {
+	// A name may hold newlines or a terminal's escape sequences: every
+	// field prints inert, on its own line.
+	e.Actor, e.EventType, e.Start, e.End = inert(e.Actor), inert(e.EventType), inert(e.Start), inert(e.End)
+	e.Name, e.Email, e.BookingID, e.Created = inert(e.Name), inert(e.Email), inert(e.BookingID), inert(e.Created)
+	e.ReportedTo, e.ReviewedBy = inert(e.ReportedTo), inert(e.ReviewedBy)
+	seen := make([]string, len(e.Seen))
+	for i, s := range e.Seen {
+		seen[i] = inert(s)
+	}
+	e.Seen = seen
 	var b strings.Builder
 	stamp := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04:05 MST") }
 	who := "(no Slack user)"
@@ -119,4 +130,10 @@ func auditText(e journal.Entry, loc *time.Location) string {
 		fmt.Fprintf(&b, "    seen: %s\n", strings.Join(e.Seen, "; "))
 	}
 	return b.String()
+}
+
+// inert collapses each run of whitespace and control characters (an
+// escape sequence's ESC included) into one space.
+func inert(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }

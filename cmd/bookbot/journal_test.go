@@ -374,3 +374,20 @@ func TestSecondRunOnTheSameStateRefusesToStart(t *testing.T) {
 	}
 	noSecrets(t, sb, sl, out.String(), string(refusal))
 }
+
+// bookbot audit prints a journal's names inert: a newline or a terminal
+// escape sequence in an attendee's name adds no line and moves no cursor.
+func TestAuditTextIsInert(t *testing.T) {
+	t.Parallel()
+	e := journal.Entry{Seq: 7, At: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), Write: booking.Write{
+		Op: booking.OpCreate, Actor: "U1", EventType: "intro-call", Start: "2026-11-25T09:00:00Z", End: "2026-11-25T09:15:00Z",
+		Name: "Eve\nMallory\x1b[2J\x1b[31m", Email: "eve@example.com",
+	}, Outcome: booking.Confirmed, Created: "bk_1", Seen: []string{"line one\nline two"}}
+	text := auditText(e, time.UTC)
+	if strings.Contains(text, "\x1b") || strings.Count(text, "\n") != 4 {
+		t.Errorf("audit text is not inert:\n%q", text)
+	}
+	if !strings.Contains(text, "for Eve Mallory [2J [31m <eve@example.com>") {
+		t.Errorf("the name is lost:\n%q", text)
+	}
+}
