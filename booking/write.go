@@ -385,6 +385,15 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 	return res
 }
 
+// Recheck looks again, in a fresh bookings list, for a create whose
+// outcome was unclear: the booking an attendee has for an event at start.
+// It never writes.
+func (c *Client) Recheck(ctx context.Context, eventType string, start time.Time, email string) *Result {
+	res := &Result{}
+	c.settleCreate(ctx, CreateRequest{Slot: Slot{Start: start, eventType: eventType}, Email: email}, res, ProbablyNotBooked)
+	return res
+}
+
 // settleCreate lists bookings to confirm a create. A listed booking with the
 // receipt's ID, or failing that with the same event, start and attendee
 // email, confirms it. Otherwise the outcome is absent, unless the list could

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
@@ -43,6 +41,49 @@ const (
 type DigestMessage struct {
 	Text   string // notification fallback: plain text, escaped for mrkdwn
 	Blocks []slack.Block
+}
+
+// DigestPoster posts a chat message. *slack.Client satisfies it.
+type DigestPoster interface {
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+}
+
+var _ DigestPoster = (*slack.Client)(nil)
+
+// SlackDigestPublisher implements digest.Publisher with chat.postMessage.
+//
+// A digest may take several messages. When the first one is refused (Slack
+// answered with an error, or a 429 that outlasted the retries) nothing was
+// posted and the error says so; any other failure — a timeout or a server
+// error after the request went out, or a later message failing after earlier
+// ones were posted — matches digest.ErrMaybePosted, so the digest is never
+// posted twice.
+type SlackDigestPublisher struct {
+	Slack DigestPoster
+
+	// sleep waits out a rate limit; nil waits on a timer. Tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+var (
+	_ digest.Publisher   = SlackDigestPublisher{}
+	_ digest.TSPublisher = SlackDigestPublisher{}
+)
+
+func (b *Bot) digestReply(ctx context.Context) []message {
+	if b.cfg.Digest == nil {
+		return []message{{Text: "The digest is not set up.", Blocks: []slack.Block{section("The next-day digest is not set up on this bookbot.")}}}
+	}
+	day := digest.Tomorrow(b.cfg.Now(), b.cfg.DigestZone)
+	d, err := b.cfg.Digest.Preview(ctx, day)
+	if err != nil {
+		return []message{errorMessage("Tomorrow's digest could not be built", err)}
+	}
+	var out []message
+	for _, m := range DigestMessages(d, b.cfg.IncludeEmails) {
+		out = append(out, message(m))
+	}
+	return out
 }
 
 // DigestMessages renders a digest as Block Kit messages within Slack's
@@ -112,22 +153,18 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 		}
 		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, digestCut(header, digestMaxHeaderText), false, false))
 
-		var text strings.Builder
-		text.WriteString(header)
-		text.WriteByte('\n')
+		// The notification text: one line a booking, each escaped as data.
+		lines := []string{escape(header)}
 		if i == 0 {
-			text.WriteString(d.CountLine())
-			text.WriteByte('\n')
+			lines = append(lines, escape(d.CountLine()))
 			if w := d.IncompleteWarning(); w != "" {
-				text.WriteString(w)
-				text.WriteByte('\n')
+				lines = append(lines, escape(w))
 			}
 		}
 		for _, e := range p.entries {
-			text.WriteString(d.Line(e, includeEmails))
-			text.WriteByte('\n')
+			lines = append(lines, escape(d.Line(e, includeEmails)))
 		}
-		out[i] = DigestMessage{Text: digestEscape(strings.TrimSuffix(text.String(), "\n")), Blocks: p.blocks}
+		out[i] = DigestMessage{Text: strings.Join(lines, "\n"), Blocks: p.blocks}
 	}
 	return out
 }
@@ -145,14 +182,14 @@ func digestContext(d digest.Digest) *slack.ContextBlock {
 func digestContextTexts(d digest.Digest) []string {
 	count := d.CountLine()
 	if len(d.Entries) > 0 {
-		count = "*" + count + "* · times in " + digestEscape(d.Zone.String()) + ", with your own time in brackets"
+		count = "*" + count + "* · times in " + escape(d.Zone.String()) + ", with your own time in brackets"
 		if d.ClockChange() {
 			count += " · the clocks change on this day"
 		}
 	}
 	texts := []string{count}
 	if w := d.IncompleteWarning(); w != "" {
-		texts = append(texts, ":warning: "+digestEscape(w))
+		texts = append(texts, ":warning: "+escape(w))
 	}
 	return texts
 }
@@ -177,28 +214,20 @@ func digestSection(text string) *slack.SectionBlock {
 func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
 	var b strings.Builder
 	b.WriteString("*")
-	b.WriteString(digestEscape(d.TimeRange(e)))
+	b.WriteString(escape(d.TimeRange(e)))
 	b.WriteString("* (")
-	b.WriteString(digestDateToken(e.Start, "{date_short_pretty} {time}", "Mon 2 Jan 15:04 MST", d))
+	b.WriteString(dateTokenAs(e.Start, "{date_short_pretty} {time}", e.Start.In(d.Zone).Format("Mon 2 Jan 15:04 MST")))
 	b.WriteString("–")
-	b.WriteString(digestDateToken(e.End, "{time}", "15:04 MST", d))
+	b.WriteString(dateTokenAs(e.End, "{time}", e.End.In(d.Zone).Format("15:04 MST")))
 	b.WriteString(")  ")
-	b.WriteString(digestEscape(e.Title()))
+	b.WriteString(escape(e.Title()))
 	b.WriteString(" — ")
-	b.WriteString(digestEscape(e.Name()))
+	b.WriteString(escape(e.Name()))
 	if includeEmails {
 		b.WriteString(" · ")
-		b.WriteString(digestEscape(e.Email()))
+		b.WriteString(escape(e.Email()))
 	}
 	return digestCut(b.String(), digestMaxSectionText)
-}
-
-// digestDateToken is a Slack date token, shown in each reader's own zone;
-// the fallback, for clients that cannot render it, is the time in the
-// digest zone with its abbreviation.
-func digestDateToken(t time.Time, format, fallbackLayout string, d digest.Digest) string {
-	fallback := t.In(d.Zone).Format(fallbackLayout)
-	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^" + format + "|" + digestEscape(fallback) + ">"
 }
 
 // digestClipped returns d with long user-provided fields clipped.
@@ -208,52 +237,13 @@ func digestClipped(d digest.Digest) digest.Digest {
 	}
 	entries := make([]digest.Entry, len(d.Entries))
 	for i, e := range d.Entries {
-		e.EventTitle = digestClip(e.EventTitle, digestMaxNameRunes)
-		e.AttendeeName.String = digestClip(e.AttendeeName.String, digestMaxNameRunes)
-		e.AttendeeEmail.String = digestClip(e.AttendeeEmail.String, digestMaxEmailRunes)
+		e.EventTitle = clip(e.EventTitle, digestMaxNameRunes)
+		e.AttendeeName.String = clip(e.AttendeeName.String, digestMaxNameRunes)
+		e.AttendeeEmail.String = clip(e.AttendeeEmail.String, digestMaxEmailRunes)
 		entries[i] = e
 	}
 	d.Entries = entries
 	return d
-}
-
-// digestEscape makes text safe for mrkdwn: &, < and > become entities, so
-// nothing in it is read as a mention, link or date token, and control
-// characters become spaces, so it cannot start a new line.
-func digestEscape(s string) string {
-	if strings.IndexFunc(s, digestNeedsEscape) < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/8)
-	for _, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case unicode.IsControl(r) && r != '\n':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func digestNeedsEscape(r rune) bool {
-	return r == '&' || r == '<' || r == '>' || (unicode.IsControl(r) && r != '\n')
-}
-
-// digestClip shortens s to at most n runes, ending in "…" when cut.
-func digestClip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // digestCut shortens escaped text to at most n bytes without splitting a
@@ -271,33 +261,6 @@ func digestCut(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
-
-// DigestPoster posts a chat message. *slack.Client satisfies it.
-type DigestPoster interface {
-	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
-}
-
-var _ DigestPoster = (*slack.Client)(nil)
-
-// SlackDigestPublisher implements digest.Publisher with chat.postMessage.
-//
-// A digest may take several messages. When the first one is refused (Slack
-// answered with an error, or a 429 that outlasted the retries) nothing was
-// posted and the error says so; any other failure — a timeout or a server
-// error after the request went out, or a later message failing after earlier
-// ones were posted — matches digest.ErrMaybePosted, so the digest is never
-// posted twice.
-type SlackDigestPublisher struct {
-	Slack DigestPoster
-
-	// sleep waits out a rate limit; nil waits on a timer. Tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
-}
-
-var (
-	_ digest.Publisher   = SlackDigestPublisher{}
-	_ digest.TSPublisher = SlackDigestPublisher{}
-)
 
 // PublishDigest posts the digest to channel.
 func (p SlackDigestPublisher) PublishDigest(ctx context.Context, channel string, d digest.Digest, includeEmails bool) error {
@@ -342,13 +305,13 @@ func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string
 // built: what, which day, why in a short phrase, and what happens next.
 func DigestFailureMessage(day time.Time, zone *time.Location, reason string) (string, []slack.Block) {
 	title := digest.DayTitle(day, zone)
-	reason = digestEscape(digestClip(strings.TrimSpace(reason), 200))
+	reason = escape(clip(strings.TrimSpace(reason), 200))
 	if reason == "" {
 		reason = "unknown"
 	}
-	text := digestEscape("The booking digest for "+title+" could not be built: ") + reason +
+	text := escape("The booking digest for "+title+" could not be built: ") + reason +
 		". It is tried again at the next scheduled run."
-	section := ":warning: *The booking digest for " + digestEscape(title) + " could not be built.*\n" +
+	section := ":warning: *The booking digest for " + escape(title) + " could not be built.*\n" +
 		"Reason: " + reason + ".\n" +
 		"bookbot tries again at the next scheduled run and posts the digest as soon as the bookings can be read."
 	return text, []slack.Block{digestSection(section)}

@@ -1,12 +1,8 @@
 package bot
 
 import (
-	"bufio"
 	"context"
-	_ "embed"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -104,17 +100,3 @@ func splitLines(heading string, lines []string, limit int) []string {
 	}
 	return out
 }
-
-//go:embed zones.txt
-var zonesTxt string
-
-var zoneNames = sync.OnceValue(func() []string {
-	var names []string
-	sc := bufio.NewScanner(strings.NewReader(zonesTxt))
-	for sc.Scan() {
-		if z := strings.TrimSpace(sc.Text()); z != "" {
-			names = append(names, z)
-		}
-	}
-	return names
-})

@@ -1,11 +1,14 @@
 package bot
 
 import (
+	"bufio"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -30,6 +33,318 @@ type modalMeta struct {
 	Note  string `json:"o,omitempty"`
 }
 
+// form is everything the booking modal shows.
+type form struct {
+	meta      modalMeta
+	types     []booking.EventType // nil while loading
+	slots     []booking.Slot      // of meta.Event; nil while loading
+	loadedAt  bool                // slots were fetched (possibly empty)
+	problem   string              // why slots or types could not be loaded
+	requester *time.Location
+	now       time.Time
+}
+
+// inputs are the values a modal holds.
+type inputs struct {
+	event, day, slot, name, email, tz, note string
+}
+
+var errSlotGone = errors.New("that time is no longer free; nothing was booked")
+
+// formChanged redraws the form after the event type or the day changed, or
+// "Pick another time" was pressed in it; slots are loaded afresh unless
+// only the day changed.
+func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.BlockAction) {
+	f := b.formFromView(v)
+	switch a.ActionID {
+	case actionEventType:
+		f.meta.Event, f.meta.Day, f.meta.Start = a.SelectedOption.Value, "", ""
+		f.slots, f.loadedAt = nil, false
+	case actionSlotDay:
+		f.meta.Day, f.meta.Start = a.SelectedOption.Value, ""
+	case actionPickAnother:
+		f.meta.Start, f.meta.Day = "", ""
+		f.slots, f.loadedAt = nil, false // fresh slots
+	}
+	b.modals.want(v.ID, f.meta.Event)
+	later.add("form", func(ctx context.Context) {
+		if a.ActionID != actionSlotDay {
+			// Show the loading state at once; slots can take a while.
+			if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", v.ID); err != nil {
+				b.log.Info("views.update failed", "err", err)
+			}
+		}
+		b.refreshForm(ctx, v.ID, user, f, false)
+	})
+}
+
+// recheckPressed answers "Check again": in the modal it was pressed in
+// (and as a message the person keeps), or in place of the message.
+func (b *Bot) recheckPressed(later *jobs, user, value, viewID string, replace func(message)) {
+	var meta modalMeta
+	if json.Unmarshal([]byte(value), &meta) != nil {
+		return
+	}
+	later.add("recheck", func(ctx context.Context) {
+		m := b.recheck(ctx, meta)
+		if viewID != "" {
+			if _, err := b.slack.UpdateViewContext(ctx, outcomeView(meta, m), "", "", viewID); err != nil {
+				b.log.Info("views.update failed", "err", err)
+			}
+			b.dm(ctx, user, m)
+			return
+		}
+		replace(m)
+	})
+}
+
+// recheck looks for an unclear booking in the list again; it never books.
+func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
+	requester := time.UTC
+	if loc, err := booking.LoadZone(meta.Zone); err == nil {
+		requester = loc
+	}
+	types, _ := b.types.recent()
+	start, err := time.Parse(time.RFC3339Nano, meta.Start)
+	if err != nil {
+		return errorMessage("This booking cannot be checked", err)
+	}
+	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types)
+}
+
+// openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
+// with what is cached, then fills in event types, slots and the requester's
+// zone as they arrive.
+func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, meta modalMeta, reply func(message)) {
+	requester, known := b.users.cached(userID)
+	if !known {
+		requester = time.UTC
+	}
+	types, fresh := b.types.recent()
+	f := form{meta: meta, requester: requester, now: b.cfg.Now()}
+	if fresh {
+		f.types = types
+	}
+	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
+	if err != nil {
+		b.log.Warn("views.open failed", "err", err)
+		reply(message{Text: "The booking form could not be opened (" + slackErr(err) + "). Please try again."})
+		return
+	}
+	b.modals.want(view.ID, meta.Event)
+	b.refreshForm(ctx, view.ID, userID, f, true)
+}
+
+// refreshForm loads what the form lacks and updates the modal.
+func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, loadZone bool) {
+	if loadZone {
+		f.requester = b.users.zone(ctx, userID)
+		if f.meta.Zone == "" {
+			f.meta.Zone = f.requester.String()
+		}
+	}
+	if f.types == nil {
+		types, err := b.types.get(ctx)
+		if err != nil {
+			f.problem = "Event types could not be loaded: " + err.Error()
+			f.types = []booking.EventType{}
+		} else {
+			f.types = types
+		}
+	}
+	if f.meta.Event != "" && !f.loadedAt {
+		et, ok := findType(f.types, f.meta.Event)
+		switch {
+		case !ok:
+			f.problem = fmt.Sprintf("There is no event type %q.", f.meta.Event)
+			f.meta.Event = ""
+		case !et.Bookable():
+			f.problem = fmt.Sprintf("%s is a %s event; book it through the public booking page.", et.Title, strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
+			f.meta.Event = ""
+		default:
+			slots, err := b.booking.Slots(ctx, et.Slug)
+			if err != nil {
+				f.problem = "Free slots could not be loaded: " + err.Error()
+			}
+			f.slots, f.loadedAt = slots, true
+			if !b.modals.wanted(viewID, et.Slug) {
+				return // the person picked another event meanwhile
+			}
+			b.modals.put(viewID, et.Slug, slots)
+		}
+	}
+	if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", viewID); err != nil {
+		b.log.Warn("views.update failed", "err", err)
+	}
+}
+
+// formFromView rebuilds the form state from a modal's metadata and inputs.
+func (b *Bot) formFromView(v slack.View) form {
+	meta := decodeMeta(v.PrivateMetadata)
+	in := readInputs(v)
+	if in.event != "" {
+		meta.Event = in.event
+	}
+	meta.Name, meta.Email, meta.Note = firstNonEmpty(in.name, meta.Name), firstNonEmpty(in.email, meta.Email), firstNonEmpty(in.note, meta.Note)
+	meta.TZ = firstNonEmpty(in.tz, meta.TZ)
+	if in.day != "" {
+		meta.Day = in.day
+	}
+	requester := time.UTC
+	if loc, err := booking.LoadZone(meta.Zone); err == nil {
+		requester = loc
+	}
+	types, _ := b.types.recent()
+	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now()}
+	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
+		f.slots, f.loadedAt = shown.slots, true
+	}
+	return f
+}
+
+// submitBooking validates a submission in memory and answers within Slack's
+// 3 s: field errors, or a "Booking…" view while the create runs.
+func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.ViewSubmissionResponse {
+	v := cb.View
+	in := readInputs(v)
+	meta := decodeMeta(v.PrivateMetadata)
+	errs := map[string]string{}
+	if in.event == "" {
+		if hasInputBlock(v, actionEventType) {
+			errs[actionEventType] = "Choose an event type."
+		} else {
+			// No event select to point at (loading, or none could be
+			// loaded): errors must name an input block Slack shows.
+			errs[actionName] = "There is no event type to choose yet (see the top of this form). Close it and try again."
+		}
+	}
+	slotBlock := slotBlockID(v)
+	if in.event != "" && in.slot == "" {
+		errs[slotBlock] = "Choose a time."
+	}
+	if in.name == "" {
+		errs[actionName] = "Enter the attendee's name."
+	}
+	if p := booking.EmailProblem(in.email); p != "" {
+		errs[actionEmail] = p
+	}
+	if _, err := booking.LoadZone(in.tz); err != nil {
+		errs[actionBookerTZ] = "Choose the attendee's time zone."
+	}
+	if n := booking.NoteLength(in.note); n > booking.MaxNote {
+		errs[actionNote] = fmt.Sprintf("The note is %d characters long (an emoji counts as two); the limit is %d.", n, booking.MaxNote)
+	}
+	if len(errs) > 0 {
+		return slack.NewErrorsViewSubmissionResponse(errs)
+	}
+
+	key := in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
+	if !b.creating.tryLock(key) {
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{
+			slotBlock: "This exact booking is being made right now (another window or person). Wait for its outcome.",
+		})
+	}
+	meta.Event, meta.Start, meta.Name, meta.Email, meta.TZ, meta.Note = in.event, in.slot, in.name, in.email, in.tz, in.note
+	requester := time.UTC
+	if loc, err := booking.LoadZone(meta.Zone); err == nil {
+		requester = loc
+	}
+	shown, haveSlots := b.modals.get(v.ID)
+	var slot booking.Slot
+	fresh := false
+	if haveSlots && shown.eventType == in.event {
+		slot, haveSlots = shown.find(in.slot)
+		fresh = haveSlots && b.cfg.Now().Sub(shown.at) < staleSlots
+	}
+	userID := cb.User.ID
+	viewID := v.ID
+	types, _ := b.types.recent()
+	pending := pendingView(meta, requester, types)
+	// The outcome is shown by external_id: the view has it only once Slack
+	// has applied this ack, so the outcome can never be overwritten by the
+	// "Booking…" view of an ack that is still on its way.
+	pending.ExternalID = fmt.Sprintf("booking-%s-%d", viewID, b.cfg.Now().UnixNano())
+	asked := creation{user: userID, shownAs: pending.ExternalID, meta: meta, requester: requester, types: types}
+	later.add("create", func(ctx context.Context) {
+		defer b.creating.unlock(key)
+		if !fresh {
+			// The list is old (or bookbot restarted): re-check the slot is offered.
+			slots, err := b.booking.Slots(ctx, in.event)
+			if err != nil {
+				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
+				return
+			}
+			b.modals.put(viewID, in.event, slots)
+			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
+			if !haveSlots {
+				b.finishCreate(ctx, asked, nil, errSlotGone)
+				return
+			}
+		}
+		res, err := b.booking.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
+		b.finishCreate(ctx, asked, res, err)
+		b.ReportReviews(ctx)
+	})
+	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
+}
+
+// finishCreate shows the outcome in the modal (the "Booking…" view, by its
+// external_id) and sends it as a message the person keeps.
+func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result, err error) {
+	// The create may have used up the work's time: telling the person what
+	// happened gets its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+	defer cancel()
+	if res != nil {
+		b.log.Info("booking create finished", "user", c.user, "result", res)
+	}
+	msg := createOutcome(c.meta, res, err, c.requester, c.types)
+	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
+		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
+	}
+	b.dm(ctx, c.user, msg)
+}
+
+// creation is a submitted booking form, as its outcome is told: who asked,
+// the view showing "Booking…" (by external_id), and what was asked for.
+type creation struct {
+	user, shownAs string
+	meta          modalMeta
+	requester     *time.Location
+	types         []booking.EventType
+}
+
+// zonesTxt lists the IANA zones the attendee zone select offers.
+//
+//go:embed zones.txt
+var zonesTxt string
+
+var zoneNames = sync.OnceValue(func() []string {
+	var names []string
+	sc := bufio.NewScanner(strings.NewReader(zonesTxt))
+	for sc.Scan() {
+		if z := strings.TrimSpace(sc.Text()); z != "" {
+			names = append(names, z)
+		}
+	}
+	return names
+})
+
+// zoneSuggestions answers the time zone select's search.
+func zoneSuggestions(query string) map[string]any {
+	q := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(query), " ", "_"))
+	var opts []*slack.OptionBlockObject
+	for _, z := range zoneNames() {
+		if q == "" || strings.Contains(strings.ToLower(z), q) {
+			opts = append(opts, zoneOption(z))
+			if len(opts) == 100 {
+				break
+			}
+		}
+	}
+	return map[string]any{"options": opts}
+}
+
 func (m modalMeta) encode() string {
 	b, _ := json.Marshal(m)
 	if len(b) > 3000 { // a long note does not fit; it is the one thing dropped
@@ -43,17 +358,6 @@ func decodeMeta(s string) modalMeta {
 	var m modalMeta
 	_ = json.Unmarshal([]byte(s), &m)
 	return m
-}
-
-// form is everything the booking modal shows.
-type form struct {
-	meta      modalMeta
-	types     []booking.EventType // nil while loading
-	slots     []booking.Slot      // of meta.Event; nil while loading
-	loadedAt  bool                // slots were fetched (possibly empty)
-	problem   string              // why slots or types could not be loaded
-	requester *time.Location
-	now       time.Time
 }
 
 // bookingForm renders the booking modal. Block and action IDs are the
@@ -191,115 +495,11 @@ func zoneOption(name string) *slack.OptionBlockObject {
 	return slack.NewOptionBlockObject(name, plain(strings.ReplaceAll(name, "_", " ")), nil)
 }
 
-// openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
-// with what is cached, then fills in event types, slots and the requester's
-// zone as they arrive.
-func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, meta modalMeta, reply func(message)) {
-	requester, known := b.users.cached(userID)
-	if !known {
-		requester = time.UTC
-	}
-	types, fresh := b.types.recent()
-	f := form{meta: meta, requester: requester, now: b.cfg.Now()}
-	if fresh {
-		f.types = types
-	}
-	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
-	if err != nil {
-		b.log.Warn("views.open failed", "err", err)
-		reply(message{Text: "The booking form could not be opened (" + slackErr(err) + "). Please try again."})
-		return
-	}
-	b.modals.want(view.ID, meta.Event)
-	b.refreshForm(ctx, view.ID, userID, f, true)
-}
-
-// refreshForm loads what the form lacks and updates the modal.
-func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, loadZone bool) {
-	if loadZone {
-		f.requester = b.users.zone(ctx, userID)
-		if f.meta.Zone == "" {
-			f.meta.Zone = f.requester.String()
-		}
-	}
-	if f.types == nil {
-		types, err := b.types.get(ctx)
-		if err != nil {
-			f.problem = "Event types could not be loaded: " + err.Error()
-			f.types = []booking.EventType{}
-		} else {
-			f.types = types
-		}
-	}
-	if f.meta.Event != "" && !f.loadedAt {
-		et, ok := findType(f.types, f.meta.Event)
-		switch {
-		case !ok:
-			f.problem = fmt.Sprintf("There is no event type %q.", f.meta.Event)
-			f.meta.Event = ""
-		case !et.Bookable():
-			f.problem = fmt.Sprintf("%s is a %s event; book it through the public booking page.", et.Title, strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
-			f.meta.Event = ""
-		default:
-			slots, err := b.booking.Slots(ctx, et.Slug)
-			if err != nil {
-				f.problem = "Free slots could not be loaded: " + err.Error()
-			}
-			f.slots, f.loadedAt = slots, true
-			if !b.modals.wanted(viewID, et.Slug) {
-				return // the person picked another event meanwhile
-			}
-			b.modals.put(viewID, et.Slug, slots)
-		}
-	}
-	if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", viewID); err != nil {
-		b.log.Warn("views.update failed", "err", err)
-	}
-}
-
-func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
-	for _, et := range types {
-		if et.Slug == slug {
-			return et, true
-		}
-	}
-	return booking.EventType{}, false
-}
-
-// formFromView rebuilds the form state from a modal's metadata and inputs.
-func (b *Bot) formFromView(v slack.View) form {
-	meta := decodeMeta(v.PrivateMetadata)
-	in := readInputs(v)
-	if in.event != "" {
-		meta.Event = in.event
-	}
-	meta.Name, meta.Email, meta.Note = firstNonEmpty(in.name, meta.Name), firstNonEmpty(in.email, meta.Email), firstNonEmpty(in.note, meta.Note)
-	meta.TZ = firstNonEmpty(in.tz, meta.TZ)
-	if in.day != "" {
-		meta.Day = in.day
-	}
-	requester := time.UTC
-	if loc, err := booking.LoadZone(meta.Zone); err == nil {
-		requester = loc
-	}
-	types, _ := b.types.recent()
-	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now()}
-	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
-		f.slots, f.loadedAt = shown.slots, true
-	}
-	return f
-}
-
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
 	}
 	return b
-}
-
-// inputs are the values a modal holds.
-type inputs struct {
-	event, day, slot, name, email, tz, note string
 }
 
 func readInputs(v slack.View) inputs {
@@ -364,119 +564,6 @@ func hasInputBlock(v slack.View, blockID string) bool {
 	return false
 }
 
-// submitBooking validates a submission in memory and answers within Slack's
-// 3 s: field errors, or a "Booking…" view while the create runs.
-func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.ViewSubmissionResponse {
-	v := cb.View
-	in := readInputs(v)
-	meta := decodeMeta(v.PrivateMetadata)
-	errs := map[string]string{}
-	if in.event == "" {
-		if hasInputBlock(v, actionEventType) {
-			errs[actionEventType] = "Choose an event type."
-		} else {
-			// No event select to point at (loading, or none could be
-			// loaded): errors must name an input block Slack shows.
-			errs[actionName] = "There is no event type to choose yet (see the top of this form). Close it and try again."
-		}
-	}
-	slotBlock := slotBlockID(v)
-	if in.event != "" && in.slot == "" {
-		errs[slotBlock] = "Choose a time."
-	}
-	if in.name == "" {
-		errs[actionName] = "Enter the attendee's name."
-	}
-	if p := booking.EmailProblem(in.email); p != "" {
-		errs[actionEmail] = p
-	}
-	if _, err := booking.LoadZone(in.tz); err != nil {
-		errs[actionBookerTZ] = "Choose the attendee's time zone."
-	}
-	if n := booking.NoteLength(in.note); n > booking.MaxNote {
-		errs[actionNote] = fmt.Sprintf("The note is %d characters long (an emoji counts as two); the limit is %d.", n, booking.MaxNote)
-	}
-	if len(errs) > 0 {
-		return slack.NewErrorsViewSubmissionResponse(errs)
-	}
-
-	key := in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
-	if !b.creating.tryLock(key) {
-		return slack.NewErrorsViewSubmissionResponse(map[string]string{
-			slotBlock: "This exact booking is being made right now (another window or person). Wait for its outcome.",
-		})
-	}
-	meta.Event, meta.Start, meta.Name, meta.Email, meta.TZ, meta.Note = in.event, in.slot, in.name, in.email, in.tz, in.note
-	requester := time.UTC
-	if loc, err := booking.LoadZone(meta.Zone); err == nil {
-		requester = loc
-	}
-	shown, haveSlots := b.modals.get(v.ID)
-	var slot booking.Slot
-	fresh := false
-	if haveSlots && shown.eventType == in.event {
-		slot, haveSlots = shown.find(in.slot)
-		fresh = haveSlots && b.cfg.Now().Sub(shown.at) < staleSlots
-	}
-	userID := cb.User.ID
-	viewID := v.ID
-	types, _ := b.types.recent()
-	pending := pendingView(meta, requester, types)
-	// The outcome is shown by external_id: the view has it only once Slack
-	// has applied this ack, so the outcome can never be overwritten by the
-	// "Booking…" view of an ack that is still on its way.
-	pending.ExternalID = fmt.Sprintf("booking-%s-%d", viewID, b.cfg.Now().UnixNano())
-	shownAs := pending.ExternalID
-	later.add("create", func(ctx context.Context) {
-		defer b.creating.unlock(key)
-		if !fresh {
-			// The list is old (or bookbot restarted): re-check the slot is offered.
-			slots, err := b.booking.Slots(ctx, in.event)
-			if err != nil {
-				b.finishCreate(ctx, userID, shownAs, meta, requester, types, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
-				return
-			}
-			b.modals.put(viewID, in.event, slots)
-			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
-			if !haveSlots {
-				b.finishCreate(ctx, userID, shownAs, meta, requester, types, nil, errSlotGone)
-				return
-			}
-		}
-		res, err := b.booking.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
-		b.finishCreate(ctx, userID, shownAs, meta, requester, types, res, err)
-		b.ReportReviews(ctx)
-	})
-	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
-}
-
-var errSlotGone = errors.New("that time is no longer free; nothing was booked")
-
-// finishCreate shows the outcome in the modal (the "Booking…" view, by its
-// external_id) and sends it as a message the person keeps.
-func (b *Bot) finishCreate(ctx context.Context, userID, externalID string, meta modalMeta, requester *time.Location, types []booking.EventType, res *booking.Result, err error) {
-	// The create may have used up the work's time: telling the person what
-	// happened gets its own.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
-	defer cancel()
-	if res != nil {
-		b.log.Info("booking create finished", "user", userID, "result", res)
-	}
-	msg := createOutcome(meta, res, err, requester, types)
-	view := outcomeView(meta, msg)
-	if uerr := b.updateSubmitted(ctx, view, externalID); uerr != nil {
-		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
-	}
-	b.dm(ctx, userID, msg)
-}
-
-func (b *Bot) dm(ctx context.Context, userID string, msg message) {
-	msg = b.mark(msg)
-	if _, _, err := b.slack.PostMessageContext(ctx, userID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
-		b.log.Warn("direct message failed", "user", userID, "err", err)
-	}
-}
-
 func pendingView(meta modalMeta, requester *time.Location, types []booking.EventType) *slack.ModalViewRequest {
 	text := fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
 		escape(titleOf(booking.Some(meta.Event), types)), escape(meta.Name))
@@ -505,155 +592,8 @@ func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 	}
 }
 
-// createOutcome says what happened to a booking, for the modal and for the
-// message the person keeps. res is nil when nothing was sent (err says why).
-func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType) message {
-	title := escape(titleOf(booking.Some(meta.Event), types))
-	attendee := escape(meta.Name) + " (" + escape(meta.Email) + ")"
-	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
-	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
-	var text string
-	var actions []slack.BlockElement
-	pick := button(actionPickAnother, "Pick another time", meta.Event)
-	recheck := button(actionRecheck, "Check again", recheckValue(meta))
-	switch {
-	case res == nil:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: %s.", title, slotText, attendee, escape(errText(err)))
-		actions = append(actions, pick)
-	case res.Outcome == booking.DryRun:
-		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
-		actions = append(actions, pick)
-	case res.Outcome == booking.Confirmed:
-		bk := res.Booking
-		attZone := requester
-		if loc, err := booking.LoadZone(meta.TZ); err == nil {
-			attZone = loc
-		}
-		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)\n*Booking ID:* `%s`",
-			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String(), escape(bk.ID))
-		if res.Reconciled {
-			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
-		}
-	case res.Outcome == booking.AlreadyBooked:
-		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
-		actions = append(actions, pick)
-	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
-		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
-		actions = append(actions, pick)
-	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through the public booking page.", title, slotText, attendee)
-		actions = append(actions, pick)
-	case res.Outcome == booking.NotBooked:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
-		actions = append(actions, pick)
-	case res.Outcome == booking.NotConfirmed:
-		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through the public booking page.", title, slotText, attendee)
-		actions = append(actions, pick)
-	case res.Outcome == booking.Rejected:
-		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))
-		actions = append(actions, pick)
-	case res.Outcome == booking.RateLimited && res.Held:
-		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, pick)
-	case res.Outcome == booking.RateLimited:
-		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, pick)
-	case res.Outcome == booking.ProbablyNotBooked:
-		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
-		actions = append(actions, recheck)
-	default:
-		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s on %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
-		actions = append(actions, recheck)
-	}
-	blocks := []slack.Block{section(text)}
-	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
-		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
-	}
-	if len(actions) > 0 {
-		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
-	}
-	// The notification says the headline with the data as it is: stripping
-	// the markup from the whole text would strip it from names and IDs too.
-	fallback := headline(text) + " " + title + " on " + slotText + " for " + escape(meta.Name)
-	if res != nil && res.Booking != nil {
-		fallback += " (booking " + escape(res.Booking.ID) + ")"
-	}
-	return message{Text: fallback, Blocks: blocks}
-}
-
-// headline is an outcome text's bold opening phrase, which every outcome
-// text has and which holds no data.
-func headline(text string) string {
-	_, rest, _ := strings.Cut(text, "*")
-	head, _, _ := strings.Cut(rest, "*")
-	return head
-}
-
-// alreadyBookedText says why a create was not sent: the booking exists, is
-// being made, or an earlier unclear attempt waits for a person.
-func alreadyBookedText(title, slotText, attendee string, start time.Time, res *booking.Result, requester *time.Location) string {
-	p, bk := res.Prior, res.Booking
-	by := "outside bookbot (the booking page or another tool)"
-	if p != nil {
-		by = "in Slack " + dateToken(p.At)
-		if p.Actor != "" {
-			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), dateToken(p.At))
-		}
-	}
-	switch {
-	case p != nil && p.Outcome == "":
-		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
-	case p != nil && p.Outcome != booking.Confirmed:
-		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
-	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, escape(bk.ID), by)
-	case bk != nil && bk.Start.Equal(start):
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
-	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(bk.ID))
-	default:
-		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
-	}
-}
-
 // recheckValue is what "Check again" needs: event, start and email.
 func recheckValue(m modalMeta) string {
 	b, _ := json.Marshal(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
 	return clip(string(b), 2000)
 }
-
-func slackErr(err error) string {
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err.Error()
-}
-
-// updateSubmitted updates the view a submission ack put in place. Until
-// Slack has applied that ack, views.update answers not_found; it is asked
-// again until the ack's own deadline has passed (then the modal was closed).
-func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, externalID string) error {
-	wait := 5 * time.Millisecond
-	deadline := time.Now().Add(ackWindow)
-	for {
-		_, err := b.slack.UpdateViewContext(ctx, view, externalID, "", "")
-		var se slack.SlackErrorResponse
-		if err == nil || !errors.As(err, &se) || se.Err != "not_found" || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 200*time.Millisecond)
-	}
-}
-
-// reportTimeout bounds telling a person a write's outcome, apart from the
-// time the write itself took.
-const reportTimeout = 15 * time.Second
-
-// ackWindow is how long Slack waits for an ack.
-const ackWindow = 3 * time.Second

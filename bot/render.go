@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -43,9 +44,6 @@ const (
 )
 
 const notRecorded = "not recorded"
-
-// listPageSize keeps a page of bookings well inside 50 blocks.
-const listPageSize = 15
 
 func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, clip(s, 150), true, false)
@@ -89,7 +87,7 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // clip shortens s to n characters for Slack's limits.
 func clip(s string, n int) string {
-	if len([]rune(s)) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
@@ -164,230 +162,13 @@ func errorMessage(what string, err error) message {
 	return message{Text: text, Blocks: []slack.Block{section(":warning: " + escape(text))}}
 }
 
-// typesMessage lists event types; solo ones get Slots and Book buttons,
-// others say they go through the public booking page.
-func typesMessage(types []booking.EventType) message {
-	if len(types) == 0 {
-		return message{Text: "There are no event types.", Blocks: []slack.Block{section("There are no event types on this calendar.")}}
-	}
-	blocks := []slack.Block{slack.NewHeaderBlock(plain("Event types"))}
-	shown := 0
-	for _, et := range types {
-		if len(blocks) > 46 {
-			break
-		}
-		shown++
-		line := fmt.Sprintf("*%s* · %d min · `%s`", escape(et.Title), et.DurationMinutes, escape(et.Slug))
-		if !et.Bookable() {
-			line += fmt.Sprintf("\n_%s event: book it through the public booking page; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
-			blocks = append(blocks, section(line))
-			continue
-		}
-		blocks = append(blocks, section(line), slack.NewActionBlock("type_"+clip(et.Slug, 200),
-			button(actionShowSlots, "Free slots", et.Slug),
-			button(actionNewBooking, "Book", et.Slug).WithStyle(slack.StylePrimary),
-		))
-	}
-	if shown < len(types) {
-		blocks = append(blocks, contextLine(fmt.Sprintf("%d more not shown.", len(types)-shown)))
-	}
-	return message{Text: fmt.Sprintf("%d event types", len(types)), Blocks: blocks}
+// dateToken shows t in each reader's own zone and clock setting.
+func dateToken(t time.Time) string {
+	return dateTokenAs(t, "{date_short_pretty} {time}", t.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
-// slotsMessage groups slots by day in loc; each day has a select that books
-// one of its slots (book_slot). It stays within 50 blocks and 100 options.
-func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location, now time.Time) message {
-	head := fmt.Sprintf("Free slots: %s (%d min)", et.Title, et.DurationMinutes)
-	if len(slots) == 0 {
-		return message{Text: head + ": none", Blocks: []slack.Block{
-			slack.NewHeaderBlock(plain(head)),
-			section("No free slots in the next 14 days."),
-		}}
-	}
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%d slots in the next 14 days. Times in %s. A slot is not held until it is booked.", len(slots), zoneName(loc, now))),
-	}
-	days := groupByDay(slots, loc)
-	shownDays := 0
-	for _, d := range days {
-		for i := 0; i < len(d.slots); i += 100 {
-			if len(blocks) >= 48 {
-				break
-			}
-			chunk := d.slots[i:min(i+100, len(d.slots))]
-			times := make([]string, len(chunk))
-			opts := make([]*slack.OptionBlockObject, len(chunk))
-			for j, s := range chunk {
-				times[j] = s.Start.In(loc).Format("15:04")
-				opts[j] = slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format("15:04")+"–"+s.End.In(loc).Format("15:04")), nil)
-			}
-			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
-			text := fmt.Sprintf("*%s*\n%s", d.label, strings.Join(times, " · "))
-			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
-		}
-		if len(blocks) < 48 {
-			shownDays++
-		}
-	}
-	if shownDays < len(days) {
-		blocks = append(blocks, contextLine("More days are available in the booking form."))
-	}
-	return message{Text: fmt.Sprintf("%s: %d slots", head, len(slots)), Blocks: blocks}
-}
-
-type daySlots struct {
-	key   string // YYYY-MM-DD in the zone
-	label string // "Mon 23 Nov"
-	slots []booking.Slot
-}
-
-func groupByDay(slots []booking.Slot, loc *time.Location) []daySlots {
-	var days []daySlots
-	for _, s := range slots {
-		t := s.Start.In(loc)
-		key := t.Format("2006-01-02")
-		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: t.Format("Mon 2 Jan")})
-		}
-		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
-	}
-	return days
-}
-
-// slotValue is what a book_slot option carries: the event and the slot's
-// start exactly as the API sent it.
-func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart() }
-
-func parseSlotValue(v string) (eventType, rawStart string, ok bool) {
-	eventType, rawStart, ok = strings.Cut(v, " ")
-	return eventType, rawStart, ok && eventType != "" && rawStart != ""
-}
-
-// listMessage shows one page of upcoming bookings, each with a Cancel button.
-func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time) message {
-	if len(list) == 0 {
-		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
-	}
-	pages := (len(list) + listPageSize - 1) / listPageSize
-	page = max(0, min(page, pages-1))
-	from, to := page*listPageSize, min((page+1)*listPageSize, len(list))
-	head := fmt.Sprintf("Upcoming bookings (%d)", len(list))
-	if len(list) >= booking.MaxListed {
-		head = fmt.Sprintf("Upcoming bookings (first %d)", len(list))
-	}
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("Times in %s. Page %d of %d.", zoneName(loc, now), page+1, pages)),
-	}
-	for _, b := range list[from:to] {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(bookingLine(b, types, loc, true)), nil,
-			slack.NewAccessory(cancelButton(b.ID))))
-	}
-	if len(list) >= booking.MaxListed {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here.", booking.MaxListed)))
-	}
-	if pages > 1 {
-		var nav []slack.BlockElement
-		if page > 0 {
-			nav = append(nav, button(actionListPrev, "Previous", strconv.Itoa(page-1)))
-		}
-		if page < pages-1 {
-			nav = append(nav, button(actionListPage, "Next", strconv.Itoa(page+1)))
-		}
-		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
-	}
-	return message{Text: head, Blocks: blocks}
-}
-
-// bookingLine describes a booking: time, event, attendee and ID. Legacy
-// records without a name, email or event say so.
-func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
-	attendee := escape(b.BookerName.Or(notRecorded))
-	if b.BookerName.Valid && b.BookerName.String == "" {
-		attendee = "(no name)"
-	}
-	if withEmail {
-		attendee += " · " + escape(b.BookerEmail.Or("email "+notRecorded))
-	}
-	return fmt.Sprintf("*%s* · %s\n%s · `%s`", when(b.Start, b.End, loc), escape(titleOf(b.EventType, types)), attendee, escape(b.ID))
-}
-
-func cancelButton(id string) *slack.ButtonBlockElement {
-	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
-	btn.Confirm = slack.NewConfirmationBlockObject(
-		plain("Cancel this booking?"),
-		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
-		plain("Cancel booking"),
-		plain("Keep it"),
-	)
-	btn.Confirm.WithStyle(slack.StyleDanger)
-	return btn
-}
-
-// cancelConfirmMessage asks before cancelling; nothing is cancelled until
-// the person presses the button.
-func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventType, loc *time.Location, listFull bool) message {
-	var detail string
-	switch {
-	case b != nil:
-		detail = bookingLine(*b, types, loc, true)
-	case listFull:
-		detail = fmt.Sprintf("`%s` is not among the first %d upcoming bookings the API lists; it may be a later one.", escape(id), booking.MaxListed)
-	default:
-		detail = fmt.Sprintf("`%s` is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", escape(id))
-	}
-	return message{
-		Text: "Cancel booking " + id + "?",
-		Blocks: []slack.Block{
-			section("*Cancel this booking?*\n" + detail),
-			slack.NewActionBlock("cancel_confirm", cancelButton(id)),
-		},
-	}
-}
-
-// cancelOutcomeMessage replaces the confirmation with what happened.
-func cancelOutcomeMessage(id string, res *booking.Result) message {
-	var text string
-	switch res.Outcome {
-	case booking.DryRun:
-		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
-		if res.Booking == nil {
-			text += fmt.Sprintf("\n`%s` is not among the upcoming bookings, so the API would most likely answer not found.", escape(id))
-		}
-	case booking.Cancelled:
-		text = fmt.Sprintf(":white_check_mark: Booking `%s` is cancelled.", escape(id))
-		if !res.Verified {
-			text += " The API confirmed it, but the bookings list could not be checked."
-		}
-	case booking.NotFound:
-		text = fmt.Sprintf(":grey_question: Booking `%s` was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", escape(id))
-	case booking.NotCancelled:
-		text = fmt.Sprintf(":x: Booking `%s` was not cancelled: the API did not answer clearly and the booking is still listed. Cancelling again is safe.", escape(id))
-	case booking.RateLimited:
-		text = fmt.Sprintf(":hourglass: The booking API is refusing requests for now; nothing was cancelled. Try again in %s.", waitText(res.RetryAfter))
-	case booking.Rejected:
-		text = fmt.Sprintf(":x: The booking API refused to cancel `%s`: %s", escape(id), escape(errText(res.Err)))
-	default:
-		text = fmt.Sprintf(":warning: It is unclear whether booking `%s` was cancelled. Check the calendar before trying again.", escape(id))
-	}
-	blocks := []slack.Block{section(text)}
-	if len(res.Seen) > 0 && res.Outcome != booking.Cancelled && res.Outcome != booking.DryRun {
-		blocks = append(blocks, contextLine(escape("What bookbot saw: "+strings.Join(res.Seen, "; "))))
-	}
-	return message{Text: text, Blocks: blocks}
-}
-
-func waitText(d time.Duration) string {
-	if d <= 0 {
-		return "a while (an event's limit can take up to an hour)"
-	}
-	return booking.HumanDuration(d)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "no details"
-	}
-	return err.Error()
+// dateTokenAs is a Slack date token in format; fallback is what a client
+// that cannot show tokens shows instead.
+func dateTokenAs(t time.Time, format, fallback string) string {
+	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^" + format + "|" + escape(fallback) + ">"
 }

@@ -129,6 +129,19 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 	})
 }
 
+// auditReply lists the asker's recent journal entries, in their zone.
+func (b *Bot) auditReply(ctx context.Context, userID string) message {
+	if b.cfg.Journal == nil {
+		return message{Text: "The journal is not set up.", Blocks: []slack.Block{section("This bookbot keeps no journal of writes.")}}
+	}
+	list, err := b.cfg.Journal.Since(b.cfg.Now().Add(-auditWindow))
+	if err != nil {
+		return errorMessage("The journal could not be read", err)
+	}
+	types, _ := b.types.recent()
+	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())
+}
+
 // prunedMessage answers "Mark as checked" on an entry pruned since.
 func prunedMessage() message {
 	text := "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for BOOKBOT_JOURNAL_KEEP_DAYS days."
@@ -198,90 +211,6 @@ func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location
 		at = start.In(loc).Format("Mon 2 Jan 15:04 MST")
 	}
 	return fmt.Sprintf("book *%s* %s for %s (%s)", escape(titleOf(booking.Some(e.EventType), types)), at, escape(e.Name), escape(e.Email))
-}
-
-func dateToken(t time.Time) string {
-	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
-}
-
-// outcomeText names an entry's outcome for people.
-func outcomeText(e journal.Entry) string {
-	var s string
-	switch e.Outcome {
-	case "":
-		s = "in flight (no answer recorded yet)"
-	case booking.Confirmed:
-		s = "booked, and the bookings list shows it"
-	case booking.NotBooked:
-		switch e.Conflict {
-		case booking.ConflictTimeNotFree:
-			s = "not booked: the time was not free"
-		case booking.ConflictRefused:
-			s = "not booked: the booking service refuses this attendee at this time (a repeat, or email verification)"
-		default:
-			s = "not booked (409: taken, a duplicate, or needs email verification)"
-		}
-	case booking.NotConfirmed:
-		s = "not confirmed (the API returned no booking)"
-	case booking.Rejected:
-		s = "refused by the booking API"
-	case booking.RateLimited:
-		s = "refused by the booking service: too many attempts"
-		if e.Held {
-			s = "not sent: bookbot's own rate guard held it back"
-		}
-	case booking.ProbablyNotBooked:
-		s = "probably not booked: the answer was unclear and the bookings list does not show it"
-	case booking.Unknown:
-		s = "unknown: the answer was unclear and listing could not settle it"
-	case booking.Cancelled:
-		s = "cancelled"
-		if !e.Verified {
-			s += " (the list could not be checked)"
-		}
-	case booking.NotCancelled:
-		s = "not cancelled: the booking is still listed"
-	case booking.NotFound:
-		s = "not found"
-	case booking.DryRun:
-		s = "dry run: nothing was sent"
-	case booking.AlreadyBooked:
-		s = "not sent: already booked, or an earlier attempt stands in the way"
-	default:
-		s = string(e.Outcome)
-	}
-	if e.Created != "" {
-		s += fmt.Sprintf(" (booking `%s`)", escape(e.Created))
-	}
-	return s
-}
-
-func reviewAdvice(e journal.Entry) string {
-	switch e.Outcome {
-	case booking.Confirmed:
-		return "nothing to book again: the booking exists. Make sure the person who asked knows."
-	case booking.Cancelled:
-		return "nothing: the booking is no longer listed."
-	case booking.NotCancelled:
-		return "cancel it again if it should go (a repeat cancel is harmless)."
-	case booking.ProbablyNotBooked:
-		return "check the calendar and the attendee's inbox. If the booking is not there and is still wanted, book it again with the booking form."
-	default:
-		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
-	}
-}
-
-// auditReply lists the asker's recent journal entries, in their zone.
-func (b *Bot) auditReply(ctx context.Context, userID string) message {
-	if b.cfg.Journal == nil {
-		return message{Text: "The journal is not set up.", Blocks: []slack.Block{section("This bookbot keeps no journal of writes.")}}
-	}
-	list, err := b.cfg.Journal.Since(b.cfg.Now().Add(-auditWindow))
-	if err != nil {
-		return errorMessage("The journal could not be read", err)
-	}
-	types, _ := b.types.recent()
-	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())
 }
 
 // auditMessage shows journal entries newest first, as many as fit.

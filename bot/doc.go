@@ -1,0 +1,28 @@
+// Package bot is bookbot's Slack side: the slash command, the booking and
+// cancel flows, App Home, the review queue and the digest's messages,
+// served over Socket Mode. Slack payload types stay in this package.
+//
+// Where things live:
+//
+//   - bot.go: the Bot, its Config and the interfaces it needs (Booker,
+//     SlackAPI, Journal, …); Run and Handle, which ack every envelope at
+//     once and start its work.
+//   - route.go: only routing, at ack time: which subcommand, button,
+//     submission or event starts which flow. Adding a subcommand is one
+//     line here and one flow file.
+//   - slackio.go: every call back to Slack that is not a view of a flow:
+//     replies through response_url, direct messages, the submitted
+//     view's update.
+//   - One file per flow, its work (methods on *Bot) first and its pure
+//     view functions after: slots.go (event types and free slots),
+//     list.go (upcoming bookings and cancelling), modal.go (the booking
+//     form), review.go (the review queue and the audit), home.go (App
+//     Home), digest.go (the digest's messages and its publisher).
+//   - words.go: what an outcome of a create or cancel says to a person.
+//   - render.go: the Block Kit primitives and the one escaping rule, clip
+//     and date vocabulary every message uses.
+//   - state.go and cache.go: what the bot keeps in memory (envelopes seen,
+//     writes in flight, requester zones, event types, modals' slots).
+//   - dryrun.go and metrics.go: the dry-run banner, and what the bot
+//     reports to its Metrics.
+package bot

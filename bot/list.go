@@ -1,0 +1,157 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// listPageSize keeps a page of bookings well inside 50 blocks.
+const listPageSize = 15
+
+func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
+	list, err := b.booking.Bookings(ctx)
+	if err != nil {
+		return errorMessage("The bookings could not be loaded", err)
+	}
+	types, _ := b.types.recent()
+	if types == nil {
+		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
+	}
+	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now())
+}
+
+func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
+	list, err := b.booking.Bookings(ctx)
+	if err != nil {
+		return errorMessage("The bookings could not be loaded to show this booking", err)
+	}
+	types, _ := b.types.recent()
+	if types == nil {
+		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
+	}
+	var found *booking.Booking
+	for i := range list {
+		if list[i].ID == id {
+			found = &list[i]
+		}
+	}
+	return cancelConfirmMessage(id, found, types, b.users.zone(ctx, userID), len(list) >= booking.MaxListed)
+}
+
+// cancelPressed cancels a booking once its Cancel button is pressed. A
+// double click finds the first press already cancelling and does nothing.
+func (b *Bot) cancelPressed(later *jobs, user, id string, inMessage, inHome bool, replace func(message)) {
+	if booking.ValidateBookingID(id) != nil {
+		return
+	}
+	if !b.creating.tryLock("cancel\x00" + id) {
+		return
+	}
+	later.add("cancel", func(ctx context.Context) {
+		defer b.creating.unlock("cancel\x00" + id)
+		if inMessage {
+			replace(message{Text: "Cancelling " + id + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling `" + escape(id) + "`…")}})
+		}
+		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
+		var m message
+		if err != nil {
+			m = errorMessage("Nothing was cancelled", err)
+		} else {
+			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
+			m = cancelOutcomeMessage(id, res)
+		}
+		replace(m)
+		b.ReportReviews(ctx)
+		if inHome {
+			b.publishHome(ctx, user)
+		}
+	})
+}
+
+// listMessage shows one page of upcoming bookings, each with a Cancel button.
+func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time) message {
+	if len(list) == 0 {
+		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
+	}
+	pages := (len(list) + listPageSize - 1) / listPageSize
+	page = max(0, min(page, pages-1))
+	from, to := page*listPageSize, min((page+1)*listPageSize, len(list))
+	head := fmt.Sprintf("Upcoming bookings (%d)", len(list))
+	if len(list) >= booking.MaxListed {
+		head = fmt.Sprintf("Upcoming bookings (first %d)", len(list))
+	}
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(head)),
+		contextLine(fmt.Sprintf("Times in %s. Page %d of %d.", zoneName(loc, now), page+1, pages)),
+	}
+	for _, b := range list[from:to] {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(bookingLine(b, types, loc, true)), nil,
+			slack.NewAccessory(cancelButton(b.ID))))
+	}
+	if len(list) >= booking.MaxListed {
+		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here.", booking.MaxListed)))
+	}
+	if pages > 1 {
+		var nav []slack.BlockElement
+		if page > 0 {
+			nav = append(nav, button(actionListPrev, "Previous", strconv.Itoa(page-1)))
+		}
+		if page < pages-1 {
+			nav = append(nav, button(actionListPage, "Next", strconv.Itoa(page+1)))
+		}
+		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
+	}
+	return message{Text: head, Blocks: blocks}
+}
+
+// bookingLine describes a booking: time, event, attendee and ID. Legacy
+// records without a name, email or event say so.
+func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
+	attendee := escape(b.BookerName.Or(notRecorded))
+	if b.BookerName.Valid && b.BookerName.String == "" {
+		attendee = "(no name)"
+	}
+	if withEmail {
+		attendee += " · " + escape(b.BookerEmail.Or("email "+notRecorded))
+	}
+	return fmt.Sprintf("*%s* · %s\n%s · `%s`", when(b.Start, b.End, loc), escape(titleOf(b.EventType, types)), attendee, escape(b.ID))
+}
+
+func cancelButton(id string) *slack.ButtonBlockElement {
+	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
+	btn.Confirm = slack.NewConfirmationBlockObject(
+		plain("Cancel this booking?"),
+		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
+		plain("Cancel booking"),
+		plain("Keep it"),
+	)
+	btn.Confirm.WithStyle(slack.StyleDanger)
+	return btn
+}
+
+// cancelConfirmMessage asks before cancelling; nothing is cancelled until
+// the person presses the button.
+func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventType, loc *time.Location, listFull bool) message {
+	var detail string
+	switch {
+	case b != nil:
+		detail = bookingLine(*b, types, loc, true)
+	case listFull:
+		detail = fmt.Sprintf("`%s` is not among the first %d upcoming bookings the API lists; it may be a later one.", escape(id), booking.MaxListed)
+	default:
+		detail = fmt.Sprintf("`%s` is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", escape(id))
+	}
+	return message{
+		Text: "Cancel booking " + id + "?",
+		Blocks: []slack.Block{
+			section("*Cancel this booking?*\n" + detail),
+			slack.NewActionBlock("cancel_confirm", cancelButton(id)),
+		},
+	}
+}

@@ -1,0 +1,122 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/slack-go/slack"
+)
+
+// ephemeral is a slash command's ack payload: an instant reply only the
+// person sees.
+func (b *Bot) ephemeral(m message) map[string]any {
+	m = b.mark(m)
+	return map[string]any{"response_type": "ephemeral", "text": m.Text, "blocks": m.Blocks}
+}
+
+// responder replies to the person: through the response_url when there is
+// one (ephemeral, optionally replacing the message the button was on), else
+// as a direct message.
+func (b *Bot) responder(responseURL, userID string, replace bool) func(message) {
+	return func(m message) {
+		m = b.mark(m)
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if responseURL == "" {
+			b.dm(ctx, userID, m)
+			return
+		}
+		msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeEphemeral, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}, ReplaceOriginal: replace}
+		if err := b.postResponse(ctx, responseURL, msg); err != nil {
+			b.log.Warn("reply via response_url failed; sending a direct message", "err", err)
+			b.dm(ctx, userID, m)
+		}
+	}
+}
+
+// postResponse posts to a response_url. slack-go's webhook helper checks
+// only the HTTP status, but Slack refuses an expired or used response_url
+// with {"ok":false,"error":…}; that must count as a failure so the reply
+// comes as a direct message instead of being lost.
+func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.WebhookMessage) error {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, responseURL, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("response_url is not usable")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := b.cfg.HTTPClient.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is a credential of sorts; keep it out of logs
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("response_url answered %s", resp.Status)
+	}
+	var answer struct {
+		OK    *bool  `json:"ok"`
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &answer) == nil && answer.OK != nil && !*answer.OK {
+		return fmt.Errorf("response_url answered %s", answer.Error)
+	}
+	return nil
+}
+
+func (b *Bot) dm(ctx context.Context, userID string, msg message) {
+	msg = b.mark(msg)
+	if _, _, err := b.slack.PostMessageContext(ctx, userID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
+		b.log.Warn("direct message failed", "user", userID, "err", err)
+	}
+}
+
+func slackErr(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err.Error()
+}
+
+// updateSubmitted updates the view a submission ack put in place. Until
+// Slack has applied that ack, views.update answers not_found; it is asked
+// again until the ack's own deadline has passed (then the modal was closed).
+func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, externalID string) error {
+	wait := 5 * time.Millisecond
+	deadline := time.Now().Add(ackWindow)
+	for {
+		_, err := b.slack.UpdateViewContext(ctx, view, externalID, "", "")
+		var se slack.SlackErrorResponse
+		if err == nil || !errors.As(err, &se) || se.Err != "not_found" || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// reportTimeout bounds telling a person a write's outcome, apart from the
+// time the write itself took.
+const reportTimeout = 15 * time.Second
+
+// ackWindow is how long Slack waits for an ack.
+const ackWindow = 3 * time.Second

@@ -1,0 +1,148 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+type daySlots struct {
+	key   string // YYYY-MM-DD in the zone
+	label string // "Mon 23 Nov"
+	slots []booking.Slot
+}
+
+func (b *Bot) typesReply(ctx context.Context) message {
+	types, err := b.types.get(ctx)
+	if err != nil {
+		return errorMessage("The event types could not be loaded", err)
+	}
+	return typesMessage(types)
+}
+
+func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
+	types, err := b.types.get(ctx)
+	if err != nil {
+		return errorMessage("The event types could not be loaded", err)
+	}
+	et, ok := findType(types, slug)
+	switch {
+	case !ok:
+		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %q. `%s types` lists them.", slug, b.cfg.Command))
+	case !et.Bookable():
+		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through the public booking page; the booking API does not support it reliably.", escape(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " ")))}}
+	}
+	slots, err := b.booking.Slots(ctx, slug)
+	if err != nil {
+		return errorMessage("The free slots could not be loaded", err)
+	}
+	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now())
+}
+
+func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
+	for _, et := range types {
+		if et.Slug == slug {
+			return et, true
+		}
+	}
+	return booking.EventType{}, false
+}
+
+// typesMessage lists event types; solo ones get Slots and Book buttons,
+// others say they go through the public booking page.
+func typesMessage(types []booking.EventType) message {
+	if len(types) == 0 {
+		return message{Text: "There are no event types.", Blocks: []slack.Block{section("There are no event types on this calendar.")}}
+	}
+	blocks := []slack.Block{slack.NewHeaderBlock(plain("Event types"))}
+	shown := 0
+	for _, et := range types {
+		if len(blocks) > 46 {
+			break
+		}
+		shown++
+		line := fmt.Sprintf("*%s* · %d min · `%s`", escape(et.Title), et.DurationMinutes, escape(et.Slug))
+		if !et.Bookable() {
+			line += fmt.Sprintf("\n_%s event: book it through the public booking page; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
+			blocks = append(blocks, section(line))
+			continue
+		}
+		blocks = append(blocks, section(line), slack.NewActionBlock("type_"+clip(et.Slug, 200),
+			button(actionShowSlots, "Free slots", et.Slug),
+			button(actionNewBooking, "Book", et.Slug).WithStyle(slack.StylePrimary),
+		))
+	}
+	if shown < len(types) {
+		blocks = append(blocks, contextLine(fmt.Sprintf("%d more not shown.", len(types)-shown)))
+	}
+	return message{Text: fmt.Sprintf("%d event types", len(types)), Blocks: blocks}
+}
+
+// slotsMessage groups slots by day in loc; each day has a select that books
+// one of its slots (book_slot). It stays within 50 blocks and 100 options.
+func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location, now time.Time) message {
+	head := fmt.Sprintf("Free slots: %s (%d min)", et.Title, et.DurationMinutes)
+	if len(slots) == 0 {
+		return message{Text: head + ": none", Blocks: []slack.Block{
+			slack.NewHeaderBlock(plain(head)),
+			section("No free slots in the next 14 days."),
+		}}
+	}
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(head)),
+		contextLine(fmt.Sprintf("%d slots in the next 14 days. Times in %s. A slot is not held until it is booked.", len(slots), zoneName(loc, now))),
+	}
+	days := groupByDay(slots, loc)
+	shownDays := 0
+	for _, d := range days {
+		for i := 0; i < len(d.slots); i += 100 {
+			if len(blocks) >= 48 {
+				break
+			}
+			chunk := d.slots[i:min(i+100, len(d.slots))]
+			times := make([]string, len(chunk))
+			opts := make([]*slack.OptionBlockObject, len(chunk))
+			for j, s := range chunk {
+				times[j] = s.Start.In(loc).Format("15:04")
+				opts[j] = slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format("15:04")+"–"+s.End.In(loc).Format("15:04")), nil)
+			}
+			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
+			text := fmt.Sprintf("*%s*\n%s", d.label, strings.Join(times, " · "))
+			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
+		}
+		if len(blocks) < 48 {
+			shownDays++
+		}
+	}
+	if shownDays < len(days) {
+		blocks = append(blocks, contextLine("More days are available in the booking form."))
+	}
+	return message{Text: fmt.Sprintf("%s: %d slots", head, len(slots)), Blocks: blocks}
+}
+
+func groupByDay(slots []booking.Slot, loc *time.Location) []daySlots {
+	var days []daySlots
+	for _, s := range slots {
+		t := s.Start.In(loc)
+		key := t.Format("2006-01-02")
+		if len(days) == 0 || days[len(days)-1].key != key {
+			days = append(days, daySlots{key: key, label: t.Format("Mon 2 Jan")})
+		}
+		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
+	}
+	return days
+}
+
+// slotValue is what a book_slot option carries: the event and the slot's
+// start exactly as the API sent it.
+func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart() }
+
+func parseSlotValue(v string) (eventType, rawStart string, ok bool) {
+	eventType, rawStart, ok = strings.Cut(v, " ")
+	return eventType, rawStart, ok && eventType != "" && rawStart != ""
+}

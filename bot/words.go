@@ -1,0 +1,236 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
+)
+
+// createOutcome says what happened to a booking, for the modal and for the
+// message the person keeps. res is nil when nothing was sent (err says why).
+func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType) message {
+	title := escape(titleOf(booking.Some(meta.Event), types))
+	attendee := escape(meta.Name) + " (" + escape(meta.Email) + ")"
+	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
+	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
+	var text string
+	var actions []slack.BlockElement
+	pick := button(actionPickAnother, "Pick another time", meta.Event)
+	recheck := button(actionRecheck, "Check again", recheckValue(meta))
+	switch {
+	case res == nil:
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: %s.", title, slotText, attendee, escape(errText(err)))
+		actions = append(actions, pick)
+	case res.Outcome == booking.DryRun:
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
+		actions = append(actions, pick)
+	case res.Outcome == booking.Confirmed:
+		bk := res.Booking
+		attZone := requester
+		if loc, err := booking.LoadZone(meta.TZ); err == nil {
+			attZone = loc
+		}
+		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)\n*Booking ID:* `%s`",
+			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String(), escape(bk.ID))
+		if res.Reconciled {
+			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
+		}
+	case res.Outcome == booking.AlreadyBooked:
+		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
+		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
+		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through the public booking page.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked:
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.NotConfirmed:
+		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through the public booking page.", title, slotText, attendee)
+		actions = append(actions, pick)
+	case res.Outcome == booking.Rejected:
+		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))
+		actions = append(actions, pick)
+	case res.Outcome == booking.RateLimited && res.Held:
+		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		actions = append(actions, pick)
+	case res.Outcome == booking.RateLimited:
+		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		actions = append(actions, pick)
+	case res.Outcome == booking.ProbablyNotBooked:
+		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
+		actions = append(actions, recheck)
+	default:
+		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s on %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
+		actions = append(actions, recheck)
+	}
+	blocks := []slack.Block{section(text)}
+	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
+		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
+	}
+	if len(actions) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
+	}
+	// The notification says the headline with the data as it is: stripping
+	// the markup from the whole text would strip it from names and IDs too.
+	fallback := headline(text) + " " + title + " on " + slotText + " for " + escape(meta.Name)
+	if res != nil && res.Booking != nil {
+		fallback += " (booking " + escape(res.Booking.ID) + ")"
+	}
+	return message{Text: fallback, Blocks: blocks}
+}
+
+// headline is an outcome text's bold opening phrase, which every outcome
+// text has and which holds no data.
+func headline(text string) string {
+	_, rest, _ := strings.Cut(text, "*")
+	head, _, _ := strings.Cut(rest, "*")
+	return head
+}
+
+// alreadyBookedText says why a create was not sent: the booking exists, is
+// being made, or an earlier unclear attempt waits for a person.
+func alreadyBookedText(title, slotText, attendee string, start time.Time, res *booking.Result, requester *time.Location) string {
+	p, bk := res.Prior, res.Booking
+	by := "outside bookbot (the booking page or another tool)"
+	if p != nil {
+		by = "in Slack " + dateToken(p.At)
+		if p.Actor != "" {
+			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), dateToken(p.At))
+		}
+	}
+	switch {
+	case p != nil && p.Outcome == "":
+		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
+	case p != nil && p.Outcome != booking.Confirmed:
+		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
+	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, escape(bk.ID), by)
+	case bk != nil && bk.Start.Equal(start):
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
+	case bk != nil:
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(bk.ID))
+	default:
+		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
+	}
+}
+
+// cancelOutcomeMessage replaces the confirmation with what happened.
+func cancelOutcomeMessage(id string, res *booking.Result) message {
+	var text string
+	switch res.Outcome {
+	case booking.DryRun:
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
+		if res.Booking == nil {
+			text += fmt.Sprintf("\n`%s` is not among the upcoming bookings, so the API would most likely answer not found.", escape(id))
+		}
+	case booking.Cancelled:
+		text = fmt.Sprintf(":white_check_mark: Booking `%s` is cancelled.", escape(id))
+		if !res.Verified {
+			text += " The API confirmed it, but the bookings list could not be checked."
+		}
+	case booking.NotFound:
+		text = fmt.Sprintf(":grey_question: Booking `%s` was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", escape(id))
+	case booking.NotCancelled:
+		text = fmt.Sprintf(":x: Booking `%s` was not cancelled: the API did not answer clearly and the booking is still listed. Cancelling again is safe.", escape(id))
+	case booking.RateLimited:
+		text = fmt.Sprintf(":hourglass: The booking API is refusing requests for now; nothing was cancelled. Try again in %s.", waitText(res.RetryAfter))
+	case booking.Rejected:
+		text = fmt.Sprintf(":x: The booking API refused to cancel `%s`: %s", escape(id), escape(errText(res.Err)))
+	default:
+		text = fmt.Sprintf(":warning: It is unclear whether booking `%s` was cancelled. Check the calendar before trying again.", escape(id))
+	}
+	blocks := []slack.Block{section(text)}
+	if len(res.Seen) > 0 && res.Outcome != booking.Cancelled && res.Outcome != booking.DryRun {
+		blocks = append(blocks, contextLine(escape("What bookbot saw: "+strings.Join(res.Seen, "; "))))
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
+func waitText(d time.Duration) string {
+	if d <= 0 {
+		return "a while (an event's limit can take up to an hour)"
+	}
+	return booking.HumanDuration(d)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "no details"
+	}
+	return err.Error()
+}
+
+// outcomeText names an entry's outcome for people.
+func outcomeText(e journal.Entry) string {
+	var s string
+	switch e.Outcome {
+	case "":
+		s = "in flight (no answer recorded yet)"
+	case booking.Confirmed:
+		s = "booked, and the bookings list shows it"
+	case booking.NotBooked:
+		switch e.Conflict {
+		case booking.ConflictTimeNotFree:
+			s = "not booked: the time was not free"
+		case booking.ConflictRefused:
+			s = "not booked: the booking service refuses this attendee at this time (a repeat, or email verification)"
+		default:
+			s = "not booked (409: taken, a duplicate, or needs email verification)"
+		}
+	case booking.NotConfirmed:
+		s = "not confirmed (the API returned no booking)"
+	case booking.Rejected:
+		s = "refused by the booking API"
+	case booking.RateLimited:
+		s = "refused by the booking service: too many attempts"
+		if e.Held {
+			s = "not sent: bookbot's own rate guard held it back"
+		}
+	case booking.ProbablyNotBooked:
+		s = "probably not booked: the answer was unclear and the bookings list does not show it"
+	case booking.Unknown:
+		s = "unknown: the answer was unclear and listing could not settle it"
+	case booking.Cancelled:
+		s = "cancelled"
+		if !e.Verified {
+			s += " (the list could not be checked)"
+		}
+	case booking.NotCancelled:
+		s = "not cancelled: the booking is still listed"
+	case booking.NotFound:
+		s = "not found"
+	case booking.DryRun:
+		s = "dry run: nothing was sent"
+	case booking.AlreadyBooked:
+		s = "not sent: already booked, or an earlier attempt stands in the way"
+	default:
+		s = string(e.Outcome)
+	}
+	if e.Created != "" {
+		s += fmt.Sprintf(" (booking `%s`)", escape(e.Created))
+	}
+	return s
+}
+
+func reviewAdvice(e journal.Entry) string {
+	switch e.Outcome {
+	case booking.Confirmed:
+		return "nothing to book again: the booking exists. Make sure the person who asked knows."
+	case booking.Cancelled:
+		return "nothing: the booking is no longer listed."
+	case booking.NotCancelled:
+		return "cancel it again if it should go (a repeat cancel is harmless)."
+	case booking.ProbablyNotBooked:
+		return "check the calendar and the attendee's inbox. If the booking is not there and is still wanted, book it again with the booking form."
+	default:
+		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
+	}
+}
