@@ -5,7 +5,7 @@
 // Where things live:
 //
 //   - bot.go: the Bot, its Config and the interfaces it needs (Booker,
-//     SlackAPI, Journal, …); Run and Handle, which ack every envelope at
+//     SlackAPI, DigestPreviewer); Run and Handle, which ack every envelope at
 //     once and start its work.
 //   - route.go: only routing, at ack time: which subcommand, button,
 //     submission or event starts which flow. Adding a subcommand is one
