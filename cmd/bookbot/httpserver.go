@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -15,19 +14,11 @@ import (
 // requests in flight (a scrape, a probe).
 const httpShutdownTimeout = 5 * time.Second
 
-// startHTTP serves the local HTTP listener on addr (BOOKBOT_HTTP_ADDR; ""
-// serves nothing):
-//
-//	GET /healthz  200 "ok" while the process serves; 503 with the reason
-//	              once Socket Mode has been down too long (see watchSocket):
-//	              the liveness probe, as a restart may fix that
-//	GET /readyz   200 when Socket Mode is connected and the last booking
-//	              API answer was not a 401; else 503 with the reasons
-//	GET /metrics  Prometheus text format
-//
+// startHTTP serves h, the probes and metrics (metrics.Recorder.Handler), on
+// the local HTTP listener at addr (BOOKBOT_HTTP_ADDR; "" serves nothing).
 // It returns once the address is bound, logging "http listening" with the
 // bound address (port 0 picks a free one); stop shuts it down gracefully.
-func startHTTP(addr string, m *metrics, log *slog.Logger) (stop func(), err error) {
+func startHTTP(addr string, h http.Handler, log *slog.Logger) (stop func(), err error) {
 	if addr == "" {
 		log.Info("http listener off: BOOKBOT_HTTP_ADDR=off")
 		return func() {}, nil
@@ -41,7 +32,7 @@ func startHTTP(addr string, m *metrics, log *slog.Logger) (stop func(), err erro
 		return nil, fmt.Errorf("BOOKBOT_HTTP_ADDR=%s: cannot listen: %w (set another host:port, or off)", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           httpHandler(m),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -65,31 +56,4 @@ func startHTTP(addr string, m *metrics, log *slog.Logger) (stop func(), err erro
 		}
 		<-done
 	}, nil
-}
-
-func httpHandler(m *metrics) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if ok, reason := m.live(); !ok {
-			plain(w, http.StatusServiceUnavailable, reason)
-			return
-		}
-		plain(w, http.StatusOK, "ok")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if ok, reasons := m.ready(); !ok {
-			plain(w, http.StatusServiceUnavailable, strings.Join(reasons, "\n"))
-			return
-		}
-		plain(w, http.StatusOK, "ready")
-	})
-	mux.Handle("GET /metrics", m.handler())
-	return mux
-}
-
-func plain(w http.ResponseWriter, status int, text string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	fmt.Fprintln(w, text)
 }

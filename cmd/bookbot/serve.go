@@ -16,10 +16,17 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/statedir"
 )
+
+// socketUnhealthyAfter is how long Socket Mode may stay down before
+// /healthz fails so that an orchestrator restarts bookbot: longer than a
+// reconnect when Slack asks for one (a second or two) and than slack-go's
+// first few retries of a failed connection. Tests shorten it.
+var socketUnhealthyAfter = 2 * time.Minute
 
 // drainTimeout bounds how long shutdown waits for bookings and cancels in
 // flight to finish and be reported.
@@ -44,8 +51,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
 	defer lock.Release()
-	m := newMetrics()
-	stopHTTP, err := startHTTP(cfg.HTTPAddr, m, log)
+	m := metrics.New()
+	stopHTTP, err := startHTTP(cfg.HTTPAddr, m.Handler(), log)
 	if err != nil {
 		return err
 	}
@@ -55,7 +62,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	jr.Owner = lock.Owner
-	m.setAwaitingReview(jr.AwaitingReview)
+	m.SetAwaitingReview(jr.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(jr)}
 	if cfg.DryRun {
 		writes = append(writes, booking.WithDryRun())
@@ -69,7 +76,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	go pruneJournal(ctx, jr, cfg.JournalKeep, log)
-	api := newSlack(cfg, slack.OptionHTTPClient(m.slackHTTPClient(cfg.SlackAPIURL)))
+	api := newSlack(cfg, slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL), Timeout: slackCallTimeout}))
 	auth, err := api.AuthTestContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil { // stopped while starting: nothing was refused
@@ -84,7 +91,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	runner.Observe = m.digestRun
+	runner.Observe = m.DigestRun
 	b := bot.New(bot.Config{
 		Command:       cfg.Command,
 		Allowed:       cfg.Allowed,
@@ -117,7 +124,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		log.Info("digest off: DIGEST_CHANNEL is not set")
 	}
 
-	stopWatch := m.watchSocket(ctx, socketUnhealthyAfter, log)
+	stopWatch := m.WatchSocket(ctx, socketUnhealthyAfter, log)
 	defer stopWatch()
 	client := socketmode.New(api)
 	err = b.Run(ctx, client, drainTimeout)

@@ -1,13 +1,11 @@
-package main
+package metrics
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -21,10 +19,10 @@ import (
 	"github.com/bookbot/bookbot/bot"
 )
 
-// The metrics type is what booking.Client and bot.Bot are given.
+// A Recorder is what booking.Client and bot.Bot are given.
 var (
-	_ booking.Observer = (*metrics)(nil)
-	_ bot.Metrics      = (*metrics)(nil)
+	_ booking.Observer = (*Recorder)(nil)
+	_ bot.Metrics      = (*Recorder)(nil)
 )
 
 // scrape fetches a Prometheus text exposition from h.
@@ -67,7 +65,7 @@ func wantSample(t *testing.T, text, series string, want float64) {
 
 func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 	t.Parallel()
-	m := newMetrics()
+	m := New()
 	m.Request("GET /bookings", 200, 20*time.Millisecond)
 	m.Request("GET /bookings", 200, 30*time.Millisecond)
 	m.Request("POST /bookings/{id}/cancel", 503, time.Second)
@@ -80,12 +78,12 @@ func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 	m.Acked("slash_commands", 2*time.Millisecond)
 	m.Acked("interactive", 4*time.Second)
 	m.Connected(true)
-	m.digestRun("posted")
-	m.digestRun("already_posted")
-	m.digestRun("already_posted")
+	m.DigestRun("posted")
+	m.DigestRun("already_posted")
+	m.DigestRun("already_posted")
 	m.slackError("chat.postMessage", "channel_not_found")
 
-	text := scrape(t, m.handler())
+	text := scrape(t, m.Handler())
 	for series, want := range map[string]float64{
 		`bookbot_booking_api_requests_total{endpoint="GET /bookings",status="200"}`:                2,
 		`bookbot_booking_api_requests_total{endpoint="POST /bookings/{id}/cancel",status="503"}`:   1,
@@ -120,23 +118,23 @@ func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 	}
 
 	m.Request("GET /bookings", 401, time.Millisecond)
-	wantSample(t, scrape(t, m.handler()), "bookbot_booking_api_last_status", 401)
+	wantSample(t, scrape(t, m.Handler()), "bookbot_booking_api_last_status", 401)
 }
 
 func TestMetricsJournalAwaitingReview(t *testing.T) {
 	t.Parallel()
-	m := newMetrics()
-	m.setAwaitingReview(func() (int, error) { return 3, nil })
-	wantSample(t, scrape(t, m.handler()), "bookbot_journal_awaiting_review", 3)
-	m.setAwaitingReview(func() (int, error) { return 0, errors.New("journal unreadable") })
-	wantSample(t, scrape(t, m.handler()), "bookbot_journal_awaiting_review", math.NaN())
-	m.setAwaitingReview(nil)
-	wantSample(t, scrape(t, m.handler()), "bookbot_journal_awaiting_review", 0)
+	m := New()
+	m.SetAwaitingReview(func() (int, error) { return 3, nil })
+	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 3)
+	m.SetAwaitingReview(func() (int, error) { return 0, errors.New("journal unreadable") })
+	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", math.NaN())
+	m.SetAwaitingReview(nil)
+	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 0)
 }
 
 func TestReadiness(t *testing.T) {
 	t.Parallel()
-	m := newMetrics()
+	m := New()
 	check := func(wantOK bool, wantReasons ...string) {
 		t.Helper()
 		ok, reasons := m.ready()
@@ -159,26 +157,25 @@ func TestReadiness(t *testing.T) {
 	check(true)
 }
 
-func TestHTTPListener(t *testing.T) {
+// The handler answers the probes from the state it was told, and serves
+// the metrics; nothing else.
+func TestHandler(t *testing.T) {
 	t.Parallel()
-	m := newMetrics()
-	logs := newLogLines()
-	log := slog.New(slog.NewTextHandler(logs, nil))
-	stop, err := startHTTP("127.0.0.1:0", m, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimSpace(strings.SplitN(logs.String(), "addr=", 2)[1])
-	base := "http://" + addr
+	m := New()
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
 
 	get := func(path string) (int, string) {
 		t.Helper()
-		resp, err := http.Get(base + path)
+		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
+		if ct := resp.Header.Get("Content-Type"); path != "/metrics" && resp.StatusCode != http.StatusNotFound && ct != "text/plain; charset=utf-8" {
+			t.Errorf("%s: Content-Type %q", path, ct)
+		}
 		return resp.StatusCode, string(body)
 	}
 	if code, body := get("/healthz"); code != 200 || body != "ok\n" {
@@ -201,7 +198,7 @@ func TestHTTPListener(t *testing.T) {
 	if code, _ := get("/nope"); code != 404 {
 		t.Errorf("/nope = %d, want 404", code)
 	}
-	resp, err := http.Post(base+"/healthz", "text/plain", nil)
+	resp, err := http.Post(srv.URL+"/healthz", "text/plain", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,33 +206,6 @@ func TestHTTPListener(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /healthz = %d, want 405", resp.StatusCode)
 	}
-
-	stop()
-	if _, err := http.Get(base + "/healthz"); err == nil {
-		t.Error("the listener still answers after stop")
-	}
-}
-
-func TestHTTPListenerAddressTaken(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, err = startHTTP(ln.Addr().String(), newMetrics(), slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "BOOKBOT_HTTP_ADDR="+ln.Addr().String()) {
-		t.Fatalf("err = %v, want one naming BOOKBOT_HTTP_ADDR and the address", err)
-	}
-}
-
-func TestHTTPListenerOff(t *testing.T) {
-	t.Parallel()
-	stop, err := startHTTP("", newMetrics(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop()
 }
 
 // The Slack client counts failed Web API calls by method and Slack's error
@@ -268,8 +238,8 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	m := newMetrics()
-	api := slack.New(token, slack.OptionAPIURL(srv.URL+"/api/"), slack.OptionHTTPClient(m.slackHTTPClient(srv.URL+"/api/")))
+	m := New()
+	api := slack.New(token, slack.OptionAPIURL(srv.URL+"/api/"), slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(srv.URL + "/api/")}))
 	ctx := context.Background()
 
 	auth, err := api.AuthTestContext(ctx)
@@ -295,7 +265,7 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 
 	// A URL outside the Web API (a response_url, say) is never a label.
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hooks/T1/B2/"+token, nil)
-	resp, err := m.slackHTTPClient(srv.URL + "/api/").Transport.RoundTrip(req)
+	resp, err := m.SlackTransport(srv.URL + "/api/").RoundTrip(req)
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -306,7 +276,7 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 		t.Error("a call to a closed port succeeded")
 	}
 
-	text := scrape(t, m.handler())
+	text := scrape(t, m.Handler())
 	for series, want := range map[string]float64{
 		`bookbot_slack_api_errors_total{error="channel_not_found",method="chat.postMessage"}`: 1,
 		`bookbot_slack_api_errors_total{error="other",method="users.info"}`:                   1,

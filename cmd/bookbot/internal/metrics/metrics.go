@@ -1,11 +1,13 @@
-package main
+// Package metrics is bookbot's Prometheus adapter and the state its
+// health and readiness probes answer from. A Recorder implements
+// booking.Observer, bot.Metrics and digest.Runner's Observe hook, counts
+// failed Slack Web API calls from inside slack-go's HTTP client, and serves
+// /healthz, /readyz and /metrics. It is the binary's own: the domain
+// packages declare the small interfaces it implements and never import it.
+package metrics
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
 	"math"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,17 +15,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/bookbot/bookbot/booking"
 )
 
-// metrics is what `bookbot run` tells Prometheus, on a registry of its own.
-// It implements booking.Observer, bot.Metrics and digest.Runner's Observe,
-// and keeps the state /readyz answers from. No label ever carries a secret,
+// Recorder is what `bookbot run` tells Prometheus, on a registry of its
+// own. It implements booking.Observer, bot.Metrics and digest.Runner's
+// Observe, and keeps the state /healthz and /readyz answer from. No label ever carries a secret,
 // an email address, a booking ID or a URL: endpoints are the booking
 // client's route names, Slack methods are Web API method names.
-type metrics struct {
+type Recorder struct {
 	reg *prometheus.Registry
 
 	apiRequests     *prometheus.CounterVec
@@ -50,8 +51,10 @@ var digestResults = []string{"posted", "already_posted", "skipped_empty", "faile
 // envelopeTypes are the Socket Mode envelopes that are acked.
 var envelopeTypes = []string{"slash_commands", "interactive", "events_api"}
 
-func newMetrics() *metrics {
-	m := &metrics{
+// New returns a Recorder with every series registered, the Go runtime's and
+// the process's collectors included, and nothing counted yet.
+func New() *Recorder {
+	m := &Recorder{
 		reg: prometheus.NewRegistry(),
 		apiRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "bookbot_booking_api_requests_total",
@@ -112,7 +115,7 @@ func newMetrics() *metrics {
 }
 
 // Request implements booking.Observer.
-func (m *metrics) Request(endpoint string, status int, took time.Duration) {
+func (m *Recorder) Request(endpoint string, status int, took time.Duration) {
 	label := "error"
 	if status > 0 {
 		label = strconv.Itoa(status)
@@ -126,7 +129,7 @@ func (m *metrics) Request(endpoint string, status int, took time.Duration) {
 }
 
 // Wrote implements booking.Observer.
-func (m *metrics) Wrote(op booking.Op, res *booking.Result) {
+func (m *Recorder) Wrote(op booking.Op, res *booking.Result) {
 	if res == nil {
 		return
 	}
@@ -137,12 +140,12 @@ func (m *metrics) Wrote(op booking.Op, res *booking.Result) {
 }
 
 // Acked implements bot.Metrics.
-func (m *metrics) Acked(kind string, took time.Duration) {
+func (m *Recorder) Acked(kind string, took time.Duration) {
 	m.ackSeconds.WithLabelValues(kind).Observe(took.Seconds())
 }
 
 // Connected implements bot.Metrics.
-func (m *metrics) Connected(up bool) {
+func (m *Recorder) Connected(up bool) {
 	m.connected.Store(up)
 	m.socket.set(up)
 	if up {
@@ -152,23 +155,23 @@ func (m *metrics) Connected(up bool) {
 	}
 }
 
-// digestRun is digest.Runner's Observe.
-func (m *metrics) digestRun(result string) { m.digestRuns.WithLabelValues(result).Inc() }
+// DigestRun is digest.Runner's Observe.
+func (m *Recorder) DigestRun(result string) { m.digestRuns.WithLabelValues(result).Inc() }
 
 // slackError counts a failed Slack Web API call.
-func (m *metrics) slackError(method, code string) {
+func (m *Recorder) slackError(method, code string) {
 	m.slackErrors.WithLabelValues(method, code).Inc()
 }
 
-// setAwaitingReview makes bookbot_journal_awaiting_review report f's count.
+// SetAwaitingReview makes bookbot_journal_awaiting_review report f's count.
 // f runs at every scrape, so it must be quick; nil reports 0.
-func (m *metrics) setAwaitingReview(f func() (int, error)) {
+func (m *Recorder) SetAwaitingReview(f func() (int, error)) {
 	m.reviewMu.Lock()
 	defer m.reviewMu.Unlock()
 	m.awaitingReview = f
 }
 
-func (m *metrics) reviewCount() float64 {
+func (m *Recorder) reviewCount() float64 {
 	m.reviewMu.Lock()
 	f := m.awaitingReview
 	m.reviewMu.Unlock()
@@ -180,130 +183,4 @@ func (m *metrics) reviewCount() float64 {
 		return math.NaN()
 	}
 	return float64(n)
-}
-
-// ready says whether bookbot can serve: Socket Mode connected and the
-// booking API not answering 401. reason is a short line for /readyz.
-func (m *metrics) ready() (ok bool, reasons []string) {
-	if !m.connected.Load() {
-		reasons = append(reasons, "socket mode not connected")
-	}
-	if m.lastStatus.Load() == http.StatusUnauthorized {
-		reasons = append(reasons, "booking API answered 401: the key is revoked or invalid")
-	}
-	return len(reasons) == 0, reasons
-}
-
-// live says whether bookbot is worth keeping: false once Socket Mode has
-// been down for longer than watchSocket allows, which a restart may fix and
-// waiting has not. reason is a line for /healthz.
-func (m *metrics) live() (ok bool, reason string) { return m.socket.healthy() }
-
-// watchSocket makes Socket Mode being down for longer than after fail
-// /healthz, logging once when it does and once when Socket Mode is back.
-// It watches until ctx is done (a shutdown's disconnect is no fault) or
-// stop is called; after stop it logs nothing.
-func (m *metrics) watchSocket(ctx context.Context, after time.Duration, log *slog.Logger) (stop func()) {
-	return m.socket.start(ctx, after, log)
-}
-
-// socketUnhealthyAfter is how long Socket Mode may stay down before
-// /healthz fails so that an orchestrator restarts bookbot: longer than a
-// reconnect when Slack asks for one (a second or two) and than slack-go's
-// first few retries of a failed connection. Tests shorten it.
-var socketUnhealthyAfter = 2 * time.Minute
-
-// socketWatch turns a Socket Mode connection that stays down into a failing
-// liveness probe. The zero value is healthy and watches nothing.
-type socketWatch struct {
-	mu        sync.Mutex
-	ctx       context.Context
-	log       *slog.Logger // nil: not watching
-	after     time.Duration
-	up        bool
-	downSince time.Time
-	timer     *time.Timer
-	gen       int // the current timer's; an older one that fires does nothing
-	unhealthy bool
-}
-
-func (w *socketWatch) start(ctx context.Context, after time.Duration, log *slog.Logger) (stop func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.ctx, w.after, w.log = ctx, after, log
-	if !w.up {
-		// Not connected yet: the bot has as long to connect as to reconnect.
-		w.downSince = time.Now()
-		w.armLocked()
-	}
-	return func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.disarmLocked()
-		w.log = nil
-	}
-}
-
-func (w *socketWatch) set(up bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if up == w.up {
-		return // the client reports every failed attempt; the clock runs from the first
-	}
-	w.up = up
-	if !up {
-		w.downSince = time.Now()
-		w.armLocked()
-		return
-	}
-	w.disarmLocked()
-	if w.unhealthy {
-		w.unhealthy = false
-		if w.log != nil {
-			w.log.Info("Socket Mode connected again; /healthz passes", "down_for", time.Since(w.downSince).Round(time.Millisecond).String())
-		}
-	}
-}
-
-func (w *socketWatch) armLocked() {
-	if w.log == nil {
-		return
-	}
-	w.disarmLocked()
-	gen := w.gen
-	w.timer = time.AfterFunc(w.after, func() { w.expired(gen) })
-}
-
-func (w *socketWatch) disarmLocked() {
-	w.gen++
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
-}
-
-func (w *socketWatch) expired(gen int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if gen != w.gen || w.up || w.log == nil || w.ctx.Err() != nil {
-		return
-	}
-	w.unhealthy = true
-	w.log.Error("Socket Mode not connected for too long; /healthz fails so that bookbot is restarted",
-		"down_since", w.downSince.UTC().Format(time.RFC3339), "limit", w.after.String())
-}
-
-func (w *socketWatch) healthy() (bool, string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.unhealthy {
-		return true, ""
-	}
-	return false, fmt.Sprintf("socket mode not connected for over %v (since %s): Slack cannot be reached",
-		w.after, w.downSince.UTC().Format(time.RFC3339))
-}
-
-// handler serves the registry in the Prometheus text format.
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }

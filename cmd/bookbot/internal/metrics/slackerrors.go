@@ -1,22 +1,15 @@
-package main
+package metrics
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/slack-go/slack"
 )
 
 // slackErrorCounter is an http.RoundTripper for slack-go's HTTP client that
@@ -44,51 +37,12 @@ func newSlackErrorCounter(apiURL string, next http.RoundTripper, count func(meth
 	return &slackErrorCounter{next: next, apiPath: p, count: count}
 }
 
-// slackCallTimeout bounds every Slack Web API call, whatever its context:
-// without it a Slack that accepts a connection and never answers hangs
-// auth.test at start-up and apps.connections.open on a reconnect for good.
-// It matches `bookbot check`'s bound on each check. The Socket Mode
-// WebSocket is not cut by it: slack-go dials that with a dialer of its own.
-// Tests shorten it.
-var slackCallTimeout = 10 * time.Second
-
-// slackHTTPClient is the HTTP client for slack-go (slack.OptionHTTPClient)
-// that counts failed Web API calls under apiURL in
-// bookbot_slack_api_errors_total. Each call times out after
-// slackCallTimeout, as in newSlack.
-func (m *metrics) slackHTTPClient(apiURL string) *http.Client {
-	return &http.Client{Transport: newSlackErrorCounter(apiURL, nil, m.slackError), Timeout: slackCallTimeout}
-}
-
-// authTestError says why auth.test failed at start-up: Slack refused the
-// bot token (an error answer), or Slack gave no answer, which no token fixes.
-func authTestError(err error, timeout time.Duration) error {
-	var se slack.SlackErrorResponse
-	var rl *slack.RateLimitedError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("slack refused SLACK_BOT_TOKEN (auth.test: %s); check the bot token and that the app is installed", se.Err)
-	case errors.As(err, &rl):
-		return fmt.Errorf("slack rate-limited auth.test (retry after %v); start bookbot again later", rl.RetryAfter)
-	case timedOut(err):
-		return fmt.Errorf("slack did not answer auth.test within %v; check SLACK_API_URL and the network", timeout)
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // the URL is SLACK_API_URL, said in the advice
-	}
-	var sc slack.StatusCodeError
-	if errors.As(err, &sc) {
-		return fmt.Errorf("slack answered auth.test with HTTP %d; check SLACK_API_URL", sc.Code)
-	}
-	return fmt.Errorf("slack could not be reached for auth.test (%v); check SLACK_API_URL and the network", err)
-}
-
-// timedOut says whether err is a deadline passing. net/http says so in
-// several ways, depending on where the request was when it passed.
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+// SlackTransport is the http.RoundTripper for slack-go's HTTP client
+// (slack.OptionHTTPClient) that counts failed Web API calls under apiURL
+// (SLACK_API_URL) in bookbot_slack_api_errors_total. The client's timeout
+// is the caller's to set.
+func (m *Recorder) SlackTransport(apiURL string) http.RoundTripper {
+	return newSlackErrorCounter(apiURL, nil, m.slackError)
 }
 
 // maxSlackBody bounds what is read to look for "ok":false; a larger answer
