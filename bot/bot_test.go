@@ -922,6 +922,16 @@ func TestBookingOutcomes(t *testing.T) {
 		if init, _ := elements(fresh.Blocks, "event_type")[0]["initial_option"].(map[string]any); str(init, "value") != "intro-call" {
 			t.Errorf("event type of the new modal: %v", init)
 		}
+		// The form comes back as it was, but for the time.
+		kept := map[string]string{"name": "Grace Hopper", "email": "grace@example.com", "note": "Agenda: compilers & <b>bold</b> ideas"}
+		for action, want := range kept {
+			if els := elements(fresh.Blocks, action); len(els) != 1 || str(els[0], "initial_value") != want {
+				t.Errorf("%s of the new modal: %v, want %q", action, els, want)
+			}
+		}
+		if tz := elements(fresh.Blocks, "booker_tz"); len(tz) != 1 || str(tz[0]["initial_option"].(map[string]any), "value") != "America/New_York" {
+			t.Errorf("the attendee's zone of the new modal: %v", tz)
+		}
 	})
 	t.Run("slot gone and list stale", func(t *testing.T) {
 		t.Parallel()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -594,6 +595,37 @@ func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 
 // recheckValue is what "Check again" needs: event, start and email.
 func recheckValue(m modalMeta) string {
-	b, _ := json.Marshal(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
-	return clip(string(b), 2000)
+	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
+}
+
+// pickValue is what "Pick another time" needs to open the form again as
+// it was, but for the time: the note too, when it fits.
+func pickValue(m modalMeta) string {
+	m.Start, m.Day = "", ""
+	if v := buttonMeta(m); v != "" {
+		return v
+	}
+	m.Note = ""
+	return buttonMeta(m)
+}
+
+// buttonMeta is m as a button's value, "" when it is longer than the
+// 2000 characters a value may hold (a cut would not decode).
+func buttonMeta(m modalMeta) string {
+	b, _ := json.Marshal(m)
+	if utf8.RuneCount(b) > 2000 {
+		return ""
+	}
+	return string(b)
+}
+
+// pickedMeta reads a "Pick another time" value: the form's data, or, from
+// a message sent before the form's data travelled with it, the event slug.
+func pickedMeta(value string) modalMeta {
+	var m modalMeta
+	if json.Unmarshal([]byte(value), &m) != nil {
+		return modalMeta{Event: value}
+	}
+	m.Start, m.Day = "", ""
+	return m
 }

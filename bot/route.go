@@ -154,7 +154,7 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 			if a.ActionID == actionPickAnother {
 				// From the outcome message the person keeps: a new modal.
 				later.add("new", func(ctx context.Context) {
-					b.openBookingModal(ctx, cb.TriggerID, user, modalMeta{Event: a.Value}, reply)
+					b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(a.Value), reply)
 				})
 			}
 			return

@@ -20,7 +20,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
 	var text string
 	var actions []slack.BlockElement
-	pick := button(actionPickAnother, "Pick another time", meta.Event)
+	pick := button(actionPickAnother, "Pick another time", pickValue(meta))
 	recheck := button(actionRecheck, "Check again", recheckValue(meta))
 	switch {
 	case res == nil:
