@@ -869,12 +869,6 @@ func TestSlowRecheckLeavesTheCreateItsTime(t *testing.T) {
 // 11. Every outcome of a create is told as it is.
 func TestBookingOutcomes(t *testing.T) {
 	t.Parallel()
-	takeSlot := func(h *harness, email string) string {
-		return h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("intro-call"), Start: time.Date(2026, 3, 23, 10, 15, 0, 0, time.UTC),
-			BookerName: ptr("Someone Else"), BookerEmail: ptr(email),
-		})
-	}
 	outcome := func(h *harness, viewID, want string) slacktest.View {
 		h.t.Helper()
 		return h.waitView(fmt.Sprintf("%s saying %q", viewID, want), func(v slacktest.View) bool {

@@ -452,3 +452,12 @@ func clipText(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// takeSlot books the first intro-call slot for email behind bookbot's back,
+// as the public booking page would, and returns the booking's ID.
+func takeSlot(h *harness, email string) string {
+	return h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+		EventType: ptr("intro-call"), Start: time.Date(2026, 3, 23, 10, 15, 0, 0, time.UTC),
+		BookerName: ptr("Someone Else"), BookerEmail: ptr(email),
+	})
+}

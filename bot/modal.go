@@ -32,6 +32,10 @@ type modalMeta struct {
 	Email string `json:"m,omitempty"`
 	TZ    string `json:"t,omitempty"`
 	Note  string `json:"o,omitempty"`
+	// Review is the journal entry a person is asked to check, when "Check
+	// again" was pressed on its review report: the answer keeps its
+	// "Mark as checked".
+	Review uint64 `json:"q,omitempty"`
 }
 
 // form is everything the booking modal shows.
@@ -302,6 +306,9 @@ func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result,
 	msg := createOutcome(c.meta, res, err, c.requester, c.types)
 	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
 		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
+	}
+	if res != nil && res.NeedsHuman() && b.reviewsByDMTo(c.user) {
+		return // the review report, right after, is their one message, with both actions
 	}
 	b.dm(ctx, c.user, msg)
 }
@@ -595,7 +602,7 @@ func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 
 // recheckValue is what "Check again" needs: event, start and email.
 func recheckValue(m modalMeta) string {
-	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ})
+	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ, Review: m.Review})
 }
 
 // pickValue is what "Pick another time" needs to open the form again as

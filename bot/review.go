@@ -76,6 +76,9 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 	}
 }
 
+// reviewRecipients are where an entry is reported: the review channel, or
+// else the first reviewer; and the person who asked when bookbot stopped
+// before telling them the outcome. Otherwise they have it already.
 func (b *Bot) reviewRecipients(e journal.Entry) []string {
 	var to []string
 	if b.cfg.ReviewChannel != "" {
@@ -83,10 +86,19 @@ func (b *Bot) reviewRecipients(e journal.Entry) []string {
 	} else if len(b.cfg.Reviewers) > 0 {
 		to = append(to, b.cfg.Reviewers[0])
 	}
-	if e.Actor != "" && (b.cfg.ReviewChannel == "" || e.Recovered) && !slices.Contains(to, e.Actor) {
+	if e.Actor != "" && e.Recovered && !slices.Contains(to, e.Actor) {
 		to = append(to, e.Actor)
 	}
 	return to
+}
+
+// reviewsByDMTo reports whether reviews reach user by direct message.
+func (b *Bot) reviewsByDMTo(user string) bool {
+	return b.cfg.Journal != nil && b.cfg.ReviewChannel == "" && len(b.cfg.Reviewers) > 0 && b.cfg.Reviewers[0] == user
+}
+
+func reviewButton(seq uint64) *slack.ButtonBlockElement {
+	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
 }
 
 // reviewLoop reports at start and then every reviewEvery until ctx ends.
@@ -174,8 +186,13 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(e.Seen, "; "), 2900))))
 	}
 	if e.ReviewedAt.IsZero() {
-		blocks = append(blocks, slack.NewActionBlock("review_actions",
-			button(actionReviewed, "Mark as checked", strconv.FormatUint(e.Seq, 10)).WithStyle(slack.StylePrimary)))
+		actions := []slack.BlockElement{reviewButton(e.Seq)}
+		if e.Op == booking.OpCreate && (e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked) {
+			// Looking again only reads: it sits beside the check.
+			meta := modalMeta{Event: e.EventType, Start: e.Start, Name: e.Name, Email: e.Email, Review: e.Seq}
+			actions = append([]slack.BlockElement{button(actionRecheck, "Check again", recheckValue(meta))}, actions...)
+		}
+		blocks = append(blocks, slack.NewActionBlock("review_actions", actions...))
 	} else {
 		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, dateToken(e.ReviewedAt))))
 	}

@@ -90,16 +90,53 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	}
 }
 
+// Without a review channel the first reviewer gets the report; the person
+// who asked has the outcome already, and gets no second message about it.
 func TestReviewsGoByDMWithoutAReviewChannel(t *testing.T) {
 	t.Parallel()
 	h, _ := journaledHarness(t, false)
 	bookUnclear(h, 502)
-	// The first reviewer and the person who asked.
 	h.dm(bob, "A booking needs a human look")
-	h.dm(ada, "A booking needs a human look")
+	h.dm(ada, "Probably not booked")
 	h.drain()
-	if n := len(messagesIn(h, bob, "needs a human look")) + len(messagesIn(h, ada, "needs a human look")); n != 2 {
-		t.Errorf("%d review DMs, want 2", n)
+	if n := len(messagesIn(h, bob, "")); n != 1 {
+		t.Errorf("%d DMs to the reviewer, want 1", n)
+	}
+	if n := len(messagesIn(h, ada, "")); n != 1 {
+		t.Errorf("%d DMs to the person who asked, want 1 (the outcome)", n)
+	}
+}
+
+// When the person who asked is the reviewer, one message tells the outcome
+// and asks for the check, with both actions; looking again keeps the check.
+func TestOneDMWhenTheRequesterReviews(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, false) // bob reviews
+	v := h.openModal(bob, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(502))
+	h.submit(bob, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	report := h.dm(bob, "A booking needs a human look")
+	h.drain()
+	if n := len(messagesIn(h, bob, "")); n != 1 {
+		t.Fatalf("%d DMs to bob, want 1", n)
+	}
+	if len(elements(report.Blocks, "recheck")) != 1 || len(elements(report.Blocks, "review_checked")) != 1 {
+		t.Fatalf("the report lacks Check again or Mark as checked:\n%s", report.Blocks)
+	}
+
+	// Someone finds it booked after all; bob looks again, then checks it.
+	id := takeSlot(h, "grace@example.com")
+	h.interact(slacktest.BlockAction(bob, "recheck", "", slacktest.InMessage(report)))
+	again := h.waitMessage("the report replaced by the recheck", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Booked.")
+	})
+	if !strings.Contains(textOf(again.Blocks), id) || len(elements(again.Blocks, "review_checked")) != 1 {
+		t.Fatalf("the recheck lost the booking or the check:\n%s", again.Blocks)
+	}
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(again)))
+	h.reply(bob, "Checked by <@"+bob+">")
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("%d entries await review after the check", n)
 	}
 }
 
@@ -208,22 +245,26 @@ func TestDryRun(t *testing.T) {
 	}
 }
 
-// A report sent to two people keeps its button in the copy nobody pressed;
-// pressed once the entry has been pruned, it says there is nothing left.
+// A report's button pressed once the entry has been checked elsewhere (a
+// copy of the report sent to someone else) and pruned says there is
+// nothing left to check.
 func TestCheckingAPrunedEntry(t *testing.T) {
 	t.Parallel()
 	h, j := journaledHarness(t, false)
 	bookUnclear(h, 502)
 	toBob := h.dm(bob, "A booking needs a human look")
-	toAda := h.dm(ada, "A booking needs a human look")
 	h.drain()
 
-	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(toBob)))
-	h.reply(bob, "Checked by <@"+bob+">")
-	h.drain()
+	un, err := j.Since(time.Time{})
+	if err != nil || len(un) != 1 {
+		t.Fatalf("journal: %+v, %v", un, err)
+	}
+	if _, err := j.MarkReviewed(un[0].Seq, ada); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := j.Prune(h.clock.Now().Add(time.Hour)); n != 1 || err != nil {
 		t.Fatalf("pruned %d, %v; want the checked entry", n, err)
 	}
-	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(toAda)))
-	h.reply(ada, "Nothing left to check")
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(toBob)))
+	h.reply(bob, "Nothing left to check")
 }

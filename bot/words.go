@@ -75,6 +75,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
 		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
 	}
+	if meta.Review != 0 {
+		actions = append(actions, reviewButton(meta.Review))
+	}
 	if len(actions) > 0 {
 		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
 	}
