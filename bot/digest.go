@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -21,16 +20,6 @@ const (
 	digestMaxBlocks      = 50   // blocks per message
 	digestMaxSectionText = 3000 // section text
 	digestMaxHeaderText  = 150  // header text
-	// digestMaxMessageText caps the text of all blocks of one message
-	// together: chat.postMessage answers msg_blocks_too_long from about
-	// 12,000 characters in all, long before 50 full sections.
-	digestMaxMessageText = 11000
-
-	// User-provided fields are clipped so that one entry always fits a
-	// section even when every character needs escaping (& is 5 bytes).
-	digestMaxNameRunes  = 120
-	digestMaxEmailRunes = 254
-
 	// digestPostAttempts is how often one message is tried when Slack
 	// answers 429: the answer proves it was not posted.
 	digestPostAttempts = 3
@@ -124,14 +113,14 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	}
 	for _, e := range d.Entries {
 		line := digestEntryLine(d, e, includeEmails)
-		if sec.Len() > 0 && (sec.Len()+1+len(line) > digestMaxSectionText || used+1+len(line) > digestMaxMessageText) {
+		if sec.Len() > 0 && (sec.Len()+1+len(line) > digestMaxSectionText || used+1+len(line) > maxMessageText) {
 			closeSection()
 		}
 		if sec.Len() == 0 {
 			// A new section: it needs a block, and the message must not
 			// grow too long (unless it is the message's first entry).
 			if p := &parts[len(parts)-1]; len(p.blocks)+1 > digestMaxBlocks ||
-				(len(p.entries) > 0 && used+len(line) > digestMaxMessageText) {
+				(len(p.entries) > 0 && used+len(line) > maxMessageText) {
 				parts = append(parts, part{blocks: []slack.Block{nil}})
 				used = len(d.Header()) + len(" (100/100)")
 			}
@@ -151,7 +140,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 		if len(parts) > 1 {
 			header += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
 		}
-		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, digestCut(header, digestMaxHeaderText), false, false))
+		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, cut(header, digestMaxHeaderText), false, false))
 
 		// The notification text: one line a booking, each escaped as data.
 		lines := []string{escape(header)}
@@ -227,7 +216,7 @@ func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string
 		b.WriteString(" · ")
 		b.WriteString(escape(e.Email()))
 	}
-	return digestCut(b.String(), digestMaxSectionText)
+	return cut(b.String(), digestMaxSectionText)
 }
 
 // digestClipped returns d with long user-provided fields clipped.
@@ -237,29 +226,13 @@ func digestClipped(d digest.Digest) digest.Digest {
 	}
 	entries := make([]digest.Entry, len(d.Entries))
 	for i, e := range d.Entries {
-		e.EventTitle = clip(e.EventTitle, digestMaxNameRunes)
-		e.AttendeeName.String = clip(e.AttendeeName.String, digestMaxNameRunes)
-		e.AttendeeEmail.String = clip(e.AttendeeEmail.String, digestMaxEmailRunes)
+		e.EventTitle = clip(e.EventTitle, maxNameRunes)
+		e.AttendeeName.String = clip(e.AttendeeName.String, maxNameRunes)
+		e.AttendeeEmail.String = clip(e.AttendeeEmail.String, maxEmailRunes)
 		entries[i] = e
 	}
 	d.Entries = entries
 	return d
-}
-
-// digestCut shortens escaped text to at most n bytes without splitting a
-// character or an entity.
-func digestCut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	if amp := strings.LastIndexByte(s[:cut], '&'); amp >= 0 && !strings.Contains(s[amp:cut], ";") {
-		cut = amp
-	}
-	return s[:cut] + "…"
 }
 
 // PublishDigest posts the digest to channel.

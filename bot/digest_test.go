@@ -351,9 +351,9 @@ func TestDigestCut(t *testing.T) {
 		{"abc &amp; def", 12, "abc &amp;…"}, // keeps the whole entity
 		{"ééééé", 7, "éé…"},                 // never splits a character
 	} {
-		got := digestCut(tt.s, tt.n)
+		got := cut(tt.s, tt.n)
 		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
-			t.Errorf("digestCut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+			t.Errorf("cut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
 	}
 }

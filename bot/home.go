@@ -60,7 +60,7 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 		}
 		days[key] = append(days[key], fmt.Sprintf("%s–%s  %s · %s · `%s`",
 			bk.Start.In(loc).Format("15:04"), bk.End.In(loc).Format("15:04"),
-			escape(titleOf(bk.EventType, types)), escape(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
+			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
 		count++
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows all with Cancel buttons.", count, homeDays, zoneName(loc, now), cmd)))

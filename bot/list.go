@@ -91,8 +91,9 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		contextLine(fmt.Sprintf("Times in %s. Page %d of %d.", zoneName(loc, now), page+1, pages)),
 	}
 	for _, b := range list[from:to] {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(bookingLine(b, types, loc, true)), nil,
-			slack.NewAccessory(cancelButton(b.ID))))
+		// A page's rows share one message's text, whatever the names.
+		line := cut(bookingLine(b, types, loc, true), (maxMessageText-2000)/listPageSize)
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(cancelButton(b.ID))))
 	}
 	if len(list) >= booking.MaxListed {
 		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here.", booking.MaxListed)))
@@ -113,14 +114,14 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 // bookingLine describes a booking: time, event, attendee and ID. Legacy
 // records without a name, email or event say so.
 func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
-	attendee := escape(b.BookerName.Or(notRecorded))
+	attendee := short(b.BookerName.Or(notRecorded))
 	if b.BookerName.Valid && b.BookerName.String == "" {
 		attendee = "(no name)"
 	}
 	if withEmail {
-		attendee += " · " + escape(b.BookerEmail.Or("email "+notRecorded))
+		attendee += " · " + address(b.BookerEmail.Or("email "+notRecorded))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · `%s`", when(b.Start, b.End, loc), escape(titleOf(b.EventType, types)), attendee, escape(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s · `%s`", when(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, escape(b.ID))
 }
 
 func cancelButton(id string) *slack.ButtonBlockElement {

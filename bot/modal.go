@@ -574,10 +574,10 @@ func hasInputBlock(v slack.View, blockID string) bool {
 
 func pendingView(meta modalMeta, requester *time.Location, types []booking.EventType) *slack.ModalViewRequest {
 	text := fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
-		escape(titleOf(booking.Some(meta.Event), types)), escape(meta.Name))
+		short(titleOf(booking.Some(meta.Event), types)), short(meta.Name))
 	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {
 		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* on %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
-			escape(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(meta.Name))
+			short(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format("Mon 2 Jan, 15:04 MST"), short(meta.Name))
 	}
 	return &slack.ModalViewRequest{
 		Type:            slack.VTModal,

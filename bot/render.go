@@ -65,6 +65,26 @@ func button(actionID, text, value string) *slack.ButtonBlockElement {
 	return slack.NewButtonBlockElement(actionID, value, plain(clip(text, 75)))
 }
 
+// Limits every message keeps to, whatever the data.
+const (
+	// maxMessageText caps the text of all blocks of one message together:
+	// chat.postMessage answers msg_blocks_too_long from about 12,000
+	// characters in all, long before 50 full sections.
+	maxMessageText = 11000
+
+	// Names, titles and emails are clipped, so that a line about one
+	// booking always fits, and a page of them a message, even when every
+	// character needs escaping (& is 5 bytes).
+	maxNameRunes  = 120
+	maxEmailRunes = 254
+)
+
+// short is a name or a title as data: escaped and clipped.
+func short(s string) string { return escape(clip(s, maxNameRunes)) }
+
+// address is an email address as data: escaped and clipped.
+func address(s string) string { return escape(clip(s, maxEmailRunes)) }
+
 // escape keeps user-provided text from becoming Slack markup (an attendee
 // named "<!channel>" must not ping anyone) and on one line: a name with a
 // newline must not add lines of its own to a list.
@@ -91,6 +111,22 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// cut shortens escaped text to at most n bytes without splitting a
+// character or an entity.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if amp := strings.LastIndexByte(s[:cut], '&'); amp >= 0 && !strings.Contains(s[amp:cut], ";") {
+		cut = amp
+	}
+	return s[:cut] + "…"
 }
 
 // when renders a time range in loc, always naming the day and the zone's

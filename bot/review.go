@@ -209,7 +209,7 @@ func writePlain(e journal.Entry, types []booking.EventType) string {
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
 		at = start.UTC().Format("Mon 2 Jan 15:04 MST")
 	}
-	return fmt.Sprintf("book %s %s for %s", escape(titleOf(booking.Some(e.EventType), types)), at, escape(e.Name))
+	return fmt.Sprintf("book %s %s for %s", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name))
 }
 
 // writeSummary says what a journal entry asked for. loc nil gives Slack
@@ -227,7 +227,7 @@ func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location
 	default:
 		at = start.In(loc).Format("Mon 2 Jan 15:04 MST")
 	}
-	return fmt.Sprintf("book *%s* %s for %s (%s)", escape(titleOf(booking.Some(e.EventType), types)), at, escape(e.Name), escape(e.Email))
+	return fmt.Sprintf("book *%s* %s for %s (%s)", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name), address(e.Email))
 }
 
 // auditMessage shows journal entries newest first, as many as fit.
@@ -244,11 +244,13 @@ func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Loc
 		slack.NewHeaderBlock(plain(head)),
 		contextLine(fmt.Sprintf("%d, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), zoneName(loc, now))),
 	}
+	used := 0
 	for _, text := range splitLines("", lines, 3000) {
-		if len(blocks) >= 49 {
-			blocks[48] = contextLine("Older entries do not fit here: `bookbot audit` shows them.")
+		if len(blocks) >= 48 || used+len(text) > maxMessageText-1000 {
+			blocks = append(blocks, contextLine("Older entries do not fit here: `bookbot audit` shows them."))
 			break
 		}
+		used += len(text)
 		blocks = append(blocks, section(text))
 	}
 	return message{Text: fmt.Sprintf("%s: %d", head, len(list)), Blocks: blocks}

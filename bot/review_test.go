@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -267,4 +268,71 @@ func TestCheckingAPrunedEntry(t *testing.T) {
 	}
 	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(toBob)))
 	h.reply(bob, "Nothing left to check")
+}
+
+// blockText is the length of all the text in a message's blocks, as Slack
+// counts it against a message's limit.
+func blockText(t *testing.T, raw []byte) int {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if s, ok := v["text"].(string); ok {
+				n += len(s)
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
+// Whatever the data, a list or an audit stays inside one message's limit.
+func TestLongDataKeepsMessagesInsideSlacksLimits(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, true)
+	long := strings.Repeat("&<Grace Hopper> ", 200) // 3,200 characters, every one worst to escape
+	for i := range 20 {
+		start := t0.Add(26*time.Hour + time.Duration(i)*time.Hour)
+		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+			EventType: ptr("intro-call"), Start: start, End: start.Add(15 * time.Minute),
+			BookerName: ptr(long), BookerEmail: ptr(strings.Repeat("a&", 120) + "@example.com"),
+		})
+	}
+	h.slash(ada, "list")
+	list := h.reply(ada, "Upcoming bookings")
+	if n := blockText(t, list.Blocks); n > 11000 {
+		t.Errorf("the list's blocks hold %d characters of text", n)
+	}
+
+	for i := range 300 {
+		w := booking.Write{Op: booking.OpCreate, Actor: ada, EventType: "intro-call",
+			Start: t0.Add(time.Duration(i+48) * time.Hour).Format(time.RFC3339), End: t0.Add(time.Duration(i+48)*time.Hour + 15*time.Minute).Format(time.RFC3339),
+			Name: long, Email: "grace@example.com"}
+		finish, err := j.Begin(t.Context(), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finish(&booking.Result{Outcome: booking.NotBooked})
+	}
+	h.slash(ada, "audit")
+	audit := h.reply(ada, "Bookings and cancellations")
+	if n := blockText(t, audit.Blocks); n > 11000 {
+		t.Errorf("the audit's blocks hold %d characters of text", n)
+	}
+	if !strings.Contains(textOf(audit.Blocks), "do not fit here") {
+		t.Errorf("the audit does not say some entries were left out")
+	}
 }

@@ -35,7 +35,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
 	case !ok:
 		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %q. `%s types` lists them.", slug, b.cfg.Command))
 	case !et.Bookable():
-		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through the public booking page; the booking API does not support it reliably.", escape(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " ")))}}
+		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through the public booking page; the booking API does not support it reliably.", short(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " ")))}}
 	}
 	slots, err := b.booking.Slots(ctx, slug)
 	if err != nil {
@@ -66,7 +66,7 @@ func typesMessage(types []booking.EventType) message {
 			break
 		}
 		shown++
-		line := fmt.Sprintf("*%s* · %d min · `%s`", escape(et.Title), et.DurationMinutes, escape(et.Slug))
+		line := fmt.Sprintf("*%s* · %d min · `%s`", short(et.Title), et.DurationMinutes, escape(et.Slug))
 		if !et.Bookable() {
 			line += fmt.Sprintf("\n_%s event: book it through the public booking page; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
 			blocks = append(blocks, section(line))

@@ -14,8 +14,8 @@ import (
 // createOutcome says what happened to a booking, for the modal and for the
 // message the person keeps. res is nil when nothing was sent (err says why).
 func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType) message {
-	title := escape(titleOf(booking.Some(meta.Event), types))
-	attendee := escape(meta.Name) + " (" + escape(meta.Email) + ")"
+	title := short(titleOf(booking.Some(meta.Event), types))
+	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
 	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
 	var text string
@@ -83,7 +83,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	}
 	// The notification says the headline with the data as it is: stripping
 	// the markup from the whole text would strip it from names and IDs too.
-	fallback := headline(text) + " " + title + " on " + slotText + " for " + escape(meta.Name)
+	fallback := headline(text) + " " + title + " on " + slotText + " for " + short(meta.Name)
 	if res != nil && res.Booking != nil {
 		fallback += " (booking " + escape(res.Booking.ID) + ")"
 	}
