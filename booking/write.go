@@ -457,15 +457,19 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	// The booking's start tells, when settling, whether its absence from
 	// the list means cancelled or only started. A booking the list does not
 	// show (beyond its first 100) is still cancelled.
+	var listed *Booking
 	var start time.Time
 	if list, err := c.bookings(ctx); err == nil {
-		if b := byID(list, id); b != nil {
-			start = b.Start
-			w.Start, w.EventType, w.Name = b.Start.UTC().Format(time.RFC3339Nano), b.EventType.String, b.BookerName.String
+		if listed = byID(list, id); listed != nil {
+			start = listed.Start
+			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String
 		}
 	}
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
-	return c.write(ctx, w, ep, nil, nil, func(res *Result) { c.cancel(ctx, id, start, ep, res) })
+	return c.write(ctx, w, ep, nil, nil, func(res *Result) {
+		res.Booking = listed
+		c.cancel(ctx, id, start, ep, res)
+	})
 }
 
 // cancel sends one cancel and classifies the answer.

@@ -533,10 +533,24 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 		}
 	}
 	done := h.waitMessage("cancelled", func(m slacktest.Message) bool {
-		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "`5eed0000-0000-4000-8000-000000000002` is cancelled")
+		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "cancelled by you")
 	})
 	if !done.ReplaceOriginal || done.OriginalTS != list.TS {
 		t.Errorf("outcome did not replace the list message: %+v", done)
+	}
+	// The list stays, the cancelled booking struck through and without its
+	// button, the others as they were.
+	text := textOf(done.Blocks)
+	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.Contains(done.Text, "is cancelled") {
+		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
+	}
+	for _, el := range elements(done.Blocks, "cancel_booking") {
+		if str(el, "value") == "5eed0000-0000-4000-8000-000000000002" {
+			t.Errorf("the cancelled booking still has a Cancel button")
+		}
+	}
+	if n := len(elements(done.Blocks, "cancel_booking")); n < 2 {
+		t.Errorf("%d Cancel buttons left in the list", n)
 	}
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
@@ -564,9 +578,25 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	if got := values(elements(m.Blocks, "cancel_booking")); !slices.Equal(got, []string{"5eed0000-0000-4000-8000-000000000003"}) {
 		t.Errorf("cancel buttons %v", got)
 	}
+	// The message asks once: its button opens no second question.
+	if confirm := elements(m.Blocks, "cancel_booking")[0]["confirm"]; confirm != nil {
+		t.Errorf("the confirmation's button asks again: %v", confirm)
+	}
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
 		t.Fatalf("%d cancel requests before the button was pressed", n)
+	}
+
+	// Keep it: nothing is cancelled, and the question is answered.
+	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000004")
+	asked := h.reply(ada, "5eed0000-0000-4000-8000-000000000004")
+	h.interact(slacktest.BlockAction(ada, "cancel_keep", "5eed0000-0000-4000-8000-000000000004", slacktest.InMessage(asked)))
+	if kept := h.reply(ada, "is not cancelled"); !kept.ReplaceOriginal {
+		t.Errorf("Keep it did not answer in place of the question")
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
+		t.Fatalf("%d cancel requests after Keep it", n)
 	}
 
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
@@ -1327,7 +1357,8 @@ func TestRedeliveredEnvelopesActOnce(t *testing.T) {
 	}
 	lists := 0
 	for _, m := range h.sl.Messages() {
-		if strings.Contains(textOf(m.Blocks), "Upcoming bookings (") {
+		// The list shown again after the cancel, struck through, is not a reply.
+		if text := textOf(m.Blocks); strings.Contains(text, "Upcoming bookings (") && !strings.Contains(text, "cancelled by you") {
 			lists++
 		}
 	}

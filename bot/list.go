@@ -3,7 +3,9 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -23,7 +25,20 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
 	if types == nil {
 		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
 	}
-	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now())
+	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), nil)
+}
+
+// listAfterCancel is the page a booking was cancelled from, shown again
+// with the booking struck through; outcome when the list cannot be read.
+func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, gone *booking.Booking, outcome message) message {
+	list, err := b.booking.Bookings(ctx)
+	if err != nil {
+		return outcome
+	}
+	types, _ := b.types.recent()
+	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), gone)
+	m.Text = outcome.Text
+	return m
 }
 
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
@@ -44,9 +59,27 @@ func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message
 	return cancelConfirmMessage(id, found, types, b.users.zone(ctx, userID), len(list) >= booking.MaxListed)
 }
 
+// listRowID is the block ID of a list's row: a Cancel pressed there says
+// which page to show again, the booking struck through.
+func listRowID(page int, id string) string { return "row:" + strconv.Itoa(page) + ":" + id }
+
+// listPage is the page of the list a Cancel was pressed on; false when it
+// was pressed elsewhere (a confirmation, App Home).
+func listPage(blockID string) (int, bool) {
+	rest, ok := strings.CutPrefix(blockID, "row:")
+	if !ok {
+		return 0, false
+	}
+	p, _, _ := strings.Cut(rest, ":")
+	page, err := strconv.Atoi(p)
+	return page, err == nil
+}
+
 // cancelPressed cancels a booking once its Cancel button is pressed. A
 // double click finds the first press already cancelling and does nothing.
-func (b *Bot) cancelPressed(later *jobs, user, id string, inMessage, inHome bool, replace func(message)) {
+// Pressed in the list, the list comes back with the booking struck
+// through; elsewhere the outcome replaces the message.
+func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, inHome bool, replace func(message)) {
 	if booking.ValidateBookingID(id) != nil {
 		return
 	}
@@ -66,6 +99,9 @@ func (b *Bot) cancelPressed(later *jobs, user, id string, inMessage, inHome bool
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
 			m = cancelOutcomeMessage(id, res)
 		}
+		if page, ok := listPage(blockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
+			m = b.listAfterCancel(ctx, user, page, res.Booking, m)
+		}
 		replace(m)
 		b.ReportReviews(ctx)
 		if inHome {
@@ -75,7 +111,12 @@ func (b *Bot) cancelPressed(later *jobs, user, id string, inMessage, inHome bool
 }
 
 // listMessage shows one page of upcoming bookings, each with a Cancel button.
-func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time) message {
+func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time, cancelled *booking.Booking) message {
+	if cancelled != nil {
+		// Shown where it was, struck through, until the list is asked for again.
+		i, _ := slices.BinarySearchFunc(list, cancelled.Start, func(b booking.Booking, t time.Time) int { return b.Start.Compare(t) })
+		list = slices.Insert(slices.Clone(list), i, *cancelled)
+	}
 	if len(list) == 0 {
 		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
 	}
@@ -93,7 +134,12 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	for _, b := range list[from:to] {
 		// A page's rows share one message's text, whatever the names.
 		line := cut(bookingLine(b, types, loc, true), (maxMessageText-2000)/listPageSize)
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(cancelButton(b.ID))))
+		if cancelled != nil && b.ID == cancelled.ID {
+			blocks = append(blocks, section("~"+strings.ReplaceAll(line, "\n", "~\n~")+"~\n:wastebasket: cancelled by you"))
+			continue
+		}
+		row := slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(cancelButton(b.ID)), slack.SectionBlockOptionBlockID(listRowID(page, b.ID)))
+		blocks = append(blocks, row)
 	}
 	if len(list) >= booking.MaxListed {
 		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here.", booking.MaxListed)))
@@ -148,11 +194,13 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	default:
 		detail = fmt.Sprintf("`%s` is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", escape(id))
 	}
+	// The message asks already: its button needs no dialog asking again.
+	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)
 	return message{
 		Text: "Cancel booking " + id + "?",
 		Blocks: []slack.Block{
 			section("*Cancel this booking?*\n" + detail),
-			slack.NewActionBlock("cancel_confirm", cancelButton(id)),
+			slack.NewActionBlock("cancel_confirm", cancel, button(actionKeep, "Keep it", id)),
 		},
 	}
 }

@@ -37,6 +37,7 @@ const (
 	actionShowSlots   = "show_slots"
 	actionPickAnother = "pick_another"
 	actionRecheck     = "recheck"
+	actionKeep        = "cancel_keep"
 	actionHomeRefresh = "home_refresh"
 
 	callbackBooking  = "booking_create" // contract

@@ -148,7 +148,10 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		page, _ := strconv.Atoi(a.Value)
 		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })
 	case actionCancel:
-		b.cancelPressed(later, user, a.Value, cb.ResponseURL != "", inHome, replace)
+		b.cancelPressed(later, user, a.Value, a.BlockID, cb.ResponseURL != "", inHome, replace)
+	case actionKeep:
+		id := a.Value
+		later.add("keep", func(context.Context) { replace(keptMessage(id)) })
 	case actionEventType, actionSlotDay, actionPickAnother:
 		if !inModal {
 			if a.ActionID == actionPickAnother {

@@ -237,3 +237,9 @@ func reviewAdvice(e journal.Entry) string {
 		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
 	}
 }
+
+// keptMessage answers "Keep it" on a cancel confirmation.
+func keptMessage(id string) message {
+	text := fmt.Sprintf("Kept: booking `%s` is not cancelled.", escape(id))
+	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
+}

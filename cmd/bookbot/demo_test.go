@@ -30,7 +30,7 @@ func TestDemoScript(t *testing.T) {
 		"✅ *Booked.* Intro call with Grace Hopper (grace@example.com)",
 		"Grace Hopper · grace@example.com · `" + id[1] + "`",
 		"Cancel this booking?",
-		"✅ Booking `5eed0000-0000-4000-8000-000000000001` is cancelled.",
+		"🗑 cancelled by you",
 		"❌ *Not booked: that time is not free.* Consultation",
 		"answered 409",
 		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
