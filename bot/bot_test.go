@@ -699,6 +699,16 @@ func TestBookingModalFullFlow(t *testing.T) {
 	if !strings.Contains(textOf(dm.Blocks), bk.ID) {
 		t.Errorf("DM lacks the booking ID: %s", textOf(dm.Blocks))
 	}
+	// The message the person keeps says what can come next; the modal,
+	// about to close, does not.
+	if values(elements(dm.Blocks, "cancel_booking"))[0] != bk.ID || len(elements(dm.Blocks, "show_list")) != 1 || len(elements(dm.Blocks, "new_booking")) != 1 {
+		t.Errorf("the DM lacks the next actions:\n%s", dm.Blocks)
+	}
+	if len(elements(done.Blocks, "show_list")) != 0 {
+		t.Errorf("the modal shows the next actions")
+	}
+	h.interact(slacktest.BlockAction(ada, "show_list", "", slacktest.InMessage(dm)))
+	h.reply(ada, bk.ID)
 
 	h.drain()
 	posts := h.requests(bookingtest.EndpointCreateBooking)

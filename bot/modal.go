@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -589,7 +590,15 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 	}
 }
 
+// nextActions is the block of what comes after a booking, in the message
+// the person keeps; the modal, about to be closed, does without it.
+const nextActions = "next_actions"
+
 func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
+	msg.Blocks = slices.DeleteFunc(slices.Clone(msg.Blocks), func(b slack.Block) bool {
+		a, ok := b.(*slack.ActionBlock)
+		return ok && a.BlockID == nextActions
+	})
 	return slack.ModalViewRequest{
 		Type:            slack.VTModal,
 		CallbackID:      callbackBooking,

@@ -38,6 +38,7 @@ const (
 	actionPickAnother = "pick_another"
 	actionRecheck     = "recheck"
 	actionKeep        = "cancel_keep"
+	actionShowList    = "show_list"
 	actionHomeRefresh = "home_refresh"
 
 	callbackBooking  = "booking_create" // contract

@@ -144,6 +144,8 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
 	case actionShowSlots:
 		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, user, a.Value)) })
+	case actionShowList:
+		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, 0)) })
 	case actionListPage, actionListPrev:
 		page, _ := strconv.Atoi(a.Value)
 		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })

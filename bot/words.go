@@ -18,8 +18,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
 	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
-	var text string
+	var text, small string
 	var actions []slack.BlockElement
+	var next *slack.ActionBlock // what people do after a booking: look, undo, book again
 	pick := button(actionPickAnother, "Pick another time", pickValue(meta))
 	recheck := button(actionRecheck, "Check again", recheckValue(meta))
 	switch {
@@ -35,11 +36,14 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		if loc, err := booking.LoadZone(meta.TZ); err == nil {
 			attZone = loc
 		}
-		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)\n*Booking ID:* `%s`",
-			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String(), escape(bk.ID))
+		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)",
+			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String())
 		if res.Reconciled {
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
+		small = fmt.Sprintf("*Booking ID:* `%s`", escape(bk.ID))
+		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""), cancelButton(bk.ID),
+			button(actionNewBooking, "Book another", meta.Event))
 	case res.Outcome == booking.AlreadyBooked:
 		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
 		actions = append(actions, pick)
@@ -72,6 +76,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, recheck)
 	}
 	blocks := []slack.Block{section(text)}
+	if small != "" {
+		blocks = append(blocks, contextLine(small))
+	}
 	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
 		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
 	}
@@ -80,6 +87,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	}
 	if len(actions) > 0 {
 		blocks = append(blocks, slack.NewActionBlock("outcome_actions", actions...))
+	}
+	if next != nil {
+		blocks = append(blocks, next)
 	}
 	// The notification says the headline with the data as it is: stripping
 	// the markup from the whole text would strip it from names and IDs too.
