@@ -45,6 +45,7 @@ type DigestPreviewer interface {
 // Config is how the bot behaves.
 type Config struct {
 	Command string                   // the slash command, e.g. "/booking"
+	Contact string                   // whom people not allowed are told to ask (a Slack user ID); "" names no one
 	Allowed func(userID string) bool // who may use the bot
 	TeamID  string                   // the workspace; payloads from other teams are ignored
 
@@ -351,7 +352,7 @@ func (b *Bot) permitted(teamID, userID string) (ok bool, refusal *message) {
 	}
 	if !b.cfg.Allowed(userID) {
 		b.log.Info("refused a person not on the allow-list", "user", userID)
-		m := refusalMessage(userID)
+		m := refusalMessage(userID, b.cfg.Contact)
 		return false, &m
 	}
 	return true, nil

@@ -128,7 +128,7 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 	h := newHarness(t)
 
 	e := parseEphemeral(t, h.slash(eve, "list"))
-	if text := textOf(e.Blocks); !strings.Contains(text, "Sorry, bookbot is only open to") || !strings.Contains(text, eve) {
+	if text := textOf(e.Blocks); !strings.Contains(text, "Sorry, bookbot is only open to") || !strings.Contains(text, eve) || !strings.Contains(text, "Ask <@"+ada+"> to add it") {
 		t.Errorf("refusal for /booking list:\n%s", text)
 	}
 

@@ -157,6 +157,7 @@ func newHarnessWith(t *testing.T, clientOpts []booking.Option, opts ...func(*har
 	cfg := bot.Config{
 		Command: "/booking",
 		Allowed: func(id string) bool { return id == ada || id == bob || id == kiw },
+		Contact: ada,
 		TeamID:  h.sl.TeamID(),
 		Now:     h.clock.Now,
 		Log:     log,

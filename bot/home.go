@@ -18,7 +18,7 @@ const homeDays = 3
 func (b *Bot) publishHome(ctx context.Context, userID string) {
 	var blocks []slack.Block
 	if !b.cfg.Allowed(userID) {
-		blocks = refusalMessage(userID).Blocks
+		blocks = refusalMessage(userID, b.cfg.Contact).Blocks
 	} else {
 		list, err := b.booking.Bookings(ctx)
 		types, _ := b.types.recent()

@@ -163,8 +163,13 @@ func titleOf(slug booking.NullString, types []booking.EventType) string {
 	return slug.String
 }
 
-func refusalMessage(userID string) message {
-	text := fmt.Sprintf("Sorry, bookbot is only open to the people the calendar owner has allowed, and your Slack ID (%s) is not on that list. Ask the owner to add it.", userID)
+// refusalMessage tells someone not on the allow-list so, and whom to ask.
+func refusalMessage(userID, contact string) message {
+	ask := "Ask the calendar's owner to add it."
+	if contact != "" {
+		ask = fmt.Sprintf("Ask <@%s> to add it.", escape(contact))
+	}
+	text := fmt.Sprintf("Sorry, bookbot is only open to the people the calendar owner has allowed, and your Slack ID (%s) is not on that list. %s", escape(userID), ask)
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 

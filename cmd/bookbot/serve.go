@@ -105,6 +105,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Journal:       jr,
 		ReviewChannel: cfg.ReviewChannel,
 		Reviewers:     cfg.AllowedUsers,
+		Contact:       firstOf(cfg.AllowedUsers),
 	}, bk, api)
 
 	if cfg.DigestChannel != "" {
@@ -243,4 +244,12 @@ func recoverWrites(ctx context.Context, jr *journal.Journal, bk *booking.Client,
 		return fmt.Errorf("write journal: settling writes left in flight: %w", err)
 	}
 	return nil
+}
+
+// firstOf is the first of ids, "" when there is none.
+func firstOf(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
 }
