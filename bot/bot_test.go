@@ -1629,3 +1629,19 @@ func TestHostileDataStaysData(t *testing.T) {
 		}
 	}
 }
+
+// Where bookbot sends people to the public booking page, it links it when
+// the owner has said where it is.
+func TestPublicBookingPageIsLinked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(_ *harness, cfg *bot.Config) { cfg.BookingPage = "https://cal.example.com/ada?x=1|2" })
+	h.slash(ada, "types")
+	m := h.reply(ada, "Team sync")
+	if text := textOf(m.Blocks); !strings.Contains(text, "<https://cal.example.com/ada?x=1%7C2|the public booking page>") {
+		t.Errorf("no link to the booking page:\n%s", text)
+	}
+	h.slash(ada, "slots team-sync")
+	if text := textOf(h.reply(ada, "is a round robin event").Blocks); !strings.Contains(text, "|the public booking page>") {
+		t.Errorf("no link to the booking page:\n%s", text)
+	}
+}

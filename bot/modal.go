@@ -48,6 +48,7 @@ type form struct {
 	problem   string              // why slots or types could not be loaded
 	requester *time.Location
 	now       time.Time
+	page      string // the public booking page's address, "" when not set
 }
 
 // inputs are the values a modal holds.
@@ -115,7 +116,7 @@ func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
 	if err != nil {
 		return errorMessage("This booking cannot be checked", err)
 	}
-	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types)
+	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -127,7 +128,7 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 		requester = time.UTC
 	}
 	types, fresh := b.types.recent()
-	f := form{meta: meta, requester: requester, now: b.cfg.Now()}
+	f := form{meta: meta, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if fresh {
 		f.types = types
 	}
@@ -201,7 +202,7 @@ func (b *Bot) formFromView(v slack.View) form {
 		requester = loc
 	}
 	types, _ := b.types.recent()
-	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now()}
+	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
 		f.slots, f.loadedAt = shown.slots, true
 	}
@@ -304,7 +305,7 @@ func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result,
 	if res != nil {
 		b.log.Info("booking create finished", "user", c.user, "result", res)
 	}
-	msg := createOutcome(c.meta, res, err, c.requester, c.types)
+	msg := createOutcome(c.meta, res, err, c.requester, c.types, b.cfg.BookingPage)
 	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
 		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
 	}
@@ -392,7 +393,7 @@ func bookingForm(f form) slack.ModalViewRequest {
 			}
 		}
 		if len(opts) == 0 {
-			blocks = append(blocks, section("There are no event types bookbot can book. Team events are booked through the public booking page."))
+			blocks = append(blocks, section("There are no event types bookbot can book. Team events are booked through "+publicPage(f.page)+"."))
 		} else {
 			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Choose an event type"), actionEventType, opts...)
 			sel.InitialOption = initial

@@ -163,6 +163,15 @@ func titleOf(slug booking.NullString, types []booking.EventType) string {
 	return slug.String
 }
 
+// publicPage names the owner's public booking page, as a link when its
+// address is known.
+func publicPage(addr string) string {
+	if addr == "" {
+		return "the public booking page"
+	}
+	return "<" + strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(addr) + "|the public booking page>"
+}
+
 // refusalMessage tells someone not on the allow-list so, and whom to ask.
 func refusalMessage(userID, contact string) message {
 	ask := "Ask the calendar's owner to add it."

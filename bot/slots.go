@@ -22,7 +22,7 @@ func (b *Bot) typesReply(ctx context.Context) message {
 	if err != nil {
 		return errorMessage("The event types could not be loaded", err)
 	}
-	return typesMessage(types)
+	return typesMessage(types, b.cfg.BookingPage)
 }
 
 func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
@@ -35,7 +35,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
 	case !ok:
 		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %q. `%s types` lists them.", slug, b.cfg.Command))
 	case !et.Bookable():
-		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through the public booking page; the booking API does not support it reliably.", short(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " ")))}}
+		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " "), publicPage(b.cfg.BookingPage)))}}
 	}
 	slots, err := b.booking.Slots(ctx, slug)
 	if err != nil {
@@ -55,7 +55,7 @@ func findType(types []booking.EventType, slug string) (booking.EventType, bool) 
 
 // typesMessage lists event types; solo ones get Slots and Book buttons,
 // others say they go through the public booking page.
-func typesMessage(types []booking.EventType) message {
+func typesMessage(types []booking.EventType, page string) message {
 	if len(types) == 0 {
 		return message{Text: "There are no event types.", Blocks: []slack.Block{section("There are no event types on this calendar.")}}
 	}
@@ -68,7 +68,7 @@ func typesMessage(types []booking.EventType) message {
 		shown++
 		line := fmt.Sprintf("*%s* · %d min · `%s`", short(et.Title), et.DurationMinutes, escape(et.Slug))
 		if !et.Bookable() {
-			line += fmt.Sprintf("\n_%s event: book it through the public booking page; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
+			line += fmt.Sprintf("\n_%s event: book it through %s; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "), publicPage(page))
 			blocks = append(blocks, section(line))
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 
 // createOutcome says what happened to a booking, for the modal and for the
 // message the person keeps. res is nil when nothing was sent (err says why).
-func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType) message {
+func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType, page string) message {
 	title := short(titleOf(booking.Some(meta.Event), types))
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
@@ -51,13 +51,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through the public booking page.", title, slotText, attendee)
+		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotConfirmed:
-		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through the public booking page.", title, slotText, attendee)
+		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through %s.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, pick)
 	case res.Outcome == booking.Rejected:
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))

@@ -80,6 +80,7 @@ type Config struct {
 	DigestSkipEmpty     bool           // DIGEST_SKIP_EMPTY
 
 	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
+	BookingPage   string        // BOOKBOT_BOOKING_PAGE_URL, an absolute http(s) URL; "" means none
 	StateDir      string        // BOOKBOT_STATE_DIR or its computed default
 	JournalKeep   time.Duration // BOOKBOT_JOURNAL_KEEP_DAYS in days; 0 keeps entries forever
 	DryRun        bool          // BOOKBOT_DRY_RUN
@@ -192,6 +193,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	}
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
+	c.BookingPage = l.page("BOOKBOT_BOOKING_PAGE_URL", s.BookingPage)
 	c.StateDir = stateDir(s)
 	if days, err := strconv.Atoi(s.JournalKeep); err == nil && days >= 0 && days <= maxKeepDays {
 		c.JournalKeep = time.Duration(days) * 24 * time.Hour
@@ -418,6 +420,24 @@ func (l *loader) url(name, raw string) *url.URL {
 		return u
 	}
 	return nil
+}
+
+// page checks the address of a web page people are sent to: absolute
+// http(s), no credentials; a query (a page's own parameters) may stay.
+func (l *loader) page(name, raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		l.add(name, "%s must be an absolute http(s) URL such as https://calendar.example.com/ada; got %q", name, clip(raw))
+	case u.User != nil:
+		l.add(name, "%s must not carry credentials (user:password@)", name)
+	default:
+		return u.String()
+	}
+	return ""
 }
 
 // clearText checks that an http(s) URL that carries secrets (what) is

@@ -195,6 +195,9 @@ func TestValid(t *testing.T) {
 		{"digest include emails", []string{"DIGEST_INCLUDE_EMAILS", "true"}, func(c *config.Config) bool { return c.DigestIncludeEmails }},
 		{"digest skip empty", []string{"DIGEST_SKIP_EMPTY", "1"}, func(c *config.Config) bool { return c.DigestSkipEmpty }},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.ReviewChannel == "C999" }},
+		{"booking page", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada?theme=dark"}, func(c *config.Config) bool {
+			return c.BookingPage == "https://cal.example.com/ada?theme=dark"
+		}},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "TRUE"}, func(c *config.Config) bool { return c.DryRun }},
 		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "true"}, func(c *config.Config) bool { return c.AllowInsecureHTTP && c.Warnings == nil }},
 		{"journal kept 90 days by default", nil, func(c *config.Config) bool { return c.JournalKeep == 90*24*time.Hour }},
@@ -271,6 +274,8 @@ func TestInvalid(t *testing.T) {
 		{"digest include emails", []string{"DIGEST_INCLUDE_EMAILS", "sometimes"}, "DIGEST_INCLUDE_EMAILS", `got "sometimes"`},
 		{"digest skip empty", []string{"DIGEST_SKIP_EMPTY", "2"}, "DIGEST_SKIP_EMPTY", "true or false"},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "reviews"}, "BOOKBOT_REVIEW_CHANNEL", `got "reviews"`},
+		{"booking page not a URL", []string{"BOOKBOT_BOOKING_PAGE_URL", "cal.example.com/ada"}, "BOOKBOT_BOOKING_PAGE_URL", "absolute http(s) URL"},
+		{"booking page with credentials", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://u:p@cal.example.com/"}, "BOOKBOT_BOOKING_PAGE_URL", "credentials"},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "y"}, "BOOKBOT_DRY_RUN", "true or false"},
 		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes"}, "BOOKBOT_ALLOW_INSECURE_HTTP", `BOOKBOT_ALLOW_INSECURE_HTTP must be true or false (or 1 or 0); got "yes"`},
 		{"bad allow insecure http, plain http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes", "BOOKING_BASE_URL", "http://api.example.com"}, "BOOKBOT_ALLOW_INSECURE_HTTP", "true or false"},
@@ -820,6 +825,7 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 		"DIGEST_INCLUDE_EMAILS":       "true",
 		"DIGEST_SKIP_EMPTY":           "true",
 		"BOOKBOT_REVIEW_CHANNEL":      "C0456",
+		"BOOKBOT_BOOKING_PAGE_URL":    "https://cal.example.com/ada",
 		"BOOKBOT_STATE_DIR":           "/srv/bookbot",
 		"BOOKBOT_DRY_RUN":             "true",
 		"BOOKBOT_JOURNAL_KEEP_DAYS":   "7",

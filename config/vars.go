@@ -42,6 +42,7 @@ type settings struct {
 	DigestSkipEmpty     bool   `env:"DIGEST_SKIP_EMPTY" envDefault:"false" meaning:"true posts no digest when there are no bookings tomorrow"`
 
 	ReviewChannel string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
+	BookingPage   string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
 	StateDir      string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`
 	JournalKeep   string `env:"BOOKBOT_JOURNAL_KEEP_DAYS" envDefault:"90" meaning:"days a settled journal entry is kept (0: forever); entries still in flight or waiting for a person are kept however old"`
 	DryRun        bool   `env:"BOOKBOT_DRY_RUN" envDefault:"false" meaning:"true sends no bookings or cancellations to the booking API; bookbot says what it would have done"`

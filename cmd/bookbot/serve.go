@@ -106,6 +106,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		ReviewChannel: cfg.ReviewChannel,
 		Reviewers:     cfg.AllowedUsers,
 		Contact:       firstOf(cfg.AllowedUsers),
+		BookingPage:   cfg.BookingPage,
 	}, bk, api)
 
 	if cfg.DigestChannel != "" {
