@@ -1263,13 +1263,15 @@ func TestSecretsNeverShown(t *testing.T) {
 	for _, w := range where {
 		t.Error(w)
 	}
-	// The key the API echoed did reach the person, redacted.
-	redacted := false
-	for _, m := range h.sl.Messages() {
-		redacted = redacted || strings.Contains(string(m.Blocks), "Bearer [REDACTED]")
+	// The key the API echoed reached the log, redacted; people get words,
+	// not the API's answer.
+	if !strings.Contains(logs, "Bearer [REDACTED]") {
+		t.Error("the log does not show the echoed key redacted; did the faults fire?")
 	}
-	if !redacted {
-		t.Error("no message shows the echoed key redacted; did the faults fire?")
+	for _, m := range h.sl.Messages() {
+		if strings.Contains(string(m.Blocks), "Bearer") {
+			t.Errorf("a message shows the API's answer: %s", m.Blocks)
+		}
 	}
 }
 
@@ -1643,5 +1645,22 @@ func TestPublicBookingPageIsLinked(t *testing.T) {
 	h.slash(ada, "slots team-sync")
 	if text := textOf(h.reply(ada, "is a round robin event").Blocks); !strings.Contains(text, "|the public booking page>") {
 		t.Errorf("no link to the booking page:\n%s", text)
+	}
+}
+
+// A failure says what happened and what to do in words; the API's answer
+// is for the log.
+func TestFailuresAreSaidInWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.sb.FailNext(bookingtest.EndpointListBookings, bookingtest.JSONError(401, "invalid token", 0))
+	h.slash(ada, "list")
+	m := h.reply(ada, "could not be loaded")
+	text := textOf(m.Blocks)
+	if !strings.Contains(text, "refused bookbot's key") || strings.Contains(text, "401") || strings.Contains(text, "GET /bookings") {
+		t.Errorf("the failure reads like a log line:\n%s", text)
+	}
+	if !strings.Contains(h.logs.String(), "401") {
+		t.Errorf("the log lacks the API's answer:\n%s", h.logs)
 	}
 }

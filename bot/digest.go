@@ -66,7 +66,7 @@ func (b *Bot) digestReply(ctx context.Context) []message {
 	day := digest.Tomorrow(b.cfg.Now(), b.cfg.DigestZone)
 	d, err := b.cfg.Digest.Preview(ctx, day)
 	if err != nil {
-		return []message{errorMessage("Tomorrow's digest could not be built", err)}
+		return []message{b.failed("Tomorrow's digest could not be built", err)}
 	}
 	var out []message
 	for _, m := range DigestMessages(d, b.cfg.IncludeEmails) {

@@ -19,7 +19,7 @@ const listPageSize = 15
 func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return errorMessage("The bookings could not be loaded", err)
+		return b.failed("The bookings could not be loaded", err)
 	}
 	types, _ := b.types.recent()
 	if types == nil {
@@ -44,7 +44,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, gone *
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return errorMessage("The bookings could not be loaded to show this booking", err)
+		return b.failed("The bookings could not be loaded to show this booking", err)
 	}
 	types, _ := b.types.recent()
 	if types == nil {
@@ -94,7 +94,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
 		if err != nil {
-			m = errorMessage("Nothing was cancelled", err)
+			m = b.failed("Nothing was cancelled", err)
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
 			m = cancelOutcomeMessage(id, res)

@@ -114,7 +114,7 @@ func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
 	types, _ := b.types.recent()
 	start, err := time.Parse(time.RFC3339Nano, meta.Start)
 	if err != nil {
-		return errorMessage("This booking cannot be checked", err)
+		return b.failed("This booking cannot be checked", err)
 	}
 	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
 }
@@ -153,7 +153,8 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 	if f.types == nil {
 		types, err := b.types.get(ctx)
 		if err != nil {
-			f.problem = "Event types could not be loaded: " + err.Error()
+			b.log.Warn("event types could not be loaded for the booking form", "err", err)
+			f.problem = "Event types could not be loaded. " + failureText(err)
 			f.types = []booking.EventType{}
 		} else {
 			f.types = types
@@ -171,7 +172,8 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 		default:
 			slots, err := b.booking.Slots(ctx, et.Slug)
 			if err != nil {
-				f.problem = "Free slots could not be loaded: " + err.Error()
+				b.log.Warn("free slots could not be loaded for the booking form", "err", err)
+				f.problem = "Free slots could not be loaded. " + failureText(err)
 			}
 			f.slots, f.loadedAt = slots, true
 			if !b.modals.wanted(viewID, et.Slug) {

@@ -209,8 +209,10 @@ func helpMessage(cmd, problem string) message {
 	return message{Text: text, Blocks: blocks}
 }
 
+// errorMessage says what failed and what to do, in words; the error
+// itself goes to the log (see Bot.failed).
 func errorMessage(what string, err error) message {
-	text := fmt.Sprintf("%s: %v", what, err)
+	text := what + ". " + failureText(err)
 	return message{Text: text, Blocks: []slack.Block{section(":warning: " + escape(text))}}
 }
 

@@ -132,7 +132,7 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 		}
 		if err != nil {
 			b.log.Error("journal: a review could not be recorded", "seq", seq, "err", err)
-			replace(errorMessage("The check could not be recorded; press the button again", err))
+			replace(b.failed("The check could not be recorded; press the button again", err))
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
@@ -148,7 +148,7 @@ func (b *Bot) auditReply(ctx context.Context, userID string) message {
 	}
 	list, err := b.cfg.Journal.Since(b.cfg.Now().Add(-auditWindow))
 	if err != nil {
-		return errorMessage("The journal could not be read", err)
+		return b.failed("The journal could not be read", err)
 	}
 	types, _ := b.types.recent()
 	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())

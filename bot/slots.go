@@ -20,7 +20,7 @@ type daySlots struct {
 func (b *Bot) typesReply(ctx context.Context) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
-		return errorMessage("The event types could not be loaded", err)
+		return b.failed("The event types could not be loaded", err)
 	}
 	return typesMessage(types, b.cfg.BookingPage)
 }
@@ -28,7 +28,7 @@ func (b *Bot) typesReply(ctx context.Context) message {
 func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
-		return errorMessage("The event types could not be loaded", err)
+		return b.failed("The event types could not be loaded", err)
 	}
 	et, ok := findType(types, slug)
 	switch {
@@ -39,7 +39,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
 	}
 	slots, err := b.booking.Slots(ctx, slug)
 	if err != nil {
-		return errorMessage("The free slots could not be loaded", err)
+		return b.failed("The free slots could not be loaded", err)
 	}
 	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now())
 }

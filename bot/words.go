@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,7 +27,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	recheck := button(actionRecheck, "Check again", recheckValue(meta))
 	switch {
 	case res == nil:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: %s.", title, slotText, attendee, escape(errText(err)))
+		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
 		actions = append(actions, pick)
 	case res.Outcome == booking.DryRun:
 		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
@@ -60,7 +62,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through %s.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, pick)
 	case res.Outcome == booking.Rejected:
-		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(errText(res.Err)))
+		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
@@ -78,9 +80,6 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	blocks := []slack.Block{section(text)}
 	if small != "" {
 		blocks = append(blocks, contextLine(small))
-	}
-	if res != nil && res.Outcome != booking.Confirmed && res.Outcome != booking.DryRun && res.Outcome != booking.AlreadyBooked && len(res.Seen) > 0 {
-		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(res.Seen, "; "), 2900))))
 	}
 	if meta.Review != 0 {
 		actions = append(actions, reviewButton(meta.Review))
@@ -156,14 +155,11 @@ func cancelOutcomeMessage(id string, res *booking.Result) message {
 	case booking.RateLimited:
 		text = fmt.Sprintf(":hourglass: The booking API is refusing requests for now; nothing was cancelled. Try again in %s.", waitText(res.RetryAfter))
 	case booking.Rejected:
-		text = fmt.Sprintf(":x: The booking API refused to cancel `%s`: %s", escape(id), escape(errText(res.Err)))
+		text = fmt.Sprintf(":x: The booking API refused to cancel `%s`: %s", escape(id), escape(failureText(res.Err)))
 	default:
 		text = fmt.Sprintf(":warning: It is unclear whether booking `%s` was cancelled. Check the calendar before trying again.", escape(id))
 	}
 	blocks := []slack.Block{section(text)}
-	if len(res.Seen) > 0 && res.Outcome != booking.Cancelled && res.Outcome != booking.DryRun {
-		blocks = append(blocks, contextLine(escape("What bookbot saw: "+strings.Join(res.Seen, "; "))))
-	}
 	return message{Text: text, Blocks: blocks}
 }
 
@@ -172,13 +168,6 @@ func waitText(d time.Duration) string {
 		return "a while (an event's limit can take up to an hour)"
 	}
 	return booking.HumanDuration(d)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "no details"
-	}
-	return err.Error()
 }
 
 // outcomeText names an entry's outcome for people.
@@ -252,4 +241,44 @@ func reviewAdvice(e journal.Entry) string {
 func keptMessage(id string) message {
 	text := fmt.Sprintf("Kept: booking `%s` is not cancelled.", escape(id))
 	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
+}
+
+// failureText says in words what an error from the booking client means
+// for the person and what they can do; the technical detail is for the log.
+func failureText(err error) string {
+	var invalid booking.ValidationError
+	switch {
+	case err == nil:
+		return "No details."
+	case errors.As(err, &invalid):
+		return invalid.Error() + "."
+	case errors.Is(err, booking.ErrUnauthorized):
+		return "The booking service refused bookbot's key: the calendar's owner needs to put a working one in place (bookbot check shows what is wrong)."
+	case errors.Is(err, booking.ErrRateLimited):
+		return "The booking service asks bookbot to slow down. Try again in a minute."
+	case errors.Is(err, booking.ErrUnavailable):
+		return "The booking service is not answering right now. Try again in a few minutes."
+	case errors.Is(err, booking.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "The booking service did not answer in time. Try again in a minute."
+	case errors.Is(err, booking.ErrTransport):
+		return "bookbot could not reach the booking service. Try again in a few minutes; if it keeps happening, tell the calendar's owner."
+	case errors.Is(err, booking.ErrTooLarge):
+		return "The request was too large for the booking service: shorten the note."
+	case errors.Is(err, booking.ErrInvalidInput):
+		return "The booking service found the input invalid (it does not say which part): check the attendee's name, email, time zone and note."
+	case errors.Is(err, booking.ErrForbidden):
+		return "The booking service refused access."
+	case errors.Is(err, booking.ErrNotFound):
+		return "It was not found: it does not exist, or it is not this calendar's."
+	case errors.Is(err, booking.ErrBadResponse):
+		return "The booking service gave an answer bookbot cannot read. The calendar's owner can find the details in bookbot's log."
+	}
+	return err.Error() + "."
+}
+
+// failed is errorMessage for a person, with the error itself in the log,
+// where the technical detail the message leaves out can be found.
+func (b *Bot) failed(what string, err error) message {
+	b.log.Warn(what, "err", err)
+	return errorMessage(what, err)
 }

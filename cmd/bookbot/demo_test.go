@@ -32,7 +32,6 @@ func TestDemoScript(t *testing.T) {
 		"Cancel this booking?",
 		"🗑 cancelled by you",
 		"❌ *Not booked: that time is not free.* Consultation",
-		"answered 409",
 		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
 		"== Bookings for ",
 		"Posted the digest for ",
