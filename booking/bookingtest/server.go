@@ -2,25 +2,34 @@ package bookingtest
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/loopback"
 )
 
-// Server is a running Sandbox for tests: an httptest.Server closed by
-// t.Cleanup.
+// TB is the part of testing.TB that NewServer uses; *testing.T and
+// *testing.B satisfy it. The package declares it rather than importing
+// testing, so that bookbot, which runs the Sandbox for `bookbot demo` and
+// `bookbot sandbox`, does not link the testing package.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Server is a running Sandbox for tests, closed by t.Cleanup.
 type Server struct {
 	*Sandbox
 	URL string // base URL without /api/v1; clients append it themselves
 	Key string // the seeded owner's key (DemoKey); "" WithoutSeed
 
-	srv *httptest.Server
+	srv *loopback.Server
 }
 
 // NewServer starts a seeded Sandbox for t. A request to an unknown route
 // answers 404 and also fails t, because a client calling a route the API
 // does not have is a bug the 404 alone could hide.
-func NewServer(t testing.TB, opts ...func(*Options)) *Server {
+func NewServer(t TB, opts ...func(*Options)) *Server {
 	t.Helper()
 	o := Options{Seed: true}
 	for _, opt := range opts {
@@ -32,11 +41,10 @@ func NewServer(t testing.TB, opts ...func(*Options)) *Server {
 		t.Errorf("bookingtest: request to unknown route %s %s (answered 404)", method, path)
 	}
 	sb.mu.Unlock()
-	srv := httptest.NewServer(sb)
+	srv := loopback.Start(sb)
 	t.Cleanup(func() {
 		// Hung handlers would keep Close waiting; let them go first.
 		sb.release()
-		srv.CloseClientConnections()
 		srv.Close()
 	})
 	s := &Server{Sandbox: sb, URL: srv.URL, srv: srv}

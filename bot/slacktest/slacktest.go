@@ -43,16 +43,16 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/internal/loopback"
 )
 
 // Defaults used when Options leave a field empty.
@@ -240,8 +240,8 @@ type Server struct {
 	URL string
 
 	opts     Options
-	tb       testing.TB
-	hs       *httptest.Server
+	tb       TB
+	hs       *loopback.Server
 	upgrader websocket.Upgrader
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -307,9 +307,19 @@ func New(opts Options) *Server {
 	return newServer(opts, nil)
 }
 
+// TB is the part of testing.TB that NewServer uses; *testing.T and
+// *testing.B satisfy it. The package declares it rather than importing
+// testing, so that bookbot, which runs the stand-in for `bookbot demo`, does
+// not link the testing package.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
 // NewServer starts a server for a test and closes it at the end of the test.
 // Calls to unknown Web API methods fail the test.
-func NewServer(t testing.TB, opts ...func(*Options)) *Server {
+func NewServer(t TB, opts ...func(*Options)) *Server {
 	t.Helper()
 	var o Options
 	for _, f := range opts {
@@ -320,7 +330,7 @@ func NewServer(t testing.TB, opts ...func(*Options)) *Server {
 	return s
 }
 
-func newServer(opts Options, tb testing.TB) *Server {
+func newServer(opts Options, tb TB) *Server {
 	if opts.BotToken == "" {
 		opts.BotToken = DefaultBotToken
 	}
@@ -382,7 +392,7 @@ func newServer(opts Options, tb testing.TB) *Server {
 		s.reportf("slacktest: request to unknown path %s %s", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 	})
-	s.hs = httptest.NewServer(mux)
+	s.hs = loopback.Start(mux)
 	s.URL = s.hs.URL
 	s.APIURL = s.hs.URL + "/api/"
 	return s
