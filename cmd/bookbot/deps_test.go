@@ -1,0 +1,38 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBinaryLinksNoTestCode checks that bookbot links neither testing nor
+// net/http/httptest: the sandbox and the Slack stand-in it runs for
+// `bookbot demo` and `bookbot sandbox` serve themselves, and their
+// NewServer(t) helpers name only the part of testing.TB they use.
+func TestBinaryLinksNoTestCode(t *testing.T) {
+	t.Parallel()
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH")
+	}
+	out, err := exec.CommandContext(t.Context(), gotool, "list", "-deps", ".").Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("go list -deps ./cmd/bookbot: %v\n%s", err, exit.Stderr)
+		}
+		t.Fatalf("go list -deps ./cmd/bookbot: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/bookbot/bookbot/cmd/bookbot") {
+		t.Fatalf("go list -deps ./cmd/bookbot does not list bookbot itself:\n%s", out)
+	}
+	for _, pkg := range []string{"testing", "net/http/httptest"} {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("bookbot links %s; test helpers must stay out of the binary (go list -deps ./cmd/bookbot)", pkg)
+		}
+	}
+}
