@@ -462,3 +462,84 @@ func takeSlot(h *harness, email string) string {
 		BookerName: ptr("Someone Else"), BookerEmail: ptr(email),
 	})
 }
+
+// ephemeralAck is a slash command's ack payload.
+type ephemeralAck struct {
+	ResponseType string          `json:"response_type"`
+	Text         string          `json:"text"`
+	Blocks       json.RawMessage `json:"blocks"`
+}
+
+func parseEphemeral(t *testing.T, ack slacktest.Ack) ephemeralAck {
+	t.Helper()
+	var e ephemeralAck
+	if len(ack.Payload) == 0 {
+		t.Fatalf("ack for %s has no payload", ack.EnvelopeID)
+	}
+	if err := json.Unmarshal(ack.Payload, &e); err != nil {
+		t.Fatalf("ack payload %s: %v", ack.Payload, err)
+	}
+	return e
+}
+
+func values(els []map[string]any) []string {
+	var out []string
+	for _, el := range els {
+		out = append(out, str(el, "value"))
+	}
+	return out
+}
+
+// slotRaw is a slot's start as GET /slots writes it.
+func slotRaw(s bookingtest.Slot) string { return s.Start.UTC().Format(time.RFC3339) }
+
+// upcoming is what GET /bookings lists at t0, in order (at most 100).
+func upcoming(h *harness) []bookingtest.Booking {
+	var out []bookingtest.Booking
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.End.After(t0) && len(out) < 100 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func titles(h *harness) map[string]string {
+	m := map[string]string{}
+	for _, et := range h.sb.EventTypes(bookingtest.DemoOwner) {
+		m[et.Slug] = et.Title
+	}
+	return m
+}
+
+func ptr(s string) *string { return &s }
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// slotBlockIDOf is the block ID of the modal's time select.
+func slotBlockIDOf(t *testing.T, v slacktest.View) string {
+	t.Helper()
+	blocks, _ := decodeJSON(v.Blocks).([]any)
+	for _, b := range blocks {
+		bm, _ := b.(map[string]any)
+		if el, _ := bm["element"].(map[string]any); str(el, "action_id") == "slot" {
+			return str(bm, "block_id")
+		}
+	}
+	t.Fatalf("view %s has no slot select", v.ID)
+	return ""
+}

@@ -1,0 +1,72 @@
+package bot_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+// App Home shows the next days' bookings.
+func TestAppHome(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
+		t.Fatal(err)
+	}
+	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
+	text := textOf(home.Blocks)
+	for i := 1; i <= 6; i++ {
+		if id := fmt.Sprintf("5eed0000-0000-4000-8000-%012d", i); !strings.Contains(text, id) {
+			t.Errorf("home lacks %s", id)
+		}
+	}
+	for _, id := range []string{"5eed0000-0000-4000-8000-000000000007", "5eed0000-0000-4000-8000-000000000013", "5eed0000-0000-4000-8000-000000000014"} {
+		if strings.Contains(text, id) {
+			t.Errorf("home shows %s", id)
+		}
+	}
+	for _, s := range []string{"6 in the next 3 days", "Europe/Berlin (CET)", "Tuesday 24 March", "09:00–09:15  Intro call · Ada Lovelace"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("home lacks %q:\n%s", s, text)
+		}
+	}
+	if len(elements(home.Blocks, "new_booking")) != 1 || len(elements(home.Blocks, "home_refresh")) != 1 {
+		t.Error("home lacks New booking or Refresh")
+	}
+	h.interact(slacktest.BlockAction(ada, "home_refresh", "", slacktest.InView(home)))
+	h.waitView("refreshed", func(v slacktest.View) bool { return v.ID == home.ID && v.Updates >= 1 })
+	h.interact(slacktest.BlockAction(ada, "new_booking", "", slacktest.InView(home)))
+	h.waitView("modal from home", func(v slacktest.View) bool { return v.Type == "modal" && v.TriggerUser == ada })
+}
+
+// A busy day fills several App Home sections rather than losing bookings
+// past Slack's 3000-character section limit.
+func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	long := strings.Repeat("Long Attendee Name ", 4)
+	for i := range 60 {
+		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+			ID: fmt.Sprintf("bk_busy%03d", i), EventType: ptr("consultation"),
+			Start:      time.Date(2026, 3, 24, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * 5 * time.Minute),
+			BookerName: ptr(fmt.Sprintf("%s%03d", long, i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+		})
+	}
+	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
+		t.Fatal(err)
+	}
+	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
+	text := textOf(home.Blocks)
+	for i := range 60 {
+		if id := fmt.Sprintf("bk_busy%03d", i); !strings.Contains(text, id) {
+			t.Errorf("home lacks %s", id)
+		}
+	}
+	if n := strings.Count(text, "*Tuesday 24 March*"); n != 1 {
+		t.Errorf("the day heading appears %d times", n)
+	}
+}

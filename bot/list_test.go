@@ -1,0 +1,248 @@
+package bot_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+// The list shows every upcoming booking, in the reader's zone, each with
+// a Cancel button that warns before it acts.
+func TestListShowsEveryUpcomingBooking(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	want := upcoming(h)
+	if len(want) != 12 {
+		t.Fatalf("sandbox has %d upcoming bookings, want the 12 seeded", len(want))
+	}
+	title := titles(h)
+	for _, u := range []struct {
+		user string
+		loc  *time.Location
+	}{{ada, berlin}, {bob, newYork}} {
+		h.slash(u.user, "list")
+		m := h.reply(u.user, "Upcoming bookings (12)")
+		secs := sectionsWith(m.Blocks, "cancel_booking")
+		if len(secs) != len(want) {
+			t.Fatalf("%s: %d bookings listed, want %d", u.user, len(secs), len(want))
+		}
+		for i, b := range want {
+			text := sectionText(secs[i])
+			acc, _ := secs[i]["accessory"].(map[string]any)
+			if str(acc, "value") != b.ID {
+				t.Errorf("%s: row %d cancels %q, want %s", u.user, i, str(acc, "value"), b.ID)
+			}
+			// Berlin moves to CEST on the 29th: each time names its own offset.
+			when := b.Start.In(u.loc).Format("Mon 2 Jan, 15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
+			wantParts := []string{"`" + b.ID + "`", when}
+			if b.EventType != nil {
+				wantParts = append(wantParts, title[*b.EventType])
+			} else {
+				wantParts = append(wantParts, "event not recorded")
+			}
+			if b.BookerName != nil {
+				wantParts = append(wantParts, *b.BookerName)
+			} else {
+				wantParts = append(wantParts, "not recorded ·")
+			}
+			if b.BookerEmail != nil {
+				wantParts = append(wantParts, *b.BookerEmail)
+			} else {
+				wantParts = append(wantParts, "email not recorded")
+			}
+			for _, p := range wantParts {
+				if !strings.Contains(text, p) {
+					t.Errorf("%s: row for %s lacks %q: %q", u.user, b.ID, p, text)
+				}
+			}
+			confirm := textOf(mustJSON(acc["confirm"]))
+			if !strings.Contains(confirm, "notified") || !strings.Contains(confirm, "series") || !strings.Contains(confirm, "Grouped") {
+				t.Errorf("%s: confirm dialog of %s: %q", u.user, b.ID, confirm)
+			}
+		}
+		text := textOf(m.Blocks)
+		for _, id := range []string{"5eed0000-0000-4000-8000-000000000013", "5eed0000-0000-4000-8000-000000000014"} {
+			if strings.Contains(text, id) {
+				t.Errorf("%s: past or cancelled %s listed", u.user, id)
+			}
+		}
+		if len(elements(m.Blocks, "list_page")) != 0 {
+			t.Errorf("%s: one page has page buttons", u.user)
+		}
+	}
+}
+
+// A full list (the API's 100) says so and pages.
+func TestListOfManyBookingsPages(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for i := range 118 {
+		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+			EventType: ptr("consultation"), Start: time.Date(2026, 4, 6, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour),
+			BookerName: ptr(fmt.Sprintf("Attendee %03d", i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+		})
+	}
+	want := upcoming(h)
+	if len(want) != 100 {
+		t.Fatalf("%d listed", len(want))
+	}
+	h.slash(ada, "list")
+	m := h.reply(ada, "Upcoming bookings (first 100)")
+	text := textOf(m.Blocks)
+	for _, s := range []string{"Page 1 of 7", "at most 100 upcoming bookings", "later ones may be missing"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("first page lacks %q:\n%s", s, text)
+		}
+	}
+	if got := values(elements(m.Blocks, "cancel_booking")); len(got) != 15 || got[0] != want[0].ID {
+		t.Errorf("first page cancels %v", got)
+	}
+	nav := elements(m.Blocks, "list_page")
+	if len(nav) != 1 || str(nav[0], "value") != "1" || !strings.Contains(textOf(mustJSON(nav[0])), "Next") {
+		t.Fatalf("first page navigation: %v", nav)
+	}
+
+	h.interact(slacktest.BlockAction(ada, "list_page", "1", slacktest.InMessage(m)))
+	p2 := h.waitMessage("page 2", func(x slacktest.Message) bool {
+		return x.Kind == "response_url" && strings.Contains(textOf(x.Blocks), "Page 2 of 7")
+	})
+	if !p2.ReplaceOriginal || p2.OriginalTS != m.TS {
+		t.Errorf("page 2 did not replace the list: replace=%v original=%q, list ts %q", p2.ReplaceOriginal, p2.OriginalTS, m.TS)
+	}
+	var ids []string
+	for _, b := range want[15:30] {
+		ids = append(ids, b.ID)
+	}
+	if got := values(elements(p2.Blocks, "cancel_booking")); !slices.Equal(got, ids) {
+		t.Errorf("page 2 cancels %v, want %v", got, ids)
+	}
+	if got := values(elements(p2.Blocks, "list_page")); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("page 2 Next %v, want 2", got)
+	}
+	if got := values(elements(p2.Blocks, "list_page_prev")); !slices.Equal(got, []string{"0"}) {
+		t.Errorf("page 2 Previous %v, want 0", got)
+	}
+	h.interact(slacktest.BlockAction(ada, "list_page_prev", "0", slacktest.InMessage(p2)))
+	h.waitMessage("page 1 again", func(x slacktest.Message) bool {
+		return x.Kind == "response_url" && x.ReplaceOriginal && x.OriginalTS == m.TS && strings.Contains(textOf(x.Blocks), "Page 1 of 7")
+	})
+}
+
+// Cancelling from the list shows the list again with the booking struck
+// through, and a double press cancels once.
+func TestCancelFromListOnceOnDoublePress(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slash(ada, "list")
+	list := h.reply(ada, "5eed0000-0000-4000-8000-000000000002")
+	h.drain()
+	// Both presses arrive before the first press's "Cancelling…" replaces
+	// the list, as with a quick double click.
+	release := h.sl.Hold("response_url")
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for range 2 {
+		wg.Go(func() {
+			_, err := h.sl.SendInteraction(h.ctx(), slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000002", slacktest.InMessage(list)))
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	release()
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := h.waitMessage("cancelled", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "cancelled by you")
+	})
+	if !done.ReplaceOriginal || done.OriginalTS != list.TS {
+		t.Errorf("outcome did not replace the list message: %+v", done)
+	}
+	// The list stays, the cancelled booking struck through and without its
+	// button, the others as they were.
+	text := textOf(done.Blocks)
+	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.Contains(done.Text, "is cancelled") {
+		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
+	}
+	for _, el := range elements(done.Blocks, "cancel_booking") {
+		if str(el, "value") == "5eed0000-0000-4000-8000-000000000002" {
+			t.Errorf("the cancelled booking still has a Cancel button")
+		}
+	}
+	if n := len(elements(done.Blocks, "cancel_booking")); n < 2 {
+		t.Errorf("%d Cancel buttons left in the list", n)
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
+		t.Errorf("%d POST cancel requests for a double press, want 1", n)
+	}
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if b.Cancelled != (b.ID == "5eed0000-0000-4000-8000-000000000002" || b.ID == "5eed0000-0000-4000-8000-000000000014") {
+			t.Errorf("%s cancelled = %v", b.ID, b.Cancelled)
+		}
+	}
+}
+
+// `cancel <id>` asks first; nothing is cancelled before the press.
+func TestCancelCommandAsksFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000003")
+	m := h.reply(ada, "Cancel this booking?")
+	text := textOf(m.Blocks)
+	for _, s := range []string{"`5eed0000-0000-4000-8000-000000000003`", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("confirmation lacks %q:\n%s", s, text)
+		}
+	}
+	if got := values(elements(m.Blocks, "cancel_booking")); !slices.Equal(got, []string{"5eed0000-0000-4000-8000-000000000003"}) {
+		t.Errorf("cancel buttons %v", got)
+	}
+	// The message asks once: its button opens no second question.
+	if confirm := elements(m.Blocks, "cancel_booking")[0]["confirm"]; confirm != nil {
+		t.Errorf("the confirmation's button asks again: %v", confirm)
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
+		t.Fatalf("%d cancel requests before the button was pressed", n)
+	}
+
+	// Keep it: nothing is cancelled, and the question is answered.
+	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000004")
+	asked := h.reply(ada, "5eed0000-0000-4000-8000-000000000004")
+	h.interact(slacktest.BlockAction(ada, "cancel_keep", "5eed0000-0000-4000-8000-000000000004", slacktest.InMessage(asked)))
+	if kept := h.reply(ada, "is not cancelled"); !kept.ReplaceOriginal {
+		t.Errorf("Keep it did not answer in place of the question")
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
+		t.Fatalf("%d cancel requests after Keep it", n)
+	}
+
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
+	h.reply(ada, "`5eed0000-0000-4000-8000-000000000003` is cancelled")
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
+		t.Errorf("%d cancel requests after one press", n)
+	}
+
+	h.slash(ada, "cancel bk_nosuchid01")
+	m = h.reply(ada, "bk_nosuchid01")
+	if text := textOf(m.Blocks); !strings.Contains(text, "is not among the upcoming bookings") {
+		t.Errorf("unknown ID:\n%s", text)
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
+		t.Errorf("asking about an unknown ID sent a cancel")
+	}
+}
