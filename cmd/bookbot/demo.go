@@ -23,8 +23,8 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
-	"github.com/bookbot/bookbot/bot/console"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/cmd/bookbot/internal/console"
 	"github.com/bookbot/bookbot/digest"
 )
 
