@@ -127,22 +127,29 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	if len(list) >= booking.MaxListed {
 		head = fmt.Sprintf("Upcoming bookings (first %d)", len(list))
 	}
+	where := fmt.Sprintf("%d–%d of %d", from+1, to, len(list))
+	if len(list) >= booking.MaxListed && page == 0 {
+		// Said once, where the list starts.
+		where += fmt.Sprintf(". :warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here", booking.MaxListed)
+	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("Times in %s. Page %d of %d.", zoneName(loc, now), page+1, pages)),
+		contextLine(fmt.Sprintf("Times in %s. %s.", zoneName(loc, now), where)),
 	}
+	day := ""
 	for _, b := range list[from:to] {
+		if d := dayLabel(b.Start, now, loc); d != day {
+			day = d
+			blocks = append(blocks, section("*"+d+"*"))
+		}
 		// A page's rows share one message's text, whatever the names.
-		line := cut(bookingLine(b, types, loc, true), (maxMessageText-2000)/listPageSize)
+		line := cut(listRow(b, types, loc), (maxMessageText-3000)/listPageSize)
 		if cancelled != nil && b.ID == cancelled.ID {
-			blocks = append(blocks, section("~"+strings.ReplaceAll(line, "\n", "~\n~")+"~\n:wastebasket: cancelled by you"))
+			blocks = append(blocks, section("~"+line+"~ · :wastebasket: cancelled by you"))
 			continue
 		}
 		row := slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(cancelButton(b.ID)), slack.SectionBlockOptionBlockID(listRowID(page, b.ID)))
 		blocks = append(blocks, row)
-	}
-	if len(list) >= booking.MaxListed {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here.", booking.MaxListed)))
 	}
 	if pages > 1 {
 		var nav []slack.BlockElement
@@ -155,6 +162,40 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
 	}
 	return message{Text: head, Blocks: blocks}
+}
+
+// dayLabel names the day of t in loc as a person says it: Today,
+// Tomorrow, or the date.
+func dayLabel(t, now time.Time, loc *time.Location) string {
+	d, n := t.In(loc), now.In(loc)
+	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
+	switch {
+	case d.Before(today):
+	case d.Before(today.AddDate(0, 0, 1)):
+		return "Today"
+	case d.Before(today.AddDate(0, 0, 2)):
+		return "Tomorrow"
+	}
+	return d.Format("Mon 2 Jan")
+}
+
+// listRow is a booking on one line, under its day: time, event, attendee,
+// email and ID; "—" where a legacy record has nothing.
+func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
+	s, e := b.Start.In(loc), b.End.In(loc)
+	span := s.Format("15:04") + "–" + e.Format("15:04 MST")
+	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
+		span = s.Format("15:04 MST") + " – " + e.Format("Mon 2 Jan, 15:04")
+	}
+	event := "—"
+	if b.EventType.Valid {
+		event = short(titleOf(b.EventType, types))
+	}
+	name := short(b.BookerName.Or("—"))
+	if b.BookerName.Valid && b.BookerName.String == "" {
+		name = "—"
+	}
+	return fmt.Sprintf("*%s* · %s · %s · %s · `%s`", span, event, name, address(b.BookerEmail.Or("—")), escape(b.ID))
 }
 
 // bookingLine describes a booking: time, event, attendee and ID. Legacy

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,27 +40,32 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 				t.Errorf("%s: row %d cancels %q, want %s", u.user, i, str(acc, "value"), b.ID)
 			}
 			// Berlin moves to CEST on the 29th: each time names its own offset.
-			when := b.Start.In(u.loc).Format("Mon 2 Jan, 15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
+			when := b.Start.In(u.loc).Format("15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
 			wantParts := []string{"`" + b.ID + "`", when}
 			if b.EventType != nil {
 				wantParts = append(wantParts, title[*b.EventType])
 			} else {
-				wantParts = append(wantParts, "event not recorded")
+				wantParts = append(wantParts, "* · — ·") // no event: a dash after the time
 			}
 			if b.BookerName != nil {
 				wantParts = append(wantParts, *b.BookerName)
-			} else {
-				wantParts = append(wantParts, "not recorded ·")
 			}
 			if b.BookerEmail != nil {
 				wantParts = append(wantParts, *b.BookerEmail)
 			} else {
-				wantParts = append(wantParts, "email not recorded")
+				wantParts = append(wantParts, "· — · `")
 			}
 			for _, p := range wantParts {
 				if !strings.Contains(text, p) {
 					t.Errorf("%s: row for %s lacks %q: %q", u.user, b.ID, p, text)
 				}
+			}
+			if strings.Contains(text, "\n") {
+				t.Errorf("%s: row for %s is more than one line: %q", u.user, b.ID, text)
+			}
+			// The row sits under its day, named in the reader's zone.
+			if day := dayOf(m.Blocks, b.ID); day != wantDay(b.Start, u.loc) {
+				t.Errorf("%s: %s listed under %q, want %q", u.user, b.ID, day, wantDay(b.Start, u.loc))
 			}
 			confirm := textOf(mustJSON(acc["confirm"]))
 			if !strings.Contains(confirm, "notified") || !strings.Contains(confirm, "series") || !strings.Contains(confirm, "Grouped") {
@@ -95,7 +101,7 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	h.slash(ada, "list")
 	m := h.reply(ada, "Upcoming bookings (first 100)")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"Page 1 of 7", "at most 100 upcoming bookings", "later ones may be missing"} {
+	for _, s := range []string{"1–15 of 100", "at most 100 upcoming bookings", "later ones may be missing"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("first page lacks %q:\n%s", s, text)
 		}
@@ -110,8 +116,11 @@ func TestListOfManyBookingsPages(t *testing.T) {
 
 	h.interact(slacktest.BlockAction(ada, "list_page", "1", slacktest.InMessage(m)))
 	p2 := h.waitMessage("page 2", func(x slacktest.Message) bool {
-		return x.Kind == "response_url" && strings.Contains(textOf(x.Blocks), "Page 2 of 7")
+		return x.Kind == "response_url" && strings.Contains(textOf(x.Blocks), "16–30 of 100")
 	})
+	if strings.Contains(textOf(p2.Blocks), "at most 100") {
+		t.Errorf("the warning about the list's 100 is repeated on page 2")
+	}
 	if !p2.ReplaceOriginal || p2.OriginalTS != m.TS {
 		t.Errorf("page 2 did not replace the list: replace=%v original=%q, list ts %q", p2.ReplaceOriginal, p2.OriginalTS, m.TS)
 	}
@@ -130,7 +139,7 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	}
 	h.interact(slacktest.BlockAction(ada, "list_page_prev", "0", slacktest.InMessage(p2)))
 	h.waitMessage("page 1 again", func(x slacktest.Message) bool {
-		return x.Kind == "response_url" && x.ReplaceOriginal && x.OriginalTS == m.TS && strings.Contains(textOf(x.Blocks), "Page 1 of 7")
+		return x.Kind == "response_url" && x.ReplaceOriginal && x.OriginalTS == m.TS && strings.Contains(textOf(x.Blocks), "1–15 of 100")
 	})
 }
 
@@ -244,5 +253,38 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("asking about an unknown ID sent a cancel")
+	}
+}
+
+// dayOf is the day heading the list shows above the row of booking id.
+func dayOf(blocks []byte, id string) string {
+	var raw []map[string]any
+	_ = json.Unmarshal(blocks, &raw)
+	day := ""
+	for _, b := range raw {
+		text, _ := b["text"].(map[string]any)
+		s, _ := text["text"].(string)
+		if b["type"] != "section" {
+			continue
+		}
+		if _, row := b["accessory"]; !row && strings.HasPrefix(s, "*") && strings.HasSuffix(s, "*") {
+			day = strings.Trim(s, "*")
+		}
+		if strings.Contains(s, id) {
+			return day
+		}
+	}
+	return ""
+}
+
+// wantDay is how the list names the day of t for a reader in loc at t0.
+func wantDay(t time.Time, loc *time.Location) string {
+	switch d, n := t.In(loc), t0.In(loc); {
+	case d.Format("2006-01-02") == n.Format("2006-01-02"):
+		return "Today"
+	case d.Format("2006-01-02") == n.AddDate(0, 0, 1).Format("2006-01-02"):
+		return "Tomorrow"
+	default:
+		return d.Format("Mon 2 Jan")
 	}
 }
