@@ -39,6 +39,8 @@ const (
 	actionRecheck     = "recheck"
 	actionKeep        = "cancel_keep"
 	actionShowList    = "show_list"
+	actionSlotsMore   = "slots_more"
+	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
 
 	callbackBooking  = "booking_create" // contract

@@ -38,7 +38,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	case verb == "types" && len(args) == 0:
 		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
 	case verb == "slots" && len(args) == 1:
-		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, cmd.UserID, args[0])) })
+		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, cmd.UserID, args[0], 0)) })
 	case verb == "slots":
 		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots <event>` (see `%s types`).", name, name)))
 	case verb == "new" && len(args) <= 1:
@@ -143,7 +143,11 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 	case actionShowTypes:
 		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
 	case actionShowSlots:
-		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, user, a.Value)) })
+		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, user, a.Value, 0)) })
+	case actionSlotsMore, actionSlotsBack:
+		slug, p, _ := strings.Cut(a.Value, " ")
+		page, _ := strconv.Atoi(p)
+		later.add("slots", func(ctx context.Context) { replace(b.slotsReply(ctx, user, slug, page)) })
 	case actionShowList:
 		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, 0)) })
 	case actionListPage, actionListPrev:

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func (b *Bot) typesReply(ctx context.Context) message {
 	return typesMessage(types, b.cfg.BookingPage)
 }
 
-func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
+func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
 		return b.failed("The event types could not be loaded", err)
@@ -41,7 +42,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string) message {
 	if err != nil {
 		return b.failed("The free slots could not be loaded", err)
 	}
-	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now())
+	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now(), page)
 }
 
 func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
@@ -83,9 +84,13 @@ func typesMessage(types []booking.EventType, page string) message {
 	return message{Text: fmt.Sprintf("%d event types", len(types)), Blocks: blocks}
 }
 
-// slotsMessage groups slots by day in loc; each day has a select that books
-// one of its slots (book_slot). It stays within 50 blocks and 100 options.
-func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location, now time.Time) message {
+// slotDays is how many days of free slots one message shows.
+const slotDays = 5
+
+// slotsMessage shows free slots a few days at a time: each day on one
+// line (how many, the first and the last) with its own "Book…" select,
+// which opens the form on the time picked.
+func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location, now time.Time, page int) message {
 	head := fmt.Sprintf("Free slots: %s (%d min)", et.Title, et.DurationMinutes)
 	if len(slots) == 0 {
 		return message{Text: head + ": none", Blocks: []slack.Block{
@@ -93,34 +98,36 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 			section("No free slots in the next 14 days."),
 		}}
 	}
+	days := groupByDay(slots, loc)
+	pages := (len(days) + slotDays - 1) / slotDays
+	page = max(0, min(page, pages-1))
+	shown := days[page*slotDays : min((page+1)*slotDays, len(days))]
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%d slots in the next 14 days. Times in %s. A slot is not held until it is booked.", len(slots), zoneName(loc, now))),
+		contextLine(fmt.Sprintf("%d slots on %d days in the next 14. Times in %s. A slot is not held until it is booked.", len(slots), len(days), zoneName(loc, now))),
 	}
-	days := groupByDay(slots, loc)
-	shownDays := 0
-	for _, d := range days {
-		for i := 0; i < len(d.slots); i += 100 {
-			if len(blocks) >= 48 {
-				break
-			}
-			chunk := d.slots[i:min(i+100, len(d.slots))]
-			times := make([]string, len(chunk))
-			opts := make([]*slack.OptionBlockObject, len(chunk))
-			for j, s := range chunk {
-				times[j] = s.Start.In(loc).Format("15:04")
-				opts[j] = slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format("15:04")+"–"+s.End.In(loc).Format("15:04")), nil)
-			}
-			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
-			text := fmt.Sprintf("*%s*\n%s", d.label, strings.Join(times, " · "))
-			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
+	for _, d := range shown {
+		first, last := d.slots[0].Start.In(loc), d.slots[len(d.slots)-1].Start.In(loc)
+		text := fmt.Sprintf("*%s*\n%d free, %s–%s", d.label, len(d.slots), first.Format("15:04"), last.Format("15:04"))
+		if len(d.slots) == 1 {
+			text = fmt.Sprintf("*%s*\n1 free, %s", d.label, first.Format("15:04"))
 		}
-		if len(blocks) < 48 {
-			shownDays++
+		var opts []*slack.OptionBlockObject
+		for _, s := range d.slots[:min(len(d.slots), 100)] {
+			opts = append(opts, slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format("15:04")+"–"+s.End.In(loc).Format("15:04")), nil))
 		}
+		sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
 	}
-	if shownDays < len(days) {
-		blocks = append(blocks, contextLine("More days are available in the booking form."))
+	if pages > 1 {
+		var nav []slack.BlockElement
+		if page > 0 {
+			nav = append(nav, button(actionSlotsBack, "Earlier days", et.Slug+" "+strconv.Itoa(page-1)))
+		}
+		if page < pages-1 {
+			nav = append(nav, button(actionSlotsMore, "More days", et.Slug+" "+strconv.Itoa(page+1)))
+		}
+		blocks = append(blocks, slack.NewActionBlock("slots_nav", nav...))
 	}
 	return message{Text: fmt.Sprintf("%s: %d slots", head, len(slots)), Blocks: blocks}
 }

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -98,7 +99,26 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 		if text := textOf(m.Blocks); !strings.Contains(text, "Times in "+u.zone) {
 			t.Errorf("%s: zone not named:\n%s", u.user, text)
 		}
+		// A few days at a time; "More days" shows the next ones in place.
 		secs := sectionsWith(m.Blocks, "book_slot")
+		if len(secs) > 5 {
+			t.Errorf("%s: %d days in one message, want a few", u.user, len(secs))
+		}
+		for cur := m; ; {
+			next := ""
+			if more := elements(cur.Blocks, "slots_more"); len(more) == 1 {
+				next = str(more[0], "value")
+			}
+			if next == "" {
+				break
+			}
+			h.interact(slacktest.BlockAction(u.user, "slots_more", next, slacktest.InMessage(cur)))
+			prev := string(cur.Blocks)
+			cur = h.waitMessage("more days for "+u.user, func(x slacktest.Message) bool {
+				return x.Kind == "response_url" && x.User == u.user && x.ReplaceOriginal && string(x.Blocks) != prev && len(sectionsWith(x.Blocks, "book_slot")) > 0
+			})
+			secs = append(secs, sectionsWith(cur.Blocks, "book_slot")...)
+		}
 		days[u.user] = len(secs)
 		if len(secs) < 10 {
 			t.Fatalf("%s: %d days, want the 10 working days of the next 14", u.user, len(secs))
@@ -135,8 +155,12 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 				seen[raw] = true
 				times = append(times, start.In(u.loc).Format("15:04"))
 			}
-			if len(lines) < 2 || lines[1] != strings.Join(times, " · ") {
-				t.Errorf("%s: day %q lists %q, its select offers %q", u.user, label, lines[1:], times)
+			summary := fmt.Sprintf("%d free, %s–%s", len(times), times[0], times[len(times)-1])
+			if len(times) == 1 {
+				summary = "1 free, " + times[0]
+			}
+			if len(lines) != 2 || lines[1] != summary {
+				t.Errorf("%s: day %q reads %q, its select offers %q", u.user, label, lines[1:], times)
 			}
 		}
 		if len(seen) != len(want) {
@@ -156,7 +180,12 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 		t.Errorf("days per reader %v: the owner's working day spans two days in Auckland", days)
 	}
 
-	// Picking a slot opens the modal with it chosen.
+	// Picking a slot opens the modal with it chosen (from a first page:
+	// Ada's has moved on to later days).
+	h.slash(ada, "slots intro-call")
+	adaMsg = h.waitMessage("a first page of slots", func(x slacktest.Message) bool {
+		return x.Kind == "response_url" && x.User == ada && !x.ReplaceOriginal && x.TS != adaMsg.TS && strings.Contains(textOf(x.Blocks), "Free slots")
+	})
 	h.interact(slacktest.BlockAction(ada, "book_slot", "intro-call "+firstSlot, slacktest.InMessage(adaMsg)))
 	v := h.waitView("with the picked slot", func(v slacktest.View) bool {
 		els := elements(v.Blocks, "slot")
