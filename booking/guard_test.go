@@ -3,22 +3,19 @@ package booking
 import (
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
-
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) now() time.Time          { return c.t }
-func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func TestGuardPerMinute(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)}
-	g := NewGuard(DefaultLimits, clock.now)
+	clock := fakeclock.New(time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC))
+	g := NewGuard(DefaultLimits, clock.Now)
 	for i := range 5 {
 		if _, ok := g.Reserve("intro"); !ok {
 			t.Fatalf("attempt %d refused", i+1)
 		}
-		clock.advance(time.Second)
+		clock.Advance(time.Second)
 	}
 	wait, ok := g.Reserve("other-event")
 	if ok {
@@ -27,7 +24,7 @@ func TestGuardPerMinute(t *testing.T) {
 	if wait != 55*time.Second {
 		t.Errorf("wait = %v, want 55s (until the first attempt is a minute old)", wait)
 	}
-	clock.advance(wait)
+	clock.Advance(wait)
 	if _, ok := g.Reserve("other-event"); !ok {
 		t.Error("refused after the wait")
 	}
@@ -35,13 +32,13 @@ func TestGuardPerMinute(t *testing.T) {
 
 func TestGuardPerEventPerHour(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)}
-	g := NewGuard(DefaultLimits, clock.now)
+	clock := fakeclock.New(time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC))
+	g := NewGuard(DefaultLimits, clock.Now)
 	for i := range 20 {
 		if _, ok := g.Reserve("intro"); !ok {
 			t.Fatalf("attempt %d refused", i+1)
 		}
-		clock.advance(time.Minute) // stay under 5 a minute
+		clock.Advance(time.Minute) // stay under 5 a minute
 	}
 	wait, ok := g.Reserve("intro")
 	if ok || wait != 40*time.Minute {
@@ -50,7 +47,7 @@ func TestGuardPerEventPerHour(t *testing.T) {
 	if _, ok := g.Reserve("consultation"); !ok {
 		t.Error("another event type refused; the hourly limit is per event")
 	}
-	clock.advance(40 * time.Minute)
+	clock.Advance(40 * time.Minute)
 	if _, ok := g.Reserve("intro"); !ok {
 		t.Error("refused after the oldest attempt left the hour")
 	}
@@ -58,13 +55,13 @@ func TestGuardPerEventPerHour(t *testing.T) {
 
 func TestGuardRefusalsDoNotCount(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)}
-	g := NewGuard(Limits{PerMinute: 1, PerEventPerHour: 10}, clock.now)
+	clock := fakeclock.New(time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC))
+	g := NewGuard(Limits{PerMinute: 1, PerEventPerHour: 10}, clock.Now)
 	g.Reserve("intro")
 	for range 10 {
 		g.Reserve("intro")
 	}
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	if _, ok := g.Reserve("intro"); !ok {
 		t.Error("refused attempts were counted")
 	}
@@ -72,8 +69,8 @@ func TestGuardRefusalsDoNotCount(t *testing.T) {
 
 func TestGuardHoldsAfter429(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)}
-	g := NewGuard(Limits{}, clock.now)
+	clock := fakeclock.New(time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC))
+	g := NewGuard(Limits{}, clock.Now)
 	tests := []struct {
 		retryAfter, want time.Duration
 	}{
@@ -95,7 +92,7 @@ func TestGuardHoldsAfter429(t *testing.T) {
 		if wait, ok := g.Reserve("intro"); ok || wait != hold {
 			t.Errorf("429 #%d: Reserve = %v, %v; want refused for %v", i+1, wait, ok, hold)
 		}
-		clock.advance(hold)
+		clock.Advance(hold)
 	}
 	g.Answered()
 	if hold := g.Throttled(0); hold != time.Minute {

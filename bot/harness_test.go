@@ -19,6 +19,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // Secrets the harness runs with. They are distinctive, so a test can prove
@@ -60,24 +61,6 @@ func mustZone(name string) *time.Location {
 // the sandbox writes it (UTC, no fraction): 11:15 Berlin, 06:15 New York.
 const firstSlot = "2026-03-23T10:15:00Z"
 
-// clock is the bot's and the booking client's clock; tests move it.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // logBuffer is a bytes.Buffer safe for the bot's goroutines.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -103,7 +86,7 @@ type harness struct {
 	t      *testing.T
 	sl     *slacktest.Server
 	sb     *bookingtest.Server
-	clock  *clock
+	clock  *fakeclock.Clock // the bot's and the booking client's; tests move it
 	bot    *bot.Bot
 	client *booking.Client // the bot's booking client
 	logs   *logBuffer
@@ -124,7 +107,7 @@ func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 // options (a journal, a dry run).
 func newHarnessWith(t *testing.T, clientOpts []booking.Option, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, clock: &clock{now: t0}, logs: &logBuffer{}}
+	h := &harness{t: t, clock: fakeclock.New(t0), logs: &logBuffer{}}
 
 	// The sandbox's clock stays at t0; the bot's may move.
 	h.sb = bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time { return t0 }))

@@ -10,26 +10,6 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
-// fakeClock is a settable clock; tests move it instead of sleeping.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 // published is one call to a recordingPublisher.
 type published struct {
 	Channel       string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // monday is Monday 2026-11-23, 12:00 in Berlin. The sandbox seeds its
@@ -24,13 +25,13 @@ type runnerEnv struct {
 	pub    *recordingPublisher
 	runner *Runner
 	ledger *Ledger
-	clock  *fakeClock
+	clock  *fakeclock.Clock
 }
 
 // newRunnerEnv wires a Runner to the sandbox over real HTTP.
 func newRunnerEnv(t *testing.T) *runnerEnv {
 	t.Helper()
-	clock := newClock(monday)
+	clock := fakeclock.New(monday)
 	srv := bookingtest.NewServer(t, bookingtest.WithClock(clock.Now))
 	key, err := booking.NewKey(srv.Key)
 	if err != nil {

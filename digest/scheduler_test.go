@@ -9,20 +9,21 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 type schedEnv struct {
 	src    *memSource
 	pub    *recordingPublisher
 	ledger *Ledger
-	clock  *fakeClock
+	clock  *fakeclock.Clock
 	runner *Runner
 	logs   *logRecorder
 }
 
 func newSchedEnv(t *testing.T, now time.Time) *schedEnv {
 	t.Helper()
-	clock := newClock(now)
+	clock := fakeclock.New(now)
 	ledger := openLedger(t, t.TempDir())
 	ledger.Now = clock.Now
 	src := &memSource{types: testTypes}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 func TestAuth(t *testing.T) {
@@ -96,7 +98,7 @@ func TestAuthSchemeAnyCase(t *testing.T) {
 func TestUnknownRoutes(t *testing.T) {
 	t.Parallel()
 	// A plain httptest server: under NewServer these would fail the test.
-	sb := New(Options{Seed: true, Now: newClock(monday).Now})
+	sb := New(Options{Seed: true, Now: fakeclock.New(monday).Now})
 	hs := httptest.NewServer(sb)
 	t.Cleanup(hs.Close)
 	for _, tc := range []struct{ method, path string }{
@@ -400,7 +402,7 @@ func TestSlotsDST(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := NewServer(t, WithoutSeed(), WithClock(newClock(tc.now).Now))
+			srv := NewServer(t, WithoutSeed(), WithClock(fakeclock.New(tc.now).Now))
 			srv.AddOwner("dst_owner_key_123", "dst", berlin, hours)
 			srv.AddEventType("dst", EventType{Slug: "hour", Title: "Hour", DurationMinutes: 60})
 			slots := listSlots(t, srv, "dst_owner_key_123", "hour")

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // servedSignal reports each request the sandbox finishes handling.
@@ -449,7 +451,7 @@ func TestSeed(t *testing.T) {
 	} {
 		t.Run(now.Format(time.RFC3339), func(t *testing.T) {
 			t.Parallel()
-			srv := NewServer(t, WithClock(newClock(now).Now))
+			srv := NewServer(t, WithClock(fakeclock.New(now).Now))
 			listed := listBookings(t, srv, DemoKey)
 			if len(listed) != 12 {
 				t.Errorf("%d listed, want 12", len(listed))
@@ -504,7 +506,7 @@ func TestSeed(t *testing.T) {
 
 func TestSeedingHelpers(t *testing.T) {
 	t.Parallel()
-	s := New(Options{Now: newClock(monday).Now})
+	s := New(Options{Now: fakeclock.New(monday).Now})
 	s.AddOwner("k_helpers_key", "o", berlin, Weekdays(9*time.Hour, 17*time.Hour))
 	s.AddEventType("o", EventType{Slug: "c", Title: "C", DurationMinutes: 30})
 	s.AddEventType("o", EventType{Slug: "c", Title: "C2", DurationMinutes: 20, PeriodDays: 1}) // replaces

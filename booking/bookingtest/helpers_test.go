@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // monday is Monday 2026-03-23 10:07 UTC, 11:07 in Berlin, the week before
@@ -25,30 +26,10 @@ func mustZone(name string) *time.Location {
 	return z
 }
 
-// fakeClock is a settable clock; tests move it instead of sleeping.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // newTestServer is a seeded server whose clock starts at monday.
-func newTestServer(t *testing.T, opts ...func(*Options)) (*Server, *fakeClock) {
+func newTestServer(t *testing.T, opts ...func(*Options)) (*Server, *fakeclock.Clock) {
 	t.Helper()
-	clock := newClock(monday)
+	clock := fakeclock.New(monday)
 	return NewServer(t, append([]func(*Options){WithClock(clock.Now)}, opts...)...), clock
 }
 

@@ -15,21 +15,19 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
-// clock is a settable clock for entries' times.
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
-func open(t *testing.T, dir string) (*journal.Journal, *clock) {
+// open opens a journal in dir whose entries' times come from the returned
+// clock.
+func open(t *testing.T, dir string) (*journal.Journal, *fakeclock.Clock) {
 	t.Helper()
 	j, err := journal.Open(dir, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
-	j.Now = c.now
+	c := fakeclock.New(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	j.Now = c.Now
 	return j, c
 }
 
@@ -171,9 +169,9 @@ func TestSinceReadsAWindow(t *testing.T) {
 		if _, err := j.Begin(t.Context(), createAt(i)); err != nil {
 			t.Fatal(err)
 		}
-		c.t = c.t.Add(time.Hour)
+		c.Advance(time.Hour)
 	}
-	list, err := j.Since(c.t.Add(-2 * time.Hour))
+	list, err := j.Since(c.Now().Add(-2 * time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +252,7 @@ func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
 		if o != "" {
 			finish(&booking.Result{Outcome: o, Verified: o == booking.Confirmed})
 		}
-		list, _ := j.Since(clk.t)
+		list, _ := j.Since(clk.Now())
 		return list[len(list)-1].Seq
 	}
 	confirmed := record(booking.Confirmed)
@@ -264,10 +262,10 @@ func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	inFlight := record("") // in flight when the process died
-	clk.t = clk.t.Add(100 * 24 * time.Hour)
+	clk.Advance(100 * 24 * time.Hour)
 	recent := record(booking.Confirmed)
 
-	n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour))
+	n, err := j.Prune(clk.Now().Add(-90 * 24 * time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +286,7 @@ func TestPruneKeepsWhatNeedsAPerson(t *testing.T) {
 	if n, _ := j.AwaitingReview(); n != 1 {
 		t.Errorf("awaiting review = %d, want 1", n)
 	}
-	if n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour)); n != 0 || err != nil {
+	if n, err := j.Prune(clk.Now().Add(-90 * 24 * time.Hour)); n != 0 || err != nil {
 		t.Errorf("pruning again: %d, %v; want nothing", n, err)
 	}
 }
@@ -432,14 +430,14 @@ func TestPruneRemovesTheBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	finish(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bk_old"}})
-	clk.t = clk.t.Add(100 * 24 * time.Hour)
+	clk.Advance(100 * 24 * time.Hour)
 	finish, err = j.Begin(t.Context(), create)
 	if err != nil {
 		t.Fatal(err)
 	}
 	finish(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bk_kept"}})
 
-	if n, err := j.Prune(clk.t.Add(-90 * 24 * time.Hour)); n != 1 || err != nil {
+	if n, err := j.Prune(clk.Now().Add(-90 * 24 * time.Hour)); n != 1 || err != nil {
 		t.Fatalf("Prune = %d, %v", n, err)
 	}
 	raw, err := os.ReadFile(j.Path())

@@ -108,27 +108,8 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// fakeClock is an injectable clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2025, 1, 15, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// jan15 is Wednesday 2025-01-15 09:00 UTC, where the tests' clocks start.
+var jan15 = time.Date(2025, 1, 15, 9, 0, 0, 0, time.UTC)
 
 // recordingTB captures Errorf so a test can expect the server to fail it.
 type recordingTB struct {

@@ -15,6 +15,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 func TestConnectAndHello(t *testing.T) {
@@ -106,7 +108,7 @@ func TestSlashCommandDeliveredAndAcked(t *testing.T) {
 
 func TestLateAckIsFlagged(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock()
+	clk := fakeclock.New(jan15)
 	srv := NewServer(t, func(o *Options) { o.Now = clk.Now })
 	b := startBot(t, srv)
 	b.onEvent(func(socketmode.Event) any {
@@ -462,7 +464,7 @@ func TestServerPings(t *testing.T) {
 
 func TestTriggerRules(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock()
+	clk := fakeclock.New(jan15)
 	rec := &recordingTB{TB: t} // one view is invalid on purpose
 	srv := NewServer(rec, func(o *Options) { o.Now = clk.Now })
 	defer expectBreach(t, rec)
@@ -901,7 +903,7 @@ func TestResponseURLFromSlashCommand(t *testing.T) {
 
 func TestUsersInfo(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock() // January: Berlin is UTC+1
+	clk := fakeclock.New(jan15) // January: Berlin is UTC+1
 	srv := NewServer(t, func(o *Options) { o.Now = clk.Now })
 	srv.AddUser(User{ID: "U1", Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin", Email: "ada@example.com"})
 	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL))
