@@ -505,14 +505,6 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func mustTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
 // slotBlockIDOf is the block ID of the modal's time select.
 func slotBlockIDOf(t *testing.T, v slacktest.View) string {
 	t.Helper()
@@ -525,4 +517,16 @@ func slotBlockIDOf(t *testing.T, v slacktest.View) string {
 	}
 	t.Fatalf("view %s has no slot select", v.ID)
 	return ""
+}
+
+// bookedFor is the ID of the upcoming booking of the attendee with email,
+// "" when there is none.
+func bookedFor(h *harness, email string) string {
+	id := ""
+	for _, b := range upcoming(h) {
+		if b.BookerEmail != nil && *b.BookerEmail == email {
+			id = b.ID
+		}
+	}
+	return id
 }

@@ -258,12 +258,7 @@ func TestBookingIsMadeOnce(t *testing.T) {
 		h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
 		h.dm(ada, "Booked")
 		h.drain()
-		var id string
-		for _, b := range upcoming(h) {
-			if b.Start.Equal(mustTime(firstSlot)) {
-				id = b.ID
-			}
-		}
+		id := bookedFor(h, "grace@example.com")
 
 		// Bob, moments later, books the same attendee at the same time from
 		// the form he had open.
@@ -439,12 +434,7 @@ func TestBookingOutcomes(t *testing.T) {
 		h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
 		h.dm(ada, "Booked")
 		h.drain()
-		var id string
-		for _, b := range upcoming(h) {
-			if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
-				id = b.ID
-			}
-		}
+		id := bookedFor(h, "grace@example.com")
 		if res, err := h.client.Cancel(booking.WithActor(t.Context(), ada), id); err != nil || res.Outcome != booking.Cancelled {
 			t.Fatalf("cancel: %+v, %v", res, err)
 		}
@@ -502,12 +492,7 @@ func TestBookingOutcomes(t *testing.T) {
 				}
 			}
 			if strings.Contains(tt.name, "list shows") {
-				id := upcoming(h)[0].ID
-				for _, b := range upcoming(h) {
-					if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
-						id = b.ID
-					}
-				}
+				id := bookedFor(h, "grace@example.com")
 				if !strings.Contains(text, id) {
 					t.Errorf("outcome lacks the booking ID %s:\n%s", id, text)
 				}

@@ -58,12 +58,7 @@ func TestHostileDataStaysData(t *testing.T) {
 	in["name"] = "Grace first_last *Hopper*"
 	h.submit(ada, v.ID, in)
 	dm := h.dm(ada, "Booked")
-	var id string
-	for _, b := range upcoming(h) {
-		if b.BookerEmail != nil && *b.BookerEmail == "first_last@example.com" {
-			id = b.ID
-		}
-	}
+	id := bookedFor(h, "first_last@example.com")
 	for _, want := range []string{"Booked.", "Grace first_last *Hopper*", id} {
 		if !strings.Contains(dm.Text, want) {
 			t.Errorf("the notification text %q lacks %q", dm.Text, want)
