@@ -72,6 +72,9 @@ func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.Block
 	case actionPickAnother:
 		f.meta.Start, f.meta.Day = "", ""
 		f.slots, f.loadedAt = nil, false // fresh slots
+	case actionEditBooking:
+		f.meta.Day = ""
+		f.slots, f.loadedAt = nil, false // the time is shown again if it is still free
 	}
 	b.modals.want(v.ID, f.meta.Event)
 	later.add("form", func(ctx context.Context) {
@@ -620,7 +623,14 @@ func recheckValue(m modalMeta) string {
 // pickValue is what "Pick another time" needs to open the form again as
 // it was, but for the time: the note too, when it fits.
 func pickValue(m modalMeta) string {
-	m.Start, m.Day = "", ""
+	m.Start = ""
+	return formValue(m)
+}
+
+// formValue is the form's data as a button's value, the note dropped when
+// it does not fit.
+func formValue(m modalMeta) string {
+	m.Day = ""
 	if v := buttonMeta(m); v != "" {
 		return v
 	}
@@ -638,13 +648,14 @@ func buttonMeta(m modalMeta) string {
 	return string(b)
 }
 
-// pickedMeta reads a "Pick another time" value: the form's data, or, from
-// a message sent before the form's data travelled with it, the event slug.
+// pickedMeta reads a "Pick another time" or "Edit and try again" value:
+// the form's data, or, from a message sent before the form's data
+// travelled with it, the event slug.
 func pickedMeta(value string) modalMeta {
 	var m modalMeta
 	if json.Unmarshal([]byte(value), &m) != nil {
 		return modalMeta{Event: value}
 	}
-	m.Start, m.Day = "", ""
+	m.Day = ""
 	return m
 }

@@ -662,3 +662,38 @@ func TestMissingTimeErrorAtTimeSelect(t *testing.T) {
 		t.Errorf("%d POST /bookings", n)
 	}
 }
+
+// A booking the service refused for its input, or held back for its
+// limits, can be edited and tried again from the outcome: the form comes
+// back as it was, the time included, and nothing is sent until it is
+// submitted.
+func TestEditAndTryAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	v := h.openModal(ada, "intro-call")
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.PlainText(413, "request too large"))
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	dm := h.dm(ada, "shorten the note")
+	if len(elements(dm.Blocks, "edit_booking")) != 1 {
+		t.Fatalf("no Edit and try again:\n%s", dm.Blocks)
+	}
+	h.drain()
+	h.interact(slacktest.BlockAction(ada, "edit_booking", "", slacktest.InMessage(dm)))
+	again := h.waitView("the form again", func(x slacktest.View) bool {
+		els := elements(x.Blocks, "slot")
+		if x.ID == v.ID || x.TriggerUser != ada || len(els) != 1 {
+			return false
+		}
+		init, _ := els[0]["initial_option"].(map[string]any)
+		return str(init, "value") == firstSlot
+	})
+	for action, want := range map[string]string{"name": "Grace Hopper", "email": "grace@example.com"} {
+		if els := elements(again.Blocks, action); len(els) != 1 || str(els[0], "initial_value") != want {
+			t.Errorf("%s of the form again: %v, want %q", action, els, want)
+		}
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
+		t.Errorf("%d POST /bookings, want 1: opening the form sends nothing", n)
+	}
+}

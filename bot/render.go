@@ -40,6 +40,7 @@ const (
 	actionKeep        = "cancel_keep"
 	actionShowList    = "show_list"
 	actionSlotsMore   = "slots_more"
+	actionEditBooking = "edit_booking"
 	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
 

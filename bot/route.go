@@ -158,9 +158,9 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 	case actionKeep:
 		id := a.Value
 		later.add("keep", func(context.Context) { replace(keptMessage(id)) })
-	case actionEventType, actionSlotDay, actionPickAnother:
+	case actionEventType, actionSlotDay, actionPickAnother, actionEditBooking:
 		if !inModal {
-			if a.ActionID == actionPickAnother {
+			if a.ActionID == actionPickAnother || a.ActionID == actionEditBooking {
 				// From the outcome message the person keeps: a new modal.
 				later.add("new", func(ctx context.Context) {
 					b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(a.Value), reply)

@@ -25,6 +25,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	var next *slack.ActionBlock // what people do after a booking: look, undo, book again
 	pick := button(actionPickAnother, "Pick another time", pickValue(meta))
 	recheck := button(actionRecheck, "Check again", recheckValue(meta))
+	// again opens the form as it was, time included; nothing is sent until
+	// the person submits it.
+	again := func(label string) *slack.ButtonBlockElement { return button(actionEditBooking, label, formValue(meta)) }
 	switch {
 	case res == nil:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
@@ -63,13 +66,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, pick)
 	case res.Outcome == booking.Rejected:
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
-		actions = append(actions, pick)
+		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, pick)
+		actions = append(actions, again("Try again later"), pick)
 	case res.Outcome == booking.RateLimited:
 		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, pick)
+		actions = append(actions, again("Try again later"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
 		actions = append(actions, recheck)
