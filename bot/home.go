@@ -54,12 +54,12 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 		if !bk.Start.Before(end) {
 			break
 		}
-		key := bk.Start.In(loc).Format("Monday 2 January")
+		key := dayLabel(bk.Start, now, loc)
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
 		days[key] = append(days[key], fmt.Sprintf("%s–%s  %s · %s · `%s`",
-			bk.Start.In(loc).Format("15:04"), bk.End.In(loc).Format("15:04"),
+			bk.Start.In(loc).Format(timeLayout), bk.End.In(loc).Format(timeLayout),
 			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
 		count++
 	}

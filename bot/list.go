@@ -176,16 +176,16 @@ func dayLabel(t, now time.Time, loc *time.Location) string {
 	case d.Before(today.AddDate(0, 0, 2)):
 		return "Tomorrow"
 	}
-	return d.Format("Mon 2 Jan")
+	return d.Format(dayLayout)
 }
 
 // listRow is a booking on one line, under its day: time, event, attendee,
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
 	s, e := b.Start.In(loc), b.End.In(loc)
-	span := s.Format("15:04") + "–" + e.Format("15:04 MST")
+	span := s.Format(timeLayout) + "–" + e.Format(timeLayout+" MST")
 	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
-		span = s.Format("15:04 MST") + " – " + e.Format("Mon 2 Jan, 15:04")
+		span = s.Format(timeLayout+" MST") + " – " + e.Format(dayLayout+", "+timeLayout)
 	}
 	event := "—"
 	if b.EventType.Valid {

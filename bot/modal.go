@@ -492,7 +492,7 @@ func slotBlocks(f form) []slack.Block {
 	var slotOpts []*slack.OptionBlockObject
 	var slotInitial *slack.OptionBlockObject
 	for _, s := range day.slots[:min(len(day.slots), 100)] {
-		o := slack.NewOptionBlockObject(s.RawStart(), plain(s.Start.In(f.requester).Format("15:04")+"–"+s.End.In(f.requester).Format("15:04")), nil)
+		o := slack.NewOptionBlockObject(s.RawStart(), plain(s.Start.In(f.requester).Format(timeLayout)+"–"+s.End.In(f.requester).Format(timeLayout)), nil)
 		slotOpts = append(slotOpts, o)
 		if s.RawStart() == f.meta.Start {
 			slotInitial = o
@@ -584,7 +584,7 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 		short(titleOf(booking.Some(meta.Event), types)), short(meta.Name))
 	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {
 		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* on %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
-			short(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format("Mon 2 Jan, 15:04 MST"), short(meta.Name))
+			short(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format(momentLayout), short(meta.Name))
 	}
 	return &slack.ModalViewRequest{
 		Type:            slack.VTModal,

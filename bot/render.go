@@ -134,13 +134,21 @@ func cut(s string, n int) string {
 	return s[:cut] + "…"
 }
 
+// One vocabulary of days and times wherever bookbot writes them itself:
+// a day, a time of day, and a moment (a day and a time with its zone).
+const (
+	dayLayout    = "Mon 2 Jan"
+	timeLayout   = "15:04"
+	momentLayout = "Mon 2 Jan, 15:04 MST"
+)
+
 // when renders a time range in loc, always naming the day and the zone's
 // abbreviation so it is never read in the wrong zone.
 func when(start, end time.Time, loc *time.Location) string {
 	s, e := start.In(loc), end.In(loc)
-	out := s.Format("Mon 2 Jan, 15:04") + "–" + e.Format("15:04")
+	out := s.Format(dayLayout+", "+timeLayout) + "–" + e.Format(timeLayout)
 	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
-		out = s.Format("Mon 2 Jan, 15:04") + " – " + e.Format("Mon 2 Jan, 15:04")
+		out = s.Format(dayLayout+", "+timeLayout) + " – " + e.Format(dayLayout+", "+timeLayout)
 	}
 	return out + " " + s.Format("MST")
 }

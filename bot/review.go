@@ -207,7 +207,7 @@ func writePlain(e journal.Entry, types []booking.EventType) string {
 	}
 	at := escape(e.Start)
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
-		at = start.UTC().Format("Mon 2 Jan 15:04 MST")
+		at = start.UTC().Format(momentLayout)
 	}
 	return fmt.Sprintf("book %s %s for %s", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name))
 }
@@ -225,7 +225,7 @@ func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location
 	case loc == nil:
 		at = dateToken(start)
 	default:
-		at = start.In(loc).Format("Mon 2 Jan 15:04 MST")
+		at = start.In(loc).Format(momentLayout)
 	}
 	return fmt.Sprintf("book *%s* %s for %s (%s)", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name), address(e.Email))
 }
@@ -261,7 +261,7 @@ func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) s
 	if e.Actor != "" {
 		who = "<@" + e.Actor + ">"
 	}
-	s := fmt.Sprintf("`%s` %s: %s → %s", e.At.In(loc).Format("Mon 15:04"), who, writeSummary(e, types, loc), outcomeText(e))
+	s := fmt.Sprintf("`%s` %s: %s → %s", e.At.In(loc).Format(dayLayout+", "+timeLayout), who, writeSummary(e, types, loc), outcomeText(e))
 	switch {
 	case e.AwaitingReview():
 		s += " · :warning: awaiting a human check"

@@ -108,13 +108,13 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	}
 	for _, d := range shown {
 		first, last := d.slots[0].Start.In(loc), d.slots[len(d.slots)-1].Start.In(loc)
-		text := fmt.Sprintf("*%s*\n%d free, %s–%s", d.label, len(d.slots), first.Format("15:04"), last.Format("15:04"))
+		text := fmt.Sprintf("*%s*\n%d free, %s–%s", d.label, len(d.slots), first.Format(timeLayout), last.Format(timeLayout))
 		if len(d.slots) == 1 {
-			text = fmt.Sprintf("*%s*\n1 free, %s", d.label, first.Format("15:04"))
+			text = fmt.Sprintf("*%s*\n1 free, %s", d.label, first.Format(timeLayout))
 		}
 		var opts []*slack.OptionBlockObject
 		for _, s := range d.slots[:min(len(d.slots), 100)] {
-			opts = append(opts, slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format("15:04")+"–"+s.End.In(loc).Format("15:04")), nil))
+			opts = append(opts, slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format(timeLayout)+"–"+s.End.In(loc).Format(timeLayout)), nil))
 		}
 		sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
@@ -138,7 +138,7 @@ func groupByDay(slots []booking.Slot, loc *time.Location) []daySlots {
 		t := s.Start.In(loc)
 		key := t.Format("2006-01-02")
 		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: t.Format("Mon 2 Jan")})
+			days = append(days, daySlots{key: key, label: t.Format(dayLayout)})
 		}
 		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
 	}

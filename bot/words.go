@@ -19,7 +19,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	title := short(titleOf(booking.Some(meta.Event), types))
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
-	slotText := start.In(requester).Format("Mon 2 Jan, 15:04 MST")
+	slotText := start.In(requester).Format(momentLayout)
 	var text, small string
 	var actions []slack.BlockElement
 	var next *slack.ActionBlock // what people do after a booking: look, undo, book again
@@ -131,7 +131,7 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	case bk != nil && bk.Start.Equal(start):
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format("Mon 2 Jan, 15:04 MST"), escape(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format(momentLayout), escape(bk.ID))
 	default:
 		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
 	}
