@@ -149,10 +149,14 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	if !req.Slot.Start.After(c.now()) {
 		return nil, ValidationError{{"slot", "this slot has already started; pick a later one"}}
 	}
+	ctx, err := c.ownTime(ctx)
+	if err != nil {
+		return nil, err
+	}
 	// The API has no idempotency: a create it has seen before may book the
 	// attendee twice. What the list shows now (asked for now, not joined
 	// in flight) is checked before sending.
-	list, err := c.bookings(ctx)
+	list, err := c.checkList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent, because the bookings list could not be read to make sure this booking does not exist already: %w", err)
 	}
@@ -328,6 +332,25 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 // WithWriteTimeout bounds a create's or cancel's one request (default 30 s).
 func WithWriteTimeout(d time.Duration) Option { return func(c *Client) { c.writeTimeout = d } }
 
+// ownTime starts a write on time of its own: once a caller that has not
+// given up asks for a create or cancel, each step (the list read before,
+// the request, the list that settles it) has its own bound, whatever time
+// the caller has left, so a caller that spent its time on reads cannot cut
+// a write short into an unclear outcome. The context's values stay.
+func (c *Client) ownTime(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
+// checkList reads the bookings list before a write, within its own bound.
+func (c *Client) checkList(ctx context.Context) ([]Booking, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.reconcileTimeout)
+	defer cancel()
+	return c.bookings(ctx)
+}
+
 // send makes a write's one request. It has its own time budget, whatever
 // is left of the caller's: a request cut short by a caller that spent its
 // time on reads first is an unclear outcome made for nothing.
@@ -450,7 +473,8 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	if err := ValidateBookingID(id); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	ctx, err := c.ownTime(ctx)
+	if err != nil {
 		return nil, err
 	}
 	w := Write{Op: OpCancel, BookingID: id}
@@ -459,7 +483,7 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	// show (beyond its first 100) is still cancelled.
 	var listed *Booking
 	var start time.Time
-	if list, err := c.bookings(ctx); err == nil {
+	if list, err := c.checkList(ctx); err == nil {
 		if listed = byID(list, id); listed != nil {
 			start = listed.Start
 			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String

@@ -281,11 +281,11 @@ func TestBookingIsMadeOnce(t *testing.T) {
 // person is told the outcome even when the work's time is up.
 func TestSlowRecheckLeavesTheCreateItsTime(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(_ *harness, cfg *bot.Config) { cfg.WorkTimeout = 700 * time.Millisecond })
+	h := newHarness(t, func(_ *harness, cfg *bot.Config) { cfg.WorkTimeout = 1200 * time.Millisecond })
 	v := h.openModal(ada, "intro-call")
 	h.clock.Advance(3 * time.Minute) // the form's slots are stale: they are checked again
-	h.sb.SetLatency(bookingtest.EndpointSlots, 500*time.Millisecond)
-	h.sb.SetLatency(bookingtest.EndpointCreateBooking, 400*time.Millisecond)
+	h.sb.SetLatency(bookingtest.EndpointSlots, 800*time.Millisecond)
+	h.sb.SetLatency(bookingtest.EndpointCreateBooking, 700*time.Millisecond)
 	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
 	h.dm(ada, "Booked")
 	h.drain()
