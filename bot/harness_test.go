@@ -530,3 +530,13 @@ func bookedFor(h *harness, email string) string {
 	}
 	return id
 }
+
+// wantPosts waits for the work the bot started and checks how many POST
+// /bookings reached the sandbox: each one is a real invitation.
+func (h *harness) wantPosts(want int) {
+	h.t.Helper()
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != want {
+		h.t.Errorf("%d POST /bookings, want %d", n, want)
+	}
+}

@@ -170,10 +170,8 @@ func TestBookingModalFieldErrors(t *testing.T) {
 	if sa.ResponseAction != "errors" || sa.Errors["booker_tz"] == "" {
 		t.Errorf("bad zone: %+v", sa)
 	}
-	h.drain()
-	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 0 {
-		t.Errorf("%d POST /bookings for invalid input", n)
-	}
+	// Invalid input sends nothing.
+	h.wantPosts(0)
 }
 
 // A redelivered submission and two windows booking the same slot for
@@ -193,10 +191,7 @@ func TestBookingIsMadeOnce(t *testing.T) {
 			t.Errorf("redelivery acked differently:\n%s\n%s", again.Payload, ack.Payload)
 		}
 		h.dm(ada, "Booked")
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-			t.Errorf("%d POST /bookings, want 1", n)
-		}
+		h.wantPosts(1)
 		dms := 0
 		for _, m := range h.sl.Messages() {
 			if m.Kind == "message" && m.Channel == ada {
@@ -246,10 +241,7 @@ func TestBookingIsMadeOnce(t *testing.T) {
 			t.Errorf("acks %v, want one update and one errors", actions)
 		}
 		h.waitView("Booked", func(v slacktest.View) bool { return strings.Contains(textOf(v.Blocks), "Booked") })
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-			t.Errorf("%d POST /bookings, want 1", n)
-		}
+		h.wantPosts(1)
 	})
 	t.Run("a fresh form after the first finished", func(t *testing.T) {
 		t.Parallel()
@@ -270,10 +262,7 @@ func TestBookingIsMadeOnce(t *testing.T) {
 				t.Errorf("the answer does not say %q:\n%s", want, text)
 			}
 		}
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-			t.Errorf("%d POST /bookings, want 1", n)
-		}
+		h.wantPosts(1)
 	})
 }
 
@@ -288,10 +277,7 @@ func TestSlowRecheckLeavesTheCreateItsTime(t *testing.T) {
 	h.sb.SetLatency(bookingtest.EndpointCreateBooking, 700*time.Millisecond)
 	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
 	h.dm(ada, "Booked")
-	h.drain()
-	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-		t.Errorf("%d POST /bookings, want 1", n)
-	}
+	h.wantPosts(1)
 }
 
 // Every outcome of a create is told as it is.
@@ -363,10 +349,8 @@ func TestBookingOutcomes(t *testing.T) {
 		h.clock.Advance(3 * time.Minute)
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
 		outcome(h, v.ID, "no longer free")
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 0 {
-			t.Errorf("%d POST /bookings for a slot the re-check found gone", n)
-		}
+		// A slot the re-check found gone is not sent.
+		h.wantPosts(0)
 		if n := len(h.requests(bookingtest.EndpointSlots)); n != 2 {
 			t.Errorf("%d GET /slots, want the modal's and the re-check", n)
 		}
@@ -410,10 +394,8 @@ func TestBookingOutcomes(t *testing.T) {
 		if !replaced.ReplaceOriginal || !strings.Contains(textOf(replaced.Blocks), id) {
 			t.Errorf("recheck from the DM: %+v", replaced)
 		}
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-			t.Errorf("%d POST /bookings; Check again must never book", n)
-		}
+		// Check again must never book.
+		h.wantPosts(1)
 	})
 	t.Run("429", func(t *testing.T) {
 		t.Parallel()
@@ -445,10 +427,7 @@ func TestBookingOutcomes(t *testing.T) {
 		if !strings.Contains(text, "even one cancelled since") || strings.Contains(text, "check the bookings list") {
 			t.Errorf("outcome:\n%s", text)
 		}
-		h.drain()
-		if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 2 {
-			t.Errorf("%d POST /bookings, want 2", n)
-		}
+		h.wantPosts(2)
 	})
 	t.Run("the service's own 429", func(t *testing.T) {
 		t.Parallel()
@@ -497,10 +476,7 @@ func TestBookingOutcomes(t *testing.T) {
 					t.Errorf("outcome lacks the booking ID %s:\n%s", id, text)
 				}
 			}
-			h.drain()
-			if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-				t.Errorf("%d POST /bookings, want 1", n)
-			}
+			h.wantPosts(1)
 		})
 	}
 }
@@ -632,10 +608,7 @@ func TestSubmitWithoutEventTypes(t *testing.T) {
 	if sa := parseSubmissionAck(t, ack); sa.ResponseAction != "errors" {
 		t.Errorf("ack %s", ack.Payload)
 	}
-	h.drain()
-	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 0 {
-		t.Errorf("%d POST /bookings", n)
-	}
+	h.wantPosts(0)
 }
 
 // "Choose a time." is shown at the time select, not at the day select next
@@ -657,10 +630,7 @@ func TestMissingTimeErrorAtTimeSelect(t *testing.T) {
 			t.Fatalf("errors %v, want \"Choose a time.\" at %s", sa.Errors, slotBlock)
 		}
 	}
-	h.drain()
-	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 0 {
-		t.Errorf("%d POST /bookings", n)
-	}
+	h.wantPosts(0)
 }
 
 // A booking the service refused for its input, or held back for its
@@ -692,8 +662,6 @@ func TestEditAndTryAgain(t *testing.T) {
 			t.Errorf("%s of the form again: %v, want %q", action, els, want)
 		}
 	}
-	h.drain()
-	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != 1 {
-		t.Errorf("%d POST /bookings, want 1: opening the form sends nothing", n)
-	}
+	// Opening the form again sends nothing.
+	h.wantPosts(1)
 }
