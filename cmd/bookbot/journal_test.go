@@ -50,6 +50,16 @@ func openForm(ctx context.Context, t *testing.T, sl *slacktest.Server) (slacktes
 	return v, ""
 }
 
+// submitGrace submits the form as ada, booking Grace Hopper at slot for an
+// attendee in zone.
+func submitGrace(ctx context.Context, t *testing.T, sl *slacktest.Server, form slacktest.View, slot, zone string) {
+	t.Helper()
+	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": zone}
+	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // until waits for cond, checking each time the sandbox may have moved on.
 func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -88,10 +98,7 @@ func TestCrashMidCreateIsReconciledAndReportedOnce(t *testing.T) {
 	first, out := startRun(ctx, t, sl, e)
 	form, slot := openForm(ctx, t, sl)
 	sb.CommitThenHang(bookingtest.EndpointCreateBooking)
-	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "America/New_York"}
-	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
-		t.Fatal(err)
-	}
+	submitGrace(ctx, t, sl, form, slot, "America/New_York")
 	made := func() *bookingtest.Booking {
 		for _, b := range sb.Bookings(bookingtest.DemoOwner) {
 			if b.BookerEmail != nil && *b.BookerEmail == "grace@example.com" {
@@ -182,10 +189,7 @@ func TestRunDryRunSendsNoWrite(t *testing.T) {
 	out.waitCount(ctx, t, "dry run: bookings and cancellations are not sent", 1)
 
 	form, slot := openForm(ctx, t, sl)
-	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "Europe/Berlin"}
-	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
-		t.Fatal(err)
-	}
+	submitGrace(ctx, t, sl, form, slot, "Europe/Berlin")
 	dm, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
 		return m.Kind == "message" && m.Channel == ada && strings.Contains(string(m.Blocks), "nothing was booked")
 	})
@@ -329,10 +333,7 @@ func TestSecondRunOnTheSameStateRefusesToStart(t *testing.T) {
 	first, out := startRun(ctx, t, sl, e)
 	form, slot := openForm(ctx, t, sl)
 	sb.SetLatency(bookingtest.EndpointCreateBooking, 2*time.Second)
-	in := map[string]string{"slot": slot, "name": "Grace Hopper", "email": "grace@example.com", "booker_tz": "America/New_York"}
-	if _, err := sl.SubmitInputs(ctx, ada, form.ID, in); err != nil {
-		t.Fatal(err)
-	}
+	submitGrace(ctx, t, sl, form, slot, "America/New_York")
 	jr, err := journal.Open(state, journal.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
