@@ -1,45 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
 )
-
-// sample is the value of one series (name plus labels in exposition order,
-// which is sorted by label name) in a text exposition; ok is false when the
-// series is absent.
-func sample(text, series string) (v float64, ok bool) {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		rest, found := strings.CutPrefix(sc.Text(), series+" ")
-		if !found {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		return v, err == nil
-	}
-	return 0, false
-}
-
-func wantSample(t *testing.T, text, series string, want float64) {
-	t.Helper()
-	got, ok := sample(text, series)
-	switch {
-	case !ok:
-		t.Errorf("%s is missing", series)
-	case got != want && !(math.IsNaN(want) && math.IsNaN(got)):
-		t.Errorf("%s = %v, want %v", series, got, want)
-	}
-}
 
 // The listener logs the address it bound, serves the probes and metrics
 // there, and answers nothing once stopped.

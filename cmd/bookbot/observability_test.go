@@ -16,6 +16,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
 )
 
 // listening is the log line that names the HTTP listener's bound address,
@@ -95,7 +96,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 		`bookbot_booking_api_request_duration_seconds_count{endpoint="GET /bookings"}`,
 		`bookbot_envelope_ack_seconds_count{type="slash_commands"}`,
 	} {
-		if v, ok := sample(metrics, series); !ok || v < 1 {
+		if v, ok := metricstest.Sample(metrics, series); !ok || v < 1 {
 			t.Errorf("%s = %v (present %v), want ≥ 1", series, v, ok)
 		}
 	}
@@ -107,7 +108,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 		`bookbot_rate_limit_refusals_total`:                                          0,
 		`bookbot_slack_api_errors_total{error="user_not_found",method="users.info"}`: 1,
 	} {
-		wantSample(t, metrics, series, want)
+		metricstest.Want(t, metrics, series, want)
 	}
 
 	// The owner revokes the key (a new one replaces it): the next call is a
@@ -125,8 +126,8 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 		t.Errorf("/readyz after a 401 = %d %q", code, body)
 	}
 	_, metrics = get(ctx, t, base+"/metrics")
-	wantSample(t, metrics, `bookbot_booking_api_requests_total{endpoint="GET /bookings",status="401"}`, 1)
-	wantSample(t, metrics, `bookbot_booking_api_last_status`, 401)
+	metricstest.Want(t, metrics, `bookbot_booking_api_requests_total{endpoint="GET /bookings",status="401"}`, 1)
+	metricstest.Want(t, metrics, `bookbot_booking_api_last_status`, 401)
 	if code, _ := get(ctx, t, base+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz after a 401 = %d: the process still serves", code)
 	}
@@ -149,9 +150,9 @@ func TestRunCountsDigestRuns(t *testing.T) {
 	out.waitCount(ctx, t, `"digest already posted"`, 1)
 	_, metrics := get(ctx, t, base+"/metrics")
 	stopRun(t, cmd, out)
-	wantSample(t, metrics, `bookbot_digest_runs_total{result="posted"}`, 1)
-	wantSample(t, metrics, `bookbot_digest_runs_total{result="failed"}`, 0)
-	if v, _ := sample(metrics, `bookbot_digest_runs_total{result="already_posted"}`); v < 1 {
+	metricstest.Want(t, metrics, `bookbot_digest_runs_total{result="posted"}`, 1)
+	metricstest.Want(t, metrics, `bookbot_digest_runs_total{result="failed"}`, 0)
+	if v, _ := metricstest.Sample(metrics, `bookbot_digest_runs_total{result="already_posted"}`); v < 1 {
 		t.Errorf("already_posted runs = %v, want ≥ 1", v)
 	}
 }

@@ -1,14 +1,12 @@
 package metrics
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
 )
 
 // A Recorder is what booking.Client and bot.Bot are given.
@@ -34,33 +33,6 @@ func scrape(t *testing.T, h http.Handler) string {
 		t.Fatalf("/metrics: %d %s", rec.Code, rec.Body)
 	}
 	return rec.Body.String()
-}
-
-// sample is the value of one series (name plus labels in exposition order,
-// which is sorted by label name) in a text exposition; ok is false when the
-// series is absent.
-func sample(text, series string) (v float64, ok bool) {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		rest, found := strings.CutPrefix(sc.Text(), series+" ")
-		if !found {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		return v, err == nil
-	}
-	return 0, false
-}
-
-func wantSample(t *testing.T, text, series string, want float64) {
-	t.Helper()
-	got, ok := sample(text, series)
-	switch {
-	case !ok:
-		t.Errorf("%s is missing", series)
-	case got != want && !(math.IsNaN(want) && math.IsNaN(got)):
-		t.Errorf("%s = %v, want %v", series, got, want)
-	}
 }
 
 func TestMetricsCountWhatTheyAreTold(t *testing.T) {
@@ -109,7 +81,7 @@ func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 		`bookbot_slack_api_errors_total{error="channel_not_found",method="chat.postMessage"}`: 1,
 		`bookbot_journal_awaiting_review`:                                                     0,
 	} {
-		wantSample(t, text, series, want)
+		metricstest.Want(t, text, series, want)
 	}
 	for _, family := range []string{"go_goroutines", "process_cpu_seconds_total"} {
 		if !strings.Contains(text, "\n"+family+" ") {
@@ -118,18 +90,18 @@ func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 	}
 
 	m.Request("GET /bookings", 401, time.Millisecond)
-	wantSample(t, scrape(t, m.Handler()), "bookbot_booking_api_last_status", 401)
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_booking_api_last_status", 401)
 }
 
 func TestMetricsJournalAwaitingReview(t *testing.T) {
 	t.Parallel()
 	m := New()
 	m.SetAwaitingReview(func() (int, error) { return 3, nil })
-	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 3)
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 3)
 	m.SetAwaitingReview(func() (int, error) { return 0, errors.New("journal unreadable") })
-	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", math.NaN())
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", math.NaN())
 	m.SetAwaitingReview(nil)
-	wantSample(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 0)
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_journal_awaiting_review", 0)
 }
 
 func TestReadiness(t *testing.T) {
@@ -285,7 +257,7 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 		`bookbot_slack_api_errors_total{error="transport",method="chat.update"}`:              1,
 		`bookbot_slack_api_errors_total{error="invalid_token",method="other"}`:                1,
 	} {
-		wantSample(t, text, series, want)
+		metricstest.Want(t, text, series, want)
 	}
 	if strings.Contains(text, `method="auth.test"`) {
 		t.Error("a successful call was counted as an error")
