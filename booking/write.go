@@ -156,7 +156,7 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	// The API has no idempotency: a create it has seen before may book the
 	// attendee twice. What the list shows now (asked for now, not joined
 	// in flight) is checked before sending.
-	list, err := c.checkList(ctx)
+	list, err := c.freshList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent, because the bookings list could not be read to make sure this booking does not exist already: %w", err)
 	}
@@ -344,18 +344,9 @@ func (c *Client) ownTime(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// checkList reads the bookings list before a write, within its own bound.
-func (c *Client) checkList(ctx context.Context) ([]Booking, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.reconcileTimeout)
-	defer cancel()
-	return c.bookings(ctx)
-}
-
-// send makes a write's one request. It has its own time budget, whatever
-// is left of the caller's: a request cut short by a caller that spent its
-// time on reads first is an unclear outcome made for nothing.
+// send makes a write's one request, within its own bound (see ownTime).
 func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any) (int, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.writeTimeout)
 	defer cancel()
 	return c.once(ctx, ep, nil, form, out)
 }
@@ -364,7 +355,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any
 // to a create of exactly a booking that exists, too.
 func (c *Client) settleConflict(ctx context.Context, req CreateRequest, res *Result) {
 	res.Outcome = NotBooked
-	list, err := c.listAfterWrite(ctx)
+	list, err := c.freshList(ctx)
 	if err != nil {
 		res.saw("GET /bookings failed, so whether it exists already could not be checked: %v", err)
 		return
@@ -394,12 +385,13 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 	case OpCancel:
 		res.saw("bookbot stopped before the answer to POST /bookings/%s/cancel was recorded", w.BookingID)
 		start, err := time.Parse(time.RFC3339Nano, w.Start)
-		if err != nil {
-			// Without its start, the booking's absence from the list could
-			// as well mean it has started since.
-			start = time.Time{}
-		}
 		c.settleCancel(ctx, w.BookingID, start, res)
+		if err != nil && res.Outcome == Cancelled {
+			// Without its start, the booking's absence from the list could
+			// as well mean it has started since bookbot stopped.
+			res.Outcome, res.Verified = Unknown, false
+			res.saw("its start is not known, so it may simply have started")
+		}
 	default:
 		res.Outcome = Unknown
 		res.saw("the journal holds an unknown write %q", w.Op)
@@ -422,7 +414,7 @@ func (c *Client) Recheck(ctx context.Context, eventType string, start time.Time,
 // email, confirms it. Otherwise the outcome is absent, unless the list could
 // not show it (it failed, or it is full and the slot lies beyond its end).
 func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Result, absent Outcome) {
-	list, err := c.listAfterWrite(ctx)
+	list, err := c.freshList(ctx)
 	if err != nil {
 		res.Outcome = Unknown
 		res.saw("GET /bookings failed, so the booking could not be checked: %v", err)
@@ -483,7 +475,7 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	// show (beyond its first 100) is still cancelled.
 	var listed *Booking
 	var start time.Time
-	if list, err := c.checkList(ctx); err == nil {
+	if list, err := c.freshList(ctx); err == nil {
 		if listed = byID(list, id); listed != nil {
 			start = listed.Start
 			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String
@@ -532,7 +524,7 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 // bookings only) no longer shows the booking either way.
 func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
 	said := res.Outcome == Cancelled
-	list, err := c.listAfterWrite(ctx)
+	list, err := c.freshList(ctx)
 	if err != nil {
 		res.saw("GET /bookings failed, so the cancel could not be checked: %v", err)
 		if !said {
@@ -560,12 +552,8 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 		}
 		return
 	}
-	if started := start.IsZero() && res.Reconciled || !start.IsZero() && !start.After(c.now()); started {
-		if start.IsZero() {
-			res.saw("GET /bookings does not list %s, but its start is not known, so it may simply have started", id)
-		} else {
-			res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
-		}
+	if !start.IsZero() && !start.After(c.now()) {
+		res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
 		if !said {
 			res.Outcome = Unknown
 		}
@@ -576,9 +564,10 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 	res.saw("GET /bookings no longer lists %s", id)
 }
 
-// listAfterWrite lists bookings to settle a write. It runs even when the
-// caller's context is done, because the write may have happened anyway.
-func (c *Client) listAfterWrite(ctx context.Context) ([]Booking, error) {
+// freshList lists bookings around a write: a list asked for now, never one
+// joined in flight, within its own bound. It runs even when the caller's
+// context is done, because a write to settle may have happened anyway.
+func (c *Client) freshList(ctx context.Context) ([]Booking, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.reconcileTimeout)
 	defer cancel()
 	return c.bookings(ctx)
