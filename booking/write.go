@@ -82,6 +82,9 @@ type Result struct {
 	Prior      *Prior   // AlreadyBooked: the earlier create through bookbot, if any
 	Err        error    // the error behind the outcome, if any
 	Seen       []string // what happened, in order; never holds an email address
+	// Listed is the bookings list read after a cancel to settle it, when
+	// one could be read: what the calendar holds now, for showing it.
+	Listed []Booking
 }
 
 // Conflict kinds of a 409 to a create, from the body's status.
@@ -532,6 +535,7 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 		}
 		return
 	}
+	res.Listed = list
 	for i, b := range list {
 		if b.ID == id {
 			res.Booking = &list[i]

@@ -30,13 +30,17 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
 
 // listAfterCancel is the page a booking was cancelled from, shown again
 // with the booking struck through; outcome when the list cannot be read.
-func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, gone *booking.Booking, outcome message) message {
-	list, err := b.booking.Bookings(ctx)
-	if err != nil {
-		return outcome
+// The list the cancel was settled by is shown: it was read a moment ago.
+func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *booking.Result, outcome message) message {
+	list := res.Listed
+	if list == nil {
+		var err error
+		if list, err = b.booking.Bookings(ctx); err != nil {
+			return outcome
+		}
 	}
 	types, _ := b.types.recent()
-	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), gone)
+	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), res.Booking)
 	m.Text = outcome.Text
 	return m
 }
@@ -100,7 +104,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 			m = cancelOutcomeMessage(id, res)
 		}
 		if page, ok := listPage(blockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
-			m = b.listAfterCancel(ctx, user, page, res.Booking, m)
+			m = b.listAfterCancel(ctx, user, page, res, m)
 		}
 		replace(m)
 		b.ReportReviews(ctx)

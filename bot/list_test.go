@@ -151,6 +151,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	h.slash(ada, "list")
 	list := h.reply(ada, "5eed0000-0000-4000-8000-000000000002")
 	h.drain()
+	listed := len(h.requests(bookingtest.EndpointListBookings))
 	// Both presses arrive before the first press's "Cancelling…" replaces
 	// the list, as with a quick double click.
 	release := h.sl.Hold("response_url")
@@ -194,6 +195,11 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("%d POST cancel requests for a double press, want 1", n)
+	}
+	// The booking looked up before the cancel, and the list that settled
+	// it, which the page shown again is made of.
+	if n := len(h.requests(bookingtest.EndpointListBookings)) - listed; n != 2 {
+		t.Errorf("%d GET /bookings for one cancel from the list, want 2", n)
 	}
 	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
 		if b.Cancelled != (b.ID == "5eed0000-0000-4000-8000-000000000002" || b.ID == "5eed0000-0000-4000-8000-000000000014") {
