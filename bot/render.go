@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/plaintext"
 )
 
 // message is an ephemeral reply or a DM: fallback text plus blocks.
@@ -93,18 +93,7 @@ func address(s string) string { return escape(clip(s, maxEmailRunes)) }
 // escape keeps user-provided text from becoming Slack markup (an attendee
 // named "<!channel>" must not ping anyone) and on one line: a name with a
 // newline must not add lines of its own to a list.
-func escape(s string) string { return escaper.Replace(oneLine(s)) }
-
-// oneLine collapses each run of whitespace and control characters into
-// one space.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r != ' ' && breaksLine(r) }) < 0 {
-		return s // the common case: nothing but plain spaces
-	}
-	return strings.Join(strings.FieldsFunc(s, breaksLine), " ")
-}
-
-func breaksLine(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+func escape(s string) string { return escaper.Replace(plaintext.Line(s)) }
 
 // escaper is built once: a Replacer builds its tables on first use, which
 // costs more than escaping a whole booking list.

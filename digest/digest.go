@@ -18,9 +18,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/plaintext"
 )
 
 // NotRecorded is shown for fields that legacy records leave null.
@@ -89,7 +89,7 @@ func Build(bookings []booking.Booking, types []booking.EventType, day time.Time,
 			if t, ok := titles[b.EventType.String]; ok && strings.TrimSpace(t) != "" {
 				e.EventTitle = t
 			}
-			e.EventTitle = clean(e.EventTitle)
+			e.EventTitle = plaintext.Line(e.EventTitle)
 		}
 		d.Entries = append(d.Entries, e)
 	}
@@ -295,37 +295,7 @@ func (d Digest) Text(includeEmails bool) string {
 
 func cleanNull(n booking.NullString) booking.NullString {
 	if n.Valid {
-		n.String = clean(n.String)
+		n.String = plaintext.Line(n.String)
 	}
 	return n
-}
-
-// clean turns control characters (newlines included) into spaces, drops
-// bidirectional overrides that could make a name display as something
-// else, and trims the result.
-func clean(s string) string {
-	dirty := false
-	for _, r := range s {
-		if unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029' {
-			dirty = true
-			break
-		}
-	}
-	if !dirty {
-		return strings.TrimSpace(s)
-	}
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case isBidiControl(r):
-			return -1
-		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func isBidiControl(r rune) bool {
-	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069') || r == '\u200E' || r == '\u200F'
 }

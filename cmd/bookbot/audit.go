@@ -8,11 +8,11 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/internal/plaintext"
 )
 
 // runAudit prints the write journal: every create and cancel bookbot sent
@@ -71,12 +71,12 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 func auditText(e journal.Entry, loc *time.Location) string {
 	// A name may hold newlines or a terminal's escape sequences: every
 	// field prints inert, on its own line.
-	e.Actor, e.EventType, e.Start, e.End = inert(e.Actor), inert(e.EventType), inert(e.Start), inert(e.End)
-	e.Name, e.Email, e.BookingID, e.Created = inert(e.Name), inert(e.Email), inert(e.BookingID), inert(e.Created)
-	e.ReportedTo, e.ReviewedBy = inert(e.ReportedTo), inert(e.ReviewedBy)
+	e.Actor, e.EventType, e.Start, e.End = plaintext.Line(e.Actor), plaintext.Line(e.EventType), plaintext.Line(e.Start), plaintext.Line(e.End)
+	e.Name, e.Email, e.BookingID, e.Created = plaintext.Line(e.Name), plaintext.Line(e.Email), plaintext.Line(e.BookingID), plaintext.Line(e.Created)
+	e.ReportedTo, e.ReviewedBy = plaintext.Line(e.ReportedTo), plaintext.Line(e.ReviewedBy)
 	seen := make([]string, len(e.Seen))
 	for i, s := range e.Seen {
-		seen[i] = inert(s)
+		seen[i] = plaintext.Line(s)
 	}
 	e.Seen = seen
 	var b strings.Builder
@@ -130,10 +130,4 @@ func auditText(e journal.Entry, loc *time.Location) string {
 		fmt.Fprintf(&b, "    seen: %s\n", strings.Join(e.Seen, "; "))
 	}
 	return b.String()
-}
-
-// inert collapses each run of whitespace and control characters (an
-// escape sequence's ESC included) into one space.
-func inert(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }
