@@ -157,7 +157,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	}
 	c.SlackBotToken = l.token("SLACK_BOT_TOKEN", s.SlackBotToken, "xoxb-", "bot token", need&NeedSlack != 0)
 	c.SlackAppToken = l.token("SLACK_APP_TOKEN", s.SlackAppToken, "xapp-", "app-level token", need&NeedSlack != 0)
-	if u := l.url("SLACK_API_URL", s.SlackAPIURL); u != nil && l.clearText("SLACK_API_URL", u, s.AllowInsecureHTTP, "the Slack tokens") {
+	if u := l.url("SLACK_API_URL", s.SlackAPIURL, false); u != nil && l.clearText("SLACK_API_URL", u, s.AllowInsecureHTTP, "the Slack tokens") {
 		if !strings.HasSuffix(u.Path, "/") {
 			u.Path += "/"
 			u.RawPath = ""
@@ -169,7 +169,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		if need&NeedBooking != 0 {
 			l.add("BOOKING_BASE_URL", "BOOKING_BASE_URL is required: the booking API's {base_url}, such as https://api.example.com")
 		}
-	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL); u != nil && l.clearText("BOOKING_BASE_URL", u, s.AllowInsecureHTTP, "the booking API key") {
+	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL, false); u != nil && l.clearText("BOOKING_BASE_URL", u, s.AllowInsecureHTTP, "the booking API key") {
 		c.BookingBaseURL = u.String()
 	}
 	c.BookingKey = l.bookingKey(s.BookingAPIKey, need&NeedBooking != 0)
@@ -399,9 +399,11 @@ func (l *loader) bookingKey(value string, required bool) booking.KeySource {
 	return nil
 }
 
-// url checks an http(s) base URL. A URL may carry credentials, so it is
-// quoted in a problem only when it cannot have any.
-func (l *loader) url(name, raw string) *url.URL {
+// url checks an absolute http(s) URL: a base URL that paths are appended
+// to, which may have no query, or (query) a page's address, which may. A
+// URL may carry credentials, so it is quoted in a problem only when it
+// cannot have any.
+func (l *loader) url(name, raw string, query bool) *url.URL {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
@@ -414,7 +416,7 @@ func (l *loader) url(name, raw string) *url.URL {
 		l.add(name, "%s must not carry credentials (user:password@)", name)
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
 		l.add(name, "%s must be an absolute http(s) URL such as https://example.com; got %q", name, clip(raw))
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+	case !query && (u.RawQuery != "" || u.ForceQuery || u.Fragment != ""):
 		l.add(name, "%s must not have a query or a fragment", name)
 	default:
 		return u
@@ -422,19 +424,13 @@ func (l *loader) url(name, raw string) *url.URL {
 	return nil
 }
 
-// page checks the address of a web page people are sent to: absolute
-// http(s), no credentials; a query (a page's own parameters) may stay.
+// page checks the address of a web page people are sent to; its query (the
+// page's own parameters) stays.
 func (l *loader) page(name, raw string) string {
 	if raw == "" {
 		return ""
 	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
-		l.add(name, "%s must be an absolute http(s) URL such as https://calendar.example.com/ada; got %q", name, clip(raw))
-	case u.User != nil:
-		l.add(name, "%s must not carry credentials (user:password@)", name)
-	default:
+	if u := l.url(name, raw, true); u != nil {
 		return u.String()
 	}
 	return ""
