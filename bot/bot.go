@@ -44,13 +44,14 @@ type DigestPreviewer interface {
 
 // Config is how the bot behaves.
 type Config struct {
-	Command string // the slash command, e.g. "/booking"
-	Contact string // whom people not allowed are told to ask (a Slack user ID); "" names no one
+	Command string                   // the slash command, e.g. "/booking"
+	Allowed func(userID string) bool // who may use the bot
+	Contact string                   // whom people not allowed are told to ask (a Slack user ID); "" names no one
+	TeamID  string                   // the workspace; payloads from other teams are ignored
+
 	// BookingPage is the owner's public booking page, linked where people
 	// are sent there; "" names it without a link.
 	BookingPage string
-	Allowed     func(userID string) bool // who may use the bot
-	TeamID      string                   // the workspace; payloads from other teams are ignored
 
 	// DryRun marks every message and view: bookbot sends no bookings or
 	// cancellations, and shows what it would have sent.
