@@ -1,0 +1,128 @@
+package notices
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// StartSlack is how soon after the next read a vanished booking still
+// counts as started rather than cancelled: the service's clock may run
+// ahead of ours.
+const StartSlack = time.Minute
+
+// Snapshot is one good read of GET /bookings.
+type Snapshot struct {
+	At       time.Time         // when the answer arrived, on bookbot's clock
+	Bookings []booking.Booking // as listed
+}
+
+// Full reports whether the list is at the cap of GET /bookings: bookings may
+// lie beyond it.
+func (s Snapshot) Full() bool { return len(s.Bookings) >= booking.MaxListed }
+
+// view is how far a snapshot sees. A full list may have been cut short, and
+// a booking at exactly its last start may have siblings that were cut off,
+// so only starts strictly before that last start are known.
+type view struct {
+	horizon time.Time
+	cut     bool
+}
+
+func (s Snapshot) view() view {
+	if !s.Full() {
+		return view{}
+	}
+	h := s.Bookings[0].Start
+	for _, b := range s.Bookings[1:] {
+		if b.Start.After(h) {
+			h = b.Start
+		}
+	}
+	return view{horizon: h, cut: true}
+}
+
+// shows reports whether the snapshot would list a booking starting at
+// start if it existed.
+func (v view) shows(start time.Time) bool { return !v.cut || start.Before(v.horizon) }
+
+// Kind is what happened to a booking.
+type Kind string
+
+const (
+	New       Kind = "new"
+	Cancelled Kind = "cancelled"
+	Moved     Kind = "moved"
+)
+
+// Change is one thing that happened between two snapshots.
+type Change struct {
+	Kind    Kind
+	Booking booking.Booking // as now listed; for Cancelled, as last listed
+	Was     booking.Booking // Moved only: as listed before
+}
+
+// Diff returns what happened between prev and next, in order of the
+// booking's (new) start, then ID. It reports only what the two reads prove:
+//
+//   - a booking that vanished and starts at or before next.At+StartSlack
+//     has started, because the list holds only bookings that have not;
+//   - a booking that vanished from a full next list at or after its last
+//     start may just have been cut off, so it is not Cancelled;
+//   - a booking that appeared at or after the last start of a full prev
+//     list may have been cut off then, so it is not New;
+//   - a listed ID with a different start or end is Moved, wherever it lies;
+//   - a reschedule under a new ID is a Cancelled and a New;
+//   - changes to other fields (booker, event type) are not reported.
+//
+// Each list's cap limits only what that list can prove: a complete next
+// list proves a cancellation at any start, and a complete prev list proves
+// any booking new. When an answer lists an ID twice, its first entry
+// counts. Diff does not modify the snapshots.
+func Diff(prev, next Snapshot) []Change {
+	was, is := byID(prev.Bookings), byID(next.Bookings)
+	before, after := prev.view(), next.view()
+	started := next.At.Add(StartSlack)
+
+	var changes []Change
+	for id, b := range is {
+		old, ok := was[id]
+		switch {
+		case !ok:
+			if before.shows(b.Start) {
+				changes = append(changes, Change{Kind: New, Booking: b})
+			}
+		case !b.Start.Equal(old.Start) || !b.End.Equal(old.End):
+			changes = append(changes, Change{Kind: Moved, Booking: b, Was: old})
+		}
+	}
+	for id, old := range was {
+		if _, ok := is[id]; ok {
+			continue
+		}
+		if old.Start.After(started) && after.shows(old.Start) {
+			changes = append(changes, Change{Kind: Cancelled, Booking: old})
+		}
+	}
+	// IDs are unique among the changes, so the order is total.
+	slices.SortFunc(changes, func(a, b Change) int {
+		if c := a.Booking.Start.Compare(b.Booking.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Booking.ID, b.Booking.ID)
+	})
+	return changes
+}
+
+// byID indexes a list by ID, keeping the first entry of an ID listed twice.
+func byID(list []booking.Booking) map[string]booking.Booking {
+	m := make(map[string]booking.Booking, len(list))
+	for _, b := range list {
+		if _, ok := m[b.ID]; !ok {
+			m[b.ID] = b
+		}
+	}
+	return m
+}
