@@ -157,6 +157,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *faults {
 		c.Fault = func(args []string) (string, error) { return demoFault(sandbox, args) }
 	}
+	c.Attendee = &demoAttendee{sandbox: sandbox}
 
 	fmt.Fprintf(stdout, `bookbot demo: the real bot, a sandbox booking API and a local Slack, all on this machine.
 Nothing here reaches a real calendar or workspace. You are %s, a Slack user in %s.
@@ -311,4 +312,117 @@ func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("The next %s will fail (%s).", ep, args[1]), nil
+}
+
+// demoAttendees take turns booking on the demo owner's booking page.
+var demoAttendees = []struct{ name, email string }{
+	{"Ada Lovelace", "ada@example.com"},
+	{"Mary Jackson", "mary@example.com"},
+	{"Emmy Noether", "emmy@example.org"},
+	{"Hedy Lamarr", "hedy@example.net"},
+}
+
+// demoAttendee is an attendee on the demo owner's public booking page
+// (:attendee): the sandbox books, moves and cancels behind the API's back,
+// as the page does.
+type demoAttendee struct {
+	sandbox *bookingtest.Sandbox
+	turn    int // the next of demoAttendees to book
+}
+
+var _ console.Attendee = (*demoAttendee)(nil)
+
+func (a *demoAttendee) Book(slug string, n int) (console.AttendeeBooking, error) {
+	start, err := a.slot(slug, n)
+	if err != nil {
+		return console.AttendeeBooking{}, err
+	}
+	who := demoAttendees[a.turn%len(demoAttendees)]
+	a.turn++ // a refused attendee makes way for the next
+	id, err := a.sandbox.BookAsAttendee(bookingtest.DemoOwner, slug, start, who.name, who.email)
+	switch {
+	case errors.Is(err, bookingtest.ErrNotOffered):
+		return console.AttendeeBooking{}, fmt.Errorf("slot %d of %s was taken just now; try again", n, slug)
+	case err != nil:
+		return console.AttendeeBooking{}, fmt.Errorf("the booking page refused %s: %s", who.name, strings.TrimPrefix(err.Error(), "bookingtest: "))
+	}
+	b, _, err := a.find(id)
+	return b, err
+}
+
+func (a *demoAttendee) Move(id string, n int) (before, after console.AttendeeBooking, err error) {
+	before, cancelled, err := a.find(id)
+	switch {
+	case err != nil:
+		return before, after, err
+	case cancelled:
+		return before, after, fmt.Errorf("booking %s is cancelled; there is nothing to move", id)
+	case before.Event == "":
+		return before, after, fmt.Errorf("booking %s is a legacy record without an event type; it cannot be moved", id)
+	}
+	start, err := a.slot(before.Event, n)
+	if err != nil {
+		return before, after, err
+	}
+	err = a.sandbox.MoveAsAttendee(id, start)
+	switch {
+	case errors.Is(err, bookingtest.ErrNotOffered):
+		return before, after, fmt.Errorf("slot %d of %s was taken just now; try again", n, before.Event)
+	case err != nil:
+		return before, after, fmt.Errorf("the booking page refused the move: %s", strings.TrimPrefix(err.Error(), "bookingtest: "))
+	}
+	after, _, err = a.find(id)
+	return before, after, err
+}
+
+func (a *demoAttendee) Cancel(id string) (console.AttendeeBooking, error) {
+	b, cancelled, err := a.find(id)
+	switch {
+	case err != nil:
+		return b, err
+	case cancelled:
+		return b, fmt.Errorf("booking %s is cancelled already", id)
+	}
+	if err := a.sandbox.CancelAsAttendee(id); err != nil {
+		return b, fmt.Errorf("the booking page refused the cancel: %s", strings.TrimPrefix(err.Error(), "bookingtest: "))
+	}
+	return b, nil
+}
+
+// slot is the start of free slot n (from 1) of the demo owner's event type.
+func (a *demoAttendee) slot(slug string, n int) (time.Time, error) {
+	slots := a.sandbox.Slots(bookingtest.DemoOwner, slug)
+	switch {
+	case slots == nil:
+		return time.Time{}, fmt.Errorf("there is no event type %q; /booking types lists them", slug)
+	case len(slots) == 0:
+		return time.Time{}, fmt.Errorf("%s has no free slots", slug)
+	case n > len(slots):
+		return time.Time{}, fmt.Errorf("%s has free slots 1–%d", slug, len(slots))
+	}
+	return slots[n-1].Start, nil
+}
+
+// find looks a booking up in the demo owner's calendar, then in the round
+// robin teammate's.
+func (a *demoAttendee) find(id string) (b console.AttendeeBooking, cancelled bool, err error) {
+	for _, owner := range []string{bookingtest.DemoOwner, bookingtest.DemoTeammate} {
+		for _, sb := range a.sandbox.Bookings(owner) {
+			if sb.ID != id {
+				continue
+			}
+			b = console.AttendeeBooking{ID: sb.ID, Start: sb.Start, End: sb.End, Unseen: owner != bookingtest.DemoOwner}
+			if sb.EventType != nil {
+				b.Event = *sb.EventType
+			}
+			if sb.BookerName != nil {
+				b.Name = *sb.BookerName
+			}
+			if sb.BookerEmail != nil {
+				b.Email = *sb.BookerEmail
+			}
+			return b, sb.Cancelled, nil
+		}
+	}
+	return b, false, fmt.Errorf("there is no booking %q in the demo calendar; /booking list shows the IDs", id)
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The README's demo script, run by the real binary, shows what a person
@@ -101,5 +104,188 @@ func TestDemoScriptStopsAtABadLine(t *testing.T) {
 	out, err = exec.CommandContext(t.Context(), binary, "demo", "-tz", "Mars/Olympus").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `-tz "Mars/Olympus" is not an IANA time zone`) {
 		t.Errorf("bad -tz: %v\n%s", err, out)
+	}
+}
+
+// An attendee on the public booking page books, moves and cancels behind
+// bookbot's back (:attendee); /booking list follows each change.
+func TestDemoAttendee(t *testing.T) {
+	t.Parallel()
+	s := startDemo(t, "-tz", "Europe/Berlin")
+	s.next() // the banner
+
+	// Slot 3, not 1: the first may start before the list is read.
+	out := s.do(":attendee book consultation 3")
+	booked := regexp.MustCompile(`attendee booked consultation at \w{3} \d{1,2} \w{3}, (\d\d:\d\d–\d\d:\d\d) CES?T \(booking ([0-9a-f-]{36})\) as Ada Lovelace <ada@example.com>\n`).FindStringSubmatch(out)
+	if booked == nil {
+		t.Fatalf("no booking:\n%s", out)
+	}
+	hours, id := booked[1], booked[2]
+	list := s.do("/booking list")
+	if row := listedRow(list, id); !strings.Contains(row, hours) || !strings.Contains(row, "Ada Lovelace · ada@example.com") {
+		t.Errorf("the list shows the attendee's booking as %q, want %s, Ada Lovelace, ada@example.com:\n%s", row, hours, list)
+	}
+	count := listedCount(t, list)
+
+	out = s.do(":attendee move " + id + " 6")
+	moved := regexp.MustCompile(`attendee moved consultation from \w{3} \d{1,2} \w{3}, ` + hours + ` CES?T to \w{3} \d{1,2} \w{3}, (\d\d:\d\d–\d\d:\d\d) CES?T \(booking ` + id + `\)\n`).FindStringSubmatch(out)
+	if moved == nil {
+		t.Fatalf("not moved:\n%s", out)
+	}
+	list = s.do("/booking list")
+	if row := listedRow(list, id); !strings.Contains(row, moved[1]) || strings.Contains(row, hours) {
+		t.Errorf("after the move to %s the list shows %q:\n%s", moved[1], row, list)
+	}
+	if n := listedCount(t, list); n != count {
+		t.Errorf("%d bookings listed after the move, want %d", n, count)
+	}
+
+	if out := s.do(":attendee cancel " + id); !strings.Contains(out, "attendee cancelled consultation at ") || !strings.Contains(out, moved[1]) {
+		t.Errorf("not cancelled:\n%s", out)
+	}
+	list = s.do("/booking list")
+	if strings.Contains(list, id) || listedCount(t, list) != count-1 {
+		t.Errorf("the cancelled booking is still listed:\n%s", list)
+	}
+
+	// Mistakes are one line each, and the session goes on.
+	for line, want := range map[string]string{
+		":attendee cancel " + id:                                "! booking " + id + " is cancelled already",
+		":attendee move " + id + " 1":                           "! booking " + id + " is cancelled; there is nothing to move",
+		":attendee move nonsense 1":                             `! there is no booking "nonsense" in the demo calendar`,
+		":attendee book nope 1":                                 `! there is no event type "nope"`,
+		":attendee book consultation 0":                         `! "0" is not a slot number`,
+		":attendee book consultation 100000":                    "! consultation has free slots 1–",
+		":attendee book consultation":                           "! usage: :attendee book EVENT N",
+		":attendee":                                             "! usage: :attendee book EVENT N",
+		":help":                                                 ":attendee move ID N     the attendee of booking ID moves it",
+		":attendee book team-sync 1":                            "so bookbot cannot see it",
+		":attendee move 5eed0000-0000-4000-8000-000000000011 1": "legacy record without an event type; it cannot be moved",
+	} {
+		if out := s.do(line); !strings.Contains(out, want) || strings.Count(out, "\n") > 1 && !strings.HasPrefix(line, ":help") {
+			t.Errorf("%s: got %q, want %q on one line", line, out, want)
+		}
+	}
+	s.quit()
+}
+
+// listedRow is the line of a /booking list that shows the booking.
+func listedRow(list, id string) string {
+	for line := range strings.Lines(list) {
+		if strings.Contains(line, "`"+id+"`") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+func listedCount(t *testing.T, list string) int {
+	t.Helper()
+	m := regexp.MustCompile(`Upcoming bookings \((\d+)\)`).FindStringSubmatch(list)
+	if m == nil {
+		t.Fatalf("not a list:\n%s", list)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// demoSession is `bookbot demo` at a terminal: a line typed, its output
+// read up to the next prompt.
+type demoSession struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	chunks chan string // the output as it comes; closed at its end
+	unread string
+	all    strings.Builder
+}
+
+func startDemo(t *testing.T, args ...string) *demoSession {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), binary, append([]string{"demo"}, args...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &demoSession{t: t, cmd: cmd, stdin: stdin, chunks: make(chan string, 64)}
+	go func() {
+		defer close(s.chunks)
+		buf := make([]byte, 4096)
+		for {
+			n, err := stdout.Read(buf)
+			if n > 0 {
+				s.chunks <- string(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		if cmd.ProcessState == nil { // the test stopped early
+			_ = cmd.Process.Kill()
+			go func() {
+				for range s.chunks {
+				}
+			}()
+			_ = cmd.Wait()
+		}
+	})
+	return s
+}
+
+// next returns the output up to the next prompt.
+func (s *demoSession) next() string {
+	s.t.Helper()
+	const prompt = "\nyou> "
+	timeout := time.After(time.Minute)
+	for {
+		if i := strings.Index(s.unread, prompt); i >= 0 {
+			out := s.unread[:i]
+			s.unread = s.unread[i+len(prompt):]
+			return out
+		}
+		select {
+		case c, ok := <-s.chunks:
+			if !ok {
+				s.t.Fatalf("the demo ended:\n%s", s.all.String())
+			}
+			s.unread += c
+			s.all.WriteString(c)
+		case <-timeout:
+			s.t.Fatalf("no prompt within a minute:\n%s", s.all.String())
+		}
+	}
+}
+
+// do types a line and returns its output.
+func (s *demoSession) do(line string) string {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+	return strings.TrimPrefix(s.next(), "\n")
+}
+
+// quit ends the session, which must exit cleanly.
+func (s *demoSession) quit() {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, ":quit\n"); err != nil {
+		s.t.Fatal(err)
+	}
+	for range s.chunks {
+	}
+	if err := s.cmd.Wait(); err != nil {
+		s.t.Errorf("demo: %v", err)
 	}
 }

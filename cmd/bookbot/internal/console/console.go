@@ -36,6 +36,9 @@ type Console struct {
 	Digest func(ctx context.Context) (string, error)
 	// Fault applies a :fault command; nil: fault knobs are off.
 	Fault func(args []string) (string, error)
+	// Attendee acts on the public booking page for :attendee; nil: not
+	// offered.
+	Attendee Attendee
 
 	shownMsgs  int
 	shownViews map[string]int // view ID → updates shown
@@ -45,21 +48,47 @@ type Console struct {
 	confirm    *Control          // a button waiting for yes
 }
 
+// Attendee is an attendee of the calendar's public booking page, who books,
+// moves and cancels there, outside the booking API and bookbot. Slots are
+// numbered from 1 in the order GET /slots gives them.
+type Attendee interface {
+	// Book books free slot n of the event type with this slug.
+	Book(slug string, n int) (AttendeeBooking, error)
+	// Move moves the booking to free slot n of its event type, keeping its
+	// ID; it returns the booking before and after.
+	Move(id string, n int) (before, after AttendeeBooking, err error)
+	// Cancel cancels the booking and returns it as it was.
+	Cancel(id string) (AttendeeBooking, error)
+}
+
+// AttendeeBooking is a booking an [Attendee] made, moved or cancelled.
+type AttendeeBooking struct {
+	ID          string
+	Event       string // the event type's slug
+	Name, Email string // the attendee's
+	Start, End  time.Time
+	// Unseen: a round robin gave it to a teammate, so bookbot cannot see it.
+	Unseen bool
+}
+
 // Help is the console's command list.
 const Help = `Commands:
-  /booking …          a slash command, e.g. /booking list, /booking new, /booking slots intro-call
-  N  or  :press N     press button N (a button asking for confirmation waits for :yes)
-  :yes / :no          answer a confirmation
-  :pick N M           choose option M of select N
-  :set N TEXT         type TEXT into input N (or a time zone into the zone search)
-  :submit             submit the open form
-  :close              close the open form
-  :show               show the open form again
-  :home               open bookbot's App Home
-  :digest             post tomorrow's digest to the digest channel now
-  :fault …            break the sandbox booking API (demo -faults): :fault help
-  :help               this list
-  :quit               leave (or Ctrl-D)
+  /booking …              a slash command, e.g. /booking list, /booking new, /booking slots intro-call
+  N  or  :press N         press button N (a button asking for confirmation waits for :yes)
+  :yes / :no              answer a confirmation
+  :pick N M               choose option M of select N
+  :set N TEXT             type TEXT into input N (or a time zone into the zone search)
+  :submit                 submit the open form
+  :close                  close the open form
+  :show                   show the open form again
+  :home                   open bookbot's App Home
+  :digest                 post tomorrow's digest to the digest channel now
+  :fault …                break the sandbox booking API (demo -faults): :fault help
+  :attendee book EVENT N  an attendee books free slot N of EVENT on the public booking page
+  :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
+  :attendee cancel ID     the attendee of booking ID cancels it on the booking page
+  :help                   this list
+  :quit                   leave (or Ctrl-D)
 `
 
 // Exec runs one console line. An error is a problem with the line, to be
@@ -160,8 +189,84 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		}
 		fmt.Fprintln(c.Out, msg)
 		return nil
+	case ":attendee":
+		return c.attendee(args)
 	}
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
+}
+
+const attendeeUsage = "usage: :attendee book EVENT N, :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID"
+
+// attendee runs an :attendee command: someone acting on the public booking
+// page, which bookbot does not hear about.
+func (c *Console) attendee(args []string) error {
+	if c.Attendee == nil {
+		return errors.New("the booking page's attendee is not set up in this session")
+	}
+	slot := func(arg string) (int, error) {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("%q is not a slot number; free slots count from 1", arg)
+		}
+		return n, nil
+	}
+	switch {
+	case len(args) == 3 && args[0] == "book":
+		n, err := slot(args[2])
+		if err != nil {
+			return err
+		}
+		b, err := c.Attendee.Book(args[1], n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Out, "attendee booked %s at %s (booking %s) as %s <%s>%s\n", b.Event, c.when(b), b.ID, b.Name, b.Email, unseen(b))
+		return nil
+	case len(args) == 3 && args[0] == "move":
+		n, err := slot(args[2])
+		if err != nil {
+			return err
+		}
+		before, after, err := c.Attendee.Move(args[1], n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Out, "attendee moved %s from %s to %s (booking %s)%s\n", after.Event, c.when(before), c.when(after), after.ID, unseen(after))
+		return nil
+	case len(args) == 2 && args[0] == "cancel":
+		b, err := c.Attendee.Cancel(args[1])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Out, "attendee cancelled %s at %s (booking %s)%s\n", b.Event, c.when(b), b.ID, unseen(b))
+		return nil
+	}
+	return errors.New(attendeeUsage)
+}
+
+// when is a booking's time in the person's zone: "Tue 24 Mar, 10:00–10:30 CET".
+func (c *Console) when(b AttendeeBooking) string {
+	zone := c.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	start, end := b.Start.In(zone), b.End.In(zone)
+	if y, m, d := start.Date(); !sameDay(end, y, m, d) {
+		return start.Format("Mon 2 Jan, 15:04 MST") + " – " + end.Format("Mon 2 Jan, 15:04 MST")
+	}
+	return start.Format("Mon 2 Jan, 15:04") + "–" + end.Format("15:04 MST")
+}
+
+func sameDay(t time.Time, y int, m time.Month, d int) bool {
+	ty, tm, td := t.Date()
+	return ty == y && tm == m && td == d
+}
+
+func unseen(b AttendeeBooking) string {
+	if b.Unseen {
+		return "; a round robin gave it to a teammate, so bookbot cannot see it"
+	}
+	return ""
 }
 
 func number(args []string, n int) ([]int, error) {

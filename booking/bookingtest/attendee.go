@@ -1,0 +1,139 @@
+package bookingtest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Errors of the attendee methods, wrapped with details.
+var (
+	// ErrNotOffered: the time is not one the event's booking page offers
+	// now (taken, past, outside the hours or the window, not on a slot).
+	ErrNotOffered = errors.New("that time is not offered")
+	// ErrNoBooking: there is no such booking, or it was cancelled.
+	ErrNoBooking = errors.New("no such booking")
+)
+
+// The attendee methods act as an attendee does on the owner's public booking
+// page and through the links in their confirmation mail, outside the API:
+// the API sees only the result, in GET /bookings, exactly as if a create or
+// cancel had made it. They are neither rate limited nor logged as requests,
+// and faults and latency do not touch them. They use the Sandbox's clock.
+
+// BookAsAttendee books the owner's event type slug at start for the
+// attendee, as the public booking page does, and returns the new booking's
+// ID. start must be the start of a slot GET /slots offers for the event now
+// (any form of the instant will do: the page sends what it showed), else
+// the error wraps [ErrNotOffered]. The end is start plus the event's
+// duration. As with a create, a repeat of an earlier booking of the event
+// at start for the same email, even a cancelled one, is refused, and a
+// round robin booking goes to the host whose turn it is (a teammate's is
+// not listed for the owner's key). Email verification is no obstacle: the
+// attendee confirms on the page. The booker's time zone is stored as UTC.
+func (s *Sandbox) BookAsAttendee(ownerID, slug string, start time.Time, name, email string) (id string, err error) {
+	if strings.TrimSpace(name) == "" || strings.TrimSpace(email) == "" {
+		return "", errors.New("bookingtest: an attendee needs a name and an email")
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	o := s.owners[ownerID]
+	if o == nil {
+		return "", fmt.Errorf("bookingtest: unknown owner %q", ownerID)
+	}
+	et := o.eventType(slug)
+	if et == nil {
+		return "", fmt.Errorf("bookingtest: owner %q has no event type %q", ownerID, slug)
+	}
+	if s.repeatLocked(o, et, start, email) {
+		return "", fmt.Errorf("bookingtest: %s already had a %s booking at %s; the page refuses a repeat", email, slug, slotTime(start))
+	}
+	slot, ok := s.offeredLocked(o, et, start)
+	if !ok {
+		return "", fmt.Errorf("bookingtest: %s at %s: %w", slug, slotTime(start), ErrNotOffered)
+	}
+	b := Booking{
+		ID:          s.newBookingIDLocked(),
+		EventType:   &slug,
+		Start:       slot.Start,
+		End:         slot.End,
+		BookerName:  &name,
+		BookerEmail: &email,
+		BookerTZ:    "UTC",
+	}
+	s.bookings[b.ID] = &record{owner: o.nextHost(et), event: o.id, b: b}
+	return b.ID, nil
+}
+
+// CancelAsAttendee cancels a booking as its attendee does through the link in
+// their mail: it leaves GET /bookings as after a cancel through the API. An
+// unknown or already cancelled booking is an error wrapping [ErrNoBooking].
+func (s *Sandbox) CancelAsAttendee(id string) error {
+	s.lock()
+	defer s.mu.Unlock()
+	r, err := s.liveBookingLocked(id)
+	if err != nil {
+		return err
+	}
+	r.b.Cancelled = true
+	return nil
+}
+
+// MoveAsAttendee reschedules a booking as its attendee does through the link
+// in their mail: the same booking, with the same ID, host and attendee,
+// gets the new start and an end one event duration later. start must be
+// offered for the booking's event type now, counting the booking's own
+// time as free, else the error wraps [ErrNotOffered]; an unknown or
+// cancelled booking wraps [ErrNoBooking]. A legacy booking without an event
+// type, or one whose type was removed, cannot be moved.
+func (s *Sandbox) MoveAsAttendee(id string, start time.Time) error {
+	s.lock()
+	defer s.mu.Unlock()
+	r, err := s.liveBookingLocked(id)
+	if err != nil {
+		return err
+	}
+	o := s.owners[r.event]
+	if r.b.EventType == nil || o == nil {
+		return fmt.Errorf("bookingtest: booking %s has no event type to reschedule within", id)
+	}
+	et := o.eventType(*r.b.EventType)
+	if et == nil {
+		return fmt.Errorf("bookingtest: booking %s: its event type %q was removed", id, *r.b.EventType)
+	}
+	// The booking does not stand in its own way: it is left out while the
+	// slots are computed, under the lock, so nobody sees it cancelled.
+	r.b.Cancelled = true
+	slot, ok := s.offeredLocked(o, et, start)
+	r.b.Cancelled = false
+	if !ok {
+		return fmt.Errorf("bookingtest: moving %s to %s: %w", id, slotTime(start), ErrNotOffered)
+	}
+	r.b.Start, r.b.End = slot.Start, slot.End
+	return nil
+}
+
+// offeredLocked returns the slot of et starting at start, if GET /slots
+// offers it now.
+func (s *Sandbox) offeredLocked(o *owner, et *EventType, start time.Time) (Slot, bool) {
+	for _, sl := range s.slotsLocked(o, et, s.now()) {
+		if sl.Start.Equal(start) {
+			return sl, true
+		}
+	}
+	return Slot{}, false
+}
+
+// liveBookingLocked returns the booking with this ID, in any owner's or
+// host's calendar, unless it is unknown or cancelled.
+func (s *Sandbox) liveBookingLocked(id string) (*record, error) {
+	r := s.bookings[id]
+	if r == nil {
+		return nil, fmt.Errorf("bookingtest: booking %q: %w", id, ErrNoBooking)
+	}
+	if r.b.Cancelled {
+		return nil, fmt.Errorf("bookingtest: booking %q was cancelled: %w", id, ErrNoBooking)
+	}
+	return r, nil
+}
