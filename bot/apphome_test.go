@@ -29,7 +29,7 @@ func TestAppHome(t *testing.T) {
 			t.Errorf("home shows %s", id)
 		}
 	}
-	for _, s := range []string{"6 in the next 3 days", "Europe/Berlin (CET)", "*Tomorrow*", "09:00–09:15  Intro call · Ada Lovelace"} {
+	for _, s := range []string{"6 in the next 3 days", "Europe/Berlin (CET)", "*Tomorrow*", "09:00–09:15 CET  Intro call · Ada Lovelace"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("home lacks %q:\n%s", s, text)
 		}

@@ -78,8 +78,8 @@ func (b *Bot) digestReply(ctx context.Context) []message {
 // DigestMessages renders a digest as Block Kit messages within Slack's
 // limits: a header with the date and zone (≤150 chars), a context line with
 // the count and the may-be-incomplete warning, then the entries packed into
-// section blocks, one line each: the time range in the digest zone, the same
-// range as Slack date tokens so every reader also sees their own time, the
+// section blocks, one line each: the time range as Slack date tokens, so
+// every reader sees their own time (and, read a day later, "Today"), the
 // event title, the attendee's name, and the email only with includeEmails.
 // A day too long for one message (50 blocks, 3000 chars per section, about
 // 12,000 chars in all) is split into several, each headed "continued".
@@ -171,7 +171,7 @@ func digestContext(d digest.Digest) *slack.ContextBlock {
 func digestContextTexts(d digest.Digest) []string {
 	count := d.CountLine()
 	if len(d.Entries) > 0 {
-		count = "*" + count + "* · times in " + escape(d.Zone.String()) + ", with your own time in brackets"
+		count = "*" + count + "* · times in your own time zone; the day is " + escape(d.Zone.String()) + "'s"
 		if d.ClockChange() {
 			count += " · the clocks change on this day"
 		}
@@ -203,12 +203,8 @@ func digestSection(text string) *slack.SectionBlock {
 func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
 	var b strings.Builder
 	b.WriteString("*")
-	b.WriteString(escape(d.TimeRange(e)))
-	b.WriteString("* (")
-	b.WriteString(dateTokenAs(e.Start, "{date_short_pretty} {time}", e.Start.In(d.Zone).Format(momentLayout)))
-	b.WriteString("–")
-	b.WriteString(dateTokenAs(e.End, "{time}", e.End.In(d.Zone).Format(timeLayout+" MST")))
-	b.WriteString(")  ")
+	b.WriteString(span(e.Start, e.End, d.Zone))
+	b.WriteString("*  ")
 	b.WriteString(escape(e.Title()))
 	b.WriteString(" — ")
 	b.WriteString(escape(e.Name()))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -356,16 +357,23 @@ func walk(v any, fn func(map[string]any)) {
 }
 
 // textOf is every text in blocks (or any Block Kit JSON), one per line:
-// what a person can read, option values and button values left out.
+// what a person can read, option values and button values left out. Date
+// tokens read as their fallback, which is in the reader's zone
+// (TestDateTokensAgreeWithTheirFallback holds them to it).
 func textOf(raw []byte) string {
 	var out []string
 	walk(decodeJSON(raw), func(m map[string]any) {
 		if s, ok := m["text"].(string); ok {
-			out = append(out, s)
+			out = append(out, fallbacks(s))
 		}
 	})
 	return strings.Join(out, "\n")
 }
+
+var dateToken = regexp.MustCompile(`<!date\^\d+\^[^|>]*\|([^>]*)>`)
+
+// fallbacks replaces Slack date tokens in s with their fallback text.
+func fallbacks(s string) string { return dateToken.ReplaceAllString(s, "$1") }
 
 // elements returns every interactive element with actionID.
 func elements(raw []byte, actionID string) []map[string]any {
@@ -400,7 +408,7 @@ func str(m map[string]any, k string) string {
 // sectionText is a section's mrkdwn text.
 func sectionText(b map[string]any) string {
 	t, _ := b["text"].(map[string]any)
-	return str(t, "text")
+	return fallbacks(str(t, "text"))
 }
 
 // option is a select option: value and text.

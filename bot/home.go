@@ -58,8 +58,7 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
-		days[key] = append(days[key], fmt.Sprintf("%s–%s  %s · %s · `%s`",
-			bk.Start.In(loc).Format(timeLayout), bk.End.In(loc).Format(timeLayout),
+		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s · `%s`", hours(bk.Start, bk.End, loc),
 			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
 		count++
 	}

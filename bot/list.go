@@ -186,11 +186,6 @@ func dayLabel(t, now time.Time, loc *time.Location) string {
 // listRow is a booking on one line, under its day: time, event, attendee,
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
-	s, e := b.Start.In(loc), b.End.In(loc)
-	span := s.Format(timeLayout) + "–" + e.Format(timeLayout+" MST")
-	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
-		span = s.Format(timeLayout+" MST") + " – " + e.Format(dayLayout+", "+timeLayout)
-	}
 	event := "—"
 	if b.EventType.Valid {
 		event = short(titleOf(b.EventType, types))
@@ -199,7 +194,7 @@ func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) s
 	if b.BookerName.Valid && b.BookerName.String == "" {
 		name = "—"
 	}
-	return fmt.Sprintf("*%s* · %s · %s · %s · `%s`", span, event, name, address(b.BookerEmail.Or("—")), escape(b.ID))
+	return fmt.Sprintf("*%s* · %s · %s · %s · `%s`", hours(b.Start, b.End, loc), event, name, address(b.BookerEmail.Or("—")), escape(b.ID))
 }
 
 // bookingLine describes a booking: time, event, attendee and ID. Legacy
@@ -212,7 +207,7 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 	if withEmail {
 		attendee += " · " + address(b.BookerEmail.Or("email "+notRecorded))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · `%s`", when(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, escape(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s · `%s`", span(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, escape(b.ID))
 }
 
 func cancelButton(id string) *slack.ButtonBlockElement {

@@ -456,7 +456,7 @@ func slotBlocks(f form) []slack.Block {
 	if len(f.slots) == 0 {
 		return []slack.Block{section("No free slots in the next 14 days for this event type.")}
 	}
-	days := groupByDay(f.slots, f.requester)
+	days := groupByDay(f.slots, f.requester, f.now)
 	if len(days) > 100 {
 		days = days[:100]
 	}
@@ -584,7 +584,7 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 		short(titleOf(booking.Some(meta.Event), types)), short(meta.Name))
 	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {
 		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* on %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
-			short(titleOf(booking.Some(meta.Event), types)), t.In(requester).Format(momentLayout), short(meta.Name))
+			short(titleOf(booking.Some(meta.Event), types)), moment(t, requester), short(meta.Name))
 	}
 	return &slack.ModalViewRequest{
 		Type:            slack.VTModal,

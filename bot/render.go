@@ -131,15 +131,64 @@ const (
 	momentLayout = "Mon 2 Jan, 15:04 MST"
 )
 
-// when renders a time range in loc, always naming the day and the zone's
-// abbreviation so it is never read in the wrong zone.
-func when(start, end time.Time, loc *time.Location) string {
-	s, e := start.In(loc), end.In(loc)
-	out := s.Format(dayLayout+", "+timeLayout) + "–" + e.Format(timeLayout)
-	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
-		out = s.Format(dayLayout+", "+timeLayout) + " – " + e.Format(dayLayout+", "+timeLayout)
+// Times that stay in Slack are date tokens: each reader sees them in their
+// own zone and clock setting. bookbot's own formatting in loc is the
+// tokens' fallback, and what it writes where tokens cannot go (select
+// options, notification text, another person's zone).
+
+// moment is a day and a time of day.
+func moment(t time.Time, loc *time.Location) string {
+	return dateTokenAs(t, "{date_short_pretty} {time}", t.In(loc).Format(momentLayout))
+}
+
+// span is a booking's time: its day, start and end.
+func span(start, end time.Time, loc *time.Location) string {
+	return tokenRange(start, end, loc, "{date_short_pretty} {time}")
+}
+
+// hours is a booking's time under a heading that names its day.
+func hours(start, end time.Time, loc *time.Location) string {
+	return tokenRange(start, end, loc, "{time}")
+}
+
+func tokenRange(start, end time.Time, loc *time.Location, startFormat string) string {
+	from, to, sep := rangeText(start, end, loc, startFormat != "{time}")
+	endFormat := "{time}"
+	if sep != "–" {
+		endFormat = "{date_short_pretty} {time}"
 	}
-	return out + " " + s.Format("MST")
+	return dateTokenAs(start, startFormat, from) + sep + dateTokenAs(end, endFormat, to)
+}
+
+// localSpan is a time range in bookbot's own formatting, always naming the
+// day and the zone so it is never read in the wrong zone.
+func localSpan(start, end time.Time, loc *time.Location) string {
+	from, to, sep := rangeText(start, end, loc, true)
+	return from + sep + to
+}
+
+// rangeText is a range's two ends in bookbot's own formatting: the start's
+// day when withDay, the end's when it is another day, and the zone after
+// the end, or after both ends when the clocks change in between.
+func rangeText(start, end time.Time, loc *time.Location, withDay bool) (from, to, sep string) {
+	s, e := start.In(loc), end.In(loc)
+	from, to, sep = s.Format(timeLayout), e.Format(timeLayout), "–"
+	if withDay {
+		from = s.Format(dayLayout + ", " + timeLayout)
+	}
+	if !sameDay(start, end, loc) {
+		to, sep = e.Format(dayLayout+", "+timeLayout), " – "
+	}
+	if s.Format("MST") != e.Format("MST") {
+		from += " " + s.Format("MST")
+	}
+	return from, to + " " + e.Format("MST"), sep
+}
+
+func sameDay(a, b time.Time, loc *time.Location) bool {
+	y1, m1, d1 := a.In(loc).Date()
+	y2, m2, d2 := b.In(loc).Date()
+	return y1 == y2 && m1 == m2 && d1 == d2
 }
 
 // zoneName names a zone for a person: "Europe/Berlin (CET)".
@@ -214,11 +263,6 @@ func helpMessage(cmd, problem string) message {
 func errorMessage(what string, err error) message {
 	text := what + ". " + failureText(err)
 	return message{Text: text, Blocks: []slack.Block{section(":warning: " + escape(text))}}
-}
-
-// dateToken shows t in each reader's own zone and clock setting.
-func dateToken(t time.Time) string {
-	return dateTokenAs(t, "{date_short_pretty} {time}", t.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
 // dateTokenAs is a Slack date token in format; fallback is what a client

@@ -167,11 +167,11 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 	if e.Op == booking.OpCancel {
 		what, head = "cancellation", "A cancellation needs a human look"
 	}
-	lines := []string{"*What:* " + writeSummary(e, types, nil)}
+	lines := []string{"*What:* " + writeSummary(e, types, time.UTC)}
 	if e.Actor != "" {
-		lines = append(lines, fmt.Sprintf("*Asked by:* <@%s> %s", e.Actor, dateToken(e.At)))
+		lines = append(lines, fmt.Sprintf("*Asked by:* <@%s> %s", e.Actor, moment(e.At, time.UTC)))
 	} else {
-		lines = append(lines, "*Asked:* "+dateToken(e.At))
+		lines = append(lines, "*Asked:* "+moment(e.At, time.UTC))
 	}
 	lines = append(lines, "*Outcome:* "+outcomeText(e))
 	if e.Recovered {
@@ -194,7 +194,7 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		}
 		blocks = append(blocks, slack.NewActionBlock("review_actions", actions...))
 	} else {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, dateToken(e.ReviewedAt))))
+		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, moment(e.ReviewedAt, time.UTC))))
 	}
 	return message{Text: head + ": " + writePlain(e, types), Blocks: blocks}
 }
@@ -212,20 +212,15 @@ func writePlain(e journal.Entry, types []booking.EventType) string {
 	return fmt.Sprintf("book %s %s for %s", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name))
 }
 
-// writeSummary says what a journal entry asked for. loc nil gives Slack
-// date tokens; otherwise times are in loc.
+// writeSummary says what a journal entry asked for, its time a token
+// whose fallback is in loc.
 func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	if e.Op == booking.OpCancel {
 		return fmt.Sprintf("cancel booking `%s`", escape(e.BookingID))
 	}
-	start, err := time.Parse(time.RFC3339Nano, e.Start)
 	at := escape(e.Start)
-	switch {
-	case err != nil:
-	case loc == nil:
-		at = dateToken(start)
-	default:
-		at = start.In(loc).Format(momentLayout)
+	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
+		at = moment(start, loc)
 	}
 	return fmt.Sprintf("book *%s* %s for %s (%s)", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name), address(e.Email))
 }
@@ -261,7 +256,7 @@ func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) s
 	if e.Actor != "" {
 		who = "<@" + e.Actor + ">"
 	}
-	s := fmt.Sprintf("`%s` %s: %s → %s", e.At.In(loc).Format(dayLayout+", "+timeLayout), who, writeSummary(e, types, loc), outcomeText(e))
+	s := fmt.Sprintf("%s %s: %s → %s", moment(e.At, loc), who, writeSummary(e, types, loc), outcomeText(e))
 	switch {
 	case e.AwaitingReview():
 		s += " · :warning: awaiting a human check"

@@ -98,7 +98,7 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 			section("No free slots in the next 14 days."),
 		}}
 	}
-	days := groupByDay(slots, loc)
+	days := groupByDay(slots, loc, now)
 	pages := (len(days) + slotDays - 1) / slotDays
 	page = max(0, min(page, pages-1))
 	shown := days[page*slotDays : min((page+1)*slotDays, len(days))]
@@ -132,13 +132,13 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	return message{Text: fmt.Sprintf("%s: %d slots", head, len(slots)), Blocks: blocks}
 }
 
-func groupByDay(slots []booking.Slot, loc *time.Location) []daySlots {
+func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
 	var days []daySlots
 	for _, s := range slots {
 		t := s.Start.In(loc)
 		key := t.Format("2006-01-02")
 		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: t.Format(dayLayout)})
+			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
 		}
 		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
 	}

@@ -139,7 +139,7 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 					t.Errorf("%s: option value %q", u.user, o.value)
 					continue
 				}
-				if got := start.In(u.loc).Format("Mon 2 Jan"); got != label {
+				if got := wantDay(start, u.loc); got != label {
 					t.Errorf("%s: slot %s (%s there) listed under %q", u.user, raw, got, label)
 				}
 				wantText := start.In(u.loc).Format("15:04") + "–" + start.Add(15*time.Minute).In(u.loc).Format("15:04")

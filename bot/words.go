@@ -19,7 +19,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	title := short(titleOf(booking.Some(meta.Event), types))
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
-	slotText := start.In(requester).Format(momentLayout)
+	slotText := moment(start, requester)
 	var text, small string
 	var actions []slack.BlockElement
 	var next *slack.ActionBlock // what people do after a booking: look, undo, book again
@@ -42,7 +42,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 			attZone = loc
 		}
 		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)",
-			title, attendee, when(bk.Start, bk.End, requester), when(bk.Start, bk.End, attZone), attZone.String())
+			title, attendee, span(bk.Start, bk.End, requester), localSpan(bk.Start, bk.End, attZone), attZone.String())
 		if res.Reconciled {
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
@@ -95,7 +95,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	}
 	// The notification says the headline with the data as it is: stripping
 	// the markup from the whole text would strip it from names and IDs too.
-	fallback := headline(text) + " " + title + " on " + slotText + " for " + short(meta.Name)
+	fallback := headline(text) + " " + title + " on " + start.In(requester).Format(momentLayout) + " for " + short(meta.Name)
 	if res != nil && res.Booking != nil {
 		fallback += " (booking " + escape(res.Booking.ID) + ")"
 	}
@@ -116,9 +116,9 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	p, bk := res.Prior, res.Booking
 	by := "outside bookbot (the booking page or another tool)"
 	if p != nil {
-		by = "in Slack " + dateToken(p.At)
+		by = "in Slack " + moment(p.At, requester)
 		if p.Actor != "" {
-			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), dateToken(p.At))
+			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), moment(p.At, requester))
 		}
 	}
 	switch {
@@ -131,7 +131,7 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	case bk != nil && bk.Start.Equal(start):
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, bk.Start.In(requester).Format(momentLayout), escape(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), escape(bk.ID))
 	default:
 		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
 	}

@@ -45,14 +45,14 @@ func TestDemoScript(t *testing.T) {
 		}
 	}
 	// The sandbox's slots follow today's date, so times are matched by form:
-	// the person's in Berlin time, the attendee's in New York time.
-	for _, re := range []string{
-		`\*Your time:\* \w{3} \d{1,2} \w{3}, \d\d:\d\d–\d\d:\d\d CES?T`,
-		`\*Attendee's time:\* \w{3} \d{1,2} \w{3}, \d\d:\d\d–\d\d:\d\d E[SD]T \(America/New_York\)`,
-	} {
-		if !regexp.MustCompile(re).MatchString(text) {
-			t.Errorf("the session lacks a match for %s", re)
-		}
+	// the person's as Slack shows a date token in their zone (Berlin), the
+	// attendee's in New York time, five or six hours earlier.
+	yours := regexp.MustCompile(`\*Your time:\* (?:Today|Tomorrow|\w{3} \d{1,2} \w{3}) (\d\d):\d\d–\d\d:\d\d\n`).FindStringSubmatch(text)
+	theirs := regexp.MustCompile(`\*Attendee's time:\* \w{3} \d{1,2} \w{3}, (\d\d):\d\d–\d\d:\d\d E[SD]T \(America/New_York\)`).FindStringSubmatch(text)
+	if yours == nil || theirs == nil {
+		t.Errorf("the session lacks the booked times: %q, %q", yours, theirs)
+	} else if h1, h2 := atoi(yours[1]), atoi(theirs[1]); (h1-h2+24)%24 != 6 && (h1-h2+24)%24 != 5 {
+		t.Errorf("your time %s:00 and the attendee's %s:00 are not Berlin and New York", yours[1], theirs[1])
 	}
 	if t.Failed() {
 		t.Logf("session:\n%s", text)
@@ -89,7 +89,7 @@ func TestDemoReadsTheTerminal(t *testing.T) {
 func TestDemoScriptStopsAtABadLine(t *testing.T) {
 	t.Parallel()
 	script := filepath.Join(t.TempDir(), "bad.script")
-	if err := os.WriteFile(script, []byte("/booking list\n:pick 1 1\n/booking help\n"), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte("/booking list\n:pick 1 9\n/booking help\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), binary, "demo", "-tz", "UTC", "-script", script)
@@ -98,13 +98,18 @@ func TestDemoScriptStopsAtABadLine(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("err = %v, want exit 1\n%s", err, out)
 	}
-	if !strings.Contains(string(out), `script line 2 (":pick 1 1")`) || strings.Contains(string(out), "`/booking types` – event types") {
+	if !strings.Contains(string(out), `script line 2 (":pick 1 9")`) || strings.Contains(string(out), "`/booking types` – event types") {
 		t.Errorf("output:\n%s", out)
 	}
 	out, err = exec.CommandContext(t.Context(), binary, "demo", "-tz", "Mars/Olympus").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `-tz "Mars/Olympus" is not an IANA time zone`) {
 		t.Errorf("bad -tz: %v\n%s", err, out)
 	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // An attendee on the public booking page books, moves and cancels behind

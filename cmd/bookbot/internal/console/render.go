@@ -44,7 +44,8 @@ type block = map[string]any
 
 // Renderer turns blocks into text, numbering controls from First.
 type Renderer struct {
-	Zone     *time.Location // for Slack date tokens
+	Zone     *time.Location   // for Slack date tokens
+	Now      func() time.Time // for "Today" in date tokens; nil means time.Now
 	Controls []Control
 	// Typed holds what the person entered but has not submitted yet, by
 	// action_id; it shows over the view's state.
@@ -258,11 +259,7 @@ func (r *Renderer) Mrkdwn(s string) string {
 		if err != nil {
 			return m[3]
 		}
-		layout := "Mon 2 Jan 15:04 MST"
-		if !strings.Contains(m[2], "{date") {
-			layout = "15:04 MST" // a time-only token, as the reader's client shows it
-		}
-		return time.Unix(sec, 0).In(zone).Format(layout)
+		return r.date(time.Unix(sec, 0).In(zone), m[2], m[3])
 	})
 	s = linkToken.ReplaceAllStringFunc(s, func(tok string) string {
 		m := linkToken.FindStringSubmatch(tok)
@@ -274,6 +271,31 @@ func (r *Renderer) Mrkdwn(s string) string {
 	s = userToken.ReplaceAllString(s, "@$1")
 	s = otherToken.ReplaceAllString(s, "@$1")
 	return emoji.Replace(entities.Replace(s))
+}
+
+// date renders a date token's format as a Slack client set to 24-hour
+// time does, with bookbot's own day layout for the dates; a format it does
+// not know shows the fallback, as Slack does.
+func (r *Renderer) date(t time.Time, format, fallback string) string {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	pretty := t.Format("Mon 2 Jan")
+	n := now().In(t.Location())
+	switch day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC); day.Sub(time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, time.UTC)) / (24 * time.Hour) {
+	case -1:
+		pretty = "Yesterday"
+	case 0:
+		pretty = "Today"
+	case 1:
+		pretty = "Tomorrow"
+	}
+	out := strings.NewReplacer("{date_short_pretty}", pretty, "{date_short}", t.Format("Mon 2 Jan"), "{time}", t.Format("15:04")).Replace(format)
+	if strings.Contains(out, "{") {
+		return fallback
+	}
+	return out
 }
 
 func list(v any) []any {

@@ -12,10 +12,16 @@ func TestMrkdwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Renderer{Zone: berlin}
+	now := time.Date(2026, 3, 23, 23, 30, 0, 0, berlin) // 22:30 UTC: the 24th is tomorrow in Berlin, today in UTC
+	r := &Renderer{Zone: berlin, Now: func() time.Time { return now }}
 	for _, tc := range []struct{ in, want string }{
-		{"<!date^1774339200^{date_short_pretty} {time}|Tue 24 Mar 09:00 CET>", "Tue 24 Mar 09:00 CET"},
-		{"<!date^1774340100^{time}|09:15 CET>", "09:15 CET"},
+		{"<!date^1774339200^{date_short_pretty} {time}|Tue 24 Mar, 09:00>", "Tomorrow 09:00"},
+		{"<!date^1774339200^{date_short_pretty}|Tue 24 Mar>", "Tomorrow"},
+		{"<!date^1774252800^{date_short_pretty} {time}|Mon 23 Mar, 09:00>", "Today 09:00"},
+		{"<!date^1774166400^{date_short_pretty}|Sun 22 Mar>", "Yesterday"},
+		{"<!date^1774425600^{date_short_pretty} {time}|Wed 25 Mar, 09:00>", "Wed 25 Mar 09:00"},
+		{"<!date^1774340100^{time}|09:15 CET>", "09:15"},
+		{"<!date^1774340100^{date_pretty}|the fallback>", "the fallback"},
 		{"<https://example.com|the page>", "the page (https://example.com)"},
 		{"<mailto:a@example.com>", "mailto:a@example.com"},
 		{"hi <@UADA> and <!here>", "hi @UADA and @here"},

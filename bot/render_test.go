@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every date token's fallback names the token's own instant, in the zone
+// the message was written for: a reader whose client cannot show tokens
+// reads the same time.
+func TestDateTokensAgreeWithTheirFallback(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := regexp.MustCompile(`<!date\^(\d+)\^([^|>]*)\|([^>]*)>`)
+	start := time.Date(2026, 10, 24, 22, 30, 0, 0, time.UTC) // 00:30 CEST on the 25th
+	for _, tc := range []struct {
+		name     string
+		got      string
+		fallback string // the tokens' fallbacks read in a row
+	}{
+		{"span", span(start, start.Add(30*time.Minute), berlin), "Sun 25 Oct, 00:30–01:00 CEST"},
+		{"span across the clock change", span(start.Add(2*time.Hour), start.Add(3*time.Hour), berlin), "Sun 25 Oct, 02:30 CEST–02:30 CET"},
+		{"span across midnight", span(start.Add(-time.Hour), start.Add(time.Hour), berlin), "Sat 24 Oct, 23:30 – Sun 25 Oct, 01:30 CEST"},
+		{"hours", hours(start, start.Add(15*time.Minute), berlin), "00:30–00:45 CEST"},
+		{"hours across midnight", hours(start.Add(-time.Hour), start.Add(time.Hour), berlin), "23:30 – Sun 25 Oct, 01:30 CEST"},
+		{"moment", moment(start, time.UTC), "Sat 24 Oct, 22:30 UTC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := token.ReplaceAllString(tc.got, "$3"); got != tc.fallback {
+				t.Errorf("fallback %q, want %q", got, tc.fallback)
+			}
+			loc := berlin
+			if tc.name == "moment" {
+				loc = time.UTC
+			}
+			for _, m := range token.FindAllStringSubmatch(tc.got, -1) {
+				sec, _ := strconv.ParseInt(m[1], 10, 64)
+				at := time.Unix(sec, 0).In(loc)
+				if !strings.Contains(m[3], at.Format("15:04")) {
+					t.Errorf("token at %s has fallback %q", at, m[3])
+				}
+				if strings.Contains(m[2], "{date") != strings.Contains(m[3], at.Format("Mon 2 Jan")) {
+					t.Errorf("token format %q names a day, fallback %q does not (or the other way)", m[2], m[3])
+				}
+			}
+		})
+	}
+	if got := localSpan(start.Add(2*time.Hour), start.Add(3*time.Hour), berlin); got != "Sun 25 Oct, 02:30 CEST–02:30 CET" {
+		t.Errorf("localSpan = %q", got)
+	}
+}
