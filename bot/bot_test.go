@@ -81,7 +81,7 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 	h.drain()
 	h.sb.ResetRequests()
 
-	h.interact(slacktest.BlockAction(eve, "cancel_booking", "5eed0000-0000-4000-8000-000000000001", slacktest.InMessage(list)))
+	h.interact(chooseCancel(eve, list, "5eed0000-0000-4000-8000-000000000001"))
 	h.reply(eve, "Sorry, bookbot is only open to")
 
 	if _, err := h.sl.OpenAppHome(h.ctx(), eve); err != nil {
@@ -120,7 +120,7 @@ func TestAllowListAndOtherTeamRefused(t *testing.T) {
 	if len(ack.Payload) != 0 {
 		t.Errorf("other team's slash command acked with %s", ack.Payload)
 	}
-	press := slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000001", slacktest.InMessage(list))
+	press := chooseCancel(ada, list, "5eed0000-0000-4000-8000-000000000001")
 	press.Team.ID = "TOTHER"
 	h.interact(press)
 	if _, err := h.sl.SendEvent(h.ctx(), map[string]any{
@@ -239,7 +239,8 @@ func TestRedeliveredEnvelopesActOnce(t *testing.T) {
 	if _, err := h.sl.Redeliver(h.ctx(), ack.EnvelopeID); err != nil {
 		t.Fatal(err)
 	}
-	press := h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000004", slacktest.InMessage(list)))
+	ask := h.askCancel(ada, list, "5eed0000-0000-4000-8000-000000000004")
+	press := h.interact(confirmCancel(ada, ask, "5eed0000-0000-4000-8000-000000000004"))
 	if _, err := h.sl.Redeliver(h.ctx(), press.EnvelopeID); err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +251,8 @@ func TestRedeliveredEnvelopesActOnce(t *testing.T) {
 	}
 	lists := 0
 	for _, m := range h.sl.Messages() {
-		// The list shown again after the cancel, struck through, is not a reply.
-		if text := textOf(m.Blocks); strings.Contains(text, "Upcoming bookings (") && !strings.Contains(text, "cancelled by you") {
+		// The list shown again, its row asking or struck through, is not a reply.
+		if text := textOf(m.Blocks); strings.Contains(text, "Upcoming bookings (") && !m.ReplaceOriginal {
 			lists++
 		}
 	}

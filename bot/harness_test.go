@@ -473,9 +473,15 @@ func parseEphemeral(t *testing.T, ack slacktest.Ack) ephemeralAck {
 	return e
 }
 
+// values are the elements' values; an overflow menu's is its first
+// option's, which for a list row's menu is the booking it cancels.
 func values(els []map[string]any) []string {
 	var out []string
 	for _, el := range els {
+		if opts := options(el); str(el, "type") == "overflow" && len(opts) > 0 {
+			out = append(out, opts[0].value)
+			continue
+		}
 		out = append(out, str(el, "value"))
 	}
 	return out
@@ -547,4 +553,44 @@ func (h *harness) wantPosts(want int) {
 	if n := len(h.requests(bookingtest.EndpointCreateBooking)); n != want {
 		h.t.Errorf("%d POST /bookings, want %d", n, want)
 	}
+}
+
+// rowOf is the block ID of the list row that holds id's menu or buttons.
+func rowOf(raw []byte, id string) string {
+	blocks, _ := decodeJSON(raw).([]any)
+	for _, b := range blocks {
+		bm, _ := b.(map[string]any)
+		if bid := str(bm, "block_id"); strings.HasPrefix(bid, "row:") && strings.HasSuffix(bid, ":"+id) {
+			return bid
+		}
+	}
+	return ""
+}
+
+// chooseCancel is choosing Cancel… in the menu of id's row in a list.
+func chooseCancel(user string, list slacktest.Message, id string) slack.InteractionCallback {
+	return slacktest.BlockAction(user, "cancel_booking", id, slacktest.InMessage(list), slacktest.WithBlockID(rowOf(list.Blocks, id)))
+}
+
+// askCancel chooses Cancel… in the menu of id's row and returns the list
+// as it comes back, that row asking.
+func (h *harness) askCancel(user string, list slacktest.Message, id string) slacktest.Message {
+	h.t.Helper()
+	h.interact(chooseCancel(user, list, id))
+	return h.waitMessage("the row of "+id+" asking", func(m slacktest.Message) bool {
+		if m.Kind != "response_url" || m.User != user || !m.ReplaceOriginal {
+			return false
+		}
+		for _, el := range elements(m.Blocks, "cancel_booking") {
+			if str(el, "type") == "button" && str(el, "value") == id {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// confirmCancel is pressing Cancel booking in the row that asks.
+func confirmCancel(user string, ask slacktest.Message, id string) slack.InteractionCallback {
+	return slacktest.BlockAction(user, "cancel_booking", id, slacktest.InMessage(ask), slacktest.WithBlockID(rowOf(ask.Blocks, id)))
 }

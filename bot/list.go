@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -25,7 +26,18 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
 	if types == nil {
 		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
 	}
-	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), nil)
+	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{})
+}
+
+// listAsking is the page a booking's Cancel… was chosen on, the booking's
+// row asking whether to cancel it.
+func (b *Bot) listAsking(ctx context.Context, userID string, page int, id string) message {
+	list, err := b.booking.Bookings(ctx)
+	if err != nil {
+		return b.failed("The bookings could not be loaded", err)
+	}
+	types, _ := b.types.recent()
+	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{asking: id})
 }
 
 // listAfterCancel is the page a booking was cancelled from, shown again
@@ -40,7 +52,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *b
 		}
 	}
 	types, _ := b.types.recent()
-	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), res.Booking)
+	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), listMark{cancelled: res.Booking})
 	m.Text = outcome.Text
 	return m
 }
@@ -79,7 +91,7 @@ func listPage(blockID string) (int, bool) {
 	return page, err == nil
 }
 
-// cancelPressed cancels a booking once its Cancel button is pressed. A
+// cancelPressed cancels a booking once a Cancel booking button is pressed. A
 // double click finds the first press already cancelling and does nothing.
 // Pressed in the list, the list comes back with the booking struck
 // through; elsewhere the outcome replaces the message.
@@ -114,9 +126,16 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 	})
 }
 
-// listMessage shows one page of upcoming bookings, each with a Cancel button.
-func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time, cancelled *booking.Booking) message {
-	if cancelled != nil {
+// listMark is what a list page shows besides the bookings: a booking just
+// cancelled, or one whose row asks whether to cancel it.
+type listMark struct {
+	cancelled *booking.Booking
+	asking    string
+}
+
+// listMessage shows one page of upcoming bookings, each with a menu.
+func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time, mark listMark) message {
+	if cancelled := mark.cancelled; cancelled != nil {
 		// Shown where it was, struck through, until the list is asked for again.
 		i, _ := slices.BinarySearchFunc(list, cancelled.Start, func(b booking.Booking, t time.Time) int { return b.Start.Compare(t) })
 		list = slices.Insert(slices.Clone(list), i, *cancelled)
@@ -148,12 +167,19 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		}
 		// A page's rows share one message's text, whatever the names.
 		line := cut(listRow(b, types, loc), (maxMessageText-3000)/listPageSize)
-		if cancelled != nil && b.ID == cancelled.ID {
+		switch {
+		case mark.cancelled != nil && b.ID == mark.cancelled.ID:
 			blocks = append(blocks, section("~"+line+"~ · :wastebasket: cancelled by you"))
-			continue
+		case b.ID == mark.asking:
+			// The row asks once; its button needs no dialog asking again.
+			blocks = append(blocks, section(line),
+				contextLine("*Cancel this booking?* The attendees may be notified. Grouped or series bookings may be cancelled with it. This cannot be undone."),
+				slack.NewActionBlock(listRowID(page, b.ID),
+					button(actionCancel, "Cancel booking", b.ID).WithStyle(slack.StyleDanger),
+					button(actionKeep, "Keep it", b.ID)))
+		default:
+			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(rowMenu(b)), slack.SectionBlockOptionBlockID(listRowID(page, b.ID))))
 		}
-		row := slack.NewSectionBlock(mrkdwn(line), nil, slack.NewAccessory(cancelButton(b.ID)), slack.SectionBlockOptionBlockID(listRowID(page, b.ID)))
-		blocks = append(blocks, row)
 	}
 	if pages > 1 {
 		var nav []slack.BlockElement
@@ -208,6 +234,31 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 		attendee += " · " + address(b.BookerEmail.Or("email "+notRecorded))
 	}
 	return fmt.Sprintf("*%s* · %s\n%s · `%s`", span(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, escape(b.ID))
+}
+
+// bookAgain marks the row menu's "Book again" option; every other option
+// value is a booking ID, as the contract has it for cancel_booking.
+const bookAgain = "book-again:"
+
+// rowMenu is a list row's menu: Cancel…, which asks in the row, and Book
+// again, which opens the form with the event and attendee filled in. An ID
+// too long for an option's value gets the Cancel button instead.
+func rowMenu(b booking.Booking) slack.BlockElement {
+	if utf8.RuneCountInString(b.ID) > 150 {
+		return cancelButton(b.ID)
+	}
+	opts := []*slack.OptionBlockObject{slack.NewOptionBlockObject(b.ID, plain("Cancel…"), nil)}
+	if b.EventType.Valid {
+		m := modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
+		for _, drop := range []func(){func() {}, func() { m.Name = "" }, func() { m.Email = "" }} {
+			drop()
+			if v := bookAgain + buttonMeta(m); utf8.RuneCountInString(v) <= 150 {
+				opts = append(opts, slack.NewOptionBlockObject(v, plain("Book again"), nil))
+				break
+			}
+		}
+	}
+	return slack.NewOverflowBlockElement(actionCancel, opts...)
 }
 
 func cancelButton(id string) *slack.ButtonBlockElement {

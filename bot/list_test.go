@@ -29,15 +29,19 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 	}{{ada, berlin}, {bob, newYork}} {
 		h.slash(u.user, "list")
 		m := h.reply(u.user, "Upcoming bookings (12)")
-		secs := sectionsWith(m.Blocks, "cancel_booking")
+		secs := sectionsWith(m.Blocks, "cancel_booking") // each row's menu
 		if len(secs) != len(want) {
 			t.Fatalf("%s: %d bookings listed, want %d", u.user, len(secs), len(want))
 		}
 		for i, b := range want {
 			text := sectionText(secs[i])
 			acc, _ := secs[i]["accessory"].(map[string]any)
-			if str(acc, "value") != b.ID {
-				t.Errorf("%s: row %d cancels %q, want %s", u.user, i, str(acc, "value"), b.ID)
+			menu := options(acc)
+			if str(acc, "type") != "overflow" || len(menu) == 0 || menu[0].value != b.ID || menu[0].text != "Cancel…" {
+				t.Errorf("%s: row %d menu %v, want Cancel… of %s first", u.user, i, menu, b.ID)
+			}
+			if again := len(menu) == 2 && menu[1].text == "Book again" && strings.HasPrefix(menu[1].value, "book-again:"); again != (b.EventType != nil) {
+				t.Errorf("%s: row %d menu %v: Book again offered %v, want %v", u.user, i, menu, !again, b.EventType != nil)
 			}
 			// Berlin moves to CEST on the 29th: each time names its own offset.
 			when := b.Start.In(u.loc).Format("15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
@@ -66,10 +70,6 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			// The row sits under its day, named in the reader's zone.
 			if day := dayOf(m.Blocks, b.ID); day != wantDay(b.Start, u.loc) {
 				t.Errorf("%s: %s listed under %q, want %q", u.user, b.ID, day, wantDay(b.Start, u.loc))
-			}
-			confirm := textOf(mustJSON(acc["confirm"]))
-			if !strings.Contains(confirm, "notified") || !strings.Contains(confirm, "series") || !strings.Contains(confirm, "Grouped") {
-				t.Errorf("%s: confirm dialog of %s: %q", u.user, b.ID, confirm)
 			}
 		}
 		text := textOf(m.Blocks)
@@ -149,7 +149,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.slash(ada, "list")
-	list := h.reply(ada, "5eed0000-0000-4000-8000-000000000002")
+	list := h.askCancel(ada, h.reply(ada, "5eed0000-0000-4000-8000-000000000002"), "5eed0000-0000-4000-8000-000000000002")
 	h.drain()
 	listed := len(h.requests(bookingtest.EndpointListBookings))
 	// Both presses arrive before the first press's "Cancelling…" replaces
@@ -160,7 +160,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		wg.Go(func() {
-			_, err := h.sl.SendInteraction(h.ctx(), slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000002", slacktest.InMessage(list)))
+			_, err := h.sl.SendInteraction(h.ctx(), confirmCancel(ada, list, "5eed0000-0000-4000-8000-000000000002"))
 			errs <- err
 		})
 	}
@@ -184,13 +184,8 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.Contains(done.Text, "is cancelled") {
 		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
 	}
-	for _, el := range elements(done.Blocks, "cancel_booking") {
-		if str(el, "value") == "5eed0000-0000-4000-8000-000000000002" {
-			t.Errorf("the cancelled booking still has a Cancel button")
-		}
-	}
-	if n := len(elements(done.Blocks, "cancel_booking")); n < 2 {
-		t.Errorf("%d Cancel buttons left in the list", n)
+	if got := values(elements(done.Blocks, "cancel_booking")); slices.Contains(got, "5eed0000-0000-4000-8000-000000000002") || len(got) != 11 {
+		t.Errorf("the list after the cancel has menus for %v, want the 11 others", got)
 	}
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
@@ -292,5 +287,63 @@ func wantDay(t time.Time, loc *time.Location) string {
 		return "Tomorrow"
 	default:
 		return d.Format("Mon 2 Jan")
+	}
+}
+
+// A row's menu: Cancel… asks in the row and Keep it puts the row back,
+// with nothing cancelled; Book again opens the form with the event and
+// the attendee filled in.
+func TestListRowMenu(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000002"
+	h.slash(ada, "list")
+	list := h.reply(ada, id)
+
+	ask := h.askCancel(ada, list, id)
+	text := textOf(ask.Blocks)
+	for _, s := range []string{"Cancel this booking?", "notified", "Grouped or series", "Grace Hopper", "Upcoming bookings (12)"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the asking list lacks %q:\n%s", s, text)
+		}
+	}
+	if ask.OriginalTS != list.TS {
+		t.Errorf("the question did not replace the list: %+v", ask)
+	}
+	if menus := len(sectionsWith(ask.Blocks, "cancel_booking")); menus != 11 {
+		t.Errorf("%d rows keep their menu while one asks, want 11", menus)
+	}
+	if got := values(elements(ask.Blocks, "cancel_keep")); !slices.Equal(got, []string{id}) {
+		t.Errorf("Keep it buttons %v", got)
+	}
+	h.interact(slacktest.BlockAction(ada, "cancel_keep", id, slacktest.InMessage(ask), slacktest.WithBlockID(rowOf(ask.Blocks, id))))
+	back := h.waitMessage("the list again", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.ReplaceOriginal && len(sectionsWith(m.Blocks, "cancel_booking")) == 12
+	})
+	if strings.Contains(textOf(back.Blocks), "Cancel this booking?") {
+		t.Errorf("the row still asks after Keep it:\n%s", textOf(back.Blocks))
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 0 {
+		t.Errorf("%d cancels sent without Cancel booking pressed", n)
+	}
+
+	var again string
+	for _, o := range options(sectionsWith(back.Blocks, "cancel_booking")[1]["accessory"].(map[string]any)) {
+		if o.text == "Book again" {
+			again = o.value
+		}
+	}
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", again, slacktest.InMessage(back), slacktest.WithBlockID(rowOf(back.Blocks, id))))
+	form := h.waitView("the form for Grace again", func(v slacktest.View) bool {
+		return v.Type == "modal" && v.TriggerUser == ada && len(elements(v.Blocks, "slot")) == 1
+	})
+	for action, want := range map[string]string{"name": "Grace Hopper", "email": "grace.hopper@example.org"} {
+		if els := elements(form.Blocks, action); len(els) != 1 || str(els[0], "initial_value") != want {
+			t.Errorf("%s field: %v, want %q", action, els, want)
+		}
+	}
+	if ev := elements(form.Blocks, "event_type"); len(ev) != 1 || !strings.Contains(string(mustJSON(ev[0]["initial_option"])), `"consultation"`) {
+		t.Errorf("event type field: %v", ev)
 	}
 }

@@ -241,7 +241,7 @@ func helpMessage(cmd, problem string) message {
 			"`%[1]s types` – event types\n"+
 			"`%[1]s slots <event>` – free slots of an event type\n"+
 			"`%[1]s new [event]` – book a slot for an attendee\n"+
-			"`%[1]s list` – upcoming bookings, with Cancel buttons\n"+
+			"`%[1]s list` – upcoming bookings, each with a menu to cancel it or book the attendee again\n"+
 			"`%[1]s cancel <booking-id>` – cancel one booking (asks first)\n"+
 			"`%[1]s digest` – preview tomorrow's digest\n"+
 			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", cmd)),

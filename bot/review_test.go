@@ -171,7 +171,7 @@ func TestAuditShowsRecentWrites(t *testing.T) {
 		}
 	}
 	msg := h.reply(bob, id)
-	h.interact(slacktest.BlockAction(bob, "cancel_booking", id, slacktest.InMessage(msg)))
+	h.interact(confirmCancel(bob, h.askCancel(bob, msg, id), id))
 	h.reply(bob, "is cancelled")
 	h.drain()
 
@@ -231,8 +231,8 @@ func TestDryRun(t *testing.T) {
 	if !strings.Contains(textOf(list.Blocks), banner) {
 		t.Errorf("list has no banner")
 	}
-	id := h.sb.Bookings(bookingtest.DemoOwner)[0].ID
-	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(list)))
+	id := upcoming(h)[0].ID
+	h.interact(confirmCancel(ada, h.askCancel(ada, list, id), id))
 	h.reply(ada, "nothing was cancelled")
 	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
 		t.Fatal(err)

@@ -154,9 +154,23 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		page, _ := strconv.Atoi(a.Value)
 		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })
 	case actionCancel:
-		b.cancelPressed(later, user, a.Value, a.BlockID, cb.ResponseURL != "", inHome, replace)
+		if a.Type != slack.ActionType(slack.METOverflow) {
+			b.cancelPressed(later, user, a.Value, a.BlockID, cb.ResponseURL != "", inHome, replace)
+			return
+		}
+		page, _ := listPage(a.BlockID)
+		v := a.SelectedOption.Value
+		if meta, ok := strings.CutPrefix(v, bookAgain); ok {
+			later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(meta), reply) })
+			return
+		}
+		later.add("list", func(ctx context.Context) { replace(b.listAsking(ctx, user, page, v)) })
 	case actionKeep:
 		id := a.Value
+		if page, ok := listPage(a.BlockID); ok {
+			later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })
+			return
+		}
 		later.add("keep", func(context.Context) { replace(keptMessage(id)) })
 	case actionEventType, actionSlotDay, actionPickAnother, actionEditBooking:
 		if !inModal {

@@ -211,8 +211,20 @@ func TestRunDryRunSendsNoWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := sb.Bookings(bookingtest.DemoOwner)[0].ID
-	if _, err := sl.SendInteraction(ctx, slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(list))); err != nil {
+	// Cancel… in the first row's menu, then Cancel booking in the row
+	// that asks.
+	id := "5eed0000-0000-4000-8000-000000000001"
+	row := slacktest.WithBlockID("row:0:" + id)
+	if _, err := sl.SendInteraction(ctx, slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(list), row)); err != nil {
+		t.Fatal(err)
+	}
+	ask, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.ReplaceOriginal && strings.Contains(string(m.Blocks), "Cancel this booking?")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sl.SendInteraction(ctx, slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(ask), row)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {

@@ -141,6 +141,15 @@ func (r *Renderer) element(b *strings.Builder, el map[string]any, blockID, label
 			c.Confirm = strings.TrimSpace(r.text(conf["title"]) + ": " + r.text(conf["text"]))
 		}
 		fmt.Fprintf(b, "  [%d] %s\n", c.N, c.Label)
+	case typ == "overflow":
+		// A row's "⋯" menu: its choices on one line, chosen with :pick.
+		c.Kind = "select"
+		c.Options = options(r, el)
+		var items []string
+		for i, o := range c.Options {
+			items = append(items, fmt.Sprintf("%d) %s", i+1, o.Text))
+		}
+		fmt.Fprintf(b, "  [%d] ⋯ %s\n", c.N, strings.Join(items, "  "))
 	case strings.HasSuffix(typ, "_select") || typ == "radio_buttons":
 		c.Kind = "select"
 		c.Options = options(r, el)
