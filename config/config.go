@@ -79,6 +79,11 @@ type Config struct {
 	DigestIncludeEmails bool           // DIGEST_INCLUDE_EMAILS
 	DigestSkipEmpty     bool           // DIGEST_SKIP_EMPTY
 
+	NotifyChannel       string            // NOTIFY_CHANNEL; "" means no notices (unless routes name channels)
+	NotifyRoutes        map[string]string // NOTIFY_ROUTES: event slug → channel ID
+	NotifyInterval      time.Duration     // NOTIFY_INTERVAL, at least 15 seconds
+	NotifyIncludeEmails bool              // NOTIFY_INCLUDE_EMAILS
+
 	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
 	BookingPage   string        // BOOKBOT_BOOKING_PAGE_URL, an absolute http(s) URL; "" means none
 	StateDir      string        // BOOKBOT_STATE_DIR or its computed default
@@ -152,6 +157,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		AllowAll:            s.AllowAll,
 		DigestIncludeEmails: s.DigestIncludeEmails,
 		DigestSkipEmpty:     s.DigestSkipEmpty,
+		NotifyIncludeEmails: s.NotifyIncludeEmails,
 		DryRun:              s.DryRun,
 		AllowInsecureHTTP:   s.AllowInsecureHTTP,
 	}
@@ -190,6 +196,14 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		l.add("DIGEST_TIMEZONE", "DIGEST_TIMEZONE: %v", err)
 	} else {
 		c.DigestZone = loc
+	}
+
+	c.NotifyChannel = l.channel("NOTIFY_CHANNEL", s.NotifyChannel)
+	c.NotifyRoutes = l.routes(s.NotifyRoutes)
+	if d, err := time.ParseDuration(s.NotifyInterval); err == nil && d >= 15*time.Second && d <= 24*time.Hour {
+		c.NotifyInterval = d
+	} else {
+		l.add("NOTIFY_INTERVAL", "NOTIFY_INTERVAL must be a duration from 15s to 24h, such as 1m or 30s; got %q", clip(s.NotifyInterval))
 	}
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
@@ -497,6 +511,34 @@ func (l *loader) channel(name, id string) string {
 	}
 	l.add(name, "%s must be a channel ID such as C0123ABCD (not a channel name); got %q", name, clip(id))
 	return ""
+}
+
+// routes reads NOTIFY_ROUTES: slug=CHANNEL pairs, comma-separated.
+func (l *loader) routes(spec string) map[string]string {
+	if spec == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for _, pair := range strings.Split(spec, ",") {
+		if strings.TrimSpace(pair) == "" {
+			continue
+		}
+		slug, ch, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		slug, ch = strings.TrimSpace(slug), strings.TrimSpace(ch)
+		switch {
+		case !ok || slug == "" || ch == "":
+			l.add("NOTIFY_ROUTES", "NOTIFY_ROUTES must be slug=CHANNEL pairs separated by commas, such as intro-call=C0123ABCD; got %q", clip(pair))
+			return nil
+		case !channelID.MatchString(ch):
+			l.add("NOTIFY_ROUTES", "NOTIFY_ROUTES: %q must be a channel ID such as C0123ABCD (not a channel name)", clip(ch))
+			return nil
+		case out[slug] != "" && out[slug] != ch:
+			l.add("NOTIFY_ROUTES", "NOTIFY_ROUTES names two channels for %q", clip(slug))
+			return nil
+		}
+		out[slug] = ch
+	}
+	return out
 }
 
 func (l *loader) schedule(spec string) string {

@@ -41,6 +41,11 @@ type settings struct {
 	DigestIncludeEmails bool   `env:"DIGEST_INCLUDE_EMAILS" envDefault:"false" meaning:"true shows attendees' email addresses in the digest"`
 	DigestSkipEmpty     bool   `env:"DIGEST_SKIP_EMPTY" envDefault:"false" meaning:"true posts no digest when there are no bookings tomorrow"`
 
+	NotifyChannel       string `env:"NOTIFY_CHANNEL" meaning:"channel ID for live notices of new, cancelled and moved bookings; empty turns them off"`
+	NotifyRoutes        string `env:"NOTIFY_ROUTES" meaning:"slug=CHANNEL,slug=CHANNEL: an event type's notices go to that channel instead of NOTIFY_CHANNEL"`
+	NotifyInterval      string `env:"NOTIFY_INTERVAL" envDefault:"1m" meaning:"how often the bookings list is read for notices, a Go duration from 15s"`
+	NotifyIncludeEmails bool   `env:"NOTIFY_INCLUDE_EMAILS" envDefault:"false" meaning:"true shows attendees' email addresses in notices"`
+
 	ReviewChannel string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
 	BookingPage   string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
 	StateDir      string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`
