@@ -1,0 +1,475 @@
+package notices
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// BoltFileName is the embedded store's file under the state directory.
+const BoltFileName = "notices.db"
+
+var (
+	// metaBucket holds the file's format version.
+	metaBucket = []byte("meta")
+	// lastBucket holds the saved snapshot, under lastKey.
+	lastBucket = []byte("last")
+	// claimsBucket maps a claimKey to its claimRecord.
+	claimsBucket = []byte("claims")
+	// threadsBucket maps a booking ID to its threadRecord.
+	threadsBucket = []byte("threads")
+
+	versionKey = []byte("version")
+	lastKey    = []byte("last")
+)
+
+// boltVersion is the format of the files OpenBolt writes. A file of a
+// newer one is refused: its format is unknown here.
+const boltVersion = 1
+
+// boltLockWait bounds the wait for another process's hold on the file;
+// bookbot holds it for milliseconds at a time.
+const boltLockWait = 5 * time.Second
+
+// errNotClaimed means Posted was given a key that holds no claim: never
+// claimed, or pruned.
+var errNotClaimed = errors.New("no claim of the notice")
+
+// BoltStore is the Store in one bbolt file. The file is opened for each
+// operation and closed again, so that other bookbot commands can read it
+// while `bookbot run` serves; another process's hold on it is waited for
+// up to 5 seconds. A BoltStore is safe for concurrent use, and the
+// BoltStores of one file in a process take turns rather than contend for
+// the file's lock.
+//
+// Prune deletes records but does not rewrite the file: the records hold
+// booking IDs, times and Slack message references, and the snapshot
+// (which holds attendee names and emails) is replaced by every SaveLast.
+type BoltStore struct {
+	path string
+	turn chan struct{} // this process's turn at the file; shared by path
+}
+
+var _ Store = (*BoltStore)(nil)
+
+// turns holds a turn (a chan struct{} of capacity 1) for each file opened
+// in this process, by absolute path.
+var turns sync.Map
+
+// OpenBolt opens the store in the file at path, creating the file (mode
+// 0600) and its directory when missing. A file of a newer format than this
+// bookbot knows is refused.
+func OpenBolt(path string) (*BoltStore, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("notices store %s: %w", path, err)
+	}
+	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
+	s := &BoltStore{path: path, turn: turn.(chan struct{})}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("notices store %s: %w", path, err)
+	}
+	err = s.do(context.Background(), true, false, func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		if meta.Get(versionKey) == nil {
+			if err := meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, boltVersion)); err != nil {
+				return err
+			}
+		}
+		if err := checkVersion(tx); err != nil {
+			return err
+		}
+		for _, name := range [][]byte{lastBucket, claimsBucket, threadsBucket} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path is the store's file.
+func (s *BoltStore) Path() string { return s.path }
+
+// checkVersion fails unless the file is of a format this bookbot knows.
+func checkVersion(tx *bolt.Tx) error {
+	meta := tx.Bucket(metaBucket)
+	if meta == nil {
+		return errors.New("not a notices store (no meta bucket): was the file replaced?")
+	}
+	v := meta.Get(versionKey)
+	if len(v) != 8 {
+		return errors.New("not a notices store (no format version)")
+	}
+	if n := binary.BigEndian.Uint64(v); n > boltVersion {
+		return fmt.Errorf("format version %d is newer than this bookbot knows (%d): it was written by a newer bookbot", n, boltVersion)
+	}
+	return nil
+}
+
+// do opens the file, runs fn in one transaction (read-write when write is
+// set) and closes the file. With check set the file's version is checked
+// first.
+func (s *BoltStore) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("notices store %s: %w", s.path, err)
+	}
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("notices store %s: %w", s.path, ctx.Err())
+	}
+	defer func() { <-s.turn }()
+	// Both cases may have been ready; the select picks either.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("notices store %s: %w", s.path, err)
+	}
+
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: boltLockWait, ReadOnly: !write})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return fmt.Errorf("notices store %s: another process held the file for over %v: %w", s.path, boltLockWait, err)
+	}
+	if err != nil {
+		return fmt.Errorf("notices store %s: %w", s.path, err)
+	}
+	run := func(tx *bolt.Tx) error {
+		if check {
+			if err := checkVersion(tx); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	}
+	if write {
+		err = db.Update(run)
+	} else {
+		err = db.View(run)
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("notices store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *BoltStore) view(ctx context.Context, fn func(*bolt.Tx) error) error {
+	return s.do(ctx, false, true, fn)
+}
+
+func (s *BoltStore) update(ctx context.Context, fn func(*bolt.Tx) error) error {
+	return s.do(ctx, true, true, fn)
+}
+
+// wireSnapshot is a Snapshot as stored.
+type wireSnapshot struct {
+	At       time.Time     `json:"at"`
+	Bookings []wireBooking `json:"bookings"`
+}
+
+// wireBooking is a booking.Booking as stored. It converts to and from
+// booking.Booking, so a field added there fails to compile here rather
+// than go unsaved.
+type wireBooking struct {
+	ID          string             `json:"id"`
+	Start       time.Time          `json:"start"`
+	End         time.Time          `json:"end"`
+	Status      string             `json:"status"`
+	BookerName  booking.NullString `json:"booker_name"`
+	BookerEmail booking.NullString `json:"booker_email"`
+	EventType   booking.NullString `json:"event_type"`
+}
+
+// Last returns the snapshot saved last; ok is false before the first. Its
+// times are the saved instants, without their zone names or monotonic
+// readings.
+func (s *BoltStore) Last(ctx context.Context) (Snapshot, bool, error) {
+	var (
+		snap Snapshot
+		ok   bool
+	)
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(lastBucket).Get(lastKey)
+		if v == nil {
+			return nil
+		}
+		var w wireSnapshot
+		if err := json.Unmarshal(v, &w); err != nil {
+			return fmt.Errorf("saved snapshot: %w", err)
+		}
+		snap = Snapshot{At: w.At, Bookings: make([]booking.Booking, len(w.Bookings))}
+		for i, b := range w.Bookings {
+			snap.Bookings[i] = booking.Booking(b)
+		}
+		ok = true
+		return nil
+	})
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	return snap, ok, nil
+}
+
+// SaveLast replaces the saved snapshot.
+func (s *BoltStore) SaveLast(ctx context.Context, snap Snapshot) error {
+	w := wireSnapshot{At: snap.At, Bookings: make([]wireBooking, len(snap.Bookings))}
+	for i, b := range snap.Bookings {
+		w.Bookings[i] = wireBooking(b)
+	}
+	v, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Errorf("notices store %s: snapshot: %w", s.path, err)
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(lastBucket).Put(lastKey, v)
+	})
+}
+
+// claimRecord is a claim as stored.
+type claimRecord struct {
+	At        time.Time `json:"at"` // when it was claimed
+	BookingID string    `json:"booking_id"`
+	Kind      Kind      `json:"kind"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Since     time.Time `json:"since"`
+	Message   *Message  `json:"message,omitempty"` // where the notice was posted
+}
+
+// threadRecord is a booking's thread as stored: its root message and the
+// booking's end, for pruning.
+type threadRecord struct {
+	Message
+	End time.Time `json:"end"`
+}
+
+// claimKey is the key of a claim: the booking ID and the kind, each
+// preceded by its length, then the start and since as instants. Two keys
+// are equal exactly when the IDs, kinds and instants are: the zone a time
+// is in does not count, nor does End.
+func claimKey(k Key) []byte {
+	b := make([]byte, 0, 4+len(k.BookingID)+4+len(k.Kind)+2*12)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(k.BookingID)))
+	b = append(b, k.BookingID...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(k.Kind)))
+	b = append(b, k.Kind...)
+	b = appendInstant(b, k.Start)
+	return appendInstant(b, k.Since)
+}
+
+// appendInstant appends t's seconds since the epoch (sign bit flipped, so
+// the bytes sort as the instants do) and its nanoseconds: exact for any
+// time, where UnixNano is not.
+func appendInstant(b []byte, t time.Time) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix())^(1<<63))
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
+}
+
+// describe names a key in errors.
+func describe(k Key) string {
+	return fmt.Sprintf("%s notice of booking %q starting %s, against the list of %s",
+		k.Kind, k.BookingID, k.Start.UTC().Format(time.RFC3339Nano), k.Since.UTC().Format(time.RFC3339Nano))
+}
+
+// Claim records the claim of k's change, made at at, in one transaction
+// with the check that it was not claimed before. The claim keeps k.End, for
+// Prune; a key is the same claim whatever its End.
+func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error) {
+	ck := claimKey(k)
+	v, err := json.Marshal(claimRecord{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
+	if err != nil {
+		return false, fmt.Errorf("notices store %s: claim: %w", s.path, err)
+	}
+	claimed := false
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		claims := tx.Bucket(claimsBucket)
+		if claims.Get(ck) != nil {
+			return nil
+		}
+		claimed = true
+		return claims.Put(ck, v)
+	})
+	if err != nil {
+		return false, err
+	}
+	return claimed, nil
+}
+
+// Posted records m on k's claim; it fails when k holds no claim (never
+// claimed, or pruned). With root set m becomes the booking's thread,
+// replacing any it had: the caller decides when a notice starts a new
+// thread. Without it the booking's thread, if any, stays.
+func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) error {
+	ck := claimKey(k)
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		claims := tx.Bucket(claimsBucket)
+		v := claims.Get(ck)
+		if v == nil {
+			return fmt.Errorf("%w: %s", errNotClaimed, describe(k))
+		}
+		var c claimRecord
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("claim of the %s: %w", describe(k), err)
+		}
+		c.Message = &m
+		v, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		if err := claims.Put(ck, v); err != nil {
+			return err
+		}
+
+		threads := tx.Bucket(threadsBucket)
+		id := []byte(k.BookingID)
+		var th threadRecord
+		if v := threads.Get(id); v != nil {
+			if err := json.Unmarshal(v, &th); err != nil {
+				return fmt.Errorf("thread of booking %q: %w", k.BookingID, err)
+			}
+		} else if !root {
+			return nil
+		}
+		if root {
+			th.Message = m
+		}
+		if k.End.After(th.End) {
+			th.End = k.End
+		}
+		v, err = json.Marshal(th)
+		if err != nil {
+			return err
+		}
+		return threads.Put(id, v)
+	})
+}
+
+// Release withdraws k's claim, when its notice certainly was not posted
+// (ErrNotPosted), so that the change can be claimed and tried again. A
+// claim that Posted recorded a message on is kept, and Release fails:
+// the notice is in Slack. Releasing a key that holds no claim does
+// nothing.
+//
+// Release is not (yet) a method of Store.
+func (s *BoltStore) Release(ctx context.Context, k Key) error {
+	ck := claimKey(k)
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		claims := tx.Bucket(claimsBucket)
+		v := claims.Get(ck)
+		if v == nil {
+			return nil
+		}
+		var c claimRecord
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("claim of the %s: %w", describe(k), err)
+		}
+		if c.Message != nil {
+			return fmt.Errorf("the %s was posted (%s %s): its claim stays", describe(k), c.Message.Channel, c.Message.TS)
+		}
+		return claims.Delete(ck)
+	})
+}
+
+// Thread returns the booking's thread; ok is false when none was recorded.
+func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool, error) {
+	var (
+		th threadRecord
+		ok bool
+	)
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(threadsBucket).Get([]byte(bookingID))
+		if v == nil {
+			return nil
+		}
+		if err := json.Unmarshal(v, &th); err != nil {
+			return fmt.Errorf("thread of booking %q: %w", bookingID, err)
+		}
+		ok = true
+		return nil
+	})
+	if err != nil || !ok {
+		return Message{}, false, err
+	}
+	return th.Message, true, nil
+}
+
+// Prune deletes the claims and the thread of every booking that ended
+// before cutoff (an end of exactly cutoff is kept). A booking's end is the
+// latest End among its claims' keys and the keys its thread was posted
+// under, so a booking moved later keeps all it had until its new end. A
+// pruned key can be claimed again.
+func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		claims, threads := tx.Bucket(claimsBucket), tx.Bucket(threadsBucket)
+		ends := map[string]time.Time{} // booking ID → its end
+		later := func(id string, end time.Time) {
+			if e, ok := ends[id]; !ok || end.After(e) {
+				ends[id] = end
+			}
+		}
+		type claim struct {
+			key       []byte
+			bookingID string
+		}
+		var all []claim
+		err := claims.ForEach(func(k, v []byte) error {
+			var c claimRecord
+			if err := json.Unmarshal(v, &c); err != nil {
+				return fmt.Errorf("claim %x: %w", k, err)
+			}
+			later(c.BookingID, c.End)
+			all = append(all, claim{bytes.Clone(k), c.BookingID})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = threads.ForEach(func(k, v []byte) error {
+			var th threadRecord
+			if err := json.Unmarshal(v, &th); err != nil {
+				return fmt.Errorf("thread of booking %q: %w", k, err)
+			}
+			later(string(k), th.End)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+
+		for _, c := range all {
+			if ends[c.bookingID].Before(cutoff) {
+				if err := claims.Delete(c.key); err != nil {
+					return err
+				}
+			}
+		}
+		for id, end := range ends {
+			if end.Before(cutoff) {
+				if err := threads.Delete([]byte(id)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
