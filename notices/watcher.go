@@ -1,0 +1,424 @@
+package notices
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
+)
+
+// Defaults and bounds of the watcher's timing.
+const (
+	DefaultInterval = time.Minute
+	MinInterval     = 15 * time.Second
+
+	// PollTimeout bounds one read and its posts, also when bookbot stops
+	// during them.
+	PollTimeout = 25 * time.Second
+
+	// BurstSize is the most notices one read posts one by one to a
+	// channel; more (a series cancelled at once) go in one message.
+	BurstSize = 5
+
+	// keep is how long after a booking ended its claims and thread are
+	// kept: long enough for a late cancel of a past booking to find
+	// nothing to do.
+	keep = 7 * 24 * time.Hour
+)
+
+// Config configures a Watcher.
+type Config struct {
+	List      Lister
+	Store     Store
+	Publisher Publisher
+	Alerter   Alerter // nil: alerts go to the log only
+	Writes    Writes  // nil: every change is a stranger's
+	Metrics   Metrics // nil: none
+
+	Channel  string            // where notices go
+	Routes   map[string]string // event slug → channel, instead of Channel
+	Interval time.Duration     // between reads; DefaultInterval when 0
+	Now      func() time.Time  // nil: time.Now
+	Log      *slog.Logger      // nil: discarded
+}
+
+// Watcher reads the bookings list every Interval and posts what changed.
+type Watcher struct {
+	cfg Config
+
+	// paused holds, by cause (the read, the post), why notices are paused
+	// as people were told: once, and again when they resume.
+	paused map[string]string
+	// until is when a 429's wait ends.
+	until time.Time
+}
+
+// NewWatcher returns a Watcher.
+func NewWatcher(cfg Config) *Watcher {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Watcher{cfg: cfg, paused: map[string]string{}}
+}
+
+// Run reads the list at once and then every Interval until ctx ends; a
+// read under way when ctx ends is finished first (PollTimeout at most).
+func (w *Watcher) Run(ctx context.Context) error {
+	tick := time.NewTicker(w.cfg.Interval)
+	defer tick.Stop()
+	var pruned time.Time
+	for {
+		if now := w.cfg.Now(); !now.Before(w.until) {
+			// A read under way is finished when ctx ends: a post cut off
+			// midway could not be known to be in the channel or not.
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PollTimeout)
+			if err := w.Poll(pctx); err != nil {
+				w.cfg.Log.Warn("notices: read not announced", "error", err)
+			}
+			cancel()
+		}
+		if now := w.cfg.Now(); now.Sub(pruned) > 24*time.Hour {
+			if err := w.cfg.Store.Prune(ctx, now.Add(-keep)); err != nil && ctx.Err() == nil {
+				w.cfg.Log.Warn("notices: pruning failed", "error", err)
+			}
+			pruned = now
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// Poll reads the list once and posts what changed since the last read. The
+// first read ever is the baseline and announces nothing.
+func (w *Watcher) Poll(ctx context.Context) error {
+	list, err := w.cfg.List.Bookings(ctx)
+	if err != nil {
+		w.metricPoll(false)
+		w.readFailed(ctx, err)
+		return err
+	}
+	next := Snapshot{At: w.cfg.Now(), Bookings: list}
+	w.metricPoll(true)
+	w.resume(ctx, "read", "the bookings list can be read again")
+
+	prev, ok, err := w.cfg.Store.Last(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(list))
+		return w.cfg.Store.SaveLast(ctx, next)
+	}
+	changes := Diff(prev, next)
+	if len(changes) == 0 {
+		return w.cfg.Store.SaveLast(ctx, next)
+	}
+	notices := w.notices(ctx, changes)
+
+	// Notices go out channel by channel, in the order of the changes.
+	byChannel := map[string][]Notice{}
+	var order []string
+	for _, n := range notices {
+		ch, err := w.channel(ctx, n)
+		if err != nil {
+			return err
+		}
+		if ch == "" {
+			continue // no channel for this event type's notices
+		}
+		if _, seen := byChannel[ch]; !seen {
+			order = append(order, ch)
+		}
+		byChannel[ch] = append(byChannel[ch], n)
+	}
+	retry := false
+	for _, ch := range order {
+		ns := byChannel[ch]
+		var again bool
+		if len(ns) > BurstSize {
+			again, err = w.burst(ctx, ch, ns, prev.At)
+		} else {
+			again, err = w.each(ctx, ch, ns, prev.At)
+		}
+		if err != nil {
+			return err
+		}
+		retry = retry || again
+	}
+	if retry {
+		// The snapshot stays, so the next read finds the same changes;
+		// the ones already posted are claimed and not posted again.
+		return errors.New("some notices were not posted; they are tried again on the next read")
+	}
+	return w.cfg.Store.SaveLast(ctx, next)
+}
+
+// channel is where a notice goes: its booking's thread, its event's
+// route, or the notice channel.
+func (w *Watcher) channel(ctx context.Context, n Notice) (string, error) {
+	if n.Kind != New {
+		m, ok, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return m.Channel, nil
+		}
+	}
+	if ch, ok := w.cfg.Routes[n.Booking.EventType.String]; ok && n.Booking.EventType.Valid {
+		return ch, nil
+	}
+	return w.cfg.Channel, nil
+}
+
+// each posts notices one by one. It reports whether any must be tried
+// again.
+func (w *Watcher) each(ctx context.Context, channel string, ns []Notice, since time.Time) (bool, error) {
+	retry := false
+	for _, n := range ns {
+		k := key(n, since)
+		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+		if err != nil {
+			return retry, err
+		}
+		if !claimed {
+			continue // announced before a restart
+		}
+		thread, hasThread, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
+		if err != nil {
+			return retry, err
+		}
+		var m Message
+		switch {
+		case n.Kind != New && hasThread:
+			if err := w.cfg.Publisher.Update(ctx, thread, n); err != nil {
+				// The reply still tells of it; the first notice shows the old state.
+				w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
+			}
+			m, err = w.cfg.Publisher.Reply(ctx, thread, n)
+			hasThread = false // the reply is not the thread
+		default:
+			m, err = w.cfg.Publisher.Post(ctx, channel, n)
+			hasThread = true
+		}
+		if again, err := w.settle(ctx, []Key{k}, n.Kind, m, hasThread, err); again || err != nil {
+			retry = retry || again
+			if err != nil {
+				return retry, err
+			}
+		}
+	}
+	return retry, nil
+}
+
+// burst posts many notices in one message, and updates each one's first
+// notice in place.
+func (w *Watcher) burst(ctx context.Context, channel string, ns []Notice, since time.Time) (bool, error) {
+	var keys []Key
+	var fresh []Notice
+	for _, n := range ns {
+		k := key(n, since)
+		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+		if err != nil {
+			return false, err
+		}
+		if claimed {
+			keys = append(keys, k)
+			fresh = append(fresh, n)
+		}
+	}
+	if len(fresh) == 0 {
+		return false, nil
+	}
+	m, err := w.cfg.Publisher.Burst(ctx, channel, fresh)
+	again, err := w.settle(ctx, keys, "burst", m, false, err)
+	if again || err != nil {
+		return again, err
+	}
+	for _, n := range fresh {
+		if n.Kind == New {
+			continue
+		}
+		thread, ok, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			if err := w.cfg.Publisher.Update(ctx, thread, n); err != nil {
+				w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
+			}
+		}
+	}
+	return false, nil
+}
+
+// settle records a post's outcome for its claims. A post Slack refused is
+// released, to be tried again; one that may have gone out stays claimed.
+func (w *Watcher) settle(ctx context.Context, keys []Key, kind Kind, m Message, root bool, postErr error) (retry bool, err error) {
+	switch {
+	case postErr == nil:
+		for _, k := range keys {
+			if err := w.cfg.Store.Posted(ctx, k, m, root); err != nil {
+				return false, err
+			}
+			w.metricNotice(k.Kind, "posted")
+		}
+		w.resume(ctx, "post", "Slack takes notices again")
+		return false, nil
+	case errors.Is(postErr, ErrNotPosted):
+		for _, k := range keys {
+			if err := w.cfg.Store.Release(ctx, k); err != nil {
+				return true, err
+			}
+			w.metricNotice(k.Kind, "failed")
+		}
+		w.pause(ctx, "post", "notices: Slack refused a notice", fmt.Sprintf(
+			"Booking notices cannot be posted: Slack answered %s. bookbot tries again at every read of the bookings list (every %s), and once Slack takes them, every change since is announced.",
+			slackReason(postErr), w.cfg.Interval), postErr)
+		return true, nil
+	default:
+		for _, k := range keys {
+			w.metricNotice(k.Kind, "maybe_posted")
+			w.cfg.Log.Warn("notices: notice may not have been posted; it is not posted again, so it cannot appear twice",
+				"booking_id", k.BookingID, "kind", string(kind), "error", postErr)
+		}
+		return false, nil
+	}
+}
+
+// readFailed pauses on a 429 as long as it asks, and tells people once when
+// the key is refused.
+func (w *Watcher) readFailed(ctx context.Context, err error) {
+	var apiErr *booking.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests && apiErr.RetryAfter > w.cfg.Interval {
+		w.until = w.cfg.Now().Add(apiErr.RetryAfter)
+	}
+	if errors.Is(err, booking.ErrUnauthorized) {
+		w.pause(ctx, "read", "notices: the booking API refused the key", fmt.Sprintf(
+			"Booking notices are paused: the booking API refused bookbot's API key (it may have been revoked). bookbot keeps reading the bookings list every %s; once the key works again, notices resume by themselves and every change since is announced.",
+			w.cfg.Interval), err)
+	}
+}
+
+// pause tells people, once, why notices stopped.
+func (w *Watcher) pause(ctx context.Context, cause, logMsg, text string, err error) {
+	w.cfg.Log.Warn(logMsg, "error", err)
+	if w.paused[cause] == text {
+		return
+	}
+	w.paused[cause] = text
+	w.alert(ctx, text)
+}
+
+// resume tells people notices go out again, when they were told of a pause
+// for this cause.
+func (w *Watcher) resume(ctx context.Context, cause, why string) {
+	if w.paused[cause] == "" {
+		return
+	}
+	delete(w.paused, cause)
+	w.cfg.Log.Info("notices: resumed", "why", why)
+	w.alert(ctx, "Booking notices resumed: "+why+". Changes made while they were paused are announced now.")
+}
+
+func (w *Watcher) alert(ctx context.Context, text string) {
+	if w.cfg.Alerter == nil {
+		return
+	}
+	if err := w.cfg.Alerter.Alert(ctx, text); err != nil {
+		w.cfg.Log.Warn("notices: alert not sent", "error", err)
+	}
+}
+
+// notices turns changes into notices: titles, and who made them through
+// bookbot.
+func (w *Watcher) notices(ctx context.Context, changes []Change) []Notice {
+	titles := map[string]string{}
+	if types, err := w.cfg.List.EventTypes(ctx); err == nil {
+		for _, t := range types {
+			titles[t.Slug] = t.Title
+		}
+	}
+	var writes []journal.Entry
+	if w.cfg.Writes != nil {
+		var err error
+		if writes, err = w.cfg.Writes.Since(w.cfg.Now().Add(-7 * 24 * time.Hour)); err != nil {
+			w.cfg.Log.Warn("notices: the journal could not be read; changes are not attributed", "error", err)
+		}
+	}
+	out := make([]Notice, len(changes))
+	for i, c := range changes {
+		n := Notice{Change: c, Title: titles[c.Booking.EventType.String]}
+		if n.Title == "" {
+			n.Title = c.Booking.EventType.Or("")
+		}
+		n.By = madeBy(c, writes)
+		out[i] = n
+	}
+	return out
+}
+
+// madeBy finds the write through bookbot behind a change: the create that
+// made a new booking (found by ID, or by event, start and email while its
+// answer is still on the way), or the cancel that cancelled one.
+func madeBy(c Change, writes []journal.Entry) *By {
+	b := c.Booking
+	for i := len(writes) - 1; i >= 0; i-- {
+		e := writes[i]
+		switch {
+		case c.Kind == New && e.Op == booking.OpCreate:
+			if e.Created == b.ID || e.BookingID == b.ID {
+				return &By{Actor: e.Actor, At: e.At}
+			}
+			start, err := time.Parse(time.RFC3339Nano, e.Start)
+			unclear := e.Open() || e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked
+			if unclear && !e.DryRun && e.Created == "" && err == nil && start.Equal(b.Start) && b.EventType.Valid && e.EventType == b.EventType.String &&
+				b.BookerEmail.Valid && strings.EqualFold(e.Email, b.BookerEmail.String) {
+				return &By{Actor: e.Actor, At: e.At}
+			}
+		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == b.ID:
+			return &By{Actor: e.Actor, At: e.At}
+		}
+	}
+	return nil
+}
+
+func key(n Notice, since time.Time) Key {
+	return Key{BookingID: n.Booking.ID, Kind: n.Kind, Start: n.Booking.Start, End: n.Booking.End, Since: since}
+}
+
+func (w *Watcher) metricPoll(ok bool) {
+	if w.cfg.Metrics != nil {
+		w.cfg.Metrics.NoticePoll(ok, w.cfg.Now())
+	}
+}
+
+func (w *Watcher) metricNotice(k Kind, result string) {
+	if w.cfg.Metrics != nil {
+		w.cfg.Metrics.Notice(k, result)
+	}
+}
+
+// slackReason is Slack's answer in a Publisher's error, for people.
+func slackReason(err error) string {
+	s := err.Error()
+	if _, after, ok := strings.Cut(s, ErrNotPosted.Error()+": "); ok {
+		s = after
+	}
+	return s
+}

@@ -1,0 +1,580 @@
+package notices_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// t0 is a Monday morning before the demo owner's working hours in Berlin.
+var t0 = time.Date(2026, 3, 23, 7, 0, 0, 0, time.UTC)
+
+// published is one call to the recording Publisher.
+type published struct {
+	call    string // post, reply, update, burst
+	channel string
+	thread  notices.Message
+	ns      []notices.Notice
+}
+
+// recorder is a Publisher that remembers every call; fail makes the next
+// posts fail with the errors given, in turn.
+type recorder struct {
+	mu    sync.Mutex
+	calls []published
+	fail  []error
+	ts    int
+}
+
+func (r *recorder) next(channel string) (notices.Message, error) {
+	if len(r.fail) > 0 {
+		err := r.fail[0]
+		r.fail = r.fail[1:]
+		if err != nil {
+			return notices.Message{}, err
+		}
+	}
+	r.ts++
+	return notices.Message{Channel: channel, TS: "1700000000." + strconv.Itoa(r.ts)}, nil
+}
+
+func (r *recorder) Post(_ context.Context, channel string, n notices.Notice) (notices.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, err := r.next(channel)
+	if err == nil {
+		r.calls = append(r.calls, published{call: "post", channel: channel, ns: []notices.Notice{n}})
+	}
+	return m, err
+}
+
+func (r *recorder) Reply(_ context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, err := r.next(thread.Channel)
+	if err == nil {
+		r.calls = append(r.calls, published{call: "reply", channel: thread.Channel, thread: thread, ns: []notices.Notice{n}})
+	}
+	return m, err
+}
+
+func (r *recorder) Update(_ context.Context, thread notices.Message, n notices.Notice) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, published{call: "update", channel: thread.Channel, thread: thread, ns: []notices.Notice{n}})
+	return nil
+}
+
+func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, err := r.next(channel)
+	if err == nil {
+		r.calls = append(r.calls, published{call: "burst", channel: channel, ns: ns})
+	}
+	return m, err
+}
+
+// take returns the calls made since the last take.
+func (r *recorder) take() []published {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.calls
+	r.calls = nil
+	return out
+}
+
+type alerts struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (a *alerts) Alert(_ context.Context, text string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sent = append(a.sent, text)
+	return nil
+}
+
+func (a *alerts) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.sent
+	a.sent = nil
+	return out
+}
+
+type counts struct {
+	mu      sync.Mutex
+	polls   map[bool]int
+	notices map[string]int
+}
+
+func (c *counts) NoticePoll(ok bool, _ time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.polls[ok]++
+}
+
+func (c *counts) Notice(k notices.Kind, result string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notices[string(k)+" "+result]++
+}
+
+// switchable lists through whichever client it holds now.
+type switchable struct {
+	c atomic.Pointer[booking.Client]
+}
+
+func (s *switchable) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	return s.c.Load().Bookings(ctx)
+}
+
+func (s *switchable) EventTypes(ctx context.Context) ([]booking.EventType, error) {
+	return s.c.Load().EventTypes(ctx)
+}
+
+type world struct {
+	t       *testing.T
+	clock   *fakeclock.Clock
+	sb      *bookingtest.Server
+	client  *booking.Client
+	list    *switchable
+	store   *notices.BoltStore
+	journal *journal.Journal
+	pub     *recorder
+	alerts  *alerts
+	counts  *counts
+	cfg     notices.Config
+}
+
+func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
+	t.Helper()
+	w := &world{t: t, clock: fakeclock.New(t0), pub: &recorder{}, alerts: &alerts{},
+		counts: &counts{polls: map[bool]int{}, notices: map[string]int{}}}
+	w.sb = bookingtest.NewServer(t, bookingtest.WithClock(w.clock.Now))
+	dir := t.TempDir()
+	var err error
+	if w.journal, err = journal.Open(dir, journal.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	w.client = w.newClient(t, bookingtest.DemoKey)
+	w.list = &switchable{}
+	w.list.c.Store(w.client)
+	if w.store, err = notices.OpenBolt(filepath.Join(dir, notices.BoltFileName)); err != nil {
+		t.Fatal(err)
+	}
+	w.cfg = notices.Config{
+		List: w.list, Store: w.store, Publisher: w.pub, Alerter: w.alerts, Writes: w.journal, Metrics: w.counts,
+		Channel: "CNOTES", Interval: time.Minute, Now: w.clock.Now,
+	}
+	for _, o := range opts {
+		o(&w.cfg)
+	}
+	return w
+}
+
+func (w *world) newClient(t *testing.T, key string) *booking.Client {
+	t.Helper()
+	k, err := booking.NewKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := booking.NewClient(w.sb.URL, k, booking.WithClock(w.clock.Now), booking.WithJournal(w.journal),
+		booking.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// watcher is a fresh Watcher over the world's store, as after a restart.
+func (w *world) watcher() *notices.Watcher { return notices.NewWatcher(w.cfg) }
+
+func (w *world) poll(wt *notices.Watcher) {
+	w.t.Helper()
+	if err := wt.Poll(w.t.Context()); err != nil {
+		w.t.Fatalf("poll: %v", err)
+	}
+}
+
+// slot is the n-th free slot of an event, as the attendee's page offers it.
+func (w *world) slot(slug string, n int) time.Time {
+	w.t.Helper()
+	slots := w.sb.Slots(bookingtest.DemoOwner, slug)
+	if len(slots) <= n {
+		w.t.Fatalf("%s has %d slots", slug, len(slots))
+	}
+	return slots[n].Start
+}
+
+func kinds(calls []published) []string {
+	var out []string
+	for _, c := range calls {
+		for _, n := range c.ns {
+			out = append(out, fmt.Sprintf("%s %s %s", c.call, n.Kind, n.Booking.ID))
+		}
+	}
+	return out
+}
+
+func TestFirstReadIsTheBaseline(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.poll(w.watcher())
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("the first read announced %v", kinds(calls))
+	}
+	s, ok, err := w.store.Last(t.Context())
+	if err != nil || !ok || len(s.Bookings) != len(w.sb.Bookings(bookingtest.DemoOwner))-2 || !s.At.Equal(t0) {
+		t.Errorf("baseline = %d bookings at %s, %v, %v", len(s.Bookings), s.At, ok, err)
+	}
+}
+
+// A booking made, moved and cancelled on the booking page is announced
+// once each: the move and the cancel in the first notice's thread, which
+// is updated in place.
+func TestAttendeeChangesAreAnnounced(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", w.slot("consultation", 2), "Grace <!here> Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
+		t.Fatalf("after a booking: %v", got)
+	}
+	n := calls[0].ns[0]
+	if calls[0].channel != "CNOTES" || n.Title != "Consultation" || n.By != nil || n.Booking.BookerName.String != "Grace <!here> Hopper" {
+		t.Errorf("notice %+v in %s", n, calls[0].channel)
+	}
+	thread, ok, err := w.store.Thread(t.Context(), id)
+	if err != nil || !ok || thread.Channel != "CNOTES" {
+		t.Fatalf("thread %v %v %v", thread, ok, err)
+	}
+
+	w.clock.Advance(time.Minute)
+	w.poll(wt) // nothing changed
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("an unchanged list announced %v", kinds(calls))
+	}
+
+	was := n.Booking
+	if err := w.sb.MoveAsAttendee(id, w.slot("consultation", 6)); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls = w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"update moved " + id, "reply moved " + id}) {
+		t.Fatalf("after a move: %v", got)
+	}
+	if m := calls[1].ns[0]; !m.Was.Start.Equal(was.Start) || m.Booking.Start.Equal(was.Start) || calls[1].thread != thread || calls[0].thread != thread {
+		t.Errorf("move notice %+v, thread %v", m, calls[1].thread)
+	}
+
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"update cancelled " + id, "reply cancelled " + id}) {
+		t.Fatalf("after a cancel: %v", got)
+	}
+	if w.counts.notices["new posted"] != 1 || w.counts.notices["moved posted"] != 1 || w.counts.notices["cancelled posted"] != 1 || w.counts.polls[true] != 5 {
+		t.Errorf("metrics %v %v", w.counts.notices, w.counts.polls)
+	}
+}
+
+// A booking that left the list because it started was not cancelled.
+func TestStartedIsNotCancelled(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	first := w.sb.Bookings(bookingtest.DemoOwner)
+	var next time.Time
+	for _, b := range first {
+		if !b.Cancelled && b.Start.After(t0) && (next.IsZero() || b.Start.Before(next)) {
+			next = b.Start
+		}
+	}
+	w.clock.Set(next.Add(time.Second))
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a booking that started was announced: %v", kinds(calls))
+	}
+}
+
+// A change is announced once, also when bookbot stopped between posting
+// it and recording the read; changes made while it was down are
+// announced when it is back.
+func TestNothingTwiceAcrossARestart(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.poll(w.watcher())
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The notice goes out, then the snapshot cannot be saved: as if the
+	// process died in between.
+	lost := &failingSave{BoltStore: w.store}
+	cfg := w.cfg
+	cfg.Store = lost
+	w.clock.Advance(time.Minute)
+	if err := notices.NewWatcher(cfg).Poll(t.Context()); err == nil {
+		t.Fatal("poll did not report the lost save")
+	}
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Fatalf("first run: %v", got)
+	}
+
+	// While "down": the attendee cancels a booking of the baseline.
+	var gone string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(t0.Add(24*time.Hour)) {
+			gone = b.ID
+		}
+	}
+	if err := w.sb.CancelAsAttendee(gone); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(10 * time.Minute)
+	w.poll(w.watcher()) // a new process
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post cancelled " + gone}) {
+		t.Errorf("after the restart: %v, want only the cancel made while down", got)
+	}
+	w.poll(w.watcher())
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a third run announced %v", kinds(calls))
+	}
+}
+
+type failingSave struct{ *notices.BoltStore }
+
+func (failingSave) SaveLast(context.Context, notices.Snapshot) error {
+	return errors.New("disk full")
+}
+
+// A notice Slack refused is tried again at the next read, and people are
+// told once that notices are paused and once that they resumed; one whose
+// answer was lost is not posted again.
+func TestRefusedNoticeIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := fmt.Errorf("%w: not_in_channel", notices.ErrNotPosted)
+	w.pub.fail = []error{refused, refused}
+	for range 2 {
+		w.clock.Advance(time.Minute)
+		if err := wt.Poll(t.Context()); err == nil {
+			t.Fatal("a refused notice was not reported")
+		}
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "not_in_channel", "tries again") {
+		t.Errorf("alerts while refused: %q", a)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Errorf("once Slack takes it: %v", got)
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "resumed") {
+		t.Errorf("alerts on resuming: %q", a)
+	}
+
+	// The answer to this one is lost: it may be in the channel.
+	other, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 3), "Alan", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.pub.fail = []error{context.DeadlineExceeded}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a notice that may have been posted was posted again: %v", kinds(calls))
+	}
+	if w.counts.notices["new maybe_posted"] != 1 || w.counts.notices["new failed"] != 2 {
+		t.Errorf("metrics %v (booking %s)", w.counts.notices, other)
+	}
+}
+
+// A revoked key pauses notices with one alert, not one a minute; once the
+// key works, what changed meanwhile is announced.
+func TestRevokedKeyAlertsOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	w.list.c.Store(w.newClient(t, "revoked_key_000"))
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		w.clock.Advance(time.Minute)
+		if err := wt.Poll(t.Context()); !errors.Is(err, booking.ErrUnauthorized) {
+			t.Fatalf("poll = %v, want the 401", err)
+		}
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "paused", "API key", "resume") {
+		t.Errorf("alerts: %q", a)
+	}
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a failed read announced %v", kinds(calls))
+	}
+	w.list.c.Store(w.client)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Errorf("after the key works again: %v", got)
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "resumed") {
+		t.Errorf("alerts on resuming: %q", a)
+	}
+	if w.counts.polls[false] != 3 {
+		t.Errorf("failed polls %d", w.counts.polls[false])
+	}
+}
+
+// Bookings made and cancelled through bookbot are announced once each,
+// naming who asked.
+func TestOwnWritesAreAttributed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	slots, err := w.client.Slots(t.Context(), "intro-call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.client.Create(booking.WithActor(t.Context(), "UADA"), booking.CreateRequest{
+		Slot: slots[0], Name: "Grace", Email: "grace@example.com", TimeZone: "UTC",
+	})
+	if err != nil || res.Outcome != booking.Confirmed {
+		t.Fatalf("create: %v %v", res, err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post new " + res.Booking.ID}) {
+		t.Fatalf("after a create: %v", got)
+	}
+	if by := calls[0].ns[0].By; by == nil || by.Actor != "UADA" {
+		t.Errorf("create attributed to %+v", by)
+	}
+	if _, err := w.client.Cancel(booking.WithActor(t.Context(), "UBOB"), res.Booking.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls = w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"update cancelled " + res.Booking.ID, "reply cancelled " + res.Booking.ID}) {
+		t.Fatalf("after a cancel: %v", got)
+	}
+	if by := calls[1].ns[0].By; by == nil || by.Actor != "UBOB" {
+		t.Errorf("cancel attributed to %+v", by)
+	}
+}
+
+// Many changes at once to one channel are one message; routes send an
+// event type's notices to its own channel, and with no channel for an
+// event type its changes are not announced.
+func TestBurstsAndRoutes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, func(c *notices.Config) {
+		c.Routes = map[string]string{"deep-dive": "CDEEP"}
+	})
+	wt := w.watcher()
+	w.poll(wt)
+	var cancelled []string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(t0) && (b.EventType == nil || *b.EventType != "deep-dive") {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+			cancelled = append(cancelled, b.ID)
+		}
+	}
+	deep, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "deep-dive", w.slot("deep-dive", 0), "Alan", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cancelled) <= notices.BurstSize {
+		t.Fatalf("only %d cancelled", len(cancelled))
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	var burst, routed []published
+	for _, c := range calls {
+		switch {
+		case c.call == "burst":
+			burst = append(burst, c)
+		case c.channel == "CDEEP":
+			routed = append(routed, c)
+		default:
+			t.Errorf("unexpected %s to %s", c.call, c.channel)
+		}
+	}
+	if len(burst) != 1 || burst[0].channel != "CNOTES" || len(burst[0].ns) != len(cancelled) {
+		t.Errorf("bursts %v, want one of %d", kinds(burst), len(cancelled))
+	}
+	if got := kinds(routed); !slices.Equal(got, []string{"post new " + deep}) {
+		t.Errorf("routed %v", got)
+	}
+
+	// Without NOTIFY_CHANNEL, only routed event types are announced.
+	w2 := newWorld(t, func(c *notices.Config) {
+		c.Channel = ""
+		c.Routes = map[string]string{"deep-dive": "CDEEP"}
+	})
+	wt2 := w2.watcher()
+	w2.poll(wt2)
+	if _, err := w2.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w2.slot("intro-call", 0), "Ada", "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	w2.clock.Advance(time.Minute)
+	w2.poll(wt2)
+	if calls := w2.pub.take(); len(calls) != 0 {
+		t.Errorf("an unrouted event type was announced: %v", kinds(calls))
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
