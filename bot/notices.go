@@ -1,0 +1,276 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/notices"
+)
+
+// NoticeSlack is what notices need of Slack. *slack.Client satisfies it.
+type NoticeSlack interface {
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
+}
+
+var _ NoticeSlack = (*slack.Client)(nil)
+
+// SlackNoticePublisher implements notices.Publisher: a booking's first
+// notice is a message of its own, later ones update it in place and reply
+// in its thread.
+type SlackNoticePublisher struct {
+	Slack         NoticeSlack
+	Zone          *time.Location // the digest zone, named next to each time
+	IncludeEmails bool
+	Now           func() time.Time // nil: time.Now
+}
+
+var _ notices.Publisher = SlackNoticePublisher{}
+
+// Post posts n as a message of its own.
+func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notices.Notice) (notices.Message, error) {
+	m := noticeMessage(n, p.zone(), p.IncludeEmails, p.now())
+	if n.Kind != notices.New {
+		m = noticeReply(n, p.zone(), p.now())
+	}
+	return p.post(ctx, channel, "", m)
+}
+
+// Reply posts n in the thread of the booking's first notice.
+func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
+	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), p.now()))
+}
+
+// Update rewrites the booking's first notice to show it as it is now.
+func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message, n notices.Notice) error {
+	m := noticeMessage(n, p.zone(), p.IncludeEmails, p.now())
+	_, _, _, err := p.Slack.UpdateMessageContext(ctx, thread.Channel, thread.TS,
+		slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
+	return err
+}
+
+// Burst posts many notices in as few messages as Slack's limits allow,
+// and returns the first.
+func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
+	var first notices.Message
+	for i, m := range burstMessages(ns, p.zone(), p.IncludeEmails) {
+		got, err := p.post(ctx, channel, "", m)
+		if err != nil {
+			if i > 0 {
+				// The first part is out: the rest may not be retried as new.
+				return first, errors.Join(errors.New("notice burst cut short"), unwrapNotPosted(err))
+			}
+			return first, err
+		}
+		if i == 0 {
+			first = got
+		}
+	}
+	return first, nil
+}
+
+func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message) (notices.Message, error) {
+	opts := []slack.MsgOption{
+		slack.MsgOptionText(m.Text, false), // already escaped
+		slack.MsgOptionBlocks(m.Blocks...),
+		slack.MsgOptionDisableLinkUnfurl(),
+		slack.MsgOptionDisableMediaUnfurl(),
+	}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	ch, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
+	if err != nil {
+		if digestNotPosted(err) {
+			return notices.Message{}, fmt.Errorf("%w: %s", notices.ErrNotPosted, slackErr(err))
+		}
+		return notices.Message{}, err
+	}
+	if ch == "" {
+		ch = channel
+	}
+	return notices.Message{Channel: ch, TS: ts}, nil
+}
+
+// unwrapNotPosted keeps a later part's refusal from reading as proof that
+// nothing of the burst was posted.
+func unwrapNotPosted(err error) error {
+	if errors.Is(err, notices.ErrNotPosted) {
+		return errors.New(strings.Replace(err.Error(), notices.ErrNotPosted.Error(), "part not posted", 1))
+	}
+	return err
+}
+
+func (p SlackNoticePublisher) zone() *time.Location {
+	if p.Zone == nil {
+		return time.UTC
+	}
+	return p.Zone
+}
+
+func (p SlackNoticePublisher) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
+}
+
+// Alert tells the review channel, or else the first reviewer by direct
+// message, something about bookbot itself, such as notices being paused.
+func (b *Bot) Alert(ctx context.Context, text string) error {
+	to := b.cfg.ReviewChannel
+	if to == "" && len(b.cfg.Reviewers) > 0 {
+		to = b.cfg.Reviewers[0]
+	}
+	if to == "" {
+		return errors.New("no review channel and no one to tell")
+	}
+	m := b.mark(message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
+	_, _, err := b.slack.PostMessageContext(ctx, to, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
+	return err
+}
+
+// noticeMessage is a booking's first notice, showing the booking as it is
+// now: new, moved since, or cancelled. Its fallback text begins with what
+// happened and holds the booking ID, so people can search for it.
+func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.Time) message {
+	b := n.Booking
+	title := noticeTitle(n)
+	attendee := short(b.BookerName.Or("—"))
+	if emails && b.BookerEmail.Valid {
+		attendee += " · " + address(b.BookerEmail.String)
+	}
+	timeLine := span(b.Start, b.End, zone) + " · " + escape(localSpan(b.Start, b.End, zone))
+	var head, by, fallback string
+	switch n.Kind {
+	case notices.Cancelled:
+		head = ":wastebasket: *Cancelled* · ~" + title + "~"
+		timeLine = "~" + timeLine + "~"
+		by = "Cancelled " + madeWhere(n.By, "outside Slack", now, zone)
+		fallback = "Cancelled"
+	case notices.Moved:
+		head = ":arrow_right: *Moved* · " + title
+		timeLine += "\n_was " + span(n.Was.Start, n.Was.End, zone) + "_"
+		by = "Moved by the attendee, " + moment(now, zone)
+		fallback = "Moved"
+	default:
+		head = ":calendar: *New booking* · " + title
+		by = "Booked " + madeWhere(n.By, "on the booking page", now, zone)
+		fallback = "New booking"
+	}
+	fallback += ": " + plainTitle(n) + ", " + localSpan(b.Start, b.End, zone) + ", " + escape(clip(b.BookerName.Or("no name"), maxNameRunes)) + " (booking " + escape(b.ID) + ")"
+	return message{
+		Text: fallback,
+		Blocks: []slack.Block{
+			section(head + "\n" + timeLine + "\n" + attendee),
+			contextLine(by + " · `" + escape(b.ID) + "`"),
+		},
+	}
+}
+
+// noticeReply is a later notice about a booking, in its thread: what
+// happened, when, and by whom.
+func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
+	b := n.Booking
+	var text, fallback string
+	switch n.Kind {
+	case notices.Cancelled:
+		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeWhere(n.By, "outside Slack", now, zone), noticeTitle(n), span(b.Start, b.End, zone), short(b.BookerName.Or("—")))
+		fallback = "Cancelled"
+	case notices.Moved:
+		text = fmt.Sprintf(":arrow_right: *Moved* by the attendee: %s with %s, %s → %s.", noticeTitle(n), short(b.BookerName.Or("—")), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
+		fallback = "Moved"
+	default:
+		return noticeMessage(n, zone, false, now)
+	}
+	fallback += ": " + plainTitle(n) + ", " + localSpan(b.Start, b.End, zone) + ", " + escape(clip(b.BookerName.Or("no name"), maxNameRunes)) + " (booking " + escape(b.ID) + ")"
+	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine("`" + escape(b.ID) + "`")}}
+}
+
+// burstMessages put many notices in as few messages as fit, one line each.
+func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []message {
+	counts := map[notices.Kind]int{}
+	var lines, ids []string
+	for _, n := range ns {
+		counts[n.Kind]++
+		b := n.Booking
+		who := short(b.BookerName.Or("—"))
+		if emails && b.BookerEmail.Valid {
+			who += " · " + address(b.BookerEmail.String)
+		}
+		var l string
+		switch n.Kind {
+		case notices.Cancelled:
+			l = fmt.Sprintf(":wastebasket: Cancelled · ~%s · %s · %s~", span(b.Start, b.End, zone), noticeTitle(n), who)
+		case notices.Moved:
+			l = fmt.Sprintf(":arrow_right: Moved · %s → %s · %s · %s", span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone), noticeTitle(n), who)
+		default:
+			l = fmt.Sprintf(":calendar: New · %s · %s · %s", span(b.Start, b.End, zone), noticeTitle(n), who)
+		}
+		lines = append(lines, cut(l, 2900)+" · `"+escape(b.ID)+"`")
+		ids = append(ids, escape(b.ID))
+	}
+	var summary []string
+	for _, k := range []struct {
+		kind notices.Kind
+		word string
+	}{{notices.Cancelled, "Cancelled"}, {notices.New, "New booking"}, {notices.Moved, "Moved"}} {
+		if c := counts[k.kind]; c > 0 {
+			summary = append(summary, fmt.Sprintf("%s: %d", k.word, c))
+		}
+	}
+	head := strings.Join(summary, ", ")
+	var out []message
+	sections := splitLines("", lines, 3000)
+	for len(sections) > 0 {
+		blocks := []slack.Block{section("*" + head + "*")}
+		used := len(head)
+		var taken []string
+		for len(sections) > 0 && len(blocks) < 45 && used+len(sections[0]) < maxMessageText-1000 {
+			blocks = append(blocks, section(sections[0]))
+			used += len(sections[0])
+			taken = append(taken, sections[0])
+			sections = sections[1:]
+		}
+		n := 0
+		for _, t := range taken {
+			n += strings.Count(t, "\n") + 1
+		}
+		text := head + " (" + strings.Join(ids[:n], ", ") + ")"
+		ids = ids[n:]
+		out = append(out, message{Text: text, Blocks: blocks})
+	}
+	return out
+}
+
+// madeWhere says where a change was made: "by @alice in Slack" when it went
+// through bookbot, otherwise elsewhere (outside names where).
+func madeWhere(by *notices.By, outside string, now time.Time, zone *time.Location) string {
+	switch {
+	case by != nil && by.Actor != "":
+		return fmt.Sprintf("by <@%s> in Slack, %s", escape(by.Actor), moment(by.At, zone))
+	case by != nil:
+		return "in Slack, " + moment(by.At, zone)
+	default:
+		return outside + ", noticed " + moment(now, zone)
+	}
+}
+
+func noticeTitle(n notices.Notice) string {
+	if n.Title == "" {
+		return "—"
+	}
+	return "*" + short(n.Title) + "*"
+}
+
+func plainTitle(n notices.Notice) string {
+	if n.Title == "" {
+		return "event not recorded"
+	}
+	return short(n.Title)
+}

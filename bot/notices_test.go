@@ -1,0 +1,193 @@
+package bot_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// noticeWorld is a watcher posting through the real publisher to the Slack
+// stand-in, over the harness's sandbox.
+func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
+	t.Helper()
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
+	store, err := notices.OpenBolt(filepath.Join(t.TempDir(), notices.BoltFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	w := notices.NewWatcher(notices.Config{
+		List: h.client, Store: store, Channel: "CNOTES", Now: h.clock.Now,
+		Publisher: bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now},
+	})
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// channelMessages are what bookbot posted or updated in a channel since
+// the first n messages of the stand-in.
+func channelMessages(h *harness, n int, channel string) []slacktest.Message {
+	var out []slacktest.Message
+	for _, m := range h.sl.Messages()[n:] {
+		if m.Channel == channel {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func attendeeSlot(t *testing.T, h *harness, slug string, n int) time.Time {
+	t.Helper()
+	slots := h.sb.Slots(bookingtest.DemoOwner, slug)
+	if len(slots) <= n {
+		t.Fatalf("%s has %d slots", slug, len(slots))
+	}
+	return slots[n].Start
+}
+
+// A booking made, moved and cancelled on the booking page: its notice,
+// then the same notice updated in place with a reply in its thread each
+// time; every fallback text begins with what happened and holds the ID.
+func TestNoticesInSlack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	w := noticeWorld(t, h)
+	seen := len(h.sl.Messages())
+
+	id, err := h.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", attendeeSlot(t, h, "consultation", 1), "Grace <!channel>\nHopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := channelMessages(h, seen, "CNOTES")
+	if len(got) != 1 || got[0].Kind != "message" {
+		t.Fatalf("after a booking: %+v", got)
+	}
+	root := got[0]
+	text := textOf(root.Blocks)
+	for _, s := range []string{"New booking", "Consultation", "Grace &lt;!channel&gt; Hopper", "on the booking page", id} {
+		if !strings.Contains(text, s) {
+			t.Errorf("notice lacks %q:\n%s", s, text)
+		}
+	}
+	if !strings.HasPrefix(root.Text, "New booking") || !strings.Contains(root.Text, id) || strings.Contains(root.Text+string(root.Blocks), "<!channel>") {
+		t.Errorf("notice text %q", root.Text)
+	}
+	if strings.Contains(text, "grace@example.com") {
+		t.Errorf("the notice shows the email though NOTIFY_INCLUDE_EMAILS is off:\n%s", text)
+	}
+
+	seen = len(h.sl.Messages())
+	if err := h.sb.MoveAsAttendee(id, attendeeSlot(t, h, "consultation", 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got = channelMessages(h, seen, "CNOTES")
+	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != root.TS || got[1].ThreadTS != root.TS {
+		t.Fatalf("after a move: %+v", got)
+	}
+	for _, m := range got {
+		if !strings.HasPrefix(m.Text, "Moved") || !strings.Contains(m.Text, id) {
+			t.Errorf("move text %q", m.Text)
+		}
+	}
+	if reply := textOf(got[1].Blocks); !strings.Contains(reply, "→") {
+		t.Errorf("the reply does not say old → new:\n%s", reply)
+	}
+
+	seen = len(h.sl.Messages())
+	if err := h.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got = channelMessages(h, seen, "CNOTES")
+	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != root.TS || got[1].ThreadTS != root.TS {
+		t.Fatalf("after a cancel: %+v", got)
+	}
+	for _, m := range got {
+		if !strings.HasPrefix(m.Text, "Cancelled") || !strings.Contains(m.Text, id) {
+			t.Errorf("cancel text %q", m.Text)
+		}
+	}
+	if updated := textOf(got[0].Blocks); !strings.Contains(updated, "~") {
+		t.Errorf("the first notice is not struck through:\n%s", updated)
+	}
+}
+
+// A series cancelled at once is one message naming every booking; a
+// channel the bot left refuses the notice, which is then tried again.
+func TestNoticeBurstAndRefusal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	w := noticeWorld(t, h)
+	seen := len(h.sl.Messages())
+	var ids []string
+	for _, b := range upcoming(h) {
+		if err := h.sb.CancelAsAttendee(b.ID); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := channelMessages(h, seen, "CNOTES")
+	if len(got) != 1 {
+		t.Fatalf("%d messages for %d cancels, want 1", len(got), len(ids))
+	}
+	if !strings.HasPrefix(got[0].Text, "Cancelled: ") {
+		t.Errorf("burst text %q", got[0].Text)
+	}
+	for _, id := range ids {
+		if !strings.Contains(got[0].Text, id) || !strings.Contains(textOf(got[0].Blocks), id) {
+			t.Errorf("the burst does not name %s", id)
+		}
+	}
+
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings"}) // the bot was removed
+	id, err := h.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", attendeeSlot(t, h, "intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen = len(h.sl.Messages())
+	if err := w.Poll(t.Context()); err == nil {
+		t.Fatal("a refused notice was not reported")
+	}
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got = channelMessages(h, seen, "CNOTES")
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !strings.Contains(got[0].Text, id) {
+		t.Errorf("after the bot is back in the channel: %+v", got)
+	}
+}
+
+// The publisher says when Slack certainly did not post.
+func TestNoticeNotPostedIsSaid(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin}
+	_, err := p.Post(t.Context(), "C404", notices.Notice{Change: notices.Change{Kind: notices.New}})
+	if !errors.Is(err, notices.ErrNotPosted) || !strings.Contains(err.Error(), "channel_not_found") {
+		t.Errorf("post to a missing channel: %v", err)
+	}
+}
