@@ -1,6 +1,6 @@
 // Package metrics is bookbot's Prometheus adapter and the state its
 // health and readiness probes answer from. A Recorder implements
-// booking.Observer, bot.Metrics and digest.Runner's Observe hook, counts
+// booking.Observer, bot.Metrics, notices.Metrics and digest.Runner's Observe hook, counts
 // failed Slack Web API calls from inside slack-go's HTTP client, and serves
 // /healthz, /readyz and /metrics. It is the binary's own: the domain
 // packages declare the small interfaces it implements and never import it.
@@ -17,10 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Recorder is what `bookbot run` tells Prometheus, on a registry of its
-// own. It implements booking.Observer, bot.Metrics and digest.Runner's
+// own. It implements booking.Observer, bot.Metrics, notices.Metrics and digest.Runner's
 // Observe, and keeps the state /healthz and /readyz answer from. No label ever carries a secret,
 // an email address, a booking ID or a URL: endpoints are the booking
 // client's route names, Slack methods are Web API method names.
@@ -36,6 +37,10 @@ type Recorder struct {
 	socketConnected prometheus.Gauge
 	slackErrors     *prometheus.CounterVec
 	digestRuns      *prometheus.CounterVec
+	noticePolls     *prometheus.CounterVec
+	notices         *prometheus.CounterVec
+	lastGoodPoll    atomic.Int64 // Unix nanoseconds of the last good read for notices; 0: none yet
+	now             func() time.Time
 
 	connected  atomic.Bool
 	lastStatus atomic.Int64 // of the last booking API answer; 0: none yet
@@ -44,6 +49,12 @@ type Recorder struct {
 	reviewMu       sync.Mutex
 	awaitingReview func() (int, error)
 }
+
+// noticeKinds and noticeResults are what notices.Watcher reports.
+var (
+	noticeKinds   = []notices.Kind{notices.New, notices.Cancelled, notices.Moved}
+	noticeResults = []string{"posted", "maybe_posted", "failed"}
+)
 
 // digestResults are the results digest.Runner.Observe reports.
 var digestResults = []string{"posted", "already_posted", "skipped_empty", "failed"}
@@ -94,9 +105,25 @@ func New() *Recorder {
 			Name: "bookbot_digest_runs_total",
 			Help: "Digest runs by result: posted, already_posted, skipped_empty, failed.",
 		}, []string{"result"}),
+		noticePolls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bookbot_notice_polls_total",
+			Help: "Reads of the bookings list for notices, by result: ok or failed.",
+		}, []string{"result"}),
+		notices: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bookbot_notices_total",
+			Help: "Booking notices by kind (new, cancelled, moved) and result: posted, maybe_posted (the post's answer was lost; not posted again), failed (Slack refused; tried again).",
+		}, []string{"kind", "result"}),
+		now: time.Now,
 	}
 	for _, r := range digestResults {
 		m.digestRuns.WithLabelValues(r)
+	}
+	m.noticePolls.WithLabelValues("ok")
+	m.noticePolls.WithLabelValues("failed")
+	for _, k := range noticeKinds {
+		for _, r := range noticeResults {
+			m.notices.WithLabelValues(string(k), r)
+		}
 	}
 	for _, k := range envelopeTypes {
 		m.ackSeconds.WithLabelValues(k)
@@ -105,7 +132,11 @@ func New() *Recorder {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.apiRequests, m.apiDuration, m.apiLastStatus, m.writes, m.refusals,
-		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns,
+		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "bookbot_notice_seconds_since_good_poll",
+			Help: "Seconds since the bookings list was last read for notices (NaN before the first good read, or with notices off).",
+		}, m.sinceGoodPoll),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "bookbot_journal_awaiting_review",
 			Help: "Journal entries whose outcome a person still has to review (NaN when the journal cannot be read; 0 without a journal).",
@@ -153,6 +184,29 @@ func (m *Recorder) Connected(up bool) {
 	} else {
 		m.socketConnected.Set(0)
 	}
+}
+
+// NoticePoll implements notices.Metrics.
+func (m *Recorder) NoticePoll(ok bool, at time.Time) {
+	if !ok {
+		m.noticePolls.WithLabelValues("failed").Inc()
+		return
+	}
+	m.noticePolls.WithLabelValues("ok").Inc()
+	m.lastGoodPoll.Store(at.UnixNano())
+}
+
+// Notice implements notices.Metrics.
+func (m *Recorder) Notice(kind notices.Kind, result string) {
+	m.notices.WithLabelValues(string(kind), result).Inc()
+}
+
+func (m *Recorder) sinceGoodPoll() float64 {
+	last := m.lastGoodPoll.Load()
+	if last == 0 {
+		return math.NaN()
+	}
+	return m.now().Sub(time.Unix(0, last)).Seconds()
 }
 
 // DigestRun is digest.Runner's Observe.

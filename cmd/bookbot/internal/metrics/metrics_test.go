@@ -16,12 +16,14 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // A Recorder is what booking.Client and bot.Bot are given.
 var (
 	_ booking.Observer = (*Recorder)(nil)
 	_ bot.Metrics      = (*Recorder)(nil)
+	_ notices.Metrics  = (*Recorder)(nil)
 )
 
 // scrape fetches a Prometheus text exposition from h.
@@ -91,6 +93,32 @@ func TestMetricsCountWhatTheyAreTold(t *testing.T) {
 
 	m.Request("GET /bookings", 401, time.Millisecond)
 	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_booking_api_last_status", 401)
+}
+
+func TestMetricsNotices(t *testing.T) {
+	t.Parallel()
+	m := New()
+	t0 := time.Date(2026, 3, 23, 9, 0, 0, 0, time.UTC)
+	m.now = func() time.Time { return t0.Add(90 * time.Second) }
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_notice_seconds_since_good_poll", math.NaN())
+	m.NoticePoll(true, t0)
+	m.NoticePoll(false, t0.Add(time.Minute)) // a failed read is not a good one
+	m.Notice(notices.New, "posted")
+	m.Notice(notices.Cancelled, "posted")
+	m.Notice(notices.Cancelled, "posted")
+	m.Notice(notices.Moved, "maybe_posted")
+	text := scrape(t, m.Handler())
+	for series, want := range map[string]float64{
+		`bookbot_notice_polls_total{result="ok"}`:                   1,
+		`bookbot_notice_polls_total{result="failed"}`:               1,
+		`bookbot_notice_seconds_since_good_poll`:                    90,
+		`bookbot_notices_total{kind="new",result="posted"}`:         1,
+		`bookbot_notices_total{kind="cancelled",result="posted"}`:   2,
+		`bookbot_notices_total{kind="moved",result="maybe_posted"}`: 1,
+		`bookbot_notices_total{kind="moved",result="failed"}`:       0,
+	} {
+		metricstest.Want(t, text, series, want)
+	}
 }
 
 func TestMetricsJournalAwaitingReview(t *testing.T) {
