@@ -38,7 +38,7 @@ func TestHelpAndBadArgumentsAnsweredInAck(t *testing.T) {
 		if e.ResponseType != "ephemeral" {
 			t.Errorf("%q: response_type %q, want ephemeral", tc.text, e.ResponseType)
 		}
-		if !strings.Contains(text, "`/booking types` – event types") || !strings.Contains(text, "`/booking cancel <booking-id>`") {
+		if !strings.Contains(text, "`/booking types` – event types") || !strings.Contains(text, "`/booking cancel &lt;booking-id&gt;`") {
 			t.Errorf("%q: ack has no help:\n%s", tc.text, text)
 		}
 		for _, id := range []string{"new_booking", "list_page", "show_types"} {

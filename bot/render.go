@@ -95,6 +95,11 @@ func address(s string) string { return escape(clip(s, maxEmailRunes)) }
 // newline must not add lines of its own to a list.
 func escape(s string) string { return escaper.Replace(plaintext.Line(s)) }
 
+// code is data shown as inline code (an ID, a slug, a typed command):
+// escaped, and each backtick shown as ˋ (U+02CB), so that none ends the
+// code span early.
+func code(s string) string { return "`" + escape(strings.ReplaceAll(s, "`", "ˋ")) + "`" }
+
 // escaper is built once: a Replacer builds its tables on first use, which
 // costs more than escaping a whole booking list.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
@@ -231,27 +236,30 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
+// helpMessage is the help, after a problem when there is one. problem is
+// mrkdwn: the caller escapes the data in it, once.
 func helpMessage(cmd, problem string) message {
+	c := escape(cmd)
 	var blocks []slack.Block
 	if problem != "" {
-		blocks = append(blocks, section(":warning: "+escape(problem)))
+		blocks = append(blocks, section(":warning: "+problem))
 	}
 	blocks = append(blocks,
 		section(fmt.Sprintf("*bookbot* books meetings on the owner's calendar. Everything it shows you is visible only to you.\n"+
 			"`%[1]s types` – event types\n"+
-			"`%[1]s slots <event>` – free slots of an event type\n"+
+			"`%[1]s slots &lt;event&gt;` – free slots of an event type\n"+
 			"`%[1]s new [event]` – book a slot for an attendee\n"+
 			"`%[1]s list` – upcoming bookings, each with a menu to cancel it or book the attendee again\n"+
-			"`%[1]s cancel <booking-id>` – cancel one booking (asks first)\n"+
+			"`%[1]s cancel &lt;booking-id&gt;` – cancel one booking (asks first)\n"+
 			"`%[1]s digest` – preview tomorrow's digest\n"+
-			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", cmd)),
+			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", c)),
 		slack.NewActionBlock("help_actions",
 			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
 			button(actionListPage, "Upcoming bookings", "0"),
 			button(actionShowTypes, "Event types", ""),
 		),
 	)
-	text := "bookbot: " + cmd + " types | slots <event> | new | list | cancel <id> | digest | audit"
+	text := "bookbot: " + c + " types | slots &lt;event&gt; | new | list | cancel &lt;id&gt; | digest | audit"
 	if problem != "" {
 		text = problem + "\n" + text
 	}

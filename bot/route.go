@@ -26,6 +26,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	if name == "" {
 		name = b.cfg.Command
 	}
+	c := escape(name) // in the problems' mrkdwn
 	fields := strings.Fields(cmd.Text)
 	verb, args := "", []string(nil)
 	if len(fields) > 0 {
@@ -40,7 +41,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	case verb == "slots" && len(args) == 1:
 		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, cmd.UserID, args[0], 0)) })
 	case verb == "slots":
-		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots <event>` (see `%s types`).", name, name)))
+		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots &lt;event&gt;` (see `%s types`).", c, c)))
 	case verb == "new" && len(args) <= 1:
 		meta := modalMeta{}
 		if len(args) == 1 {
@@ -52,11 +53,11 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 	case verb == "cancel" && len(args) == 1:
 		id := args[0]
 		if err := booking.ValidateBookingID(id); err != nil {
-			return b.ephemeral(helpMessage(name, "That is not a booking ID: "+err.Error()+". Booking IDs are shown by `"+name+" list`."))
+			return b.ephemeral(helpMessage(name, "That is not a booking ID: "+escape(err.Error())+". Booking IDs are shown by `"+c+" list`."))
 		}
 		later.add("cancel-confirm", func(ctx context.Context) { reply(b.cancelConfirmReply(ctx, cmd.UserID, id)) })
 	case verb == "cancel":
-		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel <booking-id>` (IDs are shown by `%s list`).", name, name)))
+		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", c, c)))
 	case verb == "audit" && len(args) == 0:
 		later.add("audit", func(ctx context.Context) { reply(b.auditReply(ctx, cmd.UserID)) })
 	case verb == "digest" && len(args) == 0:
@@ -66,9 +67,15 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 			}
 		})
 	default:
-		return b.ephemeral(helpMessage(name, fmt.Sprintf("I don't know `%s`.", escape(strings.TrimSpace(cmd.Text)))))
+		return b.ephemeral(helpMessage(name, unknownCommand(cmd.Text)))
 	}
 	return nil
+}
+
+// unknownCommand is the problem a subcommand bookbot does not know is
+// answered with, as mrkdwn.
+func unknownCommand(text string) string {
+	return "I don't know " + code(clip(strings.TrimSpace(text), maxNameRunes)) + "."
 }
 
 // interaction handles buttons, selects, modal submissions, suggestions and

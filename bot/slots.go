@@ -34,7 +34,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) mes
 	et, ok := findType(types, slug)
 	switch {
 	case !ok:
-		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %q. `%s types` lists them.", slug, b.cfg.Command))
+		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(slug)), escape(b.cfg.Command)))
 	case !et.Bookable():
 		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " "), publicPage(b.cfg.BookingPage)))}}
 	}
