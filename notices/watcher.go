@@ -125,6 +125,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
 	changes := Diff(prev, next)
+	w.cfg.Log.Debug("notices: list read", "bookings", len(list), "changes", len(changes))
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}

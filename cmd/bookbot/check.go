@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,6 +144,15 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		what: "digest channel", variable: "DIGEST_CHANNEL", id: cfg.DigestChannel,
 		unset: "digest off: DIGEST_CHANNEL is not set",
 	}))
+	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
+		what: "notice channel", variable: "NOTIFY_CHANNEL", id: cfg.NotifyChannel,
+		unset: "notices off: NOTIFY_CHANNEL is not set",
+	}))
+	for _, slug := range slices.Sorted(maps.Keys(cfg.NotifyRoutes)) {
+		list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
+			what: "notice channel of " + slug, variable: "NOTIFY_ROUTES", id: cfg.NotifyRoutes[slug],
+		}))
+	}
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
 		what: "review channel", variable: "BOOKBOT_REVIEW_CHANNEL", id: cfg.ReviewChannel,
 		unset: "review channel not set: outcomes that need a human go by direct message to the person and the first allowed user",

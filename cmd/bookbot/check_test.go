@@ -162,6 +162,23 @@ func TestCheck(t *testing.T) {
 			wantErr: "1 of 8 checks failed",
 		},
 		{
+			name: "notice channels",
+			setup: func(_ *testing.T, e map[string]string, _ *bookingtest.Server, sl *slacktest.Server) {
+				sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+				sl.AddChannel(slacktest.Channel{ID: "C0INTROS", Name: "intros", Members: []string{"UADA"}})
+				e["NOTIFY_CHANNEL"] = "C0NOTES"
+				e["NOTIFY_ROUTES"] = "intro-call=C0INTROS"
+			},
+			want: []string{
+				"✓ digest channel works",
+				"✓ notice channel works: #bookings (C0NOTES), the bot is a member",
+				"✗ notice channel of intro-call #intros (C0INTROS): the bot is not a member, so it cannot post there",
+				"    → /invite @bookbot in that channel",
+				"✓ review channel works",
+			},
+			wantErr: "1 of 10 checks failed",
+		},
+		{
 			name: "digest channel unknown",
 			setup: func(_ *testing.T, e map[string]string, _ *bookingtest.Server, _ *slacktest.Server) {
 				e["DIGEST_CHANNEL"] = "C0NOSUCH"

@@ -26,6 +26,7 @@ import (
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/console"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // stdin is the demo console's input; tests replace it.
@@ -140,9 +141,34 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: bookbot did not connect to the local Slack: %w", err)
 	}
 
+	// Live notices go to #bookings. Instead of a timer, the list is read
+	// each time the console waits for bookbot, so a notice shows right
+	// after the change that caused it.
+	noticeStore, err := notices.OpenBolt(filepath.Join(dir, notices.BoltFileName))
+	if err != nil {
+		return err
+	}
+	watcher := notices.NewWatcher(notices.Config{
+		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log,
+		Publisher: bot.SlackNoticePublisher{Slack: slackAPI, Zone: zone},
+		Channel:   demoChannel,
+	})
+	if err := watcher.Poll(ctx); err != nil {
+		return fmt.Errorf("demo: notices: %w", err)
+	}
+	idle := func(ctx context.Context) error {
+		if err := b.Idle(ctx); err != nil {
+			return err
+		}
+		if err := watcher.Poll(ctx); err != nil {
+			log.Warn("demo: notices", "error", err)
+		}
+		return b.Idle(ctx)
+	}
+
 	c := &console.Console{
 		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout,
-		Idle: b.Idle,
+		Idle: idle,
 		Digest: func(ctx context.Context) (string, error) {
 			res, err := runner.Run(ctx, digest.Tomorrow(time.Now(), zone))
 			switch {

@@ -38,7 +38,14 @@ func TestDemoScript(t *testing.T) {
 		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
 		"== Bookings for ",
 		"Posted the digest for ",
-		"── bookbot in channel CDIGEST ──",
+		"📅 *New booking* · *Intro call*",
+		"Booked by @UDEMO in Slack",
+		"🗑 *Cancelled* by @UDEMO in Slack",
+		"📅 *New booking* · *Consultation*",
+		"Booked on the booking page",
+		"➡️ *Moved* by the attendee: *Consultation* with Ada Lovelace",
+		"🗑 *Cancelled* outside Slack",
+		"in the thread of ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -19,6 +20,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/statedir"
 )
 
@@ -126,6 +128,12 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		log.Info("digest off: DIGEST_CHANNEL is not set")
 	}
 
+	stopNotices, err := startNotices(ctx, cfg, bk, api, b, jr, m, log)
+	if err != nil {
+		return err
+	}
+	defer stopNotices()
+
 	stopWatch := m.WatchSocket(ctx, socketUnhealthyAfter, log)
 	defer stopWatch()
 	client := socketmode.New(api)
@@ -197,6 +205,39 @@ func slackReason(err error) string {
 		return "rate limited"
 	}
 	return "no answer: " + err.Error()
+}
+
+// startNotices starts the watcher of live notices when a notice channel is
+// set; the returned stop waits for a read in progress to finish.
+func startNotices(ctx context.Context, cfg *config.Config, bk *booking.Client, api *slack.Client, alerter notices.Alerter, jr *journal.Journal, m *metrics.Recorder, log *slog.Logger) (stop func(), err error) {
+	if cfg.NotifyChannel == "" && len(cfg.NotifyRoutes) == 0 {
+		log.Info("notices off: NOTIFY_CHANNEL is not set")
+		return func() {}, nil
+	}
+	store, err := notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName))
+	if err != nil {
+		return nil, fmt.Errorf("notices state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+	}
+	w := notices.NewWatcher(notices.Config{
+		List:      bk,
+		Store:     store,
+		Publisher: bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails},
+		Alerter:   alerter,
+		Writes:    jr,
+		Metrics:   m,
+		Channel:   cfg.NotifyChannel,
+		Routes:    cfg.NotifyRoutes,
+		Interval:  cfg.NotifyInterval,
+		Log:       log,
+	})
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = w.Run(ctx)
+	}()
+	log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
+	return func() { cancel(); <-done }, nil
 }
 
 // openJournal opens the write journal under BOOKBOT_STATE_DIR.

@@ -46,6 +46,7 @@ type Console struct {
 	modal      string            // the open modal's view ID
 	inputs     map[string]string // values typed into the open modal, by action_id
 	confirm    *Control          // a button waiting for yes
+	attendeeID string            // the booking the attendee made last, for "last"
 }
 
 // Attendee is an attendee of the calendar's public booking page, who books,
@@ -87,6 +88,7 @@ const Help = `Commands:
   :attendee book EVENT N  an attendee books free slot N of EVENT on the public booking page
   :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
   :attendee cancel ID     the attendee of booking ID cancels it on the booking page
+                          (ID last: the booking the attendee made last)
   :help                   this list
   :quit                   leave (or Ctrl-D)
 `
@@ -190,18 +192,24 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		fmt.Fprintln(c.Out, msg)
 		return nil
 	case ":attendee":
-		return c.attendee(args)
+		return c.attendee(ctx, args)
 	}
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
 }
 
-const attendeeUsage = "usage: :attendee book EVENT N, :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID"
+const attendeeUsage = "usage: :attendee book EVENT N, :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking)"
 
 // attendee runs an :attendee command: someone acting on the public booking
 // page, which bookbot does not hear about.
-func (c *Console) attendee(args []string) error {
+func (c *Console) attendee(ctx context.Context, args []string) error {
 	if c.Attendee == nil {
 		return errors.New("the booking page's attendee is not set up in this session")
+	}
+	if len(args) >= 2 && args[0] != "book" && args[1] == "last" {
+		if c.attendeeID == "" {
+			return errors.New("the attendee has booked nothing yet in this session: :attendee book EVENT N first")
+		}
+		args[1] = c.attendeeID // a script cannot know the ID in advance
 	}
 	slot := func(arg string) (int, error) {
 		n, err := strconv.Atoi(arg)
@@ -220,8 +228,9 @@ func (c *Console) attendee(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.attendeeID = b.ID
 		fmt.Fprintf(c.Out, "attendee booked %s at %s (booking %s) as %s <%s>%s\n", b.Event, c.when(b), b.ID, b.Name, b.Email, unseen(b))
-		return nil
+		return c.settle(ctx)
 	case len(args) == 3 && args[0] == "move":
 		n, err := slot(args[2])
 		if err != nil {
@@ -232,14 +241,14 @@ func (c *Console) attendee(args []string) error {
 			return err
 		}
 		fmt.Fprintf(c.Out, "attendee moved %s from %s to %s (booking %s)%s\n", after.Event, c.when(before), c.when(after), after.ID, unseen(after))
-		return nil
+		return c.settle(ctx)
 	case len(args) == 2 && args[0] == "cancel":
 		b, err := c.Attendee.Cancel(args[1])
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Out, "attendee cancelled %s at %s (booking %s)%s\n", b.Event, c.when(b), b.ID, unseen(b))
-		return nil
+		return c.settle(ctx)
 	}
 	return errors.New(attendeeUsage)
 }
@@ -530,9 +539,12 @@ func (c *Console) messageHeading(m slacktest.Message) string {
 		if m.Channel == c.User || m.Channel == c.Slack.DMChannel(c.User) {
 			return "── bookbot, in your DMs ──"
 		}
-		return "── bookbot in channel " + m.Channel + " ──"
+		if m.ThreadTS != "" {
+			return "── bookbot in channel " + m.Channel + ", in the thread of " + m.ThreadTS + " ──"
+		}
+		return "── bookbot in channel " + m.Channel + " (message " + m.TS + ") ──"
 	case "update":
-		return "── bookbot updated a message in " + m.Channel + " ──"
+		return "── bookbot updated message " + m.TS + " in " + m.Channel + " ──"
 	}
 	return ""
 }
