@@ -156,7 +156,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	case notices.Moved:
 		head = ":arrow_right: *Moved* · " + title
 		timeLine += "\n_was " + span(n.Was.Start, n.Was.End, zone) + "_"
-		by = "Moved by the attendee, " + moment(now, zone)
+		by = "Moved outside Slack, noticed " + moment(now, zone)
 		fallback = "Moved"
 	default:
 		head = ":calendar: *New booking* · " + title
@@ -183,7 +183,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeWhere(n.By, "outside Slack", now, zone), noticeTitle(n), span(b.Start, b.End, zone), short(b.BookerName.Or("—")))
 		fallback = "Cancelled"
 	case notices.Moved:
-		text = fmt.Sprintf(":arrow_right: *Moved* by the attendee: %s with %s, %s → %s.", noticeTitle(n), short(b.BookerName.Or("—")), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
+		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), short(b.BookerName.Or("—")), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
 		fallback = "Moved"
 	default:
 		return noticeMessage(n, zone, false, now)

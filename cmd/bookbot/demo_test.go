@@ -43,7 +43,7 @@ func TestDemoScript(t *testing.T) {
 		"🗑 *Cancelled* by @UDEMO in Slack",
 		"📅 *New booking* · *Consultation*",
 		"Booked on the booking page",
-		"➡️ *Moved* by the attendee: *Consultation* with Ada Lovelace",
+		"➡️ *Moved* outside Slack: *Consultation* with Ada Lovelace",
 		"🗑 *Cancelled* outside Slack",
 		"in the thread of ",
 	} {
