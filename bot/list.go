@@ -105,7 +105,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock("cancel\x00" + id)
 		if inMessage {
-			replace(message{Text: "Cancelling " + id + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling `" + escape(id) + "`…")}})
+			replace(message{Text: "Cancelling " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling `" + escape(id) + "`…")}})
 		}
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
@@ -288,7 +288,7 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	// The message asks already: its button needs no dialog asking again.
 	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)
 	return message{
-		Text: "Cancel booking " + id + "?",
+		Text: "Cancel booking " + escape(id) + "?",
 		Blocks: []slack.Block{
 			section("*Cancel this booking?*\n" + detail),
 			slack.NewActionBlock("cancel_confirm", cancel, button(actionKeep, "Keep it", id)),

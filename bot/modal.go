@@ -138,7 +138,8 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
 	if err != nil {
 		b.log.Warn("views.open failed", "err", err)
-		reply(message{Text: "The booking form could not be opened (" + slackErr(err) + "). Please try again."})
+		text := "The booking form could not be opened (" + escape(slackErr(err)) + "). Please try again."
+		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
 		return
 	}
 	b.modals.want(view.ID, meta.Event)

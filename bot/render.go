@@ -100,6 +100,9 @@ func escape(s string) string { return escaper.Replace(plaintext.Line(s)) }
 // code span early.
 func code(s string) string { return "`" + escape(strings.ReplaceAll(s, "`", "ˋ")) + "`" }
 
+// mention is a Slack user by ID, as a mention.
+func mention(userID string) string { return "<@" + escape(userID) + ">" }
+
 // escaper is built once: a Replacer builds its tables on first use, which
 // costs more than escaping a whole booking list.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
@@ -230,7 +233,7 @@ func publicPage(addr string) string {
 func refusalMessage(userID, contact string) message {
 	ask := "Ask the calendar's owner to add it."
 	if contact != "" {
-		ask = fmt.Sprintf("Ask <@%s> to add it.", escape(contact))
+		ask = "Ask " + mention(contact) + " to add it."
 	}
 	text := fmt.Sprintf("Sorry, bookbot is only open to the people the calendar owner has allowed, and your Slack ID (%s) is not on that list. %s", escape(userID), ask)
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
@@ -269,8 +272,8 @@ func helpMessage(cmd, problem string) message {
 // errorMessage says what failed and what to do, in words; the error
 // itself goes to the log (see Bot.failed).
 func errorMessage(what string, err error) message {
-	text := what + ". " + failureText(err)
-	return message{Text: text, Blocks: []slack.Block{section(":warning: " + escape(text))}}
+	text := escape(what + ". " + failureText(err))
+	return message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
 // dateTokenAs is a Slack date token in format; fallback is what a client

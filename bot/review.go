@@ -169,7 +169,7 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 	}
 	lines := []string{"*What:* " + writeSummary(e, types, time.UTC)}
 	if e.Actor != "" {
-		lines = append(lines, fmt.Sprintf("*Asked by:* <@%s> %s", e.Actor, moment(e.At, time.UTC)))
+		lines = append(lines, "*Asked by:* "+mention(e.Actor)+" "+moment(e.At, time.UTC))
 	} else {
 		lines = append(lines, "*Asked:* "+moment(e.At, time.UTC))
 	}
@@ -194,7 +194,7 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		}
 		blocks = append(blocks, slack.NewActionBlock("review_actions", actions...))
 	} else {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":white_check_mark: Checked by <@%s> %s", e.ReviewedBy, moment(e.ReviewedAt, time.UTC))))
+		blocks = append(blocks, contextLine(":white_check_mark: Checked by "+mention(e.ReviewedBy)+" "+moment(e.ReviewedAt, time.UTC)))
 	}
 	return message{Text: head + ": " + writePlain(e, types), Blocks: blocks}
 }
@@ -254,14 +254,14 @@ func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Loc
 func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	who := "someone"
 	if e.Actor != "" {
-		who = "<@" + e.Actor + ">"
+		who = mention(e.Actor)
 	}
 	s := fmt.Sprintf("%s %s: %s → %s", moment(e.At, loc), who, writeSummary(e, types, loc), outcomeText(e))
 	switch {
 	case e.AwaitingReview():
 		s += " · :warning: awaiting a human check"
 	case e.NeedsReview:
-		s += fmt.Sprintf(" · checked by <@%s>", e.ReviewedBy)
+		s += " · checked by " + mention(e.ReviewedBy)
 	}
 	return s
 }

@@ -36,7 +36,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) mes
 	case !ok:
 		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(slug)), escape(b.cfg.Command)))
 	case !et.Bookable():
-		return message{Text: et.Title + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), strings.ReplaceAll(string(et.SchedulingKind), "_", " "), publicPage(b.cfg.BookingPage)))}}
+		return message{Text: short(et.Title) + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), kindText(et.SchedulingKind), publicPage(b.cfg.BookingPage)))}}
 	}
 	slots, err := b.booking.Slots(ctx, slug)
 	if err != nil {
@@ -69,7 +69,7 @@ func typesMessage(types []booking.EventType, page string) message {
 		shown++
 		line := fmt.Sprintf("*%s* · %d min · `%s`", short(et.Title), et.DurationMinutes, escape(et.Slug))
 		if !et.Bookable() {
-			line += fmt.Sprintf("\n_%s event: book it through %s; the API does not support it reliably._", strings.ReplaceAll(string(et.SchedulingKind), "_", " "), publicPage(page))
+			line += fmt.Sprintf("\n_%s event: book it through %s; the API does not support it reliably._", kindText(et.SchedulingKind), publicPage(page))
 			blocks = append(blocks, section(line))
 			continue
 		}
@@ -92,8 +92,11 @@ const slotDays = 5
 // which opens the form on the time picked.
 func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location, now time.Time, page int) message {
 	head := fmt.Sprintf("Free slots: %s (%d min)", et.Title, et.DurationMinutes)
+	// The notification text is read for mentions like mrkdwn; the header,
+	// plain text, is not.
+	fallback := fmt.Sprintf("Free slots: %s (%d min)", short(et.Title), et.DurationMinutes)
 	if len(slots) == 0 {
-		return message{Text: head + ": none", Blocks: []slack.Block{
+		return message{Text: fallback + ": none", Blocks: []slack.Block{
 			slack.NewHeaderBlock(plain(head)),
 			section("No free slots in the next 14 days."),
 		}}
@@ -129,8 +132,11 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 		}
 		blocks = append(blocks, slack.NewActionBlock("slots_nav", nav...))
 	}
-	return message{Text: fmt.Sprintf("%s: %d slots", head, len(slots)), Blocks: blocks}
+	return message{Text: fmt.Sprintf("%s: %d slots", fallback, len(slots)), Blocks: blocks}
 }
+
+// kindText is an event type's scheduling kind in words, as data.
+func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }
 
 func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
 	var days []daySlots

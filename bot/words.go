@@ -118,7 +118,7 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	if p != nil {
 		by = "in Slack " + moment(p.At, requester)
 		if p.Actor != "" {
-			by = fmt.Sprintf("by <@%s> in Slack %s", escape(p.Actor), moment(p.At, requester))
+			by = "by " + mention(p.Actor) + " in Slack " + moment(p.At, requester)
 		}
 	}
 	switch {
