@@ -58,8 +58,8 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
-		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s · `%s`", hours(bk.Start, bk.End, loc),
-			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), escape(bk.ID)))
+		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc),
+			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), code(bk.ID)))
 		count++
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now), cmd)))

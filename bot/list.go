@@ -105,7 +105,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock("cancel\x00" + id)
 		if inMessage {
-			replace(message{Text: "Cancelling " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling `" + escape(id) + "`…")}})
+			replace(message{Text: "Cancelling " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling " + code(id) + "…")}})
 		}
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
@@ -220,7 +220,7 @@ func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) s
 	if b.BookerName.Valid && b.BookerName.String == "" {
 		name = "—"
 	}
-	return fmt.Sprintf("*%s* · %s · %s · %s · `%s`", hours(b.Start, b.End, loc), event, name, address(b.BookerEmail.Or("—")), escape(b.ID))
+	return fmt.Sprintf("*%s* · %s · %s · %s · %s", hours(b.Start, b.End, loc), event, name, address(b.BookerEmail.Or("—")), code(b.ID))
 }
 
 // bookingLine describes a booking: time, event, attendee and ID. Legacy
@@ -233,7 +233,7 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 	if withEmail {
 		attendee += " · " + address(b.BookerEmail.Or("email "+notRecorded))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · `%s`", span(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, escape(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, code(b.ID))
 }
 
 // bookAgain marks the row menu's "Book again" option; every other option
@@ -281,9 +281,9 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	case b != nil:
 		detail = bookingLine(*b, types, loc, true)
 	case listFull:
-		detail = fmt.Sprintf("`%s` is not among the first %d upcoming bookings the API lists; it may be a later one.", escape(id), booking.MaxListed)
+		detail = fmt.Sprintf("%s is not among the first %d upcoming bookings the API lists; it may be a later one.", code(id), booking.MaxListed)
 	default:
-		detail = fmt.Sprintf("`%s` is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", escape(id))
+		detail = fmt.Sprintf("%s is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", code(id))
 	}
 	// The message asks already: its button needs no dialog asking again.
 	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)

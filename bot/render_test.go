@@ -55,3 +55,19 @@ func TestDateTokensAgreeWithTheirFallback(t *testing.T) {
 		t.Errorf("localSpan = %q", got)
 	}
 }
+
+// A backtick in data shown as code cannot end the code span, and the rest
+// is escaped like any data.
+func TestCode(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"bk_123":            "`bk_123`",
+		"bk_`tick`_<!here>": "`bk_ˋtickˋ_&lt;!here&gt;`",
+		"a & b\nc":          "`a &amp; b c`",
+		"```<!channel>```":  "`ˋˋˋ&lt;!channel&gt;ˋˋˋ`",
+	} {
+		if got := code(in); got != want {
+			t.Errorf("code(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -216,7 +216,7 @@ func writePlain(e journal.Entry, types []booking.EventType) string {
 // whose fallback is in loc.
 func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	if e.Op == booking.OpCancel {
-		return fmt.Sprintf("cancel booking `%s`", escape(e.BookingID))
+		return "cancel booking " + code(e.BookingID)
 	}
 	at := escape(e.Start)
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {

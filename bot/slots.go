@@ -67,7 +67,7 @@ func typesMessage(types []booking.EventType, page string) message {
 			break
 		}
 		shown++
-		line := fmt.Sprintf("*%s* · %d min · `%s`", short(et.Title), et.DurationMinutes, escape(et.Slug))
+		line := fmt.Sprintf("*%s* · %d min · %s", short(et.Title), et.DurationMinutes, code(et.Slug))
 		if !et.Bookable() {
 			line += fmt.Sprintf("\n_%s event: book it through %s; the API does not support it reliably._", kindText(et.SchedulingKind), publicPage(page))
 			blocks = append(blocks, section(line))

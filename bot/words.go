@@ -46,7 +46,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		if res.Reconciled {
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
-		small = fmt.Sprintf("*Booking ID:* `%s`", escape(bk.ID))
+		small = fmt.Sprintf("*Booking ID:* %s", code(bk.ID))
 		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""), cancelButton(bk.ID),
 			button(actionNewBooking, "Book another", meta.Event))
 	case res.Outcome == booking.AlreadyBooked:
@@ -127,13 +127,13 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	case p != nil && p.Outcome != booking.Confirmed:
 		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, escape(bk.ID), by)
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, code(bk.ID), by)
 	case bk != nil && bk.Start.Equal(start):
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking `%s`, booked %s. Nothing was sent.", title, slotText, attendee, escape(bk.ID), by)
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. Nothing was sent.", title, slotText, attendee, code(bk.ID), by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking `%s`). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), escape(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking %s). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), code(bk.ID))
 	default:
-		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking `%s`), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, escape(p.BookingID))
+		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking %s), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, code(p.BookingID))
 	}
 }
 
@@ -144,23 +144,23 @@ func cancelOutcomeMessage(id string, res *booking.Result) message {
 	case booking.DryRun:
 		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
 		if res.Booking == nil {
-			text += fmt.Sprintf("\n`%s` is not among the upcoming bookings, so the API would most likely answer not found.", escape(id))
+			text += fmt.Sprintf("\n%s is not among the upcoming bookings, so the API would most likely answer not found.", code(id))
 		}
 	case booking.Cancelled:
-		text = fmt.Sprintf(":white_check_mark: Booking `%s` is cancelled.", escape(id))
+		text = fmt.Sprintf(":white_check_mark: Booking %s is cancelled.", code(id))
 		if !res.Verified {
 			text += " The API confirmed it, but the bookings list could not be checked."
 		}
 	case booking.NotFound:
-		text = fmt.Sprintf(":grey_question: Booking `%s` was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", escape(id))
+		text = fmt.Sprintf(":grey_question: Booking %s was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", code(id))
 	case booking.NotCancelled:
-		text = fmt.Sprintf(":x: Booking `%s` was not cancelled: the API did not answer clearly and the booking is still listed. Cancelling again is safe.", escape(id))
+		text = fmt.Sprintf(":x: Booking %s was not cancelled: the API did not answer clearly and the booking is still listed. Cancelling again is safe.", code(id))
 	case booking.RateLimited:
 		text = fmt.Sprintf(":hourglass: The booking API is refusing requests for now; nothing was cancelled. Try again in %s.", waitText(res.RetryAfter))
 	case booking.Rejected:
-		text = fmt.Sprintf(":x: The booking API refused to cancel `%s`: %s", escape(id), escape(failureText(res.Err)))
+		text = fmt.Sprintf(":x: The booking API refused to cancel %s: %s", code(id), escape(failureText(res.Err)))
 	default:
-		text = fmt.Sprintf(":warning: It is unclear whether booking `%s` was cancelled. Check the calendar before trying again.", escape(id))
+		text = fmt.Sprintf(":warning: It is unclear whether booking %s was cancelled. Check the calendar before trying again.", code(id))
 	}
 	blocks := []slack.Block{section(text)}
 	return message{Text: text, Blocks: blocks}
@@ -220,7 +220,7 @@ func outcomeText(e journal.Entry) string {
 		s = string(e.Outcome)
 	}
 	if e.Created != "" {
-		s += fmt.Sprintf(" (booking `%s`)", escape(e.Created))
+		s += fmt.Sprintf(" (booking %s)", code(e.Created))
 	}
 	return s
 }
@@ -242,7 +242,7 @@ func reviewAdvice(e journal.Entry) string {
 
 // keptMessage answers "Keep it" on a cancel confirmation.
 func keptMessage(id string) message {
-	text := fmt.Sprintf("Kept: booking `%s` is not cancelled.", escape(id))
+	text := fmt.Sprintf("Kept: booking %s is not cancelled.", code(id))
 	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
 }
 
