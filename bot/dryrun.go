@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -59,12 +58,15 @@ func (d dryRunViews) PublishViewContext(ctx context.Context, req slack.PublishVi
 }
 
 // wouldSend shows the request a dry run did not send: the endpoint and
-// every form field, exactly as they would have gone.
+// every form field, exactly as they would have gone, one field a line. Each
+// line is escaped on its own (a newline in a value is flattened like any
+// data), and a backtick is shown as code() shows it, so a value cannot end
+// the block.
 func wouldSend(r *booking.Request) string {
 	if r == nil {
 		return "Nothing would have been sent."
 	}
-	s := fmt.Sprintf("bookbot would have sent `%s %s`", r.Method, escape(r.Path))
+	s := "bookbot would have sent " + code(r.Method+" "+r.Path)
 	if len(r.Form) == 0 {
 		return s + " with no body."
 	}
@@ -76,8 +78,8 @@ func wouldSend(r *booking.Request) string {
 	var fields []string
 	for _, k := range keys {
 		for _, v := range r.Form[k] {
-			fields = append(fields, k+" = "+clip(v, 200))
+			fields = append(fields, escape(strings.ReplaceAll(k+" = "+clip(v, 200), "`", "ˋ")))
 		}
 	}
-	return s + " (form-encoded) with:\n```" + escape(strings.Join(fields, "\n")) + "```"
+	return s + " (form-encoded) with:\n```" + strings.Join(fields, "\n") + "```"
 }
