@@ -491,7 +491,7 @@ func goldenCases() []goldenCase {
 	add("form_problem", rowsFree, func(*testing.T) []goldenDoc {
 		m := modalMeta{Zone: "Europe/Berlin", Event: "consultation"}
 		// As refreshForm leaves it when the slots cannot be read.
-		return viewDoc(bookingForm(form{meta: m, types: types, loadedAt: true, problem: "Free slots could not be loaded. " + failureText(booking.ErrUnavailable), requester: berlin, now: now}))
+		return viewDoc(bookingForm(form{meta: m, types: types, loadedAt: true, slotsErr: true, problem: "Free slots could not be loaded. " + failureText(booking.ErrUnavailable), requester: berlin, now: now}))
 	})
 	add("form_unknown_event", rowsFree, func(*testing.T) []goldenDoc {
 		// As refreshForm leaves it for `new <!channel>`.

@@ -45,6 +45,7 @@ type form struct {
 	types     []booking.EventType // nil while loading
 	slots     []booking.Slot      // of meta.Event; nil while loading
 	loadedAt  bool                // slots were fetched (possibly empty)
+	slotsErr  bool                // fetching the slots failed; problem says so
 	problem   string              // why slots or types could not be loaded
 	requester *time.Location
 	now       time.Time
@@ -178,6 +179,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			if err != nil {
 				b.log.Warn("free slots could not be loaded for the booking form", "err", err)
 				f.problem = "Free slots could not be loaded. " + failureText(err)
+				f.slotsErr = true
 			}
 			f.slots, f.loadedAt = slots, true
 			if !b.modals.wanted(viewID, et.Slug) {
@@ -453,6 +455,9 @@ func bookingForm(f form) slack.ModalViewRequest {
 func slotBlocks(f form) []slack.Block {
 	if !f.loadedAt {
 		return []slack.Block{section(":hourglass_flowing_sand: Loading free slots…")}
+	}
+	if f.slotsErr {
+		return nil // the problem at the top says why there are none
 	}
 	if len(f.slots) == 0 {
 		return []slack.Block{section("No free slots in the next 14 days for this event type.")}

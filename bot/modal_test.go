@@ -611,6 +611,23 @@ func TestSubmitWithoutEventTypes(t *testing.T) {
 	h.wantPosts(0)
 }
 
+// Free slots that cannot be loaded are said once, at the top of the form:
+// not also as if there were none.
+func TestSlotsFailureSaidOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for range 4 {
+		h.sb.FailNext(bookingtest.EndpointSlots, bookingtest.HTMLError(503))
+	}
+	h.slash(ada, "new intro-call")
+	v := h.waitView("explaining the failure", func(x slacktest.View) bool {
+		return strings.Contains(textOf(x.Blocks), "Free slots could not be loaded")
+	})
+	if text := textOf(v.Blocks); strings.Contains(text, "No free slots") || strings.Contains(text, "Loading") {
+		t.Errorf("the form says more than that the slots could not be loaded:\n%s", text)
+	}
+}
+
 // "Choose a time." is shown at the time select, not at the day select next
 // to it, however the submission's state is ordered.
 func TestMissingTimeErrorAtTimeSelect(t *testing.T) {
