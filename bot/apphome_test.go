@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +69,25 @@ func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
 	}
 	if n := strings.Count(text, "*Tomorrow*"); n != 1 {
 		t.Errorf("the day heading appears %d times", n)
+	}
+}
+
+// App Home says a failure in the same words as a message; the API's answer
+// is for the log.
+func TestAppHomeFailureSaidInWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.sb.FailNext(bookingtest.EndpointListBookings, bookingtest.JSONError(401, "invalid token", 0))
+	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {
+		t.Fatal(err)
+	}
+	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
+	text := textOf(home.Blocks)
+	if !strings.Contains(text, "could not be loaded") || !strings.Contains(text, "refused bookbot's key") || strings.Contains(text, "401") || strings.Contains(text, "GET /bookings") {
+		t.Errorf("the failure reads like a log line:\n%s", text)
+	}
+	logged := regexp.MustCompile(`msg="The bookings could not be loaded" user=` + ada + ` err=".*401`)
+	if !logged.MatchString(h.logs.String()) {
+		t.Errorf("the log lacks App Home's failure with the API's answer:\n%s", h.logs)
 	}
 }

@@ -21,6 +21,10 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 		blocks = refusalMessage(userID, b.cfg.Contact).Blocks
 	} else {
 		list, err := b.booking.Bookings(ctx)
+		if err != nil {
+			// App Home says it in words (see homeBlocks); the detail is here.
+			b.log.Warn(homeFailed, "user", userID, "err", err)
+		}
 		types, _ := b.types.recent()
 		if types == nil {
 			types, _ = b.types.get(ctx)
@@ -33,7 +37,11 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 	}
 }
 
-// homeBlocks summarises the bookings of the next homeDays days in loc.
+// homeFailed is what App Home says when the bookings cannot be read.
+const homeFailed = "The bookings could not be loaded"
+
+// homeBlocks summarises the bookings of the next homeDays days in loc; err
+// is said in words, as every message says it.
 func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time) []slack.Block {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("Upcoming bookings")),
@@ -43,7 +51,7 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 		),
 	}
 	if err != nil {
-		return append(blocks, section(":warning: "+escape("The bookings could not be loaded: "+err.Error())))
+		return append(blocks, errorMessage(homeFailed, err).Blocks...)
 	}
 	today := now.In(loc)
 	end := time.Date(today.Year(), today.Month(), today.Day()+homeDays, 0, 0, 0, 0, loc)
