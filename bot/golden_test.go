@@ -316,6 +316,11 @@ func goldenCases() []goldenCase {
 	cancelled := list[3]
 	rest := append(append([]booking.Booking(nil), list[:3]...), list[4:]...)
 	fixed("list_cancelled", rowsOne, listMessage(rest, types, berlin, 0, now, listMark{cancelled: &cancelled}))
+	// The list the cancel was settled by may still hold the booking.
+	fixed("list_cancelled_still_listed", rowsOne, listMessage(list, types, berlin, 0, now, listMark{cancelled: &cancelled}))
+	fullCancelled := full[3]
+	fullRest := append(append([]booking.Booking(nil), full[:3]...), full[4:]...)
+	fixed("list_cancelled_earlier_page", rowsOne, listMessage(fullRest, types, berlin, 1, now, listMark{cancelled: &fullCancelled}))
 	fixed("list_full_page_0", rowsOne, listMessage(full, types, berlin, 0, now, listMark{}))
 	fixed("list_full_page_6", rowsOne, listMessage(full, types, berlin, 6, now, listMark{}))
 	legacy := []booking.Booking{

@@ -134,11 +134,23 @@ type listMark struct {
 }
 
 // listMessage shows one page of upcoming bookings, each with a menu.
+//
+// A booking just cancelled is shown where it was, struck through, but not
+// counted: the counts are of the bookings still upcoming.
 func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, page int, now time.Time, mark listMark) message {
+	upcoming := len(list)
+	struck := -1 // the cancelled booking's row
 	if cancelled := mark.cancelled; cancelled != nil {
+		if i := slices.IndexFunc(list, func(b booking.Booking) bool { return b.ID == cancelled.ID }); i >= 0 {
+			// Still listed (the list was read before the cancel took): it
+			// is not upcoming any more.
+			list = slices.Delete(slices.Clone(list), i, i+1)
+			upcoming--
+		}
 		// Shown where it was, struck through, until the list is asked for again.
 		i, _ := slices.BinarySearchFunc(list, cancelled.Start, func(b booking.Booking, t time.Time) int { return b.Start.Compare(t) })
 		list = slices.Insert(slices.Clone(list), i, *cancelled)
+		struck = i
 	}
 	if len(list) == 0 {
 		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
@@ -146,12 +158,27 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	pages := (len(list) + listPageSize - 1) / listPageSize
 	page = max(0, min(page, pages-1))
 	from, to := page*listPageSize, min((page+1)*listPageSize, len(list))
-	head := fmt.Sprintf("Upcoming bookings (%d)", len(list))
-	if len(list) >= booking.MaxListed {
-		head = fmt.Sprintf("Upcoming bookings (first %d)", len(list))
+	full := upcoming >= booking.MaxListed
+	head := fmt.Sprintf("Upcoming bookings (%d)", upcoming)
+	if full {
+		head = fmt.Sprintf("Upcoming bookings (first %d)", upcoming)
 	}
-	where := fmt.Sprintf("%d–%d of %d", from+1, to, len(list))
-	if len(list) >= booking.MaxListed && page == 0 {
+	// The page's upcoming bookings, numbered without the struck row.
+	first, last := from+1, to
+	if struck >= 0 && struck < from {
+		first--
+	}
+	if struck >= 0 && struck < to {
+		last--
+	}
+	where := fmt.Sprintf("%d–%d of %d", first, last, upcoming)
+	switch {
+	case first > last:
+		where = fmt.Sprintf("%d upcoming", upcoming) // the page shows only the cancelled booking
+	case first == last:
+		where = fmt.Sprintf("%d of %d", first, upcoming)
+	}
+	if full && page == 0 {
 		// Said once, where the list starts.
 		where += fmt.Sprintf(". :warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here", booking.MaxListed)
 	}

@@ -184,6 +184,10 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.Contains(done.Text, "is cancelled") {
 		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
 	}
+	// Counted are the bookings still upcoming, not the struck one.
+	if !strings.Contains(text, "Upcoming bookings (11)") || !strings.Contains(text, "1–11 of 11") {
+		t.Errorf("the list after the cancel counts the cancelled booking:\n%s", text)
+	}
 	if got := values(elements(done.Blocks, "cancel_booking")); slices.Contains(got, "5eed0000-0000-4000-8000-000000000002") || len(got) != 11 {
 		t.Errorf("the list after the cancel has menus for %v, want the 11 others", got)
 	}
