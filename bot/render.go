@@ -107,6 +107,14 @@ func mention(userID string) string { return "<@" + escape(userID) + ">" }
 // costs more than escaping a whole booking list.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
+// plural is n of a noun, as a person says it: "1 slot", "2 slots".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // clip shortens s to n characters for Slack's limits.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

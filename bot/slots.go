@@ -81,7 +81,7 @@ func typesMessage(types []booking.EventType, page string) message {
 	if shown < len(types) {
 		blocks = append(blocks, contextLine(fmt.Sprintf("%d more not shown.", len(types)-shown)))
 	}
-	return message{Text: fmt.Sprintf("%d event types", len(types)), Blocks: blocks}
+	return message{Text: plural(len(types), "event type"), Blocks: blocks}
 }
 
 // slotDays is how many days of free slots one message shows.
@@ -107,7 +107,7 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	shown := days[page*slotDays : min((page+1)*slotDays, len(days))]
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%d slots on %d days in the next 14. Times in %s. A slot is not held until it is booked.", len(slots), len(days), zoneName(loc, now))),
+		contextLine(fmt.Sprintf("%s on %s in the next 14. Times in %s. A slot is not held until it is booked.", plural(len(slots), "slot"), plural(len(days), "day"), zoneName(loc, now))),
 	}
 	for _, d := range shown {
 		first, last := d.slots[0].Start.In(loc), d.slots[len(d.slots)-1].Start.In(loc)
@@ -132,7 +132,7 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 		}
 		blocks = append(blocks, slack.NewActionBlock("slots_nav", nav...))
 	}
-	return message{Text: fmt.Sprintf("%s: %d slots", fallback, len(slots)), Blocks: blocks}
+	return message{Text: fallback + ": " + plural(len(slots), "slot"), Blocks: blocks}
 }
 
 // kindText is an event type's scheduling kind in words, as data.
