@@ -209,6 +209,20 @@ func goldenSlotTimes() []time.Time {
 	return out
 }
 
+// goldenForward is free slots around the night the clocks go forward:
+// 02:00 to 03:00 does not happen on Sun 29 Mar.
+func goldenForward() []time.Time {
+	utc := func(day, hour, minute int) time.Time { return time.Date(2026, 3, day, hour, minute, 0, 0, time.UTC) }
+	return []time.Time{utc(28, 9, 0), utc(29, 0, 0), utc(29, 0, 30), utc(29, 1, 0), utc(29, 1, 30), utc(30, 8, 0)}
+}
+
+// goldenBack is free slots around the night the clocks go back: 02:00 to
+// 03:00 happens twice on Sun 25 Oct, first in CEST, then in CET.
+func goldenBack() []time.Time {
+	utc := func(day, hour, minute int) time.Time { return time.Date(2026, 10, day, hour, minute, 0, 0, time.UTC) }
+	return []time.Time{utc(24, 8, 0), utc(25, 0, 0), utc(25, 0, 30), utc(25, 1, 0), utc(25, 1, 30), utc(26, 9, 0)}
+}
+
 // goldenMeta is a booking form as submitted, for the outcome of a create.
 func goldenMeta() modalMeta {
 	return modalMeta{
@@ -359,6 +373,12 @@ func goldenCases() []goldenCase {
 		return slotsMessage(types[0], goldenSlots(t, "intro-call", 15, goldenAt(24, 16, 45)), berlin, now, 0)
 	})
 	fixed("slots_none", rowsFree, slotsMessage(types[0], nil, berlin, now, 0))
+	msg("slots_clocks_go_forward", rowsFree, func(t *testing.T) message {
+		return slotsMessage(types[1], goldenSlots(t, "consultation", 30, goldenForward()...), berlin, now, 0)
+	})
+	msg("slots_clocks_go_back", rowsFree, func(t *testing.T) message {
+		return slotsMessage(types[1], goldenSlots(t, "consultation", 30, goldenBack()...), berlin, now, 0)
+	})
 
 	// What a create did.
 	meta := goldenMeta()
@@ -492,6 +512,11 @@ func goldenCases() []goldenCase {
 		slots := goldenSlots(t, "consultation", 30, goldenSlotTimes()...)
 		m := modalMeta{Zone: "America/New_York", Event: "consultation", Day: "2026-03-27"}
 		return viewDoc(bookingForm(form{meta: m, types: types, slots: slots, loadedAt: true, requester: goldenNewYork, now: now}))
+	})
+	add("form_clocks_go_back", rowsFree, func(t *testing.T) []goldenDoc {
+		slots := goldenSlots(t, "consultation", 30, goldenBack()...)
+		m := modalMeta{Zone: "Europe/Berlin", Event: "consultation", Day: "2026-10-25"}
+		return viewDoc(bookingForm(form{meta: m, types: types, slots: slots, loadedAt: true, requester: berlin, now: now}))
 	})
 	add("form_problem", rowsFree, func(*testing.T) []goldenDoc {
 		m := modalMeta{Zone: "Europe/Berlin", Event: "consultation"}

@@ -70,7 +70,7 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 			short(titleOf(bk.EventType, types)), short(bk.BookerName.Or(notRecorded)), code(bk.ID)))
 		count++
 	}
-	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now), cmd)))
+	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), cmd)))
 	if count == 0 {
 		return append(blocks, section("Nothing booked in the next few days."))
 	}

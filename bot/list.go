@@ -184,7 +184,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("Times in %s. %s.", zoneName(loc, now), where)),
+		contextLine(fmt.Sprintf("Times in %s. %s.", zoneName(loc, list[from].Start, pageEnd(list[from:to])), where)),
 	}
 	day := ""
 	for _, b := range list[from:to] {
@@ -219,6 +219,17 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
 	}
 	return message{Text: head, Blocks: blocks}
+}
+
+// pageEnd is when the last of a page's bookings ends.
+func pageEnd(rows []booking.Booking) time.Time {
+	end := rows[0].End
+	for _, b := range rows {
+		if b.End.After(end) {
+			end = b.End
+		}
+	}
+	return end
 }
 
 // dayLabel names the day of t in loc as a person says it: Today,

@@ -436,7 +436,7 @@ func bookingForm(f form) slack.ModalViewRequest {
 		slack.NewInputBlock(actionEmail, plain("Attendee's email"), plain("The attendee gets a real invitation at this address."), email),
 		slack.NewInputBlock(actionBookerTZ, plain("Attendee's time zone"), nil, tz),
 		noteBlock,
-		contextLine(fmt.Sprintf("Times are shown in your zone, %s. Booking sends a real invitation to the attendee.", zoneName(f.requester, f.now))),
+		contextLine(fmt.Sprintf("Times are shown in your zone, %s. Booking sends a real invitation to the attendee.", formZone(f))),
 	)
 	return slack.ModalViewRequest{
 		Type:            slack.VTModal,
@@ -448,6 +448,14 @@ func bookingForm(f form) slack.ModalViewRequest {
 		PrivateMetadata: f.meta.encode(),
 		NotifyOnClose:   true,
 	}
+}
+
+// formZone names the requester's zone for the times the form offers.
+func formZone(f form) string {
+	if f.meta.Event == "" || len(f.slots) == 0 {
+		return zoneName(f.requester, f.now, f.now)
+	}
+	return zoneName(f.requester, f.slots[0].Start, f.slots[len(f.slots)-1].End)
 }
 
 // slotBlocks is the day select and the slot select of the chosen day, each
@@ -481,10 +489,20 @@ func slotBlocks(f form) []slack.Block {
 			}
 		}
 	}
+	// Options cannot show date tokens: when the clocks change among the
+	// days, a day in another zone abbreviation than the first says so, and
+	// the day of the change gives each time its own.
+	base := days[0].start().In(f.requester).Format("MST")
 	var dayOpts []*slack.OptionBlockObject
 	var dayInitial *slack.OptionBlockObject
+	changes := false // the clocks change among the days
 	for _, d := range days {
-		o := slack.NewOptionBlockObject(d.key, plain(fmt.Sprintf("%s (%d free)", d.label, len(d.slots))), nil)
+		label := fmt.Sprintf("%s (%d free)", d.label, len(d.slots))
+		if note := zoneNote(d.zones(f.requester), base); note != "" {
+			label = fmt.Sprintf("%s (%d free, %s)", d.label, len(d.slots), note)
+			changes = true
+		}
+		o := slack.NewOptionBlockObject(d.key, plain(label), nil)
 		dayOpts = append(dayOpts, o)
 		if d.key == day.key {
 			dayInitial = o
@@ -495,10 +513,11 @@ func slotBlocks(f form) []slack.Block {
 	dayBlock := slack.NewInputBlock(actionSlotDay, plain("Day"), nil, daySel)
 	dayBlock.DispatchAction = true
 
+	zones := day.zones(f.requester)
 	var slotOpts []*slack.OptionBlockObject
 	var slotInitial *slack.OptionBlockObject
 	for _, s := range day.slots[:min(len(day.slots), 100)] {
-		o := slack.NewOptionBlockObject(s.RawStart(), plain(s.Start.In(f.requester).Format(timeLayout)+"–"+s.End.In(f.requester).Format(timeLayout)), nil)
+		o := slack.NewOptionBlockObject(s.RawStart(), plain(slotLabel(s, f.requester, len(zones) > 1)), nil)
 		slotOpts = append(slotOpts, o)
 		if s.RawStart() == f.meta.Start {
 			slotInitial = o
@@ -508,7 +527,11 @@ func slotBlocks(f form) []slack.Block {
 	slotSel.InitialOption = slotInitial
 	// The block ID carries the day, so switching days resets the time pick
 	// instead of keeping a time from another day.
-	slotBlock := slack.NewInputBlock(actionSlot+"_"+day.key, plain("Time ("+f.requester.String()+")"), nil, slotSel)
+	label := "Time (" + f.requester.String() + ")"
+	if changes && len(zones) == 1 {
+		label = "Time (" + f.requester.String() + ", " + zones[0] + ")"
+	}
+	slotBlock := slack.NewInputBlock(actionSlot+"_"+day.key, plain(label), nil, slotSel)
 	return []slack.Block{dayBlock, slotBlock}
 }
 

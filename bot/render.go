@@ -207,13 +207,56 @@ func sameDay(a, b time.Time, loc *time.Location) bool {
 	return y1 == y2 && m1 == m2 && d1 == d2
 }
 
-// zoneName names a zone for a person: "Europe/Berlin (CET)".
-func zoneName(loc *time.Location, at time.Time) string {
-	abbr := at.In(loc).Format("MST")
+// zoneName names a zone for a person, for the times from to to:
+// "Europe/Berlin (CET)", or "Europe/Berlin (CET, then CEST from Sun 29
+// Mar)" when the clocks change in between. More changes than that are left
+// to the times themselves: it names the zone only.
+func zoneName(loc *time.Location, from, to time.Time) string {
+	abbr := from.In(loc).Format("MST")
 	if abbr == loc.String() {
 		return abbr
 	}
-	return loc.String() + " (" + abbr + ")"
+	changes, ok := zoneChanges(loc, from, to, 2)
+	if !ok {
+		return loc.String()
+	}
+	name := loc.String() + " (" + abbr
+	for _, c := range changes {
+		name += ", then " + c.In(loc).Format("MST") + " from " + c.In(loc).Format(dayLayout)
+	}
+	return name + ")"
+}
+
+// zoneChanges are the moments after from, up to to, at which loc's zone
+// abbreviation changes; false when there are more than limit.
+func zoneChanges(loc *time.Location, from, to time.Time, limit int) ([]time.Time, bool) {
+	var out []time.Time
+	abbr := from.In(loc).Format("MST")
+	for t := from; ; {
+		_, next := t.In(loc).ZoneBounds()
+		if next.IsZero() || next.After(to) || !next.After(t) {
+			return out, true
+		}
+		if a := next.In(loc).Format("MST"); a != abbr {
+			if len(out) == limit {
+				return nil, false
+			}
+			out, abbr = append(out, next), a
+		}
+		t = next
+	}
+}
+
+// zonesOf are the zone abbreviations of times in loc, in order, each
+// change once: [CET CEST] over the night the clocks go forward.
+func zonesOf(loc *time.Location, times ...time.Time) []string {
+	var out []string
+	for _, t := range times {
+		if a := t.In(loc).Format("MST"); len(out) == 0 || out[len(out)-1] != a {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func titleOf(slug booking.NullString, types []booking.EventType) string {

@@ -71,3 +71,34 @@ func TestCode(t *testing.T) {
 		}
 	}
 }
+
+// A zone is named with its abbreviation, and with the change when the
+// clocks change among the times it is named for.
+func TestZoneName(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	march := time.Date(2026, 3, 23, 9, 0, 0, 0, berlin)
+	change := time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		loc      *time.Location
+		from, to time.Time
+		want     string
+	}{
+		{"one moment", berlin, march, march, "Europe/Berlin (CET)"},
+		{"no change", berlin, march, march.AddDate(0, 0, 5), "Europe/Berlin (CET)"},
+		{"one change", berlin, march, march.AddDate(0, 0, 10), "Europe/Berlin (CET, then CEST from Sun 29 Mar)"},
+		{"ending at the change", berlin, march, change, "Europe/Berlin (CET, then CEST from Sun 29 Mar)"},
+		{"ending just before it", berlin, march, change.Add(-time.Second), "Europe/Berlin (CET)"},
+		{"there and back", berlin, march, march.AddDate(0, 8, 0), "Europe/Berlin (CET, then CEST from Sun 29 Mar, then CET from Sun 25 Oct)"},
+		{"more changes", berlin, march, march.AddDate(2, 0, 0), "Europe/Berlin"},
+		{"UTC", time.UTC, march, march.AddDate(1, 0, 0), "UTC"},
+	} {
+		if got := zoneName(tc.loc, tc.from, tc.to); got != tc.want {
+			t.Errorf("%s: zoneName = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -237,7 +237,7 @@ func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Loc
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%d, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), zoneName(loc, now))),
+		contextLine(fmt.Sprintf("%d, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), zoneName(loc, now.Add(-auditWindow), now))),
 	}
 	used := 0
 	for _, text := range splitLines("", lines, 3000) {

@@ -107,17 +107,27 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	shown := days[page*slotDays : min((page+1)*slotDays, len(days))]
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%s on %s in the next 14. Times in %s. A slot is not held until it is booked.", plural(len(slots), "slot"), plural(len(days), "day"), zoneName(loc, now))),
+		contextLine(fmt.Sprintf("%s on %s in the next 14. Times in %s. A slot is not held until it is booked.", plural(len(slots), "slot"), plural(len(days), "day"), zoneName(loc, shown[0].start(), shown[len(shown)-1].end()))),
 	}
+	// The times are the clock's, which a select's options cannot show as
+	// date tokens: a day in another zone abbreviation than the page's
+	// first says so, and a day the clocks change on gives each time its own.
+	base := shown[0].start().In(loc).Format("MST")
 	for _, d := range shown {
-		first, last := d.slots[0].Start.In(loc), d.slots[len(d.slots)-1].Start.In(loc)
-		text := fmt.Sprintf("*%s*\n%d free, %s–%s", d.label, len(d.slots), first.Format(timeLayout), last.Format(timeLayout))
+		zones := d.zones(loc)
+		heading := "*" + d.label + "*"
+		if note := zoneNote(zones, base); note != "" {
+			heading += " (" + note + ")"
+		}
+		changes := len(zones) > 1
+		first, last := d.slots[0].Start, d.slots[len(d.slots)-1].Start
+		text := fmt.Sprintf("%s\n%d free, %s–%s", heading, len(d.slots), clock(first, loc, changes), clock(last, loc, changes))
 		if len(d.slots) == 1 {
-			text = fmt.Sprintf("*%s*\n1 free, %s", d.label, first.Format(timeLayout))
+			text = fmt.Sprintf("%s\n1 free, %s", heading, clock(first, loc, changes))
 		}
 		var opts []*slack.OptionBlockObject
 		for _, s := range d.slots[:min(len(d.slots), 100)] {
-			opts = append(opts, slack.NewOptionBlockObject(slotValue(s), plain(s.Start.In(loc).Format(timeLayout)+"–"+s.End.In(loc).Format(timeLayout)), nil))
+			opts = append(opts, slack.NewOptionBlockObject(slotValue(s), plain(slotLabel(s, loc, changes)), nil))
 		}
 		sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Book…"), actionBookSlot, opts...)
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(sel)))
@@ -137,6 +147,47 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 
 // kindText is an event type's scheduling kind in words, as data.
 func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }
+
+func (d daySlots) start() time.Time { return d.slots[0].Start }
+func (d daySlots) end() time.Time   { return d.slots[len(d.slots)-1].End }
+
+// zones are the zone abbreviations the day's slots are in: one, or two on
+// a day the clocks change.
+func (d daySlots) zones(loc *time.Location) []string {
+	times := make([]time.Time, 0, 2*len(d.slots))
+	for _, s := range d.slots {
+		times = append(times, s.Start, s.End)
+	}
+	return zonesOf(loc, times...)
+}
+
+// zoneNote is what a day says of its zone abbreviations: nothing when it
+// is all in base, else "CEST", or "CET, then CEST" on the day of a change.
+func zoneNote(zones []string, base string) string {
+	if len(zones) == 1 && zones[0] == base {
+		return ""
+	}
+	return strings.Join(zones, ", then ")
+}
+
+// clock is a time of day in loc, with its zone abbreviation when withZone.
+func clock(t time.Time, loc *time.Location, withZone bool) string {
+	if withZone {
+		return t.In(loc).Format(timeLayout + " MST")
+	}
+	return t.In(loc).Format(timeLayout)
+}
+
+// slotLabel is a slot's start and end in loc, for a select's option. On a
+// day the clocks change the abbreviation is given, after both ends when
+// the slot spans the change: the same clock time can come twice.
+func slotLabel(s booking.Slot, loc *time.Location, withZone bool) string {
+	a, b := s.Start.In(loc), s.End.In(loc)
+	if withZone && a.Format("MST") != b.Format("MST") {
+		return clock(a, loc, true) + "–" + clock(b, loc, true)
+	}
+	return clock(a, loc, false) + "–" + clock(b, loc, withZone)
+}
 
 func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
 	var days []daySlots

@@ -127,7 +127,11 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 		var labels []string
 		for i, sec := range secs {
 			lines := strings.Split(sectionText(sec), "\n")
-			label := strings.Trim(lines[0], "*")
+			// A day in another zone abbreviation than the page's first
+			// names it: "*Mon 6 Apr* (NZST)".
+			heading, note, _ := strings.Cut(lines[0], " (")
+			label := strings.Trim(heading, "*")
+			note = strings.TrimSuffix(note, ")")
 			labels = append(labels, label)
 			acc, _ := sec["accessory"].(map[string]any)
 			opts := options(acc)
@@ -141,6 +145,9 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 				}
 				if got := wantDay(start, u.loc); got != label {
 					t.Errorf("%s: slot %s (%s there) listed under %q", u.user, raw, got, label)
+				}
+				if abbr := start.In(u.loc).Format("MST"); note != "" && note != abbr {
+					t.Errorf("%s: slot %s (%s there) listed under a day noted %q", u.user, raw, abbr, note)
 				}
 				wantText := start.In(u.loc).Format("15:04") + "–" + start.Add(15*time.Minute).In(u.loc).Format("15:04")
 				if o.text != wantText {
