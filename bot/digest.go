@@ -151,7 +151,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 			}
 		}
 		for _, e := range p.entries {
-			lines = append(lines, escape(d.Line(e, includeEmails)))
+			lines = append(lines, digestFallbackLine(d, e, includeEmails))
 		}
 		out[i] = DigestMessage{Text: strings.Join(lines, "\n"), Blocks: p.blocks}
 	}
@@ -201,18 +201,24 @@ func digestSection(text string) *slack.SectionBlock {
 // the user-provided text, so a cut (which the clipping makes unreachable)
 // could only shorten the latter.
 func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
-	var b strings.Builder
-	b.WriteString("*")
-	b.WriteString(span(e.Start, e.End, d.Zone))
-	b.WriteString("*  ")
-	b.WriteString(escape(e.Title()))
-	b.WriteString(" — ")
-	b.WriteString(escape(e.Name()))
+	return cut("*"+span(e.Start, e.End, d.Zone)+"*  "+digestParts(e, includeEmails), digestMaxSectionText)
+}
+
+// digestFallbackLine is an entry in the notification text: its time in the
+// digest's zone and its parts, as in the message.
+func digestFallbackLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
+	return escape(d.TimeRange(e)) + "  " + digestParts(e, includeEmails)
+}
+
+// digestParts is an entry's event title, attendee and (with includeEmails)
+// email, escaped, as the list and App Home write them: "—" where a legacy
+// record has nothing.
+func digestParts(e digest.Entry, includeEmails bool) string {
+	s := orMissing(escape(e.EventTitle)) + " · " + orMissing(escape(e.AttendeeName.String))
 	if includeEmails {
-		b.WriteString(" · ")
-		b.WriteString(escape(e.Email()))
+		s += " · " + orMissing(escape(e.AttendeeEmail.String))
 	}
-	return cut(b.String(), digestMaxSectionText)
+	return s
 }
 
 // digestClipped returns d with long user-provided fields clipped.

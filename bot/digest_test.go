@@ -221,7 +221,7 @@ func TestDigestMessagesFullDay(t *testing.T) {
 		t.Error("an email shown without includeEmails")
 	}
 	if !strings.HasPrefix(msgs[0].Text, "Bookings for Tuesday, 24 November 2026 (Europe/Berlin)") ||
-		!strings.Contains(msgs[0].Text, "\n100 bookings\n") || !strings.Contains(msgs[0].Text, "\n08:00–08:30  Consultation — Attendee 000\n") {
+		!strings.Contains(msgs[0].Text, "\n100 bookings\n") || !strings.Contains(msgs[0].Text, "\n08:00–08:30  Consultation · Attendee 000\n") {
 		t.Errorf("fallback text = %q", digestHead(msgs[0].Text))
 	}
 }
@@ -246,7 +246,7 @@ func TestDigestMessagesWorstCaseSplits(t *testing.T) {
 		}
 		for _, s := range digestSections([]DigestMessage{m}) {
 			for line := range strings.SplitSeq(s, "\n") {
-				if !strings.Contains(line, fmt.Sprintf("— %03d&amp;", seen)) {
+				if !strings.Contains(line, fmt.Sprintf("· %03d&amp;", seen)) {
 					t.Errorf("entry %d missing or out of order: %q", seen, digestHead(line))
 				}
 				seen++
@@ -295,7 +295,7 @@ func TestDigestMessagesNullsEmptyAndWarning(t *testing.T) {
 	msgs := DigestMessages(d, true)
 	digestCheckLimits(t, msgs)
 	line := digestSections(msgs)[0]
-	if !strings.Contains(line, "not recorded — not recorded · email not recorded") {
+	if !strings.Contains(line, "— · — · —") {
 		t.Errorf("legacy line = %q", line)
 	}
 

@@ -250,28 +250,18 @@ func dayLabel(t, now time.Time, loc *time.Location) string {
 // listRow is a booking on one line, under its day: time, event, attendee,
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
-	event := "—"
-	if b.EventType.Valid {
-		event = short(titleOf(b.EventType, types))
-	}
-	name := short(b.BookerName.Or("—"))
-	if b.BookerName.Valid && b.BookerName.String == "" {
-		name = "—"
-	}
-	return fmt.Sprintf("*%s* · %s · %s · %s · %s", hours(b.Start, b.End, loc), event, name, address(b.BookerEmail.Or("—")), code(b.ID))
+	return fmt.Sprintf("*%s* · %s · %s · %s · %s", hours(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))),
+		orMissing(short(b.BookerName.String)), orMissing(address(b.BookerEmail.String)), code(b.ID))
 }
 
-// bookingLine describes a booking: time, event, attendee and ID. Legacy
-// records without a name, email or event say so.
+// bookingLine describes a booking: time, event, attendee and ID; "—" where
+// a legacy record has nothing.
 func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
-	attendee := short(b.BookerName.Or(notRecorded))
-	if b.BookerName.Valid && b.BookerName.String == "" {
-		attendee = "(no name)"
-	}
+	attendee := orMissing(short(b.BookerName.String))
 	if withEmail {
-		attendee += " · " + address(b.BookerEmail.Or("email "+notRecorded))
+		attendee += " · " + orMissing(address(b.BookerEmail.String))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), short(titleOf(b.EventType, types)), attendee, code(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, code(b.ID))
 }
 
 // bookAgain marks the row menu's "Book again" option; every other option

@@ -48,7 +48,18 @@ const (
 	callbackShortcut = "book_meeting"
 )
 
-const notRecorded = "not recorded"
+// missing stands for what a record does not have (a legacy booking's
+// event, name or email, or an empty one) wherever a line names a
+// booking's parts.
+const missing = "—"
+
+// orMissing is s, or missing when s is empty.
+func orMissing(s string) string {
+	if s == "" {
+		return missing
+	}
+	return s
+}
 
 func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, clip(s, 150), true, false)
@@ -259,9 +270,11 @@ func zonesOf(loc *time.Location, times ...time.Time) []string {
 	return out
 }
 
+// titleOf is the title of the event type slug names, the slug when the
+// type is not among types, and "" when a legacy record has no event type.
 func titleOf(slug booking.NullString, types []booking.EventType) string {
 	if !slug.Valid {
-		return "event " + notRecorded
+		return ""
 	}
 	for _, et := range types {
 		if et.Slug == slug.String {
