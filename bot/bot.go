@@ -62,6 +62,10 @@ type Config struct {
 	Journal       Journal
 	ReviewChannel string
 	Reviewers     []string
+	// JournalKeep is how long the journal keeps settled entries
+	// (BOOKBOT_JOURNAL_KEEP_DAYS), for the words of a review whose entry
+	// is gone; 0 when it is not known.
+	JournalKeep time.Duration
 
 	Digest        DigestPreviewer // nil: `/booking digest` says the digest is off
 	DigestZone    *time.Location

@@ -458,7 +458,8 @@ func goldenCases() []goldenCase {
 	fixed("audit_new_york", rowsDated, auditMessage(entries, types, goldenNewYork, now))
 	fixed("audit_empty", rowsDated, auditMessage(nil, types, berlin, now))
 	fixed("audit_long", rowsDated, auditMessage(goldenManyEntries(), types, berlin, now))
-	fixed("pruned", rowsFree, prunedMessage())
+	fixed("pruned", rowsFree, prunedMessage(90*24*time.Hour))
+	fixed("pruned_keep_unknown", rowsFree, prunedMessage(0))
 
 	// App Home.
 	home := func(name string, list []booking.Booking, err error, loc *time.Location) {

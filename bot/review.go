@@ -127,7 +127,7 @@ func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value stri
 		e, err := b.cfg.Journal.MarkReviewed(seq, user)
 		if errors.Is(err, journal.ErrNoEntry) {
 			b.log.Info("review checked for an entry no longer in the journal", "seq", seq, "by", user)
-			replace(prunedMessage())
+			replace(prunedMessage(b.cfg.JournalKeep))
 			return
 		}
 		if err != nil {
@@ -154,9 +154,13 @@ func (b *Bot) auditReply(ctx context.Context, userID string) message {
 	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())
 }
 
-// prunedMessage answers "Mark as checked" on an entry pruned since.
-func prunedMessage() message {
-	text := "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for BOOKBOT_JOURNAL_KEEP_DAYS days."
+// prunedMessage answers "Mark as checked" on an entry pruned since; keep
+// is how long the journal keeps settled entries, 0 when not known.
+func prunedMessage(keep time.Duration) message {
+	text := "Nothing left to check: this write is no longer in bookbot's journal, which drops settled and checked entries once they are old enough."
+	if days := int(keep / (24 * time.Hour)); days > 0 {
+		text = "Nothing left to check: this write is no longer in bookbot's journal, which keeps settled entries that were checked for " + plural(days, "day") + "."
+	}
 	return message{Text: text, Blocks: []slack.Block{section(text)}}
 }
 
