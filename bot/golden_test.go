@@ -454,6 +454,11 @@ func goldenCases() []goldenCase {
 	confirmed := entries[0]
 	confirmed.Recovered, confirmed.NeedsReview = true, true
 	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types))
+	// An outcome this bookbot does not know, from a journal written by
+	// another version.
+	strange := entries[6]
+	strange.Outcome = "settled <!here> & *more*"
+	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types))
 	fixed("audit", rowsDated, auditMessage(entries, types, berlin, now))
 	fixed("audit_new_york", rowsDated, auditMessage(entries, types, goldenNewYork, now))
 	fixed("audit_empty", rowsDated, auditMessage(nil, types, berlin, now))
@@ -850,6 +855,10 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 			// escape applied twice.
 			if goldenTwice.MatchString(s) {
 				fail("mrkdwn text is escaped twice: %q", goldenClip(s))
+			}
+			// Every & is one bookbot escaped: a cut or clip must not split it.
+			if strings.Count(s, "&") != strings.Count(s, "&amp;")+strings.Count(s, "&lt;")+strings.Count(s, "&gt;") {
+				fail("mrkdwn text holds a broken entity or a bare &: %q", goldenClip(s))
 			}
 		})
 		if d.kind == "message" && total > 12000 {

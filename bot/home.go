@@ -70,14 +70,14 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 			orMissing(short(titleOf(bk.EventType, types))), orMissing(short(bk.BookerName.String)), code(bk.ID)))
 		count++
 	}
-	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), cmd)))
+	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), escape(cmd))))
 	if count == 0 {
 		return append(blocks, section("Nothing booked in the next few days."))
 	}
 	for _, key := range order {
 		for _, text := range splitLines("*"+key+"*", days[key], 3000) {
 			if len(blocks) >= 99 {
-				return append(blocks[:98], contextLine("More bookings than App Home can show: `"+cmd+" list` has them all."))
+				return append(blocks[:98], contextLine("More bookings than App Home can show: `"+escape(cmd)+" list` has them all."))
 			}
 			blocks = append(blocks, section(text))
 		}

@@ -187,7 +187,8 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		section(strings.Join(lines, "\n")),
 	}
 	if len(e.Seen) > 0 {
-		blocks = append(blocks, contextLine(escape(clip("What bookbot saw: "+strings.Join(e.Seen, "; "), 2900))))
+		// Cut once escaped, so that the cut cannot split an entity.
+		blocks = append(blocks, contextLine(cut(escape("What bookbot saw: "+strings.Join(e.Seen, "; ")), 2900)))
 	}
 	if e.ReviewedAt.IsZero() {
 		actions := []slack.BlockElement{reviewButton(e.Seq)}

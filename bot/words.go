@@ -217,7 +217,7 @@ func outcomeText(e journal.Entry) string {
 	case booking.AlreadyBooked:
 		s = "not sent: already booked, or an earlier attempt stands in the way"
 	default:
-		s = string(e.Outcome)
+		s = escape(string(e.Outcome)) // as the journal has it
 	}
 	if e.Created != "" {
 		s += fmt.Sprintf(" (booking %s)", code(e.Created))
