@@ -141,8 +141,8 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.Time) message {
 	b := n.Booking
 	title := noticeTitle(n)
-	attendee := short(b.BookerName.Or("—"))
-	if emails && b.BookerEmail.Valid {
+	attendee := noticeName(n)
+	if emails && b.BookerEmail.String != "" {
 		attendee += " · " + address(b.BookerEmail.String)
 	}
 	timeLine := span(b.Start, b.End, zone) + " · " + escape(localSpan(b.Start, b.End, zone))
@@ -163,12 +163,12 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		by = "Booked " + madeWhere(n.By, "on the booking page", now, zone)
 		fallback = "New booking"
 	}
-	fallback += ": " + plainTitle(n) + ", " + localSpan(b.Start, b.End, zone) + ", " + escape(clip(b.BookerName.Or("no name"), maxNameRunes)) + " (booking " + escape(b.ID) + ")"
+	fallback += ": " + noticeFallback(n, zone)
 	return message{
 		Text: fallback,
 		Blocks: []slack.Block{
 			section(head + "\n" + timeLine + "\n" + attendee),
-			contextLine(by + " · `" + escape(b.ID) + "`"),
+			contextLine(by + " · " + code(b.ID)),
 		},
 	}
 }
@@ -180,16 +180,16 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	var text, fallback string
 	switch n.Kind {
 	case notices.Cancelled:
-		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeWhere(n.By, "outside Slack", now, zone), noticeTitle(n), span(b.Start, b.End, zone), short(b.BookerName.Or("—")))
+		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeWhere(n.By, "outside Slack", now, zone), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
 		fallback = "Cancelled"
 	case notices.Moved:
-		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), short(b.BookerName.Or("—")), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
+		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), noticeName(n), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
 		fallback = "Moved"
 	default:
 		return noticeMessage(n, zone, false, now)
 	}
-	fallback += ": " + plainTitle(n) + ", " + localSpan(b.Start, b.End, zone) + ", " + escape(clip(b.BookerName.Or("no name"), maxNameRunes)) + " (booking " + escape(b.ID) + ")"
-	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine("`" + escape(b.ID) + "`")}}
+	fallback += ": " + noticeFallback(n, zone)
+	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(code(b.ID))}}
 }
 
 // burstMessages put many notices in as few messages as fit, one line each.
@@ -199,8 +199,8 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 	for _, n := range ns {
 		counts[n.Kind]++
 		b := n.Booking
-		who := short(b.BookerName.Or("—"))
-		if emails && b.BookerEmail.Valid {
+		who := noticeName(n)
+		if emails && b.BookerEmail.String != "" {
 			who += " · " + address(b.BookerEmail.String)
 		}
 		var l string
@@ -212,7 +212,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 		default:
 			l = fmt.Sprintf(":calendar: New · %s · %s · %s", span(b.Start, b.End, zone), noticeTitle(n), who)
 		}
-		lines = append(lines, cut(l, 2900)+" · `"+escape(b.ID)+"`")
+		lines = append(lines, cut(l, 2900)+" · "+code(b.ID))
 		ids = append(ids, escape(b.ID))
 	}
 	var summary []string
@@ -253,7 +253,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 func madeWhere(by *notices.By, outside string, now time.Time, zone *time.Location) string {
 	switch {
 	case by != nil && by.Actor != "":
-		return fmt.Sprintf("by <@%s> in Slack, %s", escape(by.Actor), moment(by.At, zone))
+		return fmt.Sprintf("by %s in Slack, %s", mention(by.Actor), moment(by.At, zone))
 	case by != nil:
 		return "in Slack, " + moment(by.At, zone)
 	default:
@@ -268,9 +268,21 @@ func noticeTitle(n notices.Notice) string {
 	return "*" + short(n.Title) + "*"
 }
 
-func plainTitle(n notices.Notice) string {
-	if n.Title == "" {
-		return "event not recorded"
+// noticeName is the attendee's name, "—" when the record has none.
+func noticeName(n notices.Notice) string {
+	if n.Booking.BookerName.String == "" {
+		return "—"
 	}
-	return short(n.Title)
+	return short(n.Booking.BookerName.String)
+}
+
+// noticeFallback is what a notice's fallback text says after its kind:
+// the event, the time in bookbot's own formatting, the attendee and the ID.
+func noticeFallback(n notices.Notice, zone *time.Location) string {
+	title := "—"
+	if n.Title != "" {
+		title = short(n.Title)
+	}
+	b := n.Booking
+	return title + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n) + " (booking " + escape(b.ID) + ")"
 }

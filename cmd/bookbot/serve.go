@@ -109,6 +109,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Reviewers:     cfg.AllowedUsers,
 		Contact:       firstOf(cfg.AllowedUsers),
 		BookingPage:   cfg.BookingPage,
+		JournalKeep:   cfg.JournalKeep,
 	}, bk, api)
 
 	if cfg.DigestChannel != "" {
