@@ -1,0 +1,189 @@
+package personal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// DefaultEvery is how often the Runner looks for what is due: reminders
+// go out within this much of their time.
+const DefaultEvery = 30 * time.Second
+
+// keepClaims is how long the record of a sent message is kept: longer than
+// any reminder's lead and a day's agenda, so none is sent twice.
+const keepClaims = 8 * 24 * time.Hour
+
+// ErrNotSent wraps a Sender's error when Slack certainly did not send the
+// message (it answered with an error): the claim is released and the
+// message is tried again at the next look. Any other error may have sent
+// it, and it is not tried again.
+var ErrNotSent = errors.New("message not sent")
+
+// Sender sends a person their messages, rendered in their zone.
+type Sender interface {
+	SendReminder(ctx context.Context, d Due, loc *time.Location) error
+	SendAgenda(ctx context.Context, d Due, loc *time.Location) error
+}
+
+// Zones says a person's time zone as their Slack profile has it now, so a
+// move or a DST change is followed. An error means it is not known: nothing
+// that depends on it is sent.
+type Zones interface {
+	PersonZone(ctx context.Context, user string) (*time.Location, error)
+}
+
+// Lister reads the bookings list (shared with everyone reading it at once).
+type Lister interface {
+	Bookings(ctx context.Context) ([]booking.Booking, error)
+}
+
+// Metrics is what the Runner reports.
+type Metrics interface {
+	Personal(kind Kind, result string) // result: sent, failed, maybe_sent
+}
+
+// Config configures a Runner.
+type Config struct {
+	List    Lister
+	Store   Store
+	Send    Sender
+	Zones   Zones
+	Allowed func(user string) bool // who may use bookbot now; others get nothing
+	Metrics Metrics                // nil: none
+
+	Every time.Duration    // between looks; DefaultEvery when 0
+	Now   func() time.Time // nil: time.Now
+	Log   *slog.Logger     // nil: discarded
+}
+
+// Runner sends reminders and agendas when they are due.
+type Runner struct{ cfg Config }
+
+// NewRunner returns a Runner.
+func NewRunner(cfg Config) *Runner {
+	if cfg.Every <= 0 {
+		cfg.Every = DefaultEvery
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Allowed == nil {
+		cfg.Allowed = func(string) bool { return false }
+	}
+	return &Runner{cfg: cfg}
+}
+
+// Run looks at once and then every Every until ctx ends; a look under way
+// when ctx ends is finished first.
+func (r *Runner) Run(ctx context.Context) error {
+	tick := time.NewTicker(r.cfg.Every)
+	defer tick.Stop()
+	var pruned time.Time
+	for {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 25*time.Second)
+		if err := r.Tick(lctx); err != nil {
+			r.cfg.Log.Warn("personal: reminders and agendas not sent this time", "error", err)
+		}
+		if now := r.cfg.Now(); now.Sub(pruned) > 24*time.Hour {
+			if err := r.cfg.Store.Prune(lctx, now.Add(-keepClaims)); err != nil {
+				r.cfg.Log.Warn("personal: pruning failed", "error", err)
+			}
+			pruned = now
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// Tick sends everything due now. The bookings list is read only when
+// someone has something on, and right before sending, so a booking
+// cancelled or moved since is never reminded of at its old time.
+func (r *Runner) Tick(ctx context.Context) error {
+	all, err := r.cfg.Store.AllSettings(ctx)
+	if err != nil {
+		return err
+	}
+	var users []string
+	for u, s := range all {
+		if !s.Off() && r.cfg.Allowed(u) {
+			users = append(users, u)
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	slices.Sort(users)
+	list, err := r.cfg.List.Bookings(ctx)
+	if err != nil {
+		return err
+	}
+	now := r.cfg.Now()
+	for _, u := range users {
+		s := all[u]
+		dues := Reminders(u, s, list, now)
+		var loc *time.Location
+		if len(dues) > 0 || s.Agenda != nil {
+			if loc, err = r.cfg.Zones.PersonZone(ctx, u); err != nil {
+				r.cfg.Log.Warn("personal: the person's zone is not known; nothing sent to them this time", "user", u, "error", err)
+				continue
+			}
+		}
+		if s.Agenda != nil {
+			if d, ok := AgendaDue(u, s, list, loc, now); ok {
+				dues = append(dues, d)
+			}
+		}
+		for _, d := range dues {
+			if err := r.send(ctx, d, loc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// send claims a message, sends it, and releases the claim when Slack
+// certainly did not send it.
+func (r *Runner) send(ctx context.Context, d Due, loc *time.Location) error {
+	claimed, err := r.cfg.Store.Claim(ctx, d.Key, r.cfg.Now())
+	if err != nil || !claimed {
+		return err
+	}
+	if d.Kind == Reminder {
+		err = r.cfg.Send.SendReminder(ctx, d, loc)
+	} else {
+		err = r.cfg.Send.SendAgenda(ctx, d, loc)
+	}
+	switch {
+	case err == nil:
+		r.metric(d.Kind, "sent")
+		r.cfg.Log.Info("personal: sent", "kind", string(d.Kind), "user", d.User, "booking_id", d.Booking.ID, "late", d.Late)
+	case errors.Is(err, ErrNotSent):
+		r.metric(d.Kind, "failed")
+		r.cfg.Log.Warn("personal: Slack refused the message; it is tried again", "kind", string(d.Kind), "user", d.User, "error", err)
+		return r.cfg.Store.Release(ctx, d.Key)
+	default:
+		r.metric(d.Kind, "maybe_sent")
+		r.cfg.Log.Warn("personal: the message may not have been sent; it is not sent again, so it cannot come twice",
+			"kind", string(d.Kind), "user", d.User, "error", err)
+	}
+	return nil
+}
+
+func (r *Runner) metric(k Kind, result string) {
+	if r.cfg.Metrics != nil {
+		r.cfg.Metrics.Personal(k, result)
+	}
+}
