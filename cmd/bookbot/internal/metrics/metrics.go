@@ -1,6 +1,6 @@
 // Package metrics is bookbot's Prometheus adapter and the state its
 // health and readiness probes answer from. A Recorder implements
-// booking.Observer, bot.Metrics, notices.Metrics and digest.Runner's Observe hook, counts
+// booking.Observer, bot.Metrics, notices.Metrics, personal.Metrics and digest.Runner's Observe hook, counts
 // failed Slack Web API calls from inside slack-go's HTTP client, and serves
 // /healthz, /readyz and /metrics. It is the binary's own: the domain
 // packages declare the small interfaces it implements and never import it.
@@ -18,10 +18,11 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // Recorder is what `bookbot run` tells Prometheus, on a registry of its
-// own. It implements booking.Observer, bot.Metrics, notices.Metrics and digest.Runner's
+// own. It implements booking.Observer, bot.Metrics, notices.Metrics, personal.Metrics and digest.Runner's
 // Observe, and keeps the state /healthz and /readyz answer from. No label ever carries a secret,
 // an email address, a booking ID or a URL: endpoints are the booking
 // client's route names, Slack methods are Web API method names.
@@ -39,6 +40,7 @@ type Recorder struct {
 	digestRuns      *prometheus.CounterVec
 	noticePolls     *prometheus.CounterVec
 	notices         *prometheus.CounterVec
+	personal        *prometheus.CounterVec
 	lastGoodPoll    atomic.Int64 // Unix nanoseconds of the last good read for notices; 0: none yet
 	now             func() time.Time
 
@@ -113,10 +115,19 @@ func New() *Recorder {
 			Name: "bookbot_notices_total",
 			Help: "Booking notices by kind (new, cancelled, moved) and result: posted, maybe_posted (the post's answer was lost; not posted again), failed (Slack refused; tried again).",
 		}, []string{"kind", "result"}),
+		personal: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bookbot_personal_messages_total",
+			Help: "Reminders and agendas sent to people by kind (reminder, agenda) and result: sent, maybe_sent (the answer was lost; not sent again), failed (Slack refused; tried again).",
+		}, []string{"kind", "result"}),
 		now: time.Now,
 	}
 	for _, r := range digestResults {
 		m.digestRuns.WithLabelValues(r)
+	}
+	for _, k := range []personal.Kind{personal.Reminder, personal.AgendaKind} {
+		for _, r := range []string{"sent", "maybe_sent", "failed"} {
+			m.personal.WithLabelValues(string(k), r)
+		}
 	}
 	m.noticePolls.WithLabelValues("ok")
 	m.noticePolls.WithLabelValues("failed")
@@ -132,7 +143,7 @@ func New() *Recorder {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.apiRequests, m.apiDuration, m.apiLastStatus, m.writes, m.refusals,
-		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices,
+		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices, m.personal,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "bookbot_notice_seconds_since_good_poll",
 			Help: "Seconds since the bookings list was last read for notices (NaN before the first good read, or with notices off).",
@@ -184,6 +195,11 @@ func (m *Recorder) Connected(up bool) {
 	} else {
 		m.socketConnected.Set(0)
 	}
+}
+
+// Personal implements personal.Metrics.
+func (m *Recorder) Personal(kind personal.Kind, result string) {
+	m.personal.WithLabelValues(string(kind), result).Inc()
 }
 
 // NoticePoll implements notices.Metrics.

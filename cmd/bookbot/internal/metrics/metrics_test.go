@@ -17,6 +17,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // A Recorder is what booking.Client and bot.Bot are given.
@@ -24,6 +25,7 @@ var (
 	_ booking.Observer = (*Recorder)(nil)
 	_ bot.Metrics      = (*Recorder)(nil)
 	_ notices.Metrics  = (*Recorder)(nil)
+	_ personal.Metrics = (*Recorder)(nil)
 )
 
 // scrape fetches a Prometheus text exposition from h.
@@ -107,15 +109,20 @@ func TestMetricsNotices(t *testing.T) {
 	m.Notice(notices.Cancelled, "posted")
 	m.Notice(notices.Cancelled, "posted")
 	m.Notice(notices.Moved, "maybe_posted")
+	m.Personal(personal.Reminder, "sent")
+	m.Personal(personal.AgendaKind, "failed")
 	text := scrape(t, m.Handler())
 	for series, want := range map[string]float64{
-		`bookbot_notice_polls_total{result="ok"}`:                   1,
-		`bookbot_notice_polls_total{result="failed"}`:               1,
-		`bookbot_notice_seconds_since_good_poll`:                    90,
-		`bookbot_notices_total{kind="new",result="posted"}`:         1,
-		`bookbot_notices_total{kind="cancelled",result="posted"}`:   2,
-		`bookbot_notices_total{kind="moved",result="maybe_posted"}`: 1,
-		`bookbot_notices_total{kind="moved",result="failed"}`:       0,
+		`bookbot_notice_polls_total{result="ok"}`:                        1,
+		`bookbot_notice_polls_total{result="failed"}`:                    1,
+		`bookbot_notice_seconds_since_good_poll`:                         90,
+		`bookbot_notices_total{kind="new",result="posted"}`:              1,
+		`bookbot_notices_total{kind="cancelled",result="posted"}`:        2,
+		`bookbot_notices_total{kind="moved",result="maybe_posted"}`:      1,
+		`bookbot_notices_total{kind="moved",result="failed"}`:            0,
+		`bookbot_personal_messages_total{kind="reminder",result="sent"}`: 1,
+		`bookbot_personal_messages_total{kind="agenda",result="failed"}`: 1,
+		`bookbot_personal_messages_total{kind="agenda",result="sent"}`:   0,
 	} {
 		metricstest.Want(t, text, series, want)
 	}
