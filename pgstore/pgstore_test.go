@@ -1,0 +1,234 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/notices/noticestest"
+	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/personal/personaltest"
+	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/pgstore/pgtest"
+)
+
+// open opens another handle on the database at url, as another replica
+// would, closed when the test ends.
+func open(t testing.TB, url string) *pgstore.DB {
+	t.Helper()
+	db, err := pgstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// conn is a plain connection to the database at url, to look behind the
+// stores.
+func conn(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// migrated is the URL of a fresh database, migrated.
+func migrated(t testing.TB) string {
+	t.Helper()
+	u := pgtest.URL(t)
+	if err := open(t, u).Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestNotices(t *testing.T) {
+	noticestest.Run(t, func(t *testing.T) func() notices.Store {
+		u := migrated(t)
+		return func() notices.Store { return open(t, u).Notices() }
+	})
+}
+
+func TestPersonal(t *testing.T) {
+	personaltest.Run(t, func(t *testing.T) func() personal.Store {
+		u := migrated(t)
+		return func() personal.Store { return open(t, u).Personal() }
+	})
+}
+
+// A NUL in a snapshot's strings is kept: jsonb would refuse it.
+func TestSnapshotNUL(t *testing.T) {
+	s := open(t, migrated(t)).Notices()
+	b := booking.Booking{ID: "b\x00", Start: time.Unix(0, 1), End: time.Unix(0, 2), BookerName: booking.Some("a\x00b")}
+	if err := s.SaveLast(t.Context(), notices.Snapshot{At: time.Unix(0, 3), Bookings: []booking.Booking{b}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Last(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Bookings) != 1 || got.Bookings[0].ID != b.ID || got.Bookings[0].BookerName != b.BookerName {
+		t.Errorf("Last = %+v, want the booking %+v", got, b)
+	}
+}
+
+// Replicas starting together each migrate; each step is applied once.
+func TestMigrateConcurrent(t *testing.T) {
+	u := pgtest.URL(t)
+	handles := make([]*pgstore.DB, 5)
+	for i := range handles {
+		handles[i] = open(t, u)
+	}
+	if cur, latest, err := handles[0].Version(t.Context()); err != nil || cur != 0 || latest < 1 {
+		t.Fatalf("Version of an empty database = %d, %d, %v; want 0, at least 1, nil", cur, latest, err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(handles))
+	start := make(chan struct{})
+	for i, db := range handles {
+		wg.Go(func() {
+			<-start
+			errs[i] = db.Migrate(t.Context())
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Migrate %d: %v", i, err)
+		}
+	}
+
+	cur, latest, err := handles[0].Version(t.Context())
+	if err != nil || cur != latest {
+		t.Fatalf("Version after Migrate = %d, %d, %v; want the latest twice", cur, latest, err)
+	}
+	// A step applied twice would have failed above (its CREATE TABLEs are
+	// not IF NOT EXISTS); its row is there once.
+	var rows, distinct int
+	err = conn(t, u).QueryRow(t.Context(),
+		"SELECT count(*), count(DISTINCT version) FROM bookbot_schema_migrations").Scan(&rows, &distinct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != latest || distinct != latest {
+		t.Errorf("%d migration rows, %d versions; want %d of each", rows, distinct, latest)
+	}
+	if err := open(t, u).Migrate(t.Context()); err != nil {
+		t.Errorf("Migrate of a migrated database: %v", err)
+	}
+}
+
+func TestMigrateNewer(t *testing.T) {
+	u := migrated(t)
+	db := open(t, u)
+	_, latest, err := db.Version(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn(t, u).Exec(t.Context(), "INSERT INTO bookbot_schema_migrations VALUES ($1, now())", latest+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Migrate(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Migrate of a database of version %d, latest %d: %v; want it refused as newer", latest+1, latest, err)
+	}
+	if cur, _, err := db.Version(t.Context()); err != nil || cur != latest+1 {
+		t.Errorf("Version = %d, %v; want %d", cur, err, latest+1)
+	}
+	// The lock was given back: another replica can take it.
+	if err := open(t, pgtest.URL(t)).Migrate(t.Context()); err != nil {
+		t.Error(err)
+	}
+}
+
+// Open's errors never hold the password, however it fails.
+func TestOpenHidesPassword(t *testing.T) {
+	const pw = "s3cr3t-PW"
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := u.User.Username()
+	u.User = url.UserPassword(user, pw)
+	missing := *u
+	missing.Path += "_missing"
+	unreachable := *u
+	unreachable.Host = "127.0.0.1:1"
+	for name, dsn := range map[string]string{
+		"no such database":   missing.String(),
+		"unreachable":        unreachable.String(),
+		"escaped":            fmt.Sprintf("postgres://%s:%s@127.0.0.1:1/x", user, url.QueryEscape(pw+"/@:")),
+		"bad port":           fmt.Sprintf("postgres://%s:%s@127.0.0.1:port/x", user, pw),
+		"unescaped":          fmt.Sprintf("postgres://%s:%s/@127.0.0.1:1/x", user, pw),
+		"in the query":       fmt.Sprintf("postgres://%s@127.0.0.1:1/x?password=%s", user, pw),
+		"key=value":          fmt.Sprintf("host=127.0.0.1 port=1 user=%s password=%s dbname=x", user, pw),
+		"key=value, quoted":  fmt.Sprintf("host=127.0.0.1 port=1 user=%s password='%s x' dbname=x", user, pw),
+		"key=value, bad key": fmt.Sprintf("host=127.0.0.1 port=x user=%s password=%s", user, pw),
+		// pgx's own masking misses this one.
+		"key = value, bad key": fmt.Sprintf("host=127.0.0.1 port=x user=%s password = %s", user, pw),
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		db, err := pgstore.Open(ctx, dsn)
+		cancel()
+		if err == nil {
+			db.Close()
+			t.Errorf("%s: Open succeeded", name)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+		if strings.Contains(err.Error(), pw) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s: the error holds the password: %v", name, err)
+		}
+		// pgx's ParseConfigError holds the URL as given.
+		if pe := (*pgconn.ParseConfigError)(nil); errors.As(err, &pe) {
+			t.Errorf("%s: the error wraps pgx's, which holds the URL", name)
+		}
+		for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+			if strings.Contains(e.Error(), "s3cr3t") {
+				t.Errorf("%s: an error it wraps holds the password: %v", name, e)
+			}
+		}
+	}
+}
+
+func TestOpenCancelled(t *testing.T) {
+	u := pgtest.URL(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := pgstore.Open(ctx, u); !errors.Is(err, context.Canceled) {
+		t.Errorf("Open with a cancelled context: %v, want context.Canceled", err)
+	}
+	if err := open(t, u).Ping(t.Context()); err != nil {
+		t.Error(err)
+	}
+}
+
+// BenchmarkNoticeClaim is one new claim: one round trip.
+func BenchmarkNoticeClaim(b *testing.B) {
+	s := open(b, migrated(b)).Notices()
+	start := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	i := 0
+	for b.Loop() {
+		i++
+		k := notices.Key{BookingID: fmt.Sprintf("b%d", i), Kind: notices.New, Start: start, End: start.Add(time.Hour), Since: start}
+		if ok, err := s.Claim(b.Context(), k, start); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
