@@ -16,6 +16,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // Booker is what the bot needs of the booking API (*booking.Client).
@@ -70,6 +71,11 @@ type Config struct {
 	Digest        DigestPreviewer // nil: `/booking digest` says the digest is off
 	DigestZone    *time.Location
 	IncludeEmails bool // show attendee emails in the digest preview
+
+	// Personal keeps each person's reminder and agenda settings: `remind`,
+	// `agenda`, their modal and App Home read and change them there. nil:
+	// they say reminders are not set up on this bookbot.
+	Personal personal.Store
 
 	HTTPClient  *http.Client  // for response_url posts
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)

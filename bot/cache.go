@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -23,6 +25,8 @@ type userZones struct {
 type zoneEntry struct {
 	loc *time.Location
 	at  time.Time
+	// guess is set when Slack named no zone bookbot knows, and loc is UTC.
+	guess bool
 }
 
 func newUserZones(s SlackAPI, ttl time.Duration, now func() time.Time) *userZones {
@@ -38,12 +42,12 @@ func (u *userZones) zone(ctx context.Context, userID string) *time.Location {
 	if ok && u.now().Sub(e.at) < u.ttl {
 		return e.loc
 	}
-	loc := time.UTC
+	loc, guess := time.UTC, true
 	info, err := u.slack.GetUserInfoContext(ctx, userID)
 	switch {
 	case err == nil && info.TZ != "":
 		if l, err := booking.LoadZone(info.TZ); err == nil {
-			loc = l
+			loc, guess = l, false
 		}
 	case ok:
 		return e.loc // keep the last known zone through a Slack hiccup
@@ -51,9 +55,50 @@ func (u *userZones) zone(ctx context.Context, userID string) *time.Location {
 		return loc // a failed lookup is not remembered: the next request asks again
 	}
 	u.mu.Lock()
-	u.zones[userID] = zoneEntry{loc: loc, at: u.now()}
+	u.zones[userID] = zoneEntry{loc: loc, at: u.now(), guess: guess}
 	u.mu.Unlock()
 	return loc
+}
+
+// known returns the person's zone as Slack names it, asking Slack when the
+// cached one is older than the TTL. Unlike zone it never guesses: when
+// Slack cannot be asked (or names no zone bookbot knows) and no zone of
+// theirs is known, it returns an error, not UTC. Through a Slack hiccup
+// the last known zone is kept.
+func (u *userZones) known(ctx context.Context, userID string) (*time.Location, error) {
+	u.mu.Lock()
+	e, ok := u.zones[userID]
+	u.mu.Unlock()
+	ok = ok && !e.guess
+	if ok && u.now().Sub(e.at) < u.ttl {
+		return e.loc, nil
+	}
+	info, err := u.slack.GetUserInfoContext(ctx, userID)
+	if err == nil {
+		var loc *time.Location
+		if loc, err = zoneOf(info.TZ); err == nil {
+			u.mu.Lock()
+			u.zones[userID] = zoneEntry{loc: loc, at: u.now()}
+			u.mu.Unlock()
+			return loc, nil
+		}
+	}
+	if ok {
+		return e.loc, nil
+	}
+	return nil, fmt.Errorf("the time zone of %s is not known: %w", userID, err)
+}
+
+// zoneOf is the zone Slack names in a user's profile.
+func zoneOf(name string) (*time.Location, error) {
+	if name == "" {
+		return nil, errors.New("no time zone in the Slack profile")
+	}
+	loc, err := booking.LoadZone(name)
+	if err != nil {
+		return nil, fmt.Errorf("the Slack profile names the time zone %q, which bookbot does not know: %w", name, err)
+	}
+	return loc, nil
 }
 
 // cached returns the person's zone if it is known, without asking Slack.

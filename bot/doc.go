@@ -1,6 +1,7 @@
 // Package bot is bookbot's Slack side: the slash command, the booking and
-// cancel flows, App Home, the review queue and the digest's messages,
-// served over Socket Mode. Slack payload types stay in this package.
+// cancel flows, App Home, the review queue, the digest's messages and
+// each person's reminders and agenda, served over Socket Mode. Slack
+// payload types stay in this package.
 //
 // Where things live:
 //
@@ -17,12 +18,17 @@
 //     view functions after: slots.go (event types and free slots),
 //     list.go (upcoming bookings and cancelling), modal.go (the booking
 //     form), review.go (the review queue and the audit), home.go (App
-//     Home), digest.go (the digest's messages and its publisher).
+//     Home, the person's desk), digest.go (the digest's messages and its
+//     publisher), personal.go (`today`, `remind` and `agenda`, their
+//     settings modal, and the reminders and agendas the personal Runner
+//     sends through the Bot, its Sender and Zones).
 //   - words.go: what an outcome of a create or cancel says to a person.
 //   - render.go: the Block Kit primitives and the one escaping rule, clip
 //     and date vocabulary every message uses.
 //   - state.go and cache.go: what the bot keeps in memory (envelopes seen,
 //     writes in flight, requester zones, event types, modals' slots).
+//     Reminder and agenda settings are not kept here but in
+//     Config.Personal, a personal.Store.
 //   - dryrun.go and metrics.go: the dry-run banner, and what the bot
 //     reports to its Metrics.
 package bot

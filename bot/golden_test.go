@@ -23,6 +23,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/personal"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -469,7 +470,7 @@ func goldenCases() []goldenCase {
 	// App Home.
 	home := func(name string, list []booking.Booking, err error, loc *time.Location) {
 		add("home_"+name, rowsDated, func(*testing.T) []goldenDoc {
-			return []goldenDoc{{kind: "home", blocks: homeBlocks(goldenCmd, list, err, types, loc, now)}}
+			return []goldenDoc{{kind: "home", blocks: homeBlocks(goldenCmd, list, err, types, loc, now, nil)}}
 		})
 	}
 	home("normal", list, nil, berlin)
@@ -477,6 +478,83 @@ func goldenCases() []goldenCase {
 	home("empty", nil, nil, berlin)
 	home("error", nil, &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable, Message: "down <!here>"}, berlin)
 	home("busy_day", goldenBusyDay(), nil, berlin)
+
+	// App Home as the person's desk: their reminders and agenda too.
+	on := personal.Settings{Remind: 15 * time.Minute, Agenda: &personal.Agenda{Minute: 8 * 60, Weekdays: true}}
+	deskCase := func(name string, list []booking.Booking, err error, loc *time.Location, d desk) {
+		add("home_desk_"+name, rowsDated, func(*testing.T) []goldenDoc {
+			return []goldenDoc{{kind: "home", blocks: homeBlocks(goldenCmd, list, err, types, loc, now, &d)}}
+		})
+	}
+	deskCase("settings_on", list, nil, berlin, desk{settings: on, known: true})
+	deskCase("settings_off", list, nil, berlin, desk{known: true})
+	deskCase("busy_day", goldenBusyDay(), nil, berlin, desk{settings: on, known: true})
+	deskCase("bookings_error", nil, &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable}, berlin, desk{settings: on, known: true})
+	deskCase("settings_unreadable", list, nil, berlin, desk{err: errors.New("bolt: timeout <!here>"), known: true})
+	deskCase("zone_unknown", list, nil, time.UTC, desk{settings: on})
+
+	// Reminders and agendas: the direct messages.
+	reminder := func(bk booking.Booking, lead time.Duration) personal.Due {
+		return personal.Due{Kind: personal.Reminder, User: "U012ADA", Key: "k", At: bk.Start.Add(-lead), Booking: bk}
+	}
+	due := reminder(list[0], 15*time.Minute)
+	fixed("reminder", rowsFree, reminderMessage(due, types, berlin, due.At.Add(20*time.Second)))
+	fixed("reminder_new_york", rowsFree, reminderMessage(due, types, goldenNewYork, due.At))
+	lateDue := due
+	lateDue.Late = true
+	fixed("reminder_late", rowsFree, reminderMessage(lateDue, types, berlin, list[0].Start.Add(-3*time.Minute)))
+	hostile := reminder(list[3], 24*time.Hour)
+	fixed("reminder_hostile", rowsFree, reminderMessage(hostile, types, berlin, hostile.At))
+	fixed("reminder_long_name", rowsFree, reminderMessage(reminder(list[1], 90*time.Minute), types, berlin, list[1].Start.Add(-90*time.Minute)))
+	fixed("reminder_legacy", rowsFree, reminderMessage(reminder(list[4], time.Hour), types, berlin, list[4].Start.Add(-30*time.Second)))
+	tomorrowDate := personal.Date{Year: 2026, Month: time.March, Day: 24}
+	agendaDue := personal.Due{Kind: personal.AgendaKind, User: "U012ADA", Key: "k", Day: tomorrowDate, At: goldenAt(24, 8, 0), Bookings: list[2:5]}
+	fixed("agenda", rowsDated, agendaMessage(goldenCmd, agendaDue, types, berlin))
+	fixed("agenda_empty", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: tomorrowDate, At: goldenAt(24, 8, 0)}, types, berlin))
+	lateAgenda := agendaDue
+	lateAgenda.Late = true
+	fixed("agenda_late", rowsDated, agendaMessage(goldenCmd, lateAgenda, types, berlin))
+	busy := goldenBusyDay()
+	fixed("agenda_incomplete", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: personal.Date{Year: 2026, Month: time.March, Day: 23}, At: goldenAt(23, 7, 0), Bookings: busy, Incomplete: true}, types, berlin))
+	dstDate := personal.Date{Year: 2026, Month: time.March, Day: 29}
+	fixed("agenda_clocks_go_forward", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: dstDate, At: goldenAt(29, 8, 0), Bookings: list[7:]}, types, berlin))
+
+	// `today`.
+	fixed("today", rowsDated, todayMessage(goldenCmd, list, types, berlin, now))
+	fixed("today_new_york", rowsDated, todayMessage(goldenCmd, list, types, goldenNewYork, now))
+	fixed("today_empty", rowsDated, todayMessage(goldenCmd, nil, types, berlin, now))
+	fixed("today_busy_day", rowsDated, todayMessage(goldenCmd, busy, types, berlin, now))
+
+	// `remind` and `agenda`: what they say.
+	next := reminderNext{at: list[1].Start.Add(-15 * time.Minute), booking: &list[1], types: types}
+	fixed("remind_set", rowsFree, remindSetting(goldenCmd, on, true, next, berlin, true))
+	fixed("remind_shown", rowsFree, remindSetting(goldenCmd, personal.Settings{Remind: 90 * time.Minute}, false, reminderNext{at: list[0].Start.Add(-90 * time.Minute)}, berlin, true))
+	fixed("remind_none_to_come", rowsFree, remindSetting(goldenCmd, personal.Settings{Remind: 24 * time.Hour}, false, reminderNext{}, berlin, true))
+	fixed("remind_list_error", rowsFree, remindSetting(goldenCmd, personal.Settings{Remind: time.Minute}, true, reminderNext{err: booking.ErrUnavailable}, berlin, true))
+	fixed("remind_off", rowsFree, remindSetting(goldenCmd, personal.Settings{}, true, reminderNext{}, berlin, true))
+	fixed("remind_shown_off", rowsFree, remindSetting(goldenCmd, personal.Settings{}, false, reminderNext{}, berlin, true))
+	fixed("remind_zone_unknown", rowsFree, remindSetting(goldenCmd, on, true, next, time.UTC, false))
+	fixed("agenda_set", rowsFree, agendaSetting(goldenCmd, personal.Settings{Agenda: &personal.Agenda{Minute: 8 * 60}}, true, goldenAt(24, 8, 0), berlin, true))
+	fixed("agenda_set_weekdays", rowsFree, agendaSetting(goldenCmd, on, true, goldenAt(24, 8, 0), berlin, true))
+	fixed("agenda_shown", rowsFree, agendaSetting(goldenCmd, on, false, goldenAt(24, 8, 0), goldenNewYork, true))
+	fixed("agenda_off", rowsFree, agendaSetting(goldenCmd, personal.Settings{Remind: 15 * time.Minute}, true, time.Time{}, berlin, true))
+	fixed("agenda_shown_off", rowsFree, agendaSetting(goldenCmd, personal.Settings{}, false, time.Time{}, berlin, true))
+	fixed("agenda_zone_unknown", rowsFree, agendaSetting(goldenCmd, on, true, time.Time{}, time.UTC, false))
+	fixed("personal_not_set_up", rowsFree, notSetUpMessage())
+	_, leadProblem := parseLead("<!here> & soon", goldenCmd)
+	fixed("help_remind_problem", rowsFree, helpMessage(goldenCmd, leadProblem))
+	_, rangeProblem := parseLead("2d", goldenCmd)
+	fixed("help_remind_out_of_range", rowsFree, helpMessage(goldenCmd, rangeProblem))
+	_, agendaProblem := parseAgenda([]string{"25:00", "<!channel>"}, goldenCmd)
+	fixed("help_agenda_problem", rowsFree, helpMessage(goldenCmd, agendaProblem))
+
+	// The settings modal.
+	add("settings_modal_off", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(settingsModal(personal.Settings{}, berlin, true)) })
+	add("settings_modal_on", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(settingsModal(on, berlin, true)) })
+	add("settings_modal_custom", rowsFree, func(*testing.T) []goldenDoc {
+		return viewDoc(settingsModal(personal.Settings{Remind: 45 * time.Minute, Agenda: &personal.Agenda{Minute: 8*60 + 15}}, goldenNewYork, true))
+	})
+	add("settings_modal_zone_unknown", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(settingsModal(on, time.UTC, false)) })
 
 	// The digest.
 	digestCase := func(name string, d digest.Digest, emails bool) {

@@ -3,18 +3,21 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // homeDays is how many days of bookings App Home summarises.
 const homeDays = 3
 
-// publishHome shows the person's App Home: the next days' bookings for
-// allowed people, nothing about bookings for anyone else.
+// publishHome shows the person's App Home, their desk: the next days'
+// bookings, their reminders and agenda, and what they can do. People not
+// allowed are told so, and shown nothing about bookings.
 func (b *Bot) publishHome(ctx context.Context, userID string) {
 	var blocks []slack.Block
 	if !b.cfg.Allowed(userID) {
@@ -25,11 +28,16 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 			// App Home says it in words (see homeBlocks); the detail is here.
 			b.log.Warn(homeFailed, "user", userID, "err", err)
 		}
-		types, _ := b.types.recent()
-		if types == nil {
-			types, _ = b.types.get(ctx)
+		loc, known := b.personZone(ctx, userID)
+		var d *desk
+		if b.cfg.Personal != nil {
+			s, _, serr := b.cfg.Personal.Settings(ctx, userID)
+			if serr != nil {
+				b.log.Warn("App Home: the reminder and agenda settings could not be read", "user", userID, "err", serr)
+			}
+			d = &desk{settings: s, err: serr, known: known}
 		}
-		blocks = homeBlocks(b.cfg.Command, list, err, types, b.users.zone(ctx, userID), b.cfg.Now())
+		blocks = homeBlocks(b.cfg.Command, list, err, b.titles(ctx), loc, b.cfg.Now(), d)
 	}
 	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
 	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
@@ -40,18 +48,23 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 // homeFailed is what App Home says when the bookings cannot be read.
 const homeFailed = "The bookings could not be loaded"
 
-// homeBlocks summarises the bookings of the next homeDays days in loc; err
-// is said in words, as every message says it.
-func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time) []slack.Block {
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain("Upcoming bookings")),
-		slack.NewActionBlock("home_actions",
-			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
-			button(actionHomeRefresh, "Refresh", ""),
-		),
+// homeBlocks is App Home: the bookings of the next homeDays days in loc
+// (err is said in words, as every message says it), the person's
+// reminders and agenda when bookbot keeps them (d not nil), then the
+// actions. It keeps to a view's 100 blocks whatever the day.
+func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time, d *desk) []slack.Block {
+	var tail []slack.Block
+	if d != nil {
+		tail = append(tail, deskBlocks(*d, list, err, loc, now)...)
 	}
+	tail = append(tail, slack.NewActionBlock("home_actions",
+		button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
+		button(actionHomeRefresh, "Refresh", ""),
+	))
+	blocks := []slack.Block{slack.NewHeaderBlock(plain("Upcoming bookings"))}
 	if err != nil {
-		return append(blocks, errorMessage(homeFailed, err).Blocks...)
+		blocks = append(blocks, errorMessage(homeFailed, err).Blocks...)
+		return append(blocks, tail...)
 	}
 	today := now.In(loc)
 	end := time.Date(today.Year(), today.Month(), today.Day()+homeDays, 0, 0, 0, 0, loc)
@@ -72,15 +85,63 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), escape(cmd))))
 	if count == 0 {
-		return append(blocks, section("Nothing booked in the next few days."))
+		blocks = append(blocks, section("Nothing booked in the next few days."))
+		return append(blocks, tail...)
 	}
+	room := 100 - len(tail) // blocks the bookings may take
 	for _, key := range order {
 		for _, text := range splitLines("*"+key+"*", days[key], 3000) {
-			if len(blocks) >= 99 {
-				return append(blocks[:98], contextLine("More bookings than App Home can show: `"+escape(cmd)+" list` has them all."))
+			if len(blocks) >= room-1 {
+				blocks = append(blocks[:room-2], contextLine("More bookings than App Home can show: `"+escape(cmd)+" list` has them all."))
+				return append(blocks, tail...)
 			}
 			blocks = append(blocks, section(text))
 		}
+	}
+	return append(blocks, tail...)
+}
+
+// desk is what App Home shows of a person's reminders and agenda.
+type desk struct {
+	settings personal.Settings
+	err      error // they could not be read
+	known    bool  // the zone is the one Slack names, not a guess
+}
+
+// deskBlocks say the person's reminders and agenda in words, when the next
+// come, and offer to change them. list (unless listErr) says when the next
+// reminder comes.
+func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Location, now time.Time) []slack.Block {
+	lines := []string{"*Your reminders and agenda*"}
+	var next []string
+	s := d.settings
+	switch {
+	case d.err != nil:
+		lines = append(lines, ":warning: They could not be read just now. Refresh to try again.")
+	default:
+		if s.Remind > 0 {
+			lines = append(lines, ":alarm_clock: Reminders: a direct message "+leadWords(s.Remind)+" before each booking on the calendar.")
+			if at := personal.NextReminder(s, list, now); listErr == nil && !at.IsZero() {
+				next = append(next, "Next reminder: "+moment(at, loc))
+			}
+		} else {
+			lines = append(lines, ":no_bell: Reminders: off.")
+		}
+		if s.Agenda != nil {
+			lines = append(lines, ":sunrise: Agenda: the day's bookings in a direct message, "+agendaWords(*s.Agenda)+" "+yourZone(loc, d.known)+".")
+			if at := personal.NextAgenda(s, loc, now); d.known && !at.IsZero() {
+				next = append(next, "Next agenda: "+moment(at, loc))
+			}
+		} else {
+			lines = append(lines, ":no_bell: Agenda: off.")
+		}
+	}
+	blocks := []slack.Block{
+		slack.NewDividerBlock(),
+		slack.NewSectionBlock(mrkdwn(strings.Join(lines, "\n")), nil, slack.NewAccessory(settingsButton()), slack.SectionBlockOptionBlockID("personal_desk")),
+	}
+	if len(next) > 0 {
+		blocks = append(blocks, contextLine(strings.Join(next, " · ")))
 	}
 	return blocks
 }

@@ -44,8 +44,15 @@ const (
 	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
 
+	actionPersonalSettings = "personal_settings"
+	actionRemindOff        = "remind_off"
+	actionRemindLead       = "remind_lead"
+	actionAgendaTime       = "agenda_time"
+	actionAgendaDays       = "agenda_days"
+
 	callbackBooking  = "booking_create" // contract
 	callbackShortcut = "book_meeting"
+	callbackPersonal = "personal_settings"
 )
 
 // missing stands for what a record does not have (a legacy booking's
@@ -318,6 +325,9 @@ func helpMessage(cmd, problem string) message {
 			"`%[1]s new [event]` – book a slot for an attendee\n"+
 			"`%[1]s list` – upcoming bookings, each with a menu to cancel it or book the attendee again\n"+
 			"`%[1]s cancel &lt;booking-id&gt;` – cancel one booking (asks first)\n"+
+			"`%[1]s today` – today's bookings, in your time zone\n"+
+			"`%[1]s remind 15m` – a direct message that long before each booking (`remind off` stops them)\n"+
+			"`%[1]s agenda 08:00 [weekdays]` – the day's bookings every morning at that time of yours, in a direct message (`agenda off` stops it)\n"+
 			"`%[1]s digest` – preview tomorrow's digest\n"+
 			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", c)),
 		slack.NewActionBlock("help_actions",
@@ -326,7 +336,7 @@ func helpMessage(cmd, problem string) message {
 			button(actionShowTypes, "Event types", ""),
 		),
 	)
-	text := "bookbot: " + c + " types | slots &lt;event&gt; | new | list | cancel &lt;id&gt; | digest | audit"
+	text := "bookbot: " + c + " types | slots &lt;event&gt; | new | list | cancel &lt;id&gt; | today | remind | agenda | digest | audit"
 	if problem != "" {
 		text = problem + "\n" + text
 	}

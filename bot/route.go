@@ -60,6 +60,10 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", c, c)))
 	case verb == "audit" && len(args) == 0:
 		later.add("audit", func(ctx context.Context) { reply(b.auditReply(ctx, cmd.UserID)) })
+	case verb == "today" && len(args) == 0:
+		later.add("today", func(ctx context.Context) { reply(b.todayReply(ctx, cmd.UserID)) })
+	case verb == "remind" || verb == "agenda":
+		return b.personalCommand(later, name, cmd.UserID, verb, args, reply)
 	case verb == "digest" && len(args) == 0:
 		later.add("digest-preview", func(ctx context.Context) {
 			for _, m := range b.digestReply(ctx) {
@@ -105,8 +109,11 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 	case slack.InteractionTypeBlockActions:
 		b.blockActions(later, cb)
 	case slack.InteractionTypeViewSubmission:
-		if cb.View.CallbackID == callbackBooking {
+		switch cb.View.CallbackID {
+		case callbackBooking:
 			return b.submitBooking(later, cb)
+		case callbackPersonal:
+			return b.submitSettings(later, cb)
 		}
 	case slack.InteractionTypeBlockSuggestion:
 		if cb.ActionID == actionBookerTZ {
@@ -198,6 +205,10 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		b.recheckPressed(later, user, a.Value, viewID, replace)
 	case actionHomeRefresh:
 		later.add("home", func(ctx context.Context) { b.publishHome(ctx, user) })
+	case actionPersonalSettings:
+		later.add("personal-settings", func(ctx context.Context) { b.openSettings(ctx, cb.TriggerID, user, reply) })
+	case actionRemindOff:
+		b.remindOffPressed(later, user, inHome, reply)
 	case actionReviewed:
 		b.markReviewed(later, cb, a.Value)
 	}
