@@ -62,7 +62,10 @@ type Config struct {
 }
 
 // Runner sends reminders and agendas when they are due.
-type Runner struct{ cfg Config }
+type Runner struct {
+	cfg  Config
+	wake chan struct{}
+}
 
 // NewRunner returns a Runner.
 func NewRunner(cfg Config) *Runner {
@@ -78,11 +81,20 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Allowed == nil {
 		cfg.Allowed = func(string) bool { return false }
 	}
-	return &Runner{cfg: cfg}
+	return &Runner{cfg: cfg, wake: make(chan struct{}, 1)}
 }
 
-// Run looks at once and then every Every until ctx ends; a look under way
-// when ctx ends is finished first.
+// Wake makes Run look now, as when someone changed their settings. It
+// never blocks.
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run looks at once, then every Every and whenever woken, until ctx ends;
+// a look under way when ctx ends is finished first.
 func (r *Runner) Run(ctx context.Context) error {
 	tick := time.NewTicker(r.cfg.Every)
 	defer tick.Stop()
@@ -103,6 +115,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		case <-r.wake:
 		}
 	}
 }
@@ -121,6 +134,7 @@ func (r *Runner) Tick(ctx context.Context) error {
 			users = append(users, u)
 		}
 	}
+	r.cfg.Log.Debug("personal: looking", "people", len(users))
 	if len(users) == 0 {
 		return nil
 	}
