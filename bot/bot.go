@@ -76,6 +76,10 @@ type Config struct {
 	// `agenda`, their modal and App Home read and change them there. nil:
 	// they say reminders are not set up on this bookbot.
 	Personal personal.Store
+	// PersonalChanged runs after someone's settings were saved, so what
+	// they made due (a reminder for a meeting in ten minutes) goes out at
+	// once; nil: nothing.
+	PersonalChanged func()
 
 	HTTPClient  *http.Client  // for response_url posts
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)

@@ -127,6 +127,9 @@ func (b *Bot) personalSettings(ctx context.Context, user string, change func(*pe
 		return personal.Settings{}, err
 	}
 	b.log.Info("personal settings saved", "user", user, "remind", s.Remind.String(), "agenda", s.Agenda != nil)
+	if b.cfg.PersonalChanged != nil {
+		b.cfg.PersonalChanged()
+	}
 	return s, nil
 }
 
