@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -27,6 +28,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/console"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // stdin is the demo console's input; tests replace it.
@@ -79,7 +81,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
 	// The sandbox booking API, seeded with sample data.
-	sandbox := bookingtest.New(bookingtest.Options{Seed: true})
+	// One clock for the whole demo, which :later moves ahead.
+	clock := &demoClock{}
+	sandbox := bookingtest.New(bookingtest.Options{Seed: true, Now: clock.Now})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -104,7 +108,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"), booking.WithJournal(jr))
+	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"), booking.WithJournal(jr), booking.WithClock(clock.Now))
 	if err != nil {
 		return err
 	}
@@ -115,7 +119,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	runner := &digest.Runner{
 		Source: client, Publisher: &bot.SlackDigestPublisher{Slack: slackAPI}, Ledger: ledger,
-		Channel: demoChannel, Zone: zone, Log: log,
+		Channel: demoChannel, Zone: zone, Log: log, Now: clock.Now,
+	}
+	people, err := personal.OpenBolt(filepath.Join(dir, personal.BoltFileName))
+	if err != nil {
+		return err
 	}
 	b := bot.New(bot.Config{
 		Command:    "/booking",
@@ -126,6 +134,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Journal:    jr,
 		Reviewers:  []string{demoUser},
 		Log:        log,
+		Now:        clock.Now,
+		Personal:   people,
 	}, client, slackAPI)
 
 	botCtx, stopBot := context.WithCancel(context.WithoutCancel(ctx))
@@ -152,6 +162,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log,
 		Publisher: bot.SlackNoticePublisher{Slack: slackAPI, Zone: zone},
 		Channel:   demoChannel,
+		Now:       clock.Now,
+	})
+	reminders := personal.NewRunner(personal.Config{
+		List: client, Store: people, Send: b, Zones: b, Log: log, Now: clock.Now,
+		Allowed: func(id string) bool { return id == demoUser },
 	})
 	if err := watcher.Poll(ctx); err != nil {
 		return fmt.Errorf("demo: notices: %w", err)
@@ -163,14 +178,20 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := watcher.Poll(ctx); err != nil {
 			log.Warn("demo: notices", "error", err)
 		}
+		if err := reminders.Tick(ctx); err != nil {
+			log.Warn("demo: reminders", "error", err)
+		}
 		return b.Idle(ctx)
 	}
 
 	c := &console.Console{
 		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout,
-		Idle: idle,
+		Idle: idle, Now: clock.Now,
+		Later: func(ctx context.Context, arg string) (string, error) {
+			return demoLater(ctx, clock, arg, client, people, zone)
+		},
 		Digest: func(ctx context.Context) (string, error) {
-			res, err := runner.Run(ctx, digest.Tomorrow(time.Now(), zone))
+			res, err := runner.Run(ctx, digest.Tomorrow(clock.Now(), zone))
 			switch {
 			case errors.Is(err, digest.ErrAlreadyPosted):
 				return "Tomorrow's digest was posted already in this session (it posts once per date).", nil
@@ -191,6 +212,46 @@ Bookbot's log: %s
 Type /booking help to start, :help for console commands, :quit to leave.
 `, "Demo Person", zone, logFile.Name())
 	return demoLoop(ctx, c, in, stdout, *script != "")
+}
+
+// demoClock is the demo's time: the machine's, moved ahead by :later.
+type demoClock struct{ ahead atomic.Int64 }
+
+func (c *demoClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+// demoLater moves the demo's clock ahead: by a duration, or to the demo
+// person's next reminder or agenda, so one arrives without waiting.
+func demoLater(ctx context.Context, clock *demoClock, arg string, client *booking.Client, people personal.Store, zone *time.Location) (string, error) {
+	now := clock.Now()
+	var to time.Time
+	switch arg {
+	case "reminder", "agenda":
+		s, _, err := people.Settings(ctx, demoUser)
+		if err != nil {
+			return "", err
+		}
+		if arg == "agenda" {
+			to = personal.NextAgenda(s, zone, now)
+		} else {
+			list, err := client.Bookings(ctx)
+			if err != nil {
+				return "", err
+			}
+			to = personal.NextReminder(s, list, now)
+		}
+		if to.IsZero() {
+			return "", fmt.Errorf("no %s to come: turn it on first (/booking remind 15m or /booking agenda 08:00)", arg)
+		}
+	default:
+		d, err := time.ParseDuration(arg)
+		if err != nil || d <= 0 {
+			return "", fmt.Errorf("usage: :later reminder, :later agenda or :later DURATION (such as 2h)")
+		}
+		to = now.Add(d)
+	}
+	clock.ahead.Add(int64(to.Sub(now)))
+	ahead := strings.TrimSuffix(to.Sub(now).Round(time.Minute).String(), "0s")
+	return fmt.Sprintf("⏩ the demo's clock jumps ahead %s, to %s", ahead, to.In(zone).Format("Mon 2 Jan, 15:04 MST")), nil
 }
 
 // demoLoop reads console lines until EOF, :quit or ctx ends. In a script a

@@ -46,6 +46,11 @@ func TestDemoScript(t *testing.T) {
 		"➡️ *Moved* outside Slack: *Consultation* with Ada Lovelace",
 		"🗑 *Cancelled* outside Slack",
 		"in the thread of ",
+		"✅ *Reminders on.* bookbot sends you a direct message 15 minutes before each booking",
+		"✅ *Agenda on:* every weekday (Monday to Friday) at 08:00 in Europe/Berlin",
+		"⏰ *Reminder*: ",
+		" starts in 15 minutes.",
+		"== Your day: ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)

@@ -21,6 +21,7 @@ import (
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/statedir"
 )
 
@@ -89,6 +90,11 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	}
 	log.Info("bookbot starting", "version", version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
 
+	people, err := personal.OpenBolt(filepath.Join(cfg.StateDir, personal.BoltFileName))
+	if err != nil {
+		return fmt.Errorf("reminder and agenda settings (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+	}
+	var reminders *personal.Runner
 	runner, err := newDigestRunner(cfg, bk, api, log)
 	if err != nil {
 		return err
@@ -110,6 +116,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Contact:       firstOf(cfg.AllowedUsers),
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
+		Personal:      people,
+		// Set before the bot runs: reminders starts below.
+		PersonalChanged: func() { reminders.Wake() },
 	}, bk, api)
 
 	if cfg.DigestChannel != "" {
@@ -134,6 +143,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	defer stopNotices()
+
+	reminders, stopPersonal := startPersonal(ctx, cfg, bk, people, b, m, log)
+	defer stopPersonal()
 
 	stopWatch := m.WatchSocket(ctx, socketUnhealthyAfter, log)
 	defer stopWatch()
@@ -239,6 +251,21 @@ func startNotices(ctx context.Context, cfg *config.Config, bk *booking.Client, a
 	}()
 	log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
 	return func() { cancel(); <-done }, nil
+}
+
+// startPersonal starts sending reminders and agendas; the returned stop
+// waits for a look under way to finish.
+func startPersonal(ctx context.Context, cfg *config.Config, bk *booking.Client, store personal.Store, b *bot.Bot, m *metrics.Recorder, log *slog.Logger) (r *personal.Runner, stop func()) {
+	r = personal.NewRunner(personal.Config{
+		List: bk, Store: store, Send: b, Zones: b, Allowed: cfg.Allowed, Metrics: m, Log: log,
+	})
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = r.Run(ctx)
+	}()
+	return r, func() { cancel(); <-done }
 }
 
 // openJournal opens the write journal under BOOKBOT_STATE_DIR.

@@ -39,6 +39,10 @@ type Console struct {
 	// Attendee acts on the public booking page for :attendee; nil: not
 	// offered.
 	Attendee Attendee
+	// Later moves the demo's clock ahead for :later; nil: not offered.
+	Later func(ctx context.Context, arg string) (string, error)
+	// Now is the demo's clock, for "Today" in dates; nil: time.Now.
+	Now func() time.Time
 
 	shownMsgs  int
 	shownViews map[string]int // view ID → updates shown
@@ -89,6 +93,8 @@ const Help = `Commands:
   :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
   :attendee cancel ID     the attendee of booking ID cancels it on the booking page
                           (ID last: the booking the attendee made last)
+  :later reminder|agenda  move the demo's clock to your next reminder or agenda
+  :later DURATION         move the demo's clock ahead, such as :later 2h
   :help                   this list
   :quit                   leave (or Ctrl-D)
 `
@@ -193,6 +199,19 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		return nil
 	case ":attendee":
 		return c.attendee(ctx, args)
+	case ":later":
+		if c.Later == nil {
+			return errors.New("the clock cannot be moved in this session")
+		}
+		if len(args) != 1 {
+			return errors.New("usage: :later reminder, :later agenda or :later DURATION (such as 2h)")
+		}
+		msg, err := c.Later(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Out, msg)
+		return c.settle(ctx)
 	}
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
 }
@@ -467,7 +486,7 @@ func (c *Console) Show() {
 }
 
 func (c *Console) show() {
-	r := &Renderer{Zone: c.Zone, Typed: c.inputs}
+	r := &Renderer{Zone: c.Zone, Typed: c.inputs, Now: c.Now}
 	msgs := c.Slack.Messages()
 	for i := c.shownMsgs; i < len(msgs); i++ {
 		m := msgs[i]

@@ -237,7 +237,7 @@ var (
 		":white_check_mark:", "✅", ":x:", "❌", ":warning:", "⚠️", ":hourglass_flowing_sand:", "⏳",
 		":hourglass:", "⌛", ":calendar:", "📅", ":wave:", "👋", ":no_entry:", "⛔", ":mag:", "🔍",
 		":spiral_calendar_pad:", "🗓", ":information_source:", "ℹ️", ":lock:", "🔒",
-		":wastebasket:", "🗑", ":ok_hand:", "👌", ":arrow_right:", "➡️",
+		":wastebasket:", "🗑", ":ok_hand:", "👌", ":arrow_right:", "➡️", ":alarm_clock:", "⏰",
 	)
 	entities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 )
