@@ -23,6 +23,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -629,6 +630,39 @@ func goldenCases() []goldenCase {
 	add("outcome_view_unknown", rowsFree, func(*testing.T) []goldenDoc {
 		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, types, goldenPage)))
 	})
+
+	// Live notices: a booking's first notice, its state after a move or a
+	// cancel, the replies in its thread, and a burst.
+	notice := func(kind notices.Kind, bk booking.Booking, by *notices.By) notices.Notice {
+		return notices.Notice{Change: notices.Change{Kind: kind, Booking: bk}, Title: titleOf(bk.EventType, types), By: by}
+	}
+	movedN := notice(notices.Moved, list[1], nil)
+	movedN.Was = list[1]
+	movedN.Was.Start, movedN.Was.End = list[1].Start.Add(-2*time.Hour), list[1].End.Add(-2*time.Hour)
+	byAda := &notices.By{Actor: "U012ADA", At: now.Add(-time.Minute)}
+	fixed("notice_new_on_page", rowsFree, noticeMessage(notice(notices.New, list[3], nil), berlin, false, now))
+	fixed("notice_new_in_slack", rowsFree, noticeMessage(notice(notices.New, list[0], byAda), berlin, true, now))
+	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
+	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
+	fixed("notice_moved_reply", rowsFree, noticeReply(movedN, berlin, now))
+	fixed("notice_cancelled", rowsFree, noticeMessage(notice(notices.Cancelled, list[3], nil), berlin, false, now))
+	fixed("notice_cancelled_reply_in_slack", rowsFree, noticeReply(notice(notices.Cancelled, list[0], byAda), berlin, now))
+	add("notice_burst", rowsFree, func(*testing.T) []goldenDoc {
+		var ns []notices.Notice
+		for i, bk := range full {
+			kind := []notices.Kind{notices.Cancelled, notices.New, notices.Moved}[i%3]
+			n := notice(kind, bk, nil)
+			n.Was = bk
+			n.Was.Start = bk.Start.Add(-time.Hour)
+			ns = append(ns, n)
+		}
+		var docs []goldenDoc
+		for _, m := range burstMessages(ns, berlin, true) {
+			docs = append(docs, msgDoc(m)...)
+		}
+		return docs
+	})
+
 	return cases
 }
 

@@ -199,7 +199,11 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 	for _, n := range ns {
 		counts[n.Kind]++
 		b := n.Booking
-		who := noticeName(n)
+		// Shorter than elsewhere: a burst is many lines in one message.
+		who := "—"
+		if b.BookerName.String != "" {
+			who = escape(clip(b.BookerName.String, 40))
+		}
 		if emails && b.BookerEmail.String != "" {
 			who += " · " + address(b.BookerEmail.String)
 		}
