@@ -86,6 +86,7 @@ type Config struct {
 
 	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
 	BookingPage   string        // BOOKBOT_BOOKING_PAGE_URL, an absolute http(s) URL; "" means none
+	DatabaseURL   Secret        // BOOKBOT_DATABASE_URL or the contents of BOOKBOT_DATABASE_URL_FILE: postgres:// or postgresql://; zero for the embedded store
 	StateDir      string        // BOOKBOT_STATE_DIR or its computed default
 	JournalKeep   time.Duration // BOOKBOT_JOURNAL_KEEP_DAYS in days; 0 keeps entries forever
 	DryRun        bool          // BOOKBOT_DRY_RUN
@@ -208,6 +209,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
 	c.BookingPage = l.page("BOOKBOT_BOOKING_PAGE_URL", s.BookingPage)
+	c.DatabaseURL = l.databaseURL(s.DatabaseURL)
 	c.StateDir = stateDir(s)
 	if days, err := strconv.Atoi(s.JournalKeep); err == nil && days >= 0 && days <= maxKeepDays {
 		c.JournalKeep = time.Duration(days) * 24 * time.Hour
@@ -511,6 +513,22 @@ func (l *loader) channel(name, id string) string {
 	}
 	l.add(name, "%s must be a channel ID such as C0123ABCD (not a channel name); got %q", name, clip(id))
 	return ""
+}
+
+// databaseURL reads BOOKBOT_DATABASE_URL[_FILE]. Its problems never quote
+// it: it may hold a password.
+func (l *loader) databaseURL(value string) Secret {
+	src, v := l.pick("BOOKBOT_DATABASE_URL", value, false, "")
+	if src == "" {
+		return Secret{}
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "postgres" && u.Scheme != "postgresql"):
+		l.add(src, "%s must be a URL such as postgres://bookbot@db.example.com:5432/bookbot (not shown here: it may hold a password)", src)
+		return Secret{}
+	}
+	return Secret{value: v}
 }
 
 // routes reads NOTIFY_ROUTES: slug=CHANNEL pairs, comma-separated.

@@ -201,6 +201,10 @@ func TestValid(t *testing.T) {
 		}},
 		{"notify interval", []string{"NOTIFY_INTERVAL", "15s"}, func(c *config.Config) bool { return c.NotifyInterval == 15*time.Second }},
 		{"notify include emails", []string{"NOTIFY_INCLUDE_EMAILS", "true"}, func(c *config.Config) bool { return c.NotifyIncludeEmails }},
+		{"database url", []string{"BOOKBOT_DATABASE_URL", "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require"}, func(c *config.Config) bool {
+			return c.DatabaseURL.Value() == "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require" && fmt.Sprint(c.DatabaseURL) != c.DatabaseURL.Value()
+		}},
+		{"database url postgresql", []string{"BOOKBOT_DATABASE_URL", "postgresql://db/bookbot"}, func(c *config.Config) bool { return !c.DatabaseURL.IsZero() }},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.ReviewChannel == "C999" }},
 		{"booking page", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada?theme=dark"}, func(c *config.Config) bool {
 			return c.BookingPage == "https://cal.example.com/ada?theme=dark"
@@ -287,6 +291,8 @@ func TestInvalid(t *testing.T) {
 		{"notify interval too short", []string{"NOTIFY_INTERVAL", "10s"}, "NOTIFY_INTERVAL", "from 15s"},
 		{"notify interval not a duration", []string{"NOTIFY_INTERVAL", "5"}, "NOTIFY_INTERVAL", `got "5"`},
 		{"notify include emails", []string{"NOTIFY_INCLUDE_EMAILS", "maybe"}, "NOTIFY_INCLUDE_EMAILS", "true or false"},
+		{"database url not postgres", []string{"BOOKBOT_DATABASE_URL", "mysql://u:hunter2@db/bookbot"}, "BOOKBOT_DATABASE_URL", "postgres://bookbot@db.example.com"},
+		{"database url without host", []string{"BOOKBOT_DATABASE_URL", "postgres:///bookbot"}, "BOOKBOT_DATABASE_URL", "not shown here"},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "reviews"}, "BOOKBOT_REVIEW_CHANNEL", `got "reviews"`},
 		{"booking page not a URL", []string{"BOOKBOT_BOOKING_PAGE_URL", "cal.example.com/ada"}, "BOOKBOT_BOOKING_PAGE_URL", "absolute http(s) URL"},
 		{"booking page with credentials", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://u:p@cal.example.com/"}, "BOOKBOT_BOOKING_PAGE_URL", "credentials"},
@@ -839,6 +845,8 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 		"DIGEST_INCLUDE_EMAILS":       "true",
 		"DIGEST_SKIP_EMPTY":           "true",
 		"BOOKBOT_REVIEW_CHANNEL":      "C0456",
+		"BOOKBOT_DATABASE_URL":        "postgres://bookbot:pw@db.example.com/bookbot",
+		"BOOKBOT_DATABASE_URL_FILE":   keyFile,
 		"NOTIFY_CHANNEL":              "C0789",
 		"NOTIFY_ROUTES":               "intro-call=C0790",
 		"NOTIFY_INTERVAL":             "30s",
@@ -887,7 +895,7 @@ func TestVars(t *testing.T) {
 			secret = append(secret, v.Name)
 		}
 	}
-	if want := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY"}; !slices.Equal(secret, want) {
+	if want := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY", "BOOKBOT_DATABASE_URL"}; !slices.Equal(secret, want) {
 		t.Errorf("secret variables %v, want %v", secret, want)
 	}
 	// The contract's names and defaults are fixed.
@@ -928,5 +936,19 @@ func TestProcessEnvironmentIgnored(t *testing.T) {
 	c, err := config.Load(nil, 0)
 	if err != nil || c.LogLevel != slog.LevelInfo {
 		t.Errorf("Load(nil, 0) = %+v, %v", c, err)
+	}
+}
+
+// A database URL bookbot cannot use is refused without quoting it: it may
+// hold a password.
+func TestDatabaseURLIsNeverQuoted(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"mysql://u:hunter2@db/x", "postgres://u:hunter2@/x", "hunter2"} {
+		e := base()
+		e["BOOKBOT_DATABASE_URL"] = u
+		_, err := config.Load(func(k string) string { return e[k] }, config.NeedAll)
+		if err == nil || !strings.Contains(err.Error(), "BOOKBOT_DATABASE_URL") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: %v", u, err)
+		}
 	}
 }

@@ -46,14 +46,16 @@ type settings struct {
 	NotifyInterval      string `env:"NOTIFY_INTERVAL" envDefault:"1m" meaning:"how often the bookings list is read for notices, a Go duration from 15s"`
 	NotifyIncludeEmails bool   `env:"NOTIFY_INCLUDE_EMAILS" envDefault:"false" meaning:"true shows attendees' email addresses in notices"`
 
-	ReviewChannel string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
-	BookingPage   string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
-	StateDir      string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`
-	JournalKeep   string `env:"BOOKBOT_JOURNAL_KEEP_DAYS" envDefault:"90" meaning:"days a settled journal entry is kept (0: forever); entries still in flight or waiting for a person are kept however old"`
-	DryRun        bool   `env:"BOOKBOT_DRY_RUN" envDefault:"false" meaning:"true sends no bookings or cancellations to the booking API; bookbot says what it would have done"`
-	HTTPAddr      string `env:"BOOKBOT_HTTP_ADDR" envDefault:"127.0.0.1:8080" meaning:"host:port of the local HTTP listener; off disables it"`
-	LogLevel      string `env:"LOG_LEVEL" envDefault:"info" meaning:"debug, info, warn or error"`
-	LogFormat     string `env:"LOG_FORMAT" envDefault:"json" meaning:"json or text"`
+	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
+	BookingPage     string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
+	DatabaseURL     string `env:"BOOKBOT_DATABASE_URL" secret:"true" meaning:"postgres://… puts bookbot's state in PostgreSQL instead of BOOKBOT_STATE_DIR, so several replicas can share it; it may hold a password, so it is never shown"`
+	DatabaseURLFile string `env:"BOOKBOT_DATABASE_URL_FILE" meaning:"a file holding BOOKBOT_DATABASE_URL, instead of the variable"`
+	StateDir        string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`
+	JournalKeep     string `env:"BOOKBOT_JOURNAL_KEEP_DAYS" envDefault:"90" meaning:"days a settled journal entry is kept (0: forever); entries still in flight or waiting for a person are kept however old"`
+	DryRun          bool   `env:"BOOKBOT_DRY_RUN" envDefault:"false" meaning:"true sends no bookings or cancellations to the booking API; bookbot says what it would have done"`
+	HTTPAddr        string `env:"BOOKBOT_HTTP_ADDR" envDefault:"127.0.0.1:8080" meaning:"host:port of the local HTTP listener; off disables it"`
+	LogLevel        string `env:"LOG_LEVEL" envDefault:"info" meaning:"debug, info, warn or error"`
+	LogFormat       string `env:"LOG_FORMAT" envDefault:"json" meaning:"json or text"`
 
 	// Read only to find the default of BOOKBOT_STATE_DIR.
 	StateDirectory string `env:"STATE_DIRECTORY" meaning:"set by systemd from StateDirectory=; the first path is the default BOOKBOT_STATE_DIR"`

@@ -36,6 +36,9 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
+	if err := embeddedOnly(cfg, "audit"); err != nil {
+		return err
+	}
 	cfg.LogWarnings(newLogger(cfg, stderr))
 	jr, err := journal.Open(cfg.StateDir, journal.Options{ReadOnly: true})
 	if err != nil {

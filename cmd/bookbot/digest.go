@@ -74,6 +74,9 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
+	if err := embeddedOnly(cfg, "digest"); err != nil {
+		return err
+	}
 	if !*dryRun && cfg.DigestChannel == "" {
 		return errors.New("digest: DIGEST_CHANNEL is not set; set it, or use -dry-run to print the digest")
 	}

@@ -27,6 +27,7 @@ Usage:
                                      build and post the next-day digest once
   bookbot check                      verify the configuration against the real services
   bookbot audit [-since 24h] [-json] print the journal of bookings and cancellations
+  bookbot migrate [-status]          bring the PostgreSQL schema (BOOKBOT_DATABASE_URL) up to date
   bookbot version                    print the version
 `
 
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAudit(ctx, rest, getenv, stdout, stderr)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, rest, getenv, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)
 	return errUsage

@@ -42,6 +42,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if err := embeddedOnly(cfg, "run"); err != nil {
+		return err
+	}
 	log := newLogger(cfg, stderr)
 	cfg.LogWarnings(log)
 	// The embedded store serves one process: a second one would settle

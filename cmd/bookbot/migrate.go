@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/pgstore"
+)
+
+// migrateTimeout bounds connecting and migrating; a migration waits for
+// another replica's to finish first, under the same lock.
+const migrateTimeout = 2 * time.Minute
+
+// embeddedOnly refuses BOOKBOT_DATABASE_URL to a command that keeps its
+// state under BOOKBOT_STATE_DIR: replicas sharing PostgreSQL and a process
+// using its own files would each post the digest or book once, so nothing
+// runs half on one and half on the other.
+func embeddedOnly(cfg *config.Config, cmd string) error {
+	if cfg.DatabaseURL.IsZero() {
+		return nil
+	}
+	return fmt.Errorf("bookbot %s: BOOKBOT_DATABASE_URL is set, but this version keeps the journal, the digest record and the rest of its state under BOOKBOT_STATE_DIR only; several replicas over PostgreSQL are not available yet. Unset BOOKBOT_DATABASE_URL to run with the embedded store (`bookbot migrate` prepares the database meanwhile)", cmd)
+}
+
+// runMigrate brings the PostgreSQL schema of BOOKBOT_DATABASE_URL up to
+// this binary's version and exits, for deployments that migrate before
+// starting replicas; `bookbot run` does the same at start.
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	status := fs.Bool("status", false, "only print the schema's version and the binary's; change nothing")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := config.Load(getenv, 0)
+	if err != nil {
+		return err
+	}
+	cfg.LogWarnings(newLogger(cfg, stderr))
+	if cfg.DatabaseURL.IsZero() {
+		return errors.New("migrate: BOOKBOT_DATABASE_URL is not set: the embedded store under BOOKBOT_STATE_DIR needs no migration")
+	}
+	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	defer cancel()
+	db, err := pgstore.Open(ctx, cfg.DatabaseURL.Value())
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer db.Close()
+	before, latest, err := db.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if *status {
+		fmt.Fprintf(stdout, "schema version %d; this bookbot's is %d\n", before, latest)
+		return nil
+	}
+	if err := db.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	after, _, err := db.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if after == before {
+		fmt.Fprintf(stdout, "schema already at version %d\n", after)
+		return nil
+	}
+	fmt.Fprintf(stdout, "schema migrated from version %d to %d\n", before, after)
+	return nil
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/pgstore/pgtest"
+)
+
+func TestMigrate(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	migrate := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(t.Context(), binary, append([]string{"migrate"}, args...)...)
+		cmd.Env = []string{"BOOKBOT_DATABASE_URL=" + url, "HOME=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := migrate("-status")
+	if err != nil || !regexp.MustCompile(`^schema version 0; this bookbot's is [1-9]\d*\n$`).MatchString(out) {
+		t.Fatalf("status before: %v %q", err, out)
+	}
+	if out, err = migrate(); err != nil || !regexp.MustCompile(`^schema migrated from version 0 to [1-9]\d*\n$`).MatchString(out) {
+		t.Fatalf("migrate: %v %q", err, out)
+	}
+	if out, err = migrate(); err != nil || !strings.HasPrefix(out, "schema already at version ") {
+		t.Fatalf("migrate again: %v %q", err, out)
+	}
+}
+
+func TestMigrateErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, want string }{
+		{"", "BOOKBOT_DATABASE_URL is not set"},
+		{"postgres://bookbot:hunter2@127.0.0.1:1/bookbot?connect_timeout=5", "migrate: "},
+	} {
+		cmd := exec.CommandContext(t.Context(), binary, "migrate")
+		cmd.Env = []string{"BOOKBOT_DATABASE_URL=" + tc.url, "HOME=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "hunter2") {
+			t.Errorf("url %q: %v\n%s", tc.url, err, out)
+		}
+	}
+}
+
+// Commands that keep their state in BOOKBOT_STATE_DIR refuse a database
+// URL rather than ignore it.
+func TestEmbeddedOnlyCommandsRefuseADatabase(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"run"}, {"digest", "-dry-run"}, {"audit"}} {
+		cmd := exec.CommandContext(t.Context(), binary, args...)
+		cmd.Env = append(env(bookingtest.NewServer(t), slacktest.NewServer(t)), "BOOKBOT_DATABASE_URL=postgres://u:hunter2@db.example.com/bookbot")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "BOOKBOT_DATABASE_URL is set") || strings.Contains(string(out), "hunter2") {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+	}
+}
