@@ -37,7 +37,7 @@ type Client struct {
 	key       KeySource
 	http      *http.Client
 	backoff   Backoff
-	guard     *Guard
+	limiter   Limiter
 	sleep     func(context.Context, time.Duration) error
 	now       func() time.Time
 	log       *slog.Logger
@@ -75,8 +75,20 @@ func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 // WithBackoff sets how reads are retried.
 func WithBackoff(b Backoff) Option { return func(c *Client) { c.backoff = b } }
 
-// WithGuard sets the guard in front of creates (default: NewGuard(DefaultLimits, time.Now)).
-func WithGuard(g *Guard) Option { return func(c *Client) { c.guard = g } }
+// WithLimiter sets the limiter in front of creates (default: a Guard with
+// DefaultLimits on the client's clock). Replicas that share the API's
+// limits need a limiter they share. A nil l keeps the default.
+func WithLimiter(l Limiter) Option { return func(c *Client) { c.limiter = l } }
+
+// WithGuard sets an in-memory guard in front of creates: WithLimiter(g).
+// A nil g keeps the default.
+func WithGuard(g *Guard) Option {
+	return func(c *Client) {
+		if g != nil {
+			c.limiter = g
+		}
+	}
+}
 
 // WithClock sets the clock used to refuse slots that have already started.
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
@@ -142,8 +154,8 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 	hc := *c.http
 	hc.CheckRedirect = followNoRedirect
 	c.http = &hc
-	if c.guard == nil {
-		c.guard = NewGuard(DefaultLimits, c.now)
+	if c.limiter == nil {
+		c.limiter = NewGuard(DefaultLimits, c.now)
 	}
 	return c, nil
 }

@@ -284,7 +284,13 @@ func (c *Client) dryRunWrite(ctx context.Context, w Write, ep endpoint, form url
 
 // create sends one POST /bookings and classifies the answer.
 func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, form url.Values, res *Result) {
-	if wait, ok := c.guard.Reserve(req.Slot.eventType); !ok {
+	wait, ok, err := c.reserve(ctx, req.Slot.eventType)
+	if err != nil {
+		res.Outcome, res.RetryAfter, res.Held, res.Err = RateLimited, wait, true, err
+		res.saw("not sent: %v", err)
+		return
+	}
+	if !ok {
 		res.Outcome, res.RetryAfter, res.Held = RateLimited, wait, true
 		res.saw("not sent: bookbot holds creates back to stay within the API's limits for %s", HumanDuration(wait))
 		return
@@ -296,11 +302,15 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	var apiErr *APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
-		res.Outcome, res.RetryAfter = RateLimited, c.guard.Throttled(apiErr.RetryAfter)
+		hold, lerr := c.throttled(ctx, apiErr.RetryAfter)
+		res.Outcome, res.RetryAfter = RateLimited, hold
 		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; creates are held back for %s", HumanDuration(res.RetryAfter))
+		if lerr != nil {
+			res.saw("%v", lerr)
+		}
 		return
 	case err == nil || errors.As(err, &apiErr):
-		c.guard.Answered()
+		c.answered(ctx)
 	}
 
 	switch {
