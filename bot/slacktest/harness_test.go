@@ -2,6 +2,8 @@ package slacktest
 
 import (
 	"context"
+	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +25,8 @@ type bot struct {
 	mu     sync.Mutex
 	handle func(evt socketmode.Event) any // returns the ack payload
 	events chan socketmode.Event          // every event with a request
+	hellos chan string                    // debug_info.host of each hello
+	stop   func()                         // disconnects the client for good
 }
 
 // startBot connects a slack-go client and keeps it running until the test
@@ -35,6 +39,7 @@ func startBot(t *testing.T, srv *Server, opts ...slack.Option) *bot {
 		api:    api,
 		sm:     socketmode.New(api),
 		events: make(chan socketmode.Event, 100),
+		hellos: make(chan string, 10),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	runDone := make(chan error, 1)
@@ -45,18 +50,55 @@ func startBot(t *testing.T, srv *Server, opts ...slack.Option) *bot {
 		for {
 			select {
 			case evt := <-b.sm.Events:
+				if evt.Type == socketmode.EventTypeHello && evt.Request != nil {
+					select {
+					case b.hellos <- evt.Request.DebugInfo.Host:
+					default:
+					}
+				}
 				b.dispatch(evt)
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-runDone
-		<-loopDone
-	})
+	var once sync.Once
+	b.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-runDone
+			<-loopDone
+		})
+	}
+	t.Cleanup(b.stop)
 	return b
+}
+
+// connID waits for the bot's next hello and returns the server's ID for
+// the connection it came on.
+func (b *bot) connID(t *testing.T, srv *Server) int {
+	t.Helper()
+	var host string
+	select {
+	case host = <-b.hellos:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the bot's hello")
+	}
+	// The server counts a connection live once the hello is written, so
+	// the bot may read it first.
+	id := 0
+	if err := srv.waitFor(testCtx(t), func() bool {
+		for _, c := range srv.liveLocked() {
+			if c.Host == host {
+				id = c.ID
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no live connection with host %q: %v", host, err)
+	}
+	return id
 }
 
 func (b *bot) onEvent(f func(evt socketmode.Event) any) {
@@ -185,4 +227,43 @@ func contextWithCancelOn(parent context.Context, ch <-chan struct{}) (context.Co
 		}()
 	}
 	return ctx, cancel
+}
+
+// connBot is a slack-go client and the server's ID for its connection.
+type connBot struct {
+	*bot
+	id int
+}
+
+// startBots connects n slack-go clients at once and returns them in the
+// order their connections were opened (by ID), once all n are live.
+func startBots(t *testing.T, srv *Server, n int) []connBot {
+	t.Helper()
+	bots := make([]connBot, n)
+	for i := range bots {
+		// A transport each, as separate processes have: clients sharing
+		// http.DefaultTransport at once can leave a connection dialled and
+		// never used, which holds up the server's Close for seconds.
+		tr := &http.Transport{}
+		t.Cleanup(tr.CloseIdleConnections)
+		bots[i].bot = startBot(t, srv, slack.OptionHTTPClient(&http.Client{Transport: tr}))
+	}
+	for i := range bots {
+		bots[i].id = bots[i].connID(t, srv)
+	}
+	if _, err := srv.WaitLiveConnections(testCtx(t), n); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(bots, func(a, b connBot) int { return a.id - b.id })
+	return bots
+}
+
+// idle fails the test when the bot has received a request.
+func (b *bot) idle(t *testing.T, who string) {
+	t.Helper()
+	select {
+	case evt := <-b.events:
+		t.Errorf("%s received %s envelope %s", who, evt.Type, evt.Request.EnvelopeID)
+	default:
+	}
 }

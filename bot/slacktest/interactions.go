@@ -104,7 +104,7 @@ func ViewSubmission(user string, view View, values map[string]map[string]slack.B
 // Submit is a person pressing Submit on a modal with values entered. Like
 // Slack's client it refuses when a required input is empty. The ack's
 // response_action is applied to the stored views.
-func (s *Server) Submit(ctx context.Context, user, viewID string, values map[string]map[string]slack.BlockAction) (Ack, error) {
+func (s *Server) Submit(ctx context.Context, user, viewID string, values map[string]map[string]slack.BlockAction, opts ...DeliverOption) (Ack, error) {
 	v, found := s.View(viewID)
 	if !found {
 		return Ack{}, fmt.Errorf("%w %q", ErrUnknownView, viewID)
@@ -143,14 +143,14 @@ func (s *Server) Submit(ctx context.Context, user, viewID string, values map[str
 	if len(missing) > 0 {
 		return Ack{}, fmt.Errorf("%w: %s", ErrRequiredInput, strings.Join(missing, ", "))
 	}
-	return s.SendInteraction(ctx, ic)
+	return s.SendInteraction(ctx, ic, opts...)
 }
 
 // SubmitInputs is Submit with values keyed by action_id and given as plain
 // strings: text for text inputs, the option value for selects and radio
 // buttons (comma-separated for multi-selects and checkboxes), the date,
 // time or ID for pickers. Only options the view offers can be chosen.
-func (s *Server) SubmitInputs(ctx context.Context, user, viewID string, inputs map[string]string) (Ack, error) {
+func (s *Server) SubmitInputs(ctx context.Context, user, viewID string, inputs map[string]string, opts ...DeliverOption) (Ack, error) {
 	v, found := s.View(viewID)
 	if !found {
 		return Ack{}, fmt.Errorf("%w %q", ErrUnknownView, viewID)
@@ -173,13 +173,13 @@ func (s *Server) SubmitInputs(ctx context.Context, user, viewID string, inputs m
 		}
 		values[blockID][actionID] = ba
 	}
-	return s.Submit(ctx, user, viewID, values)
+	return s.Submit(ctx, user, viewID, values, opts...)
 }
 
 // Cancel is a person closing a modal with its Close button (or the X). The
 // view and those stacked on it close (the whole stack with clear_on_close);
 // with notify_on_close the app gets view_closed and Cancel waits for the ack.
-func (s *Server) Cancel(ctx context.Context, user, viewID string) (Ack, error) {
+func (s *Server) Cancel(ctx context.Context, user, viewID string, opts ...DeliverOption) (Ack, error) {
 	s.mu.Lock()
 	r, found := s.views[viewID]
 	if !found || r.v.Type != "modal" {
@@ -213,7 +213,7 @@ func (s *Server) Cancel(ctx context.Context, user, viewID string) (Ack, error) {
 	if env == nil {
 		return Ack{}, nil
 	}
-	return s.deliver(ctx, env)
+	return s.deliver(ctx, env, false, opts)
 }
 
 func (s *Server) userRefLocked(id string) map[string]any {
@@ -230,7 +230,7 @@ func (s *Server) userRefLocked(id string) map[string]any {
 // response_url are filled in when empty; a payload about a stored view
 // carries that view as it currently is, with the person's input in its
 // state. A view_submission ack's response_action is applied.
-func (s *Server) SendInteraction(ctx context.Context, payload any) (Ack, error) {
+func (s *Server) SendInteraction(ctx context.Context, payload any, opts ...DeliverOption) (Ack, error) {
 	m, err := toMap(payload)
 	if err != nil {
 		return Ack{}, err
@@ -247,7 +247,7 @@ func (s *Server) SendInteraction(ctx context.Context, payload any) (Ack, error) 
 	if err != nil {
 		return Ack{}, err
 	}
-	return s.deliver(ctx, env)
+	return s.deliver(ctx, env, false, opts)
 }
 
 // keepBlockIDs protects actions' block_id from prune: slack-go decodes an
@@ -720,7 +720,7 @@ func actionJSON(ba slack.BlockAction, el map[string]any) map[string]any {
 // app gets block_suggestion and answers with options in the ack (see
 // Ack.Payload). Like Slack, nothing is sent before min_query_length
 // (default 3) characters.
-func (s *Server) Suggest(ctx context.Context, user, viewID, actionID, query string) (Ack, error) {
+func (s *Server) Suggest(ctx context.Context, user, viewID, actionID, query string, opts ...DeliverOption) (Ack, error) {
 	s.mu.Lock()
 	r, found := s.views[viewID]
 	if !found {
@@ -750,5 +750,5 @@ func (s *Server) Suggest(ctx context.Context, user, viewID, actionID, query stri
 		"value":     query,
 		"container": map[string]any{"type": "view", "view_id": viewID},
 		"view":      map[string]any{"id": viewID},
-	})
+	}, opts...)
 }

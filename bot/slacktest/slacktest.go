@@ -32,6 +32,12 @@
 // payloads are checked against Block Kit limits (invalid_arguments,
 // invalid_blocks, with Slack-style response_metadata messages); app-level
 // and bot tokens are not interchangeable (not_allowed_token_type).
+//
+// Several clients can connect at once, as replicas of a bot do. By default
+// the newest connection gets every envelope; with Options.Spread they take
+// turns, as Slack spreads envelopes over an app's connections, and
+// ToConnection sends one to a chosen connection (see LiveConnections),
+// a redelivery included.
 package slacktest
 
 import (
@@ -102,6 +108,9 @@ var (
 	// ErrUnknownEnvelope is returned by Redeliver for an envelope ID the
 	// server never sent.
 	ErrUnknownEnvelope = errors.New("slacktest: unknown envelope ID")
+	// ErrNoConnection is returned by a delivery targeted with ToConnection,
+	// and by DropConnection, when that connection is not live.
+	ErrNoConnection = errors.New("slacktest: no live Socket Mode connection with that ID")
 	// ErrResponseAction is returned (with the Ack) when a view_submission ack
 	// carries a response_action Slack would reject (invalid view, stack full,
 	// errors for a non-input block, unknown action).
@@ -131,6 +140,12 @@ type Options struct {
 	// Now is the server's clock (trigger expiry, ack lateness, timestamps).
 	// Default time.Now.
 	Now func() time.Time
+	// Spread hands envelopes to the live connections in turn, in the order
+	// they were opened, skipping those gone, as Slack spreads them over an
+	// app's connections (several replicas of a bot); a redelivery then
+	// goes to the next in turn. By default every envelope goes to the
+	// newest connection. ToConnection overrides either for one delivery.
+	Spread bool
 }
 
 // User is a workspace member answered by users.info.
@@ -165,6 +180,7 @@ type Ack struct {
 	Raw        []byte          // the whole WebSocket message
 	Delay      time.Duration   // delivery → ack, on the server clock
 	Envelope   json.RawMessage // the envelope as delivered (payload included)
+	ConnID     int             // the connection the ack came in on (ConnInfo.ID)
 	Late       bool            // acked after AckTimeout: Slack ignored it
 	Dropped    bool            // MaxAckBytes or larger: Slack dropped it
 	Duplicate  bool            // a second ack for the same delivery: ignored
@@ -265,10 +281,11 @@ type Server struct {
 	responseURLs map[string]*responseURL
 	tickets      map[string]bool
 
-	conns     []*wsConn // live, hello sent
-	opened    int
-	envelopes map[string]*envelope
-	pending   map[string][]*delivery
+	conns      []*wsConn // live (hello sent), in opening order (by ID)
+	opened     int
+	spreadLast int // the connection Spread served last
+	envelopes  map[string]*envelope
+	pending    map[string][]*delivery
 
 	failNext  map[string][]string
 	latency   map[string]time.Duration

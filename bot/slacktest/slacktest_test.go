@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -432,6 +434,286 @@ func TestNewestConnectionGetsEnvelopes(t *testing.T) {
 	}
 	if got := srv.Connections(); got != 2 {
 		t.Errorf("Connections() = %d", got)
+	}
+}
+
+func TestWaitLiveConnections(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	ctx := testCtx(t)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := srv.WaitLiveConnections(short, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitLiveConnections with no client = %v", err)
+	}
+	if live, err := srv.WaitLiveConnections(ctx, 0); err != nil || len(live) != 0 {
+		t.Errorf("WaitLiveConnections(0) = %+v, %v", live, err)
+	}
+
+	bots := startBots(t, srv, 2)
+	live, err := srv.WaitLiveConnections(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 2 || live[0].ID != bots[0].id || live[1].ID != bots[1].id {
+		t.Fatalf("live = %+v, bots on %d and %d", live, bots[0].id, bots[1].id)
+	}
+	for _, c := range live {
+		if c.Host != fmt.Sprintf("slacktest-applink-%d", c.ID) || !strings.HasPrefix(c.RemoteAddr, "127.0.0.1:") ||
+			c.ConnectedAt.IsZero() || c.Deliveries != 0 {
+			t.Errorf("connection = %+v", c)
+		}
+	}
+	if live[0].RemoteAddr == live[1].RemoteAddr || live[1].ConnectedAt.Before(live[0].ConnectedAt) {
+		t.Errorf("two clients: %+v", live)
+	}
+
+	// A client that goes away is no longer live; the total still counts it.
+	bots[0].stop()
+	live, err = srv.WaitLiveConnections(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live[0].ID != bots[1].id || !slices.Equal(srv.LiveConnections(), live) {
+		t.Errorf("after the first client stopped: %+v", live)
+	}
+	if got := srv.Connections(); got != 2 {
+		t.Errorf("Connections() = %d, want 2", got)
+	}
+}
+
+// With Spread, two replicas of a bot take commands in turn, and a retry
+// goes to the next in turn.
+func TestSpreadAlternates(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, func(o *Options) { o.Spread = true })
+	bots := startBots(t, srv, 2)
+	ctx := testCtx(t)
+
+	var last Ack
+	for i := range 4 {
+		want := bots[i%2]
+		ack, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", Text: fmt.Sprint(i), UserID: "U1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ack.ConnID != want.id {
+			t.Errorf("command %d acked on connection %d, want %d", i, ack.ConnID, want.id)
+		}
+		if cmd := want.next(t).Data.(slack.SlashCommand); cmd.Text != fmt.Sprint(i) {
+			t.Errorf("connection %d got command %q, want %d", want.id, cmd.Text, i)
+		}
+		bots[(i+1)%2].idle(t, fmt.Sprintf("connection %d, out of turn,", bots[(i+1)%2].id))
+		last = ack
+	}
+	for _, c := range srv.LiveConnections() {
+		if c.Deliveries != 2 {
+			t.Errorf("connection %d had %d deliveries, want 2", c.ID, c.Deliveries)
+		}
+	}
+
+	// The last command went to the second client; its retry goes to the first.
+	ack, err := srv.Redeliver(ctx, last.EnvelopeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evt := bots[0].next(t)
+	if ack.ConnID != bots[0].id || evt.Request.EnvelopeID != last.EnvelopeID ||
+		evt.Request.RetryAttempt != 1 || evt.Request.RetryReason != "timeout" {
+		t.Errorf("redelivery on %d (ack on %d): %+v", bots[0].id, ack.ConnID, evt.Request)
+	}
+	if cmd := evt.Data.(slack.SlashCommand); cmd.Text != "3" {
+		t.Errorf("redelivered command %q, want 3", cmd.Text)
+	}
+	bots[1].idle(t, "the connection that had it first")
+}
+
+// ToConnection picks the connection for slash commands, interactions and
+// events; without it the newest connection gets them, as before.
+func TestTargetedDelivery(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddUser(User{ID: "U1", Name: "ada"})
+	bots := startBots(t, srv, 3)
+	ctx := testCtx(t)
+	idleExcept := func(k int) {
+		t.Helper()
+		for i, b := range bots {
+			if i != k {
+				b.idle(t, fmt.Sprintf("connection %d", b.id))
+			}
+		}
+	}
+
+	ack, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", Text: "list", UserID: "U1"}, ToConnection(bots[0].id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd := bots[0].next(t).Data.(slack.SlashCommand); cmd.Text != "list" || ack.ConnID != bots[0].id {
+		t.Errorf("slash command %+v acked on %d, want %d", cmd, ack.ConnID, bots[0].id)
+	}
+	idleExcept(0)
+
+	ack, err = srv.SendInteraction(ctx, BlockAction("U1", "cancel_booking", "bk_1"), ToConnection(bots[1].id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ic := bots[1].next(t).Data.(slack.InteractionCallback); ic.Type != slack.InteractionTypeBlockActions || ack.ConnID != bots[1].id {
+		t.Errorf("interaction %s acked on %d, want %d", ic.Type, ack.ConnID, bots[1].id)
+	}
+	idleExcept(1)
+
+	ack, err = srv.OpenAppHome(ctx, "U1", ToConnection(bots[0].id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evt := bots[0].next(t); evt.Type != socketmode.EventTypeEventsAPI || ack.ConnID != bots[0].id {
+		t.Errorf("event %s acked on %d, want %d", evt.Type, ack.ConnID, bots[0].id)
+	}
+	idleExcept(0)
+
+	// Untargeted: the newest connection.
+	for range 2 {
+		ack, err = srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", UserID: "U1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bots[2].next(t)
+		if ack.ConnID != bots[2].id {
+			t.Errorf("untargeted command acked on %d, want the newest, %d", ack.ConnID, bots[2].id)
+		}
+		idleExcept(2)
+	}
+
+	// A connection that is not live fails the delivery; nobody gets it.
+	for _, id := range []int{0, 99} {
+		if _, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", UserID: "U1"}, ToConnection(id)); !errors.Is(err, ErrNoConnection) {
+			t.Errorf("ToConnection(%d) = %v, want ErrNoConnection", id, err)
+		}
+	}
+	bots[1].stop()
+	if _, err := srv.WaitLiveConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.SendEvent(ctx, map[string]any{"type": "app_home_opened", "user": "U1"}, ToConnection(bots[1].id)); !errors.Is(err, ErrNoConnection) {
+		t.Errorf("delivery to a stopped client = %v, want ErrNoConnection", err)
+	}
+	idleExcept(-1)
+	want := map[int]int{bots[0].id: 2, bots[2].id: 2}
+	for _, c := range srv.LiveConnections() {
+		if c.Deliveries != want[c.ID] {
+			t.Errorf("connection %d had %d deliveries, want %d", c.ID, c.Deliveries, want[c.ID])
+		}
+	}
+}
+
+// A replica that never acks: Slack's retry lands on another connection,
+// with the same envelope and payload and retry_attempt/retry_reason set.
+func TestRedeliveryToAnotherConnection(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	bots := startBots(t, srv, 2)
+	stuck, healthy := bots[0], bots[1]
+	delivered := make(chan struct{})
+	var once sync.Once
+	stuck.onEvent(func(socketmode.Event) any {
+		once.Do(func() { close(delivered) })
+		return noAck
+	})
+	ctx := testCtx(t)
+
+	short, cancel := contextWithCancelOn(ctx, delivered)
+	defer cancel()
+	first, err := srv.SendSlashCommand(short, SlashCommand{Command: "/booking", Text: "new", UserID: "U1"}, ToConnection(stuck.id))
+	if !errors.Is(err, errCanceled) {
+		t.Fatalf("unacked delivery: %v", err)
+	}
+	e1 := stuck.next(t)
+	if e1.Request.RetryAttempt != 0 || e1.Request.RetryReason != "" {
+		t.Errorf("first delivery: %+v", e1.Request)
+	}
+
+	// Targeting a connection that is not live neither sends nor counts a retry.
+	if _, err := srv.Redeliver(ctx, first.EnvelopeID, ToConnection(99)); !errors.Is(err, ErrNoConnection) {
+		t.Errorf("Redeliver to an unknown connection = %v", err)
+	}
+
+	for attempt := 1; attempt <= 2; attempt++ {
+		ack, err := srv.Redeliver(ctx, first.EnvelopeID, ToConnection(healthy.id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2 := healthy.next(t)
+		if e2.Request.EnvelopeID != first.EnvelopeID || ack.EnvelopeID != first.EnvelopeID || ack.ConnID != healthy.id {
+			t.Errorf("redelivery envelope %q acked %q on %d; first was %q", e2.Request.EnvelopeID, ack.EnvelopeID, ack.ConnID, first.EnvelopeID)
+		}
+		if e2.Request.RetryAttempt != attempt || e2.Request.RetryReason != "timeout" {
+			t.Errorf("redelivery %d: retry_attempt %d, retry_reason %q", attempt, e2.Request.RetryAttempt, e2.Request.RetryReason)
+		}
+		c1, c2 := e1.Data.(slack.SlashCommand), e2.Data.(slack.SlashCommand)
+		if c1.TriggerID != c2.TriggerID || c1.ResponseURL != c2.ResponseURL || c2.Text != "new" {
+			t.Errorf("redelivered payload %+v, first %+v", c2, c1)
+		}
+		stuck.idle(t, "the stuck connection")
+	}
+}
+
+// Spread goes round three connections in opening order and skips one that
+// is gone; a client that reconnects takes its turn under its new ID.
+func TestSpreadSkipsDroppedConnection(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, func(o *Options) { o.Spread = true })
+	bots := startBots(t, srv, 3)
+	ctx := testCtx(t)
+	send := func(want connBot) {
+		t.Helper()
+		ack, err := srv.SendEvent(ctx, map[string]any{"type": "app_home_opened", "user": "U1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ack.ConnID != want.id {
+			t.Errorf("event acked on connection %d, want %d", ack.ConnID, want.id)
+		}
+		if evt := want.next(t); evt.Request.EnvelopeID != ack.EnvelopeID {
+			t.Errorf("connection %d got %s, want %s", want.id, evt.Request.EnvelopeID, ack.EnvelopeID)
+		}
+	}
+	for _, b := range bots {
+		send(b)
+	}
+
+	// The middle replica exits.
+	bots[1].stop()
+	if _, err := srv.WaitLiveConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		send(bots[0])
+		send(bots[2])
+	}
+	bots[1].idle(t, "the stopped client")
+
+	// The first loses its socket and reconnects, last in the order now.
+	if err := srv.DropConnection(bots[0].id); err != nil {
+		t.Fatal(err)
+	}
+	old := bots[0].id
+	bots[0].id = bots[0].connID(t, srv)
+	if bots[0].id <= bots[2].id {
+		t.Fatalf("reconnected as %d, after %d", bots[0].id, bots[2].id)
+	}
+	live, err := srv.WaitLiveConnections(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live[0].ID != bots[2].id || live[1].ID != bots[0].id {
+		t.Errorf("live after the reconnect: %+v", live)
+	}
+	send(bots[0]) // the third had the last turn
+	send(bots[2])
+	send(bots[0])
+	if err := srv.DropConnection(old); !errors.Is(err, ErrNoConnection) {
+		t.Errorf("DropConnection(gone) = %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,66 @@ type wsConn struct {
 	c       *websocket.Conn
 	writeMu sync.Mutex
 	gone    chan struct{} // closed when the reader stops
+
+	// Guarded by Server.mu.
+	host        string // debug_info.host in its hello
+	remote      string
+	connectedAt time.Time
+	deliveries  int
+}
+
+// ConnInfo describes a live Socket Mode connection. The server cannot tell
+// which process holds a connection (every replica uses the same app
+// token); a client learns its ID from the host in its hello (slack-go
+// passes the hello on as an EventTypeHello event whose
+// Request.DebugInfo.Host is Host), a test from the order it started
+// clients in.
+type ConnInfo struct {
+	// ID numbers connections in the order they were opened, from 1; a
+	// client that reconnects gets a new ID. ToConnection takes it.
+	ID int
+	// Host is the debug_info.host the hello carried, "slacktest-applink-ID".
+	Host string
+	// RemoteAddr is the client's address (host:port) as the server saw it.
+	RemoteAddr string
+	// ConnectedAt is when the connection was opened, on the server clock.
+	ConnectedAt time.Time
+	// Deliveries counts the envelopes written to the connection,
+	// redeliveries included.
+	Deliveries int
+}
+
+func (c *wsConn) info() ConnInfo {
+	return ConnInfo{ID: c.id, Host: c.host, RemoteAddr: c.remote, ConnectedAt: c.connectedAt, Deliveries: c.deliveries}
+}
+
+// DeliverOption adjusts how an envelope is delivered; the methods that
+// send envelopes (SendSlashCommand, SendInteraction, SendEvent, Redeliver,
+// Submit, …) take them.
+type DeliverOption func(*deliverConfig)
+
+type deliverConfig struct {
+	targeted bool
+	conn     int // the targeted connection's ID
+}
+
+// ToConnection delivers the envelope on the live connection with this ID
+// (see LiveConnections) instead of the one the server would pick. When
+// that connection is not live, or fails the write, the delivery fails
+// with ErrNoConnection; it is not handed to another connection. A
+// targeted delivery does not take a turn from Options.Spread.
+func ToConnection(id int) DeliverOption {
+	return func(c *deliverConfig) { c.targeted, c.conn = true, id }
+}
+
+func deliverConfigOf(opts []DeliverOption) deliverConfig {
+	var c deliverConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
 }
 
 func (c *wsConn) write(b []byte) error { return c.writeStamped(b, nil) }
@@ -119,11 +180,14 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 	}
 	s.opened++
 	wc.id = s.opened
+	wc.host = "slacktest-applink-" + fmt.Sprint(wc.id)
+	wc.remote = r.RemoteAddr
+	wc.connectedAt = s.now()
 	hello, _ := json.Marshal(map[string]any{
 		"type":            "hello",
 		"num_connections": len(s.conns) + 1,
 		"debug_info": map[string]any{
-			"host":                        "slacktest-applink-" + fmt.Sprint(wc.id),
+			"host":                        wc.host,
 			"build_number":                1,
 			"approximate_connection_time": 18060,
 		},
@@ -145,7 +209,9 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
-	s.conns = append(s.conns, wc)
+	// In opening order, though hellos may go out in another.
+	i, _ := slices.BinarySearchFunc(s.conns, wc.id, func(c *wsConn, id int) int { return c.id - id })
+	s.conns = slices.Insert(slices.Clone(s.conns), i, wc)
 	s.notifyLocked()
 	s.mu.Unlock()
 
@@ -154,7 +220,7 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		s.handleAck(msg, s.now()) // stamped on arrival, before any locking
+		s.handleAck(wc, msg, s.now()) // stamped on arrival, before any locking
 	}
 }
 
@@ -196,16 +262,69 @@ func (s *Server) WaitConnected(ctx context.Context) error {
 }
 
 // WaitConnections blocks until n connections have been opened in total and
-// one is live.
+// one is live. WaitLiveConnections waits for n at once.
 func (s *Server) WaitConnections(ctx context.Context, n int) error {
 	return s.waitFor(ctx, func() bool { return s.opened >= n && len(s.conns) > 0 })
 }
 
 // Connections is how many Socket Mode connections have been opened in total.
+// LiveConnections describes the ones open now.
 func (s *Server) Connections() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.opened
+}
+
+// LiveConnections describes the live connections (hello sent, not closed),
+// in the order they were opened.
+func (s *Server) LiveConnections() []ConnInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.liveLocked()
+}
+
+// WaitLiveConnections blocks until exactly n connections are live (n
+// clients connected, or the rest gone) and returns them as LiveConnections
+// does, or until ctx is done.
+func (s *Server) WaitLiveConnections(ctx context.Context, n int) ([]ConnInfo, error) {
+	var live []ConnInfo
+	err := s.waitFor(ctx, func() bool {
+		if len(s.conns) != n {
+			return false
+		}
+		live = s.liveLocked()
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return live, nil
+}
+
+func (s *Server) liveLocked() []ConnInfo {
+	out := make([]ConnInfo, 0, len(s.conns))
+	for _, c := range s.conns {
+		out = append(out, c.info())
+	}
+	return out
+}
+
+// DropConnection cuts one live connection, as Drop does every one: no
+// disconnect message, no close frame. It fails with ErrNoConnection when
+// no live connection has that ID.
+func (s *Server) DropConnection(id int) error {
+	s.mu.Lock()
+	i := slices.IndexFunc(s.conns, func(c *wsConn) bool { return c.id == id })
+	if i < 0 {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %d", ErrNoConnection, id)
+	}
+	c := s.conns[i]
+	s.conns = slices.Delete(slices.Clone(s.conns), i, i+1)
+	s.notifyLocked()
+	s.mu.Unlock()
+	_ = c.c.Close()
+	return nil
 }
 
 // Disconnect sends {"type":"disconnect","reason":reason} on every live
@@ -246,36 +365,57 @@ func (s *Server) Drop() {
 	}
 }
 
-// deliver sends env to the newest live connection and waits for its ack.
-// A connection that fails the write is dropped and the next one is tried,
-// as Slack does.
-func (s *Server) deliver(ctx context.Context, env *envelope) (Ack, error) {
+// deliver sends env to a live connection and waits for its ack: the one
+// ToConnection names, else the next in turn with Options.Spread, else the
+// newest. A connection that fails the write is dropped and the next one is
+// tried, as Slack does (unless the delivery was targeted). A redelivery
+// (retry) counts one more retry_attempt when it goes out.
+func (s *Server) deliver(ctx context.Context, env *envelope, retry bool, opts []DeliverOption) (Ack, error) {
+	cfg := deliverConfigOf(opts)
 	d := &delivery{ch: make(chan ackResult, 1)}
+	retried := false
 	for {
 		var c *wsConn
+		var wire []byte
+		var pickErr error
 		if err := s.waitFor(ctx, func() bool {
-			if len(s.conns) == 0 {
-				return false
+			if s.closed {
+				return false // waitFor answers ErrClosed
 			}
-			c = s.conns[len(s.conns)-1]
+			c, pickErr = s.pickLocked(cfg)
+			if c == nil {
+				return pickErr != nil
+			}
+			if retry && !retried {
+				env.retryAttempt++
+				env.retryReason = "timeout"
+				retried = true
+			}
+			d.at = s.now()
+			env.deliveredAt = d.at
+			env.delivery = d
+			env.acked = false
+			s.envelopes[env.id] = env
+			s.pending[env.id] = append(s.pending[env.id], d)
+			wire = env.wire()
 			return true
 		}); err != nil {
 			return Ack{EnvelopeID: env.id}, err
 		}
-		s.mu.Lock()
-		d.at = s.now()
-		env.deliveredAt = d.at
-		env.delivery = d
-		env.acked = false
-		s.envelopes[env.id] = env
-		s.pending[env.id] = append(s.pending[env.id], d)
-		wire := env.wire()
-		s.mu.Unlock()
+		if pickErr != nil {
+			return Ack{EnvelopeID: env.id}, pickErr
+		}
 		if err := c.writeStamped(wire, func() { d.sent.Store(s.now().UnixNano()) }); err != nil {
 			s.forget(env.id, d)
 			s.dropConn(c)
+			if cfg.targeted {
+				return Ack{EnvelopeID: env.id}, fmt.Errorf("%w: %d failed the write: %v", ErrNoConnection, c.id, err)
+			}
 			continue
 		}
+		s.mu.Lock()
+		c.deliveries++
+		s.mu.Unlock()
 		break
 	}
 	select {
@@ -287,6 +427,36 @@ func (s *Server) deliver(ctx context.Context, env *envelope) (Ack, error) {
 	case <-s.done:
 		return Ack{EnvelopeID: env.id}, ErrClosed
 	}
+}
+
+// pickLocked chooses the connection for a delivery: nil and no error when
+// none is live yet.
+func (s *Server) pickLocked(cfg deliverConfig) (*wsConn, error) {
+	if cfg.targeted {
+		for _, c := range s.conns {
+			if c.id == cfg.conn {
+				return c, nil
+			}
+		}
+		return nil, fmt.Errorf("%w: %d", ErrNoConnection, cfg.conn)
+	}
+	if len(s.conns) == 0 {
+		return nil, nil
+	}
+	if !s.opts.Spread {
+		return s.conns[len(s.conns)-1], nil
+	}
+	// The live connection opened next after the last one served, else
+	// the first opened: a turn each, skipping the gone, in opening order.
+	next := s.conns[0]
+	for _, c := range s.conns {
+		if c.id > s.spreadLast {
+			next = c
+			break
+		}
+	}
+	s.spreadLast = next.id
+	return next, nil
 }
 
 func (s *Server) forget(id string, d *delivery) {
@@ -305,7 +475,7 @@ func (s *Server) forget(id string, d *delivery) {
 }
 
 // handleAck matches an ack to its envelope and does what Slack does with it.
-func (s *Server) handleAck(raw []byte, received time.Time) {
+func (s *Server) handleAck(wc *wsConn, raw []byte, received time.Time) {
 	var msg struct {
 		EnvelopeID string          `json:"envelope_id"`
 		Payload    json.RawMessage `json:"payload"`
@@ -317,7 +487,7 @@ func (s *Server) handleAck(raw []byte, received time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := received
-	ack := Ack{EnvelopeID: msg.EnvelopeID, Raw: cloneRaw(raw)}
+	ack := Ack{EnvelopeID: msg.EnvelopeID, Raw: cloneRaw(raw), ConnID: wc.id}
 	if len(msg.Payload) > 0 && string(msg.Payload) != "null" {
 		ack.Payload = cloneRaw(msg.Payload)
 	}
@@ -403,25 +573,24 @@ func (s *Server) applyAckLocked(env *envelope, payload json.RawMessage) error {
 }
 
 // Redeliver sends an envelope again, as Slack does when an ack is missing:
-// same envelope_id, retry_attempt one higher, retry_reason "timeout".
-func (s *Server) Redeliver(ctx context.Context, envelopeID string) (Ack, error) {
+// same envelope_id and payload, retry_attempt one higher, retry_reason
+// "timeout". Like Slack's, the retry may go to another connection than the
+// first delivery: the server's pick (Options.Spread), or the one given with
+// ToConnection.
+func (s *Server) Redeliver(ctx context.Context, envelopeID string, opts ...DeliverOption) (Ack, error) {
 	s.mu.Lock()
 	env, known := s.envelopes[envelopeID]
-	if known {
-		env.retryAttempt++
-		env.retryReason = "timeout"
-	}
 	s.mu.Unlock()
 	if !known {
 		return Ack{EnvelopeID: envelopeID}, ErrUnknownEnvelope
 	}
-	return s.deliver(ctx, env)
+	return s.deliver(ctx, env, true, opts)
 }
 
 // SendSlashCommand delivers a slash command the way Slack does and waits for
 // its ack. Team, trigger_id, response_url, channel and user name are filled
 // in; the channel defaults to the person's DM with the app.
-func (s *Server) SendSlashCommand(ctx context.Context, cmd SlashCommand) (Ack, error) {
+func (s *Server) SendSlashCommand(ctx context.Context, cmd SlashCommand, opts ...DeliverOption) (Ack, error) {
 	if cmd.UserID == "" {
 		return Ack{}, errors.New("slacktest: SlashCommand.UserID is required")
 	}
@@ -471,14 +640,14 @@ func (s *Server) SendSlashCommand(ctx context.Context, cmd SlashCommand) (Ack, e
 		channel: cmd.ChannelID, user: cmd.UserID,
 	}
 	s.mu.Unlock()
-	return s.deliver(ctx, env)
+	return s.deliver(ctx, env, false, opts)
 }
 
 // SendEvent delivers an Events API event (for example an app_home_opened
 // event as a map or a slackevents type) wrapped in an event_callback, and
 // waits for its ack. An event that already is an event_callback is sent as
 // is, with missing fields filled in.
-func (s *Server) SendEvent(ctx context.Context, event any) (Ack, error) {
+func (s *Server) SendEvent(ctx context.Context, event any, opts ...DeliverOption) (Ack, error) {
 	m, err := toMap(event)
 	if err != nil {
 		return Ack{}, err
@@ -529,13 +698,13 @@ func (s *Server) SendEvent(ctx context.Context, event any) (Ack, error) {
 	}
 	env := &envelope{id: newUUID(), typ: "events_api", payload: payload}
 	s.mu.Unlock()
-	return s.deliver(ctx, env)
+	return s.deliver(ctx, env, false, opts)
 }
 
 // OpenAppHome delivers app_home_opened for the Home tab, as when the person
 // clicks the app, carrying the last published Home view.
-func (s *Server) OpenAppHome(ctx context.Context, userID string) (Ack, error) {
-	return s.SendEvent(ctx, map[string]any{"type": "app_home_opened", "user": userID, "tab": "home"})
+func (s *Server) OpenAppHome(ctx context.Context, userID string, opts ...DeliverOption) (Ack, error) {
+	return s.SendEvent(ctx, map[string]any{"type": "app_home_opened", "user": userID, "tab": "home"}, opts...)
 }
 
 func setDefault(m map[string]any, k string, v any) {
