@@ -414,6 +414,7 @@ func goldenCases() []goldenCase {
 	create("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusBadRequest, Message: "invalid <!here>"}}, nil)
 	create("rejected_validation", &booking.Result{Outcome: booking.Rejected, Err: booking.ValidationError{{Field: "email", Problem: "\"<!channel>\" is not an email address"}}}, nil)
 	create("rate_limited_held", &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 42 * time.Second}, nil)
+	create("limit_unchecked", &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: time.Minute, Err: fmt.Errorf("%w: connection refused", booking.ErrLimitUnchecked)}, nil)
 	create("rate_limited", &booking.Result{Outcome: booking.RateLimited}, nil)
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta

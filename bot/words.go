@@ -67,6 +67,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	case res.Outcome == booking.Rejected:
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
+	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
+		text = fmt.Sprintf(":hourglass: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		actions = append(actions, again("Try again later"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Try again later"), pick)
