@@ -1,42 +1,119 @@
 package digest
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 )
 
 // DefaultStaleAfter is how long a claim may stay unfinished before the
 // ledger decides its process died mid-post and treats the date as posted.
-// A Runner bounds each run well below it (runTimeout), so a live run never
-// holds a claim this long.
+// A Runner bounds each run well below it (runTimeout, then ledgerTimeout
+// for recording the outcome), so a live run never holds a claim this long.
 const DefaultStaleAfter = 10 * time.Minute
 
-// Ledger records which dates were posted, as files under a state directory;
-// it survives restarts and is shared by overlapping processes on one machine
-// (a file is claimed with O_CREATE|O_EXCL, which the kernel makes atomic; do
-// not put the directory on a network file system that does not honour it).
+// Ledger records which dates were posted: it is what makes the digest
+// exactly-once per date. A Runner claims a date before it posts and
+// records the post after it, so that of all the processes sharing one
+// ledger, one posts each date. FileLedger keeps it in files on one
+// machine; pgstore's DigestLedger keeps it in PostgreSQL for replicas on
+// several. Package ledgertest holds every implementation to this:
 //
-// Each date has one file, dir/digest/YYYY-MM-DD.json, holding a claim while
-// a post is under way and the post's record once it is done; the failure
-// notice of a date has its own file, YYYY-MM-DD.failure.json.
-//
-// The fields may be set after OpenLedger and before the ledger is used.
-type Ledger struct {
+//   - A date is day's calendar date in day's own location.
+//   - Claim returns true to exactly one caller among any number at once,
+//     on any handle. A date stays claimed until it is released: a claim
+//     that is never completed is not taken over by a later Claim.
+//   - Once such a claim is older than StaleAfter by the ledger's clock,
+//     Status reports it Stale (so Done), and the ledger logs an error: its
+//     process most likely died mid-post, and may or may not have reached
+//     Slack. A digest that arrives twice is worse than one missed once, so
+//     the date is not retried; the log tells a person to check the
+//     channel. Release still drops a stale claim.
+//   - Posted records the post on the date, keeping its claim's time (zero
+//     when the date was not claimed); again, it replaces the record.
+//   - Release drops a date's claim, so the date may be claimed again; on an
+//     unclaimed date it does nothing; a posted date cannot be released: it
+//     fails, and the date stays posted.
+//   - The failure notice of a date (ClaimNotice, NoticePosted,
+//     ReleaseNotice) is claimed, recorded and released the same way, apart
+//     from the date's digest.
+//   - What a handle records is there for every other handle, and after a
+//     restart.
+//   - With a context already done, every method fails with an error that
+//     matches the context's error, and records nothing.
+type Ledger interface {
+	// Claim claims the date: true when this caller may post it, false when
+	// it is claimed (stale or not) or posted.
+	Claim(ctx context.Context, day time.Time) (bool, error)
+	// Posted records that the date was posted, as info tells.
+	Posted(ctx context.Context, day time.Time, info PostInfo) error
+	// Release drops the date's claim after a post that certainly failed.
+	Release(ctx context.Context, day time.Time) error
+	// Status reports where the date stands.
+	Status(ctx context.Context, day time.Time) (Status, error)
+
+	// ClaimNotice claims the posting of the date's failure notice: true
+	// when this caller may post it.
+	ClaimNotice(ctx context.Context, day time.Time) (bool, error)
+	// NoticePosted records that the date's failure notice was posted.
+	NoticePosted(ctx context.Context, day time.Time, info PostInfo) error
+	// ReleaseNotice drops the claim of the date's failure notice.
+	ReleaseNotice(ctx context.Context, day time.Time) error
+}
+
+// LedgerOptions are the settings a ledger of either kind takes.
+type LedgerOptions struct {
 	// StaleAfter is how old an unfinished claim must be to count as the
 	// claim of a dead process; 0 means DefaultStaleAfter.
 	StaleAfter time.Duration
-	// Now is the clock (nil: time.Now).
+	// Now is the clock (nil: time.Now). Claims are stamped with it and
+	// judged stale by it, so the processes sharing a ledger need clocks
+	// that agree to well within StaleAfter.
 	Now func() time.Time
-	// Log receives the loud warning about stale claims (nil: discarded).
+	// Log receives the loud error about stale claims (nil: discarded).
 	Log *slog.Logger
+}
 
-	dir string // .../digest
+func (o LedgerOptions) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o LedgerOptions) log() *slog.Logger {
+	if o.Log != nil {
+		return o.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (o LedgerOptions) staleAfter() time.Duration {
+	if o.StaleAfter > 0 {
+		return o.StaleAfter
+	}
+	return DefaultStaleAfter
+}
+
+// ClaimStatus is the Status of an unfinished claim made at claimedAt, as
+// every Ledger judges it: stale when it is older than StaleAfter by Now,
+// and then logged as an error naming key (the date, and which post) and
+// attrs (where the claim is kept, and who made it). Ledgers call it so
+// that they judge and report alike.
+func (o LedgerOptions) ClaimStatus(key string, claimedAt time.Time, attrs ...slog.Attr) Status {
+	st := Status{State: StateClaimed, ClaimedAt: claimedAt}
+	if age := o.now().Sub(claimedAt); age > o.staleAfter() {
+		st.Stale = true
+		args := []any{slog.String("key", key), slog.Time("claimed_at", claimedAt), slog.Duration("age", age.Round(time.Second))}
+		for _, a := range attrs {
+			args = append(args, a)
+		}
+		o.log().Error("digest: a claim was never completed, treating the date as posted; "+
+			"the process that claimed it probably died mid-post, so check the channel and post by hand if the digest is missing",
+			args...)
+	}
+	return st
 }
 
 // State is where a date stands in the ledger.
@@ -87,215 +164,6 @@ type Status struct {
 // or its claim is stale.
 func (s Status) Done() bool { return s.State == StatePosted || s.Stale }
 
-// record is the file format.
-type record struct {
-	State     string    `json:"state"` // "claimed" or "posted"
-	ClaimedAt time.Time `json:"claimed_at,omitzero"`
-	PID       int       `json:"pid,omitempty"`
-	Posted    *PostInfo `json:"posted,omitempty"`
-}
-
-// OpenLedger opens the ledger under dir, creating dir (0o700) and
-// dir/digest if needed.
-func OpenLedger(dir string) (*Ledger, error) {
-	if dir == "" {
-		return nil, errors.New("digest ledger: no state directory")
-	}
-	sub := filepath.Join(dir, "digest")
-	if err := os.MkdirAll(sub, 0o700); err != nil {
-		return nil, fmt.Errorf("digest ledger: %w", err)
-	}
-	return &Ledger{dir: sub}, nil
-}
-
-// Dir is the directory holding the ledger's files.
-func (l *Ledger) Dir() string { return l.dir }
-
-// Claim atomically claims the date: true when this caller may post it,
-// false when it is already claimed or posted. The date is day's calendar
-// date in day's own location.
-//
-// A claim older than StaleAfter that was never completed is treated as
-// posted and logged as an error. This is a deliberate trade-off: a process
-// that died mid-post may or may not have reached Slack, and a digest that
-// arrives twice is worse than one that is missed once, so the date is not
-// retried; the log tells a person to check the channel.
-func (l *Ledger) Claim(day time.Time) (bool, error) { return l.claim(dateKey(day)) }
-
-// Posted marks the date done. The file is replaced atomically (written
-// aside, synced, renamed), so a reader sees either the claim or the record.
-func (l *Ledger) Posted(day time.Time, info PostInfo) error { return l.posted(dateKey(day), info) }
-
-// Release drops the date's claim after a failed post, so the date may be
-// tried again. Releasing an unclaimed date does nothing; a posted date
-// cannot be released.
-func (l *Ledger) Release(day time.Time) error { return l.release(dateKey(day)) }
-
-// Status reports where the date stands.
-func (l *Ledger) Status(day time.Time) (Status, error) { return l.status(dateKey(day)) }
-
 func dateKey(day time.Time) string { return day.Format(time.DateOnly) }
 
 func failureKey(day time.Time) string { return dateKey(day) + ".failure" }
-
-func (l *Ledger) path(key string) string { return filepath.Join(l.dir, key+".json") }
-
-func (l *Ledger) now() time.Time {
-	if l.Now != nil {
-		return l.Now()
-	}
-	return time.Now()
-}
-
-func (l *Ledger) log() *slog.Logger {
-	if l.Log != nil {
-		return l.Log
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
-func (l *Ledger) staleAfter() time.Duration {
-	if l.StaleAfter > 0 {
-		return l.StaleAfter
-	}
-	return DefaultStaleAfter
-}
-
-func (l *Ledger) claim(key string) (bool, error) {
-	path := l.path(key)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		if _, err := l.status(key); err != nil { // logs a stale claim
-			return false, err
-		}
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("digest ledger: claim %s: %w", key, err)
-	}
-	raw, err := json.Marshal(record{State: "claimed", ClaimedAt: l.now().UTC(), PID: os.Getpid()})
-	if err == nil {
-		_, err = f.Write(raw)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		// Undo the claim so the date is not blocked by a file nobody owns.
-		_ = os.Remove(path)
-		return false, fmt.Errorf("digest ledger: claim %s: %w", key, err)
-	}
-	syncDir(l.dir)
-	return true, nil
-}
-
-func (l *Ledger) posted(key string, info PostInfo) error {
-	rec := record{State: "posted", Posted: &info}
-	if old, err := l.read(key); err == nil {
-		rec.ClaimedAt, rec.PID = old.ClaimedAt, old.PID
-	}
-	raw, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return fmt.Errorf("digest ledger: record %s: %w", key, err)
-	}
-	tmp, err := os.CreateTemp(l.dir, "."+key+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("digest ledger: record %s: %w", key, err)
-	}
-	_, err = tmp.Write(append(raw, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), l.path(key))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name()) // best effort; a leftover temp file is ignored
-		return fmt.Errorf("digest ledger: record %s: %w", key, err)
-	}
-	syncDir(l.dir)
-	return nil
-}
-
-func (l *Ledger) release(key string) error {
-	st, err := l.status(key)
-	if err != nil {
-		return err
-	}
-	switch st.State {
-	case StateNone:
-		return nil
-	case StatePosted:
-		return fmt.Errorf("digest ledger: %s was posted and cannot be released", key)
-	}
-	if err := os.Remove(l.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("digest ledger: release %s: %w", key, err)
-	}
-	syncDir(l.dir)
-	return nil
-}
-
-// read returns the file's record; an empty or unreadable file (a process
-// died between creating and writing it) is a claim aged by its mtime.
-func (l *Ledger) read(key string) (record, error) {
-	path := l.path(key)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return record{}, err
-	}
-	var rec record
-	if json.Unmarshal(raw, &rec) != nil || (rec.State != "claimed" && rec.State != "posted") {
-		rec = record{State: "claimed"}
-	}
-	if rec.State == "claimed" && rec.ClaimedAt.IsZero() {
-		if fi, err := os.Stat(path); err == nil {
-			rec.ClaimedAt = fi.ModTime()
-		}
-	}
-	return rec, nil
-}
-
-func (l *Ledger) status(key string) (Status, error) {
-	rec, err := l.read(key)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Status{State: StateNone}, nil
-	}
-	if err != nil {
-		return Status{}, fmt.Errorf("digest ledger: status %s: %w", key, err)
-	}
-	st := Status{ClaimedAt: rec.ClaimedAt}
-	if rec.State == "posted" {
-		st.State = StatePosted
-		if rec.Posted != nil {
-			st.Info = *rec.Posted
-		}
-		return st, nil
-	}
-	st.State = StateClaimed
-	if age := l.now().Sub(rec.ClaimedAt); age > l.staleAfter() {
-		st.Stale = true
-		l.log().Error("digest: a claim was never completed, treating the date as posted; "+
-			"the process that claimed it probably died mid-post, so check the channel and post by hand if the digest is missing",
-			slog.String("key", key), slog.Time("claimed_at", rec.ClaimedAt), slog.Duration("age", age.Round(time.Second)),
-			slog.Int("pid", rec.PID), slog.String("file", l.path(key)))
-	}
-	return st, nil
-}
-
-// syncDir makes a create, rename or remove in dir durable. It is best
-// effort: some systems cannot sync a directory, and the file operations
-// themselves have already succeeded.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}

@@ -37,7 +37,7 @@ type TSPublisher interface {
 
 var (
 	// ErrAlreadyPosted means the ledger has the date: posted, being posted
-	// by another run, or claimed by a run that died (see Ledger.Claim).
+	// by another run, or claimed by a run that died (see Ledger).
 	ErrAlreadyPosted = errors.New("digest: already posted for this date")
 	// ErrMaybePosted means the digest may have reached the channel, fully
 	// or in part, so it must not be posted again.
@@ -55,11 +55,25 @@ const runTimeout = 4 * time.Minute
 // deadline may have passed.
 const noticeTimeout = 30 * time.Second
 
+// ledgerTimeout bounds a call that records in the ledger how a run ended.
+// Such a call ignores the run's cancellation (see afterwards), so that a
+// post that went out is recorded, and a claim released, during a
+// shutdown too.
+const ledgerTimeout = 30 * time.Second
+
+// afterwards makes a ledger call that records how a run ended, on a context
+// with ctx's values, not its cancellation, and a deadline of its own.
+func afterwards(ctx context.Context, call func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ledgerTimeout)
+	defer cancel()
+	return call(ctx)
+}
+
 // Runner builds and posts the digest of one day.
 type Runner struct {
 	Source    Source
 	Publisher Publisher
-	Ledger    *Ledger
+	Ledger    Ledger // *FileLedger, or pgstore's DigestLedger
 
 	Channel       string
 	Zone          *time.Location // nil: UTC
@@ -124,12 +138,15 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 		return res, err
 	}
 
-	ok, err := r.Ledger.Claim(day)
+	runCtx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+
+	ok, err := r.Ledger.Claim(runCtx, day)
 	if err != nil {
 		return res, err
 	}
 	if !ok {
-		st, err := r.Ledger.Status(day)
+		st, err := r.Ledger.Status(runCtx, day)
 		if err != nil {
 			return res, err
 		}
@@ -137,12 +154,9 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 		return res, fmt.Errorf("%w (%s: %s)", ErrAlreadyPosted, dateKey(day), describe(st))
 	}
 
-	runCtx, cancel := context.WithTimeout(ctx, runTimeout)
-	defer cancel()
-
 	d, err := r.build(runCtx, day, zone, log)
 	if err != nil {
-		r.release(day, log)
+		r.release(ctx, day, log)
 		if ctx.Err() == nil { // not a shutdown: people should know
 			r.notifyFailure(ctx, day, zone, err, log)
 		}
@@ -153,7 +167,7 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 
 	if info.Empty && r.SkipEmpty {
 		info.At = r.now()
-		if err := r.Ledger.Posted(day, info); err != nil {
+		if err := r.posted(ctx, day, info); err != nil {
 			return res, err
 		}
 		res.Skipped = true
@@ -167,20 +181,21 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 		if errors.Is(err, ErrMaybePosted) {
 			// Never twice: record the date as posted and have a person look.
 			info.Uncertain = true
-			if lerr := r.Ledger.Posted(day, info); lerr != nil {
+			if lerr := r.posted(ctx, day, info); lerr != nil {
 				log.Error("digest: recording an uncertain post failed; the claim stays and will be treated as posted", slog.Any("err", lerr))
 			}
 			log.Error("digest may have been posted, or posted in part; not retrying it, check the channel",
 				slog.String("channel", r.Channel), slog.Any("err", err))
 			return res, fmt.Errorf("digest for %s: %w", dateKey(day), err)
 		}
-		r.release(day, log)
+		r.release(ctx, day, log)
 		return res, fmt.Errorf("digest for %s: posting: %w", dateKey(day), err)
 	}
 	res.Posted = true
-	if err := r.Ledger.Posted(day, info); err != nil {
+	if err := r.posted(ctx, day, info); err != nil {
 		// The claim stays, so this date is not posted again (it goes stale
-		// and is treated as posted), but the disk problem needs a person.
+		// and is treated as posted), but the ledger's problem needs a
+		// person.
 		log.Error("digest posted but not recorded", slog.Any("err", err))
 		return res, fmt.Errorf("digest for %s was posted but could not be recorded: %w", dateKey(day), err)
 	}
@@ -262,8 +277,17 @@ func (r *Runner) publish(ctx context.Context, d Digest) (string, error) {
 	return "", r.Publisher.PublishDigest(ctx, r.Channel, d, r.IncludeEmails)
 }
 
-func (r *Runner) release(day time.Time, log *slog.Logger) {
-	if err := r.Ledger.Release(day); err != nil {
+// posted records the post in the ledger, even when ctx was cancelled
+// after it went out.
+func (r *Runner) posted(ctx context.Context, day time.Time, info PostInfo) error {
+	return afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, day, info) })
+}
+
+// release drops the claim of a post that certainly failed, even when ctx
+// was cancelled: otherwise the claim would go stale and the date be
+// treated as posted.
+func (r *Runner) release(ctx context.Context, day time.Time, log *slog.Logger) {
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, day) }); err != nil {
 		log.Error("digest: releasing the claim failed; the date will not be retried until the claim goes stale", slog.Any("err", err))
 	}
 }
@@ -271,8 +295,11 @@ func (r *Runner) release(day time.Time, log *slog.Logger) {
 // notifyFailure posts the failure notice once per date. It has its own
 // deadline, as the run's may be what failed.
 func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Location, cause error, log *slog.Logger) {
-	key := failureKey(day)
-	ok, err := r.Ledger.claim(key)
+	var ok bool
+	err := afterwards(ctx, func(ctx context.Context) (err error) {
+		ok, err = r.Ledger.ClaimNotice(ctx, day)
+		return err
+	})
 	if err != nil {
 		log.Error("digest: failure notice not sent", slog.Any("err", err))
 		return
@@ -281,19 +308,20 @@ func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Lo
 		log.Warn("digest could not be built; the failure notice was sent earlier", slog.Any("err", cause))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
 	defer cancel()
 	reason := FailureReason(cause)
-	if err := r.Publisher.PublishFailure(ctx, r.Channel, day, zone, reason); err != nil {
+	if err := r.Publisher.PublishFailure(pctx, r.Channel, day, zone, reason); err != nil {
 		log.Error("digest: posting the failure notice failed", slog.Any("err", err), slog.Any("cause", cause))
 		if !errors.Is(err, ErrMaybePosted) {
-			if err := r.Ledger.release(key); err != nil {
+			if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.ReleaseNotice(ctx, day) }); err != nil {
 				log.Error("digest: releasing the failure notice claim failed", slog.Any("err", err))
 			}
 			return
 		}
 	}
-	if err := r.Ledger.posted(key, PostInfo{At: r.now(), Channel: r.Channel}); err != nil {
+	info := PostInfo{At: r.now(), Channel: r.Channel}
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.NoticePosted(ctx, day, info) }); err != nil {
 		log.Error("digest: recording the failure notice failed", slog.Any("err", err))
 	}
 	log.Warn("digest could not be built; failure notice posted", slog.String("reason", reason), slog.Any("err", cause))

@@ -24,7 +24,7 @@ type runnerEnv struct {
 	srv    *bookingtest.Server
 	pub    *recordingPublisher
 	runner *Runner
-	ledger *Ledger
+	ledger *FileLedger
 	clock  *fakeclock.Clock
 }
 
@@ -83,7 +83,7 @@ func TestRunPostsOnce(t *testing.T) {
 	if d.Entries[0].EventTitle != "Intro call" || d.Entries[0].Start.Format("15:04") != "09:00" || d.Entries[0].Start.Location() != berlin {
 		t.Errorf("first entry = %+v", d.Entries[0])
 	}
-	st, err := env.ledger.Status(day)
+	st, err := env.ledger.Status(t.Context(), day)
 	if err != nil || st.State != StatePosted || st.Info.Entries != 3 || st.Info.Channel != "C0DIGEST" {
 		t.Errorf("ledger = %+v, %v", st, err)
 	}
@@ -160,7 +160,7 @@ func TestRunBookingsDownThenRecovered(t *testing.T) {
 	if strings.Contains(fails[0].Reason, "nginx") || strings.Contains(fails[0].Reason, "<") {
 		t.Errorf("notice leaks the response: %q", fails[0].Reason)
 	}
-	if st, _ := env.ledger.Status(day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
 		t.Errorf("claim not released: %+v", st)
 	}
 
@@ -219,7 +219,7 @@ func TestRunSkipEmpty(t *testing.T) {
 	if n := len(env.pub.Digests()); n != 0 {
 		t.Errorf("%d digests for an empty day with SkipEmpty", n)
 	}
-	st, _ := env.ledger.Status(sunday)
+	st, _ := env.ledger.Status(t.Context(), sunday)
 	if st.State != StatePosted || !st.Info.Empty {
 		t.Errorf("ledger = %+v", st)
 	}
@@ -249,7 +249,7 @@ func TestRunPublishFailures(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); err == nil || !strings.Contains(err.Error(), "channel_not_found") {
 		t.Fatalf("run: %v", err)
 	}
-	if st, _ := env.ledger.Status(day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
 		t.Errorf("claim kept after a definite failure: %+v", st)
 	}
 
@@ -258,7 +258,7 @@ func TestRunPublishFailures(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); !errors.Is(err, ErrMaybePosted) {
 		t.Fatalf("run: %v", err)
 	}
-	st, _ := env.ledger.Status(day)
+	st, _ := env.ledger.Status(t.Context(), day)
 	if st.State != StatePosted || !st.Info.Uncertain {
 		t.Errorf("ledger after an uncertain post = %+v", st)
 	}
@@ -286,7 +286,7 @@ func TestRunKeepsTheMessageTimestamp(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := env.ledger.Status(day); st.Info.TS != "1763917203.000100" {
+	if st, _ := env.ledger.Status(t.Context(), day); st.Info.TS != "1763917203.000100" {
 		t.Errorf("ledger = %+v", st)
 	}
 }
@@ -315,7 +315,7 @@ func TestPreviewRecordsNothing(t *testing.T) {
 	if len(d.Entries) != 3 || !strings.HasPrefix(d.Text(false), "Bookings for Tuesday, 24 November 2026 (Europe/Berlin)\n3 bookings\n09:00–09:15  Intro call — Ada Lovelace\n") {
 		t.Errorf("preview:\n%s", d.Text(false))
 	}
-	if st, _ := env.ledger.Status(day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
 		t.Errorf("preview touched the ledger: %+v", st)
 	}
 	if len(env.pub.Digests()) != 0 {
@@ -347,5 +347,35 @@ func TestFailureReason(t *testing.T) {
 		if got := FailureReason(tt.err); got != tt.want {
 			t.Errorf("FailureReason(%v) = %q, want %q", tt.err, got, tt.want)
 		}
+	}
+}
+
+// A post that went out is recorded even when the run is cancelled as it
+// returns (a shutdown): the ledger's calls afterwards ignore cancellation.
+func TestRunRecordsAPostMadeWhileShuttingDown(t *testing.T) {
+	t.Parallel()
+	env := newRunnerEnv(t)
+	day := Tomorrow(env.clock.Now(), berlin)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	env.pub.digestErr = func(int) error { cancel(); return nil }
+	if _, err := env.runner.Run(ctx, day); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := env.ledger.Status(t.Context(), day); err != nil || st.State != StatePosted {
+		t.Errorf("ledger = %+v, %v; want posted", st, err)
+	}
+
+	// A claim is released the same: a definite failure during shutdown
+	// leaves the date to be tried again.
+	next := day.AddDate(0, 0, 1)
+	ctx, cancel = context.WithCancel(t.Context())
+	defer cancel()
+	env.pub.digestErr = func(int) error { cancel(); return errors.New("channel_not_found") }
+	if _, err := env.runner.Run(ctx, next); err == nil {
+		t.Fatal("a failed post succeeded")
+	}
+	if st, err := env.ledger.Status(t.Context(), next); err != nil || st.State != StateNone {
+		t.Errorf("ledger = %+v, %v; want none", st, err)
 	}
 }

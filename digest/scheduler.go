@@ -88,7 +88,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	if missed, ok := s.missedToday(now); ok {
 		day := Tomorrow(now, s.zone)
-		st, err := s.r.Ledger.Status(day)
+		lctx, cancel := context.WithTimeout(s.ctx, ledgerTimeout)
+		st, err := s.r.Ledger.Status(lctx, day)
+		cancel()
 		switch {
 		case err != nil:
 			s.log.Error("digest catch-up: reading the ledger failed", slog.Any("err", err))

@@ -15,7 +15,7 @@ import (
 type schedEnv struct {
 	src    *memSource
 	pub    *recordingPublisher
-	ledger *Ledger
+	ledger *FileLedger
 	clock  *fakeclock.Clock
 	runner *Runner
 	logs   *logRecorder
@@ -82,7 +82,7 @@ func TestSchedulerCatchUp(t *testing.T) {
 			if tt.postedFirst {
 				day := Tomorrow(tt.now, berlin)
 				mustClaim(t, env.ledger, day, true)
-				if err := env.ledger.Posted(day, PostInfo{At: tt.now.Add(-2 * time.Hour), Channel: "C0DIGEST", Entries: 1}); err != nil {
+				if err := env.ledger.Posted(t.Context(), day, PostInfo{At: tt.now.Add(-2 * time.Hour), Channel: "C0DIGEST", Entries: 1}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -174,7 +174,7 @@ func TestSchedulerStopIsBoundedByContext(t *testing.T) {
 	}
 	// The job's context was cancelled: it ends, and Stop now returns at once.
 	stop(t, s)
-	if st, _ := env.ledger.Status(Tomorrow(env.clock.Now(), berlin)); st.State == StateClaimed {
+	if st, _ := env.ledger.Status(t.Context(), Tomorrow(env.clock.Now(), berlin)); st.State == StateClaimed {
 		t.Errorf("claim left behind: %+v", st)
 	}
 }
