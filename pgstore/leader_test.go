@@ -1,0 +1,570 @@
+package pgstore_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/pgstore/pgtest"
+)
+
+const leaderName = "singletons"
+
+// fast is the timing of most tests: check 250 ms, lost after 1.5 s.
+func fast(replica string) pgstore.LeaderOptions {
+	return pgstore.LeaderOptions{Replica: replica, Check: 250 * time.Millisecond, LostAfter: 1500 * time.Millisecond}
+}
+
+// slack is what a bound may be overshot by on a busy machine, under the
+// race detector.
+const slack = time.Second
+
+// term is one lead call, as the test saw it.
+type term struct {
+	replica    string
+	token      int64
+	start, end time.Time // end is when its context was seen done
+}
+
+// terms records every lead call of the test's leaders.
+type terms struct {
+	t       *testing.T
+	mu      sync.Mutex
+	all     []term
+	started chan term
+	ended   chan term
+}
+
+func newTerms(t *testing.T) *terms {
+	return &terms{t: t, started: make(chan term, 100), ended: make(chan term, 100)}
+}
+
+// lead is a lead function that leads until its context is done.
+func (r *terms) lead(replica string) func(context.Context, pgstore.Term) {
+	return func(ctx context.Context, tm pgstore.Term) {
+		rec := term{replica: replica, token: tm.Token, start: time.Now()}
+		if tm.Since.IsZero() || tm.Since.Location() != time.UTC {
+			r.t.Errorf("term %d: Since %v, want a UTC time", tm.Token, tm.Since)
+		}
+		r.started <- rec
+		<-ctx.Done()
+		rec.end = time.Now()
+		r.mu.Lock()
+		r.all = append(r.all, rec)
+		r.mu.Unlock()
+		r.ended <- rec
+	}
+}
+
+// next waits for the next term to start or end.
+func next(t *testing.T, c chan term, what string, within time.Duration) term {
+	t.Helper()
+	select {
+	case tm := <-c:
+		return tm
+	case <-time.After(within):
+		t.Fatalf("no term %s within %v", what, within)
+		return term{}
+	}
+}
+
+// none checks that no term starts or ends for d.
+func none(t *testing.T, c chan term, what string, d time.Duration) {
+	t.Helper()
+	select {
+	case tm := <-c:
+		t.Fatalf("term %d of %s %s", tm.token, tm.replica, what)
+	case <-time.After(d):
+	}
+}
+
+// check verifies the terms ended so far: none overlapped, and their tokens
+// grew by one.
+func (r *terms) check(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := slices.Clone(r.all)
+	slices.SortFunc(all, func(a, b term) int { return a.start.Compare(b.start) })
+	for i := 1; i < len(all); i++ {
+		if all[i].start.Before(all[i-1].end) {
+			t.Errorf("term %d of %s began %v before term %d of %s ended",
+				all[i].token, all[i].replica, all[i-1].end.Sub(all[i].start), all[i-1].token, all[i-1].replica)
+		}
+		if all[i].token != all[i-1].token+1 {
+			t.Errorf("term %d follows term %d", all[i].token, all[i-1].token)
+		}
+	}
+}
+
+// running is a Leader's Run in the background.
+type running struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func run(t *testing.T, l *pgstore.Leader, lead func(context.Context, pgstore.Term)) *running {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- l.Run(ctx, lead) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop cancels Run and returns its error.
+func (r *running) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	return r.wait(t, 10*time.Second)
+}
+
+func (r *running) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		r.done <- err // for the next stop
+		return err
+	case <-time.After(within):
+		t.Fatalf("Run did not return within %v", within)
+		return nil
+	}
+}
+
+func whoLeads(t *testing.T, db *pgstore.DB) pgstore.LeaderInfo {
+	t.Helper()
+	info, err := db.WhoLeads(t.Context(), leaderName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// goroutines waits until no more goroutines run than before, or fails.
+func goroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Of two replicas one leads, and goes on leading; WhoLeads names it.
+func TestLeaderOne(t *testing.T) {
+	u := migrated(t)
+	a, b := open(t, u), open(t, u)
+	if info := whoLeads(t, a); info != (pgstore.LeaderInfo{Name: leaderName}) {
+		t.Errorf("WhoLeads before any leader: %+v", info)
+	}
+	r := newTerms(t)
+	run(t, a.Leader(leaderName, fast("a")), r.lead("a"))
+	run(t, b.Leader(leaderName, fast("b")), r.lead("b"))
+	first := next(t, r.started, "starting", 5*time.Second)
+	none(t, r.started, "started beside another", 3*time.Second) // a dozen checks
+	info := whoLeads(t, b)
+	if info.Replica != first.replica || info.Token != 1 || first.token != 1 || !info.Leading ||
+		info.Age < 0 || info.Age > time.Second || info.Heartbeat.Before(info.Since) {
+		t.Errorf("WhoLeads = %+v; want %s leading, token 1, a heartbeat under a second old", info, first.replica)
+	}
+}
+
+// A leader that gives up (its context done) lets the other lead within a
+// check; leadership comes back the same way; tokens grow; Run leaves no
+// goroutine behind.
+func TestLeaderResign(t *testing.T) {
+	u := migrated(t)
+	a, b := open(t, u), open(t, u)
+	if err := a.Ping(t.Context()); err != nil { // the pools' connections are made
+		t.Fatal(err)
+	}
+	if err := b.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	r := newTerms(t)
+	leaders := map[string]*pgstore.Leader{"a": a.Leader(leaderName, fast("a")), "b": b.Leader(leaderName, fast("b"))}
+	runs := map[string]*running{"a": run(t, leaders["a"], r.lead("a"))}
+	if tm := next(t, r.started, "starting", 5*time.Second); tm.replica != "a" || tm.token != 1 {
+		t.Fatalf("first term: %+v", tm)
+	}
+	runs["b"] = run(t, leaders["b"], r.lead("b"))
+	for i, leader := range []string{"a", "b", "a"} {
+		other := map[string]string{"a": "b", "b": "a"}[leader]
+		time.Sleep(300 * time.Millisecond) // the other is campaigning
+		stopped := time.Now()
+		if err := runs[leader].stop(t); err != nil {
+			t.Errorf("Run after its context was cancelled: %v", err)
+		}
+		next(t, r.ended, "ending on cancel", time.Second)
+		tm := next(t, r.started, "starting after the leader gave up", 250*time.Millisecond+slack)
+		t.Logf("%s led %v after %s gave up", tm.replica, tm.start.Sub(stopped), leader)
+		if tm.replica != other || tm.token != int64(i+2) {
+			t.Errorf("after %s gave up: %s leads term %d; want %s, %d", leader, tm.replica, tm.token, other, i+2)
+		}
+		if info := whoLeads(t, a); info.Replica != other || info.Token != tm.token || !info.Leading {
+			t.Errorf("WhoLeads = %+v", info)
+		}
+		runs[leader] = run(t, leaders[leader], r.lead(leader)) // campaigns again
+	}
+	for _, rr := range runs {
+		if err := rr.stop(t); err != nil {
+			t.Error(err)
+		}
+	}
+	r.check(t)
+	if info := whoLeads(t, a); info.Leading || info.Token != 4 {
+		t.Errorf("WhoLeads after both stopped = %+v; want term 4, not leading", info)
+	}
+	goroutines(t, before)
+}
+
+// A lead function that returns ends Run, and gives the lock back.
+func TestLeaderLeadReturns(t *testing.T) {
+	u := migrated(t)
+	a, b := open(t, u), open(t, u)
+	err := a.Leader(leaderName, fast("a")).Run(t.Context(), func(context.Context, pgstore.Term) {})
+	if err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if info := whoLeads(t, b); info.Replica != "a" || info.Leading {
+		t.Errorf("WhoLeads = %+v; want a's term, ended", info)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	var tok int64
+	err = b.Leader(leaderName, fast("b")).Run(ctx, func(_ context.Context, tm pgstore.Term) { tok = tm.Token })
+	if err != nil || tok != 2 {
+		t.Errorf("the next Run: %v, term %d; want nil, 2", err, tok)
+	}
+}
+
+// The leader's session ended from the server: it stops at once, and the
+// other leads within a check.
+func TestLeaderBackendTerminated(t *testing.T) {
+	u := migrated(t)
+	a, b := open(t, u), open(t, u)
+	admin := conn(t, u)
+	r := newTerms(t)
+	ra := run(t, a.Leader(leaderName, fast("a")), r.lead("a"))
+	next(t, r.started, "starting", 5*time.Second)
+	run(t, b.Leader(leaderName, fast("b")), r.lead("b"))
+	time.Sleep(300 * time.Millisecond)
+
+	var killed bool
+	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND objsubid = 2 AND granted`).Scan(&killed)
+	if err != nil || !killed {
+		t.Fatalf("terminate the leader's backend: %v, %v", killed, err)
+	}
+	at := time.Now()
+	ended := next(t, r.ended, "ending", slack)
+	started := next(t, r.started, "starting after the leader's session ended", 250*time.Millisecond+slack)
+	t.Logf("a stopped %v, b led %v after its session was ended", ended.end.Sub(at), started.start.Sub(at))
+	if ended.replica != "a" || started.replica != "b" || started.token != 2 {
+		t.Errorf("%s stopped and %s leads term %d; want a, b, 2", ended.replica, started.replica, started.token)
+	}
+	// a campaigns again, and does not lead.
+	none(t, r.started, "started beside b", time.Second)
+	select {
+	case err := <-ra.done:
+		t.Fatalf("a's Run returned: %v", err)
+	default:
+	}
+}
+
+// The leader's DB is closed: it stops within a check, its Run says why,
+// and the other leads.
+func TestLeaderClosed(t *testing.T) {
+	u := migrated(t)
+	a, b := open(t, u), open(t, u)
+	r := newTerms(t)
+	ra := run(t, a.Leader(leaderName, fast("a")), r.lead("a"))
+	next(t, r.started, "starting", 5*time.Second)
+	run(t, b.Leader(leaderName, fast("b")), r.lead("b"))
+	time.Sleep(300 * time.Millisecond)
+
+	at := time.Now()
+	closed := make(chan struct{})
+	go func() { a.Close(); close(closed) }()
+	ended := next(t, r.ended, "ending", 250*time.Millisecond+slack)
+	started := next(t, r.started, "starting after the leader's DB was closed", 500*time.Millisecond+slack)
+	t.Logf("a stopped %v, b led %v after a's DB was closed", ended.end.Sub(at), started.start.Sub(at))
+	if ended.replica != "a" || started.replica != "b" || started.token != 2 {
+		t.Errorf("%s stopped and %s leads term %d; want a, b, 2", ended.replica, started.replica, started.token)
+	}
+	if err := ra.wait(t, slack); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Run of the closed DB's leader = %v; want an error saying it was closed", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(slack):
+		t.Error("Close did not return")
+	}
+	r.check(t)
+
+	// A leader of a DB already closed says so at once.
+	if err := a.Leader(leaderName, fast("a")).Run(t.Context(), r.lead("a")); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Run on a closed DB = %v", err)
+	}
+}
+
+// The leader is cut off from the database (its packets dropped, the
+// connection not closed): it stops within LostAfter - Check, and the other
+// leads within LostAfter + Check, only after it stopped.
+func TestLeaderNetworkLoss(t *testing.T) {
+	networkLoss(t, fast)
+}
+
+// The same with the default timing, which bounds takeover at 20 s.
+func TestLeaderNetworkLossDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 15 to 20 s")
+	}
+	t.Parallel()
+	networkLoss(t, func(replica string) pgstore.LeaderOptions { return pgstore.LeaderOptions{Replica: replica} })
+}
+
+func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
+	u := migrated(t)
+	p := newProxy(t, u)
+	a, b := open(t, p.url), open(t, u)
+	r := newTerms(t)
+	oa := opts("a")
+	ra := run(t, a.Leader(leaderName, oa), r.lead("a"))
+	next(t, r.started, "starting", 5*time.Second)
+	run(t, b.Leader(leaderName, opts("b")), r.lead("b"))
+	check, lost := oa.Check, oa.LostAfter
+	if check == 0 {
+		check, lost = pgstore.DefaultLeaderCheck, pgstore.DefaultLeaderLostAfter
+	}
+	time.Sleep(check + check/2)
+
+	at := time.Now()
+	p.freeze()
+	ended := next(t, r.ended, "ending", lost-check+slack)
+	started := next(t, r.started, "starting after the leader was cut off", lost+check+slack)
+	t.Logf("a stopped %v, b led %v after a was cut off (check %v, lost after %v)",
+		ended.end.Sub(at), started.start.Sub(at), check, lost)
+	if ended.replica != "a" || started.replica != "b" || started.token != 2 {
+		t.Errorf("%s stopped and %s leads term %d; want a, b, 2", ended.replica, started.replica, started.token)
+	}
+	if gap := started.start.Sub(ended.end); gap <= 0 {
+		t.Errorf("b led %v before a stopped", -gap)
+	}
+	if took := started.start.Sub(at); took >= 30*time.Second {
+		t.Errorf("takeover took %v", took)
+	}
+	// a, cut off, keeps trying, and leads nothing.
+	none(t, r.started, "started beside b", min(2*check, 3*time.Second))
+	if err := ra.stop(t); err != nil {
+		t.Errorf("Run of the cut-off leader = %v", err)
+	}
+	r.check(t)
+	p.cut()
+}
+
+// A leader killed with SIGKILL: the other leads within a check.
+func TestLeaderKilled(t *testing.T) {
+	killed(t, fast, 250*time.Millisecond)
+}
+
+// The same with the default timing: within 5 s.
+func TestLeaderKilledDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes up to 5 s")
+	}
+	t.Parallel()
+	killed(t, func(replica string) pgstore.LeaderOptions { return pgstore.LeaderOptions{Replica: replica} }, pgstore.DefaultLeaderCheck)
+}
+
+func killed(t *testing.T, opts func(string) pgstore.LeaderOptions, check time.Duration) {
+	u := migrated(t)
+	child := exec.Command(os.Args[0], "-test.run=^TestLeaderChild$", "-test.v")
+	child.Env = append(os.Environ(), "BOOKBOT_LEADER_CHILD="+u, "BOOKBOT_LEADER_CHILD_CHECK="+opts("").Check.String())
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	leading := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "child leading" {
+				close(leading)
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case <-leading:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the child does not lead")
+	}
+
+	b := open(t, u)
+	r := newTerms(t)
+	run(t, b.Leader(leaderName, opts("b")), r.lead("b"))
+	none(t, r.started, "started beside the child", time.Second) // b tries at once
+	if info := whoLeads(t, b); info.Replica != "child" || !info.Leading {
+		t.Fatalf("WhoLeads = %+v; want the child leading", info)
+	}
+	at := time.Now()
+	if err := child.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	started := next(t, r.started, "starting after the leader was killed", check+slack)
+	t.Logf("b led %v after the leader was killed (check %v)", started.start.Sub(at), check)
+	if started.token != 2 {
+		t.Errorf("b leads term %d, want 2", started.token)
+	}
+}
+
+// TestLeaderChild is the child of TestLeaderKilled: it leads until killed.
+func TestLeaderChild(t *testing.T) {
+	u := os.Getenv("BOOKBOT_LEADER_CHILD")
+	if u == "" {
+		t.Skip("the child of TestLeaderKilled")
+	}
+	db, err := pgstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := pgstore.LeaderOptions{Replica: "child"}
+	if d, err := time.ParseDuration(os.Getenv("BOOKBOT_LEADER_CHILD_CHECK")); err == nil && d > 0 {
+		opts = fast("child")
+	}
+	err = db.Leader(leaderName, opts).Run(t.Context(), func(ctx context.Context, _ pgstore.Term) {
+		os.Stdout.WriteString("child leading\n")
+		<-ctx.Done()
+	})
+	t.Fatalf("the child's Run returned: %v", err)
+}
+
+// Run on a database not migrated says so.
+func TestLeaderNotMigrated(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err := db.Leader(leaderName, fast("a")).Run(ctx, func(context.Context, pgstore.Term) { t.Error("led") })
+	if err == nil || !strings.Contains(err.Error(), "migrate") {
+		t.Errorf("Run = %v; want an error about migrating", err)
+	}
+}
+
+// proxy forwards TCP connections to the database, until freeze: then it
+// forwards nothing more, and closes nothing, as a network that drops every
+// packet.
+type proxy struct {
+	url string
+	ln  net.Listener
+
+	mu     sync.Mutex
+	thawed chan struct{} // closed while forwarding
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, dbURL string) *proxy {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = ln.Addr().String()
+	p := &proxy{url: u.String(), ln: ln, thawed: make(chan struct{})}
+	close(p.thawed)
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		p.cut()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, client, server)
+			p.mu.Unlock()
+			wg.Go(func() { p.pipe(server, client) })
+			wg.Go(func() { p.pipe(client, server) })
+		}
+	})
+	return p
+}
+
+// cut closes every connection, as a network that comes back finds the
+// server ended them: a pool's Close would wait for what is stuck on one.
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	select {
+	case <-p.thawed:
+	default:
+		close(p.thawed)
+	}
+}
+
+func (p *proxy) freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.thawed = make(chan struct{})
+}
+
+func (p *proxy) wait() {
+	p.mu.Lock()
+	c := p.thawed
+	p.mu.Unlock()
+	<-c
+}
+
+func (p *proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.wait()
+			if _, err := dst.Write(buf[:n]); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	p.wait() // a lost network carries no FIN either
+	dst.Close()
+}
