@@ -1,10 +1,32 @@
 package bot
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"time"
 )
+
+// SeenTTL is how long envelopes are remembered: longer than Slack's last
+// redelivery (5 minutes).
+const SeenTTL = 15 * time.Minute
+
+// Seen remembers the envelopes seen. With replicas, a redelivery may reach
+// another replica than the first delivery did: a Seen they share (the
+// PostgreSQL one, pgstore.Dedupe, made with SeenTTL) tells it so. The
+// bot's own memory is the default one, and is asked first in any case.
+type Seen interface {
+	// FirstTime reports whether id is seen for the first time within the
+	// TTL, and records it as seen at now. Of concurrent calls for one id,
+	// one reports true.
+	FirstTime(ctx context.Context, id string, now time.Time) (bool, error)
+}
+
+// sharedSeenWait bounds the question to the shared Seen: the ack waits for
+// the answer, and must reach Slack within 3 s. Without an answer in time,
+// this replica's memory answers.
+const sharedSeenWait = 500 * time.Millisecond
 
 // seenSet remembers envelope IDs (and the ack sent) for ttl, longer than
 // Slack's last redelivery (5 minutes). The ack is kept as the JSON it goes
@@ -12,9 +34,16 @@ import (
 // only the bytes, and the values (a help message, a whole modal view for a
 // submission) take several times the space, for ttl, for every envelope.
 // An ack equal to the one before shares its bytes (a run of help answers).
+//
+// With a shared Seen, an envelope new here is also asked about there: one
+// another replica saw first is a redelivery, acked empty (the first ack
+// is that replica's) and not acted on.
 type seenSet struct {
 	ttl time.Duration
 	now func() time.Time
+
+	shared Seen         // nil: this replica's memory only
+	log    *slog.Logger // with shared: its failures
 
 	mu      sync.Mutex
 	seen    map[string]seenEntry
@@ -32,15 +61,72 @@ func newSeenSet(ttl time.Duration, now func() time.Time) *seenSet {
 	return &seenSet{ttl: ttl, now: now, seen: make(map[string]seenEntry)}
 }
 
+// sharing makes s ask shared too (nil: not), logging its failures to log.
+func (s *seenSet) sharing(shared Seen, log *slog.Logger) *seenSet {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s.shared, s.log = shared, log
+	return s
+}
+
+var _ Seen = (*seenSet)(nil)
+
+// FirstTime is the in-memory Seen: this replica's memory only.
+func (s *seenSet) FirstTime(_ context.Context, id string, now time.Time) (bool, error) {
+	if id == "" {
+		return true, nil
+	}
+	_, dup := s.reserve(id, now)
+	return !dup, nil
+}
+
 // check reports whether id was handled, and the ack it got. An unseen id is
-// reserved at once, so a redelivery racing the first is caught too.
+// reserved at once, so a redelivery racing the first is caught too; then
+// the shared Seen, if any, is asked, for at most sharedSeenWait.
 func (s *seenSet) check(id string) (any, bool) {
 	if id == "" {
 		return nil, false
 	}
+	now := s.now()
+	if ack, dup := s.reserve(id, now); dup || s.shared == nil {
+		return ack, dup
+	}
+	return nil, !s.sharedFirst(id, now)
+}
+
+// sharedFirst asks the shared Seen whether id is new. It answers true
+// (new, as this replica's memory says) when the question fails or takes
+// longer than sharedSeenWait, even if the Seen ignores its context.
+func (s *seenSet) sharedFirst(id string, now time.Time) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), sharedSeenWait)
+	defer cancel()
+	type answer struct {
+		first bool
+		err   error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		first, err := s.shared.FirstTime(ctx, id, now)
+		done <- answer{first, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		a.err = ctx.Err()
+	}
+	if a.err != nil {
+		s.log.Warn("shared envelope memory failed; this replica's memory answers", "envelope_id", id, "err", a.err)
+		return true
+	}
+	return a.first
+}
+
+// reserve is check in this replica's memory, at now.
+func (s *seenSet) reserve(id string, now time.Time) (any, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
 	if now.Sub(s.swept) > time.Minute { // a sweep per envelope would cost O(n) each
 		s.swept = now
 		for k, e := range s.seen {
