@@ -276,8 +276,8 @@ func index(tx *bolt.Tx, e *Entry) error {
 			return err
 		}
 	}
-	if e.Op == booking.OpCancel && e.Outcome == booking.Cancelled && !e.DryRun {
-		return tx.Bucket(cancelledBucket).Put([]byte(e.BookingID), key(e.Seq))
+	if id, ok := e.CancelledBooking(); ok {
+		return tx.Bucket(cancelledBucket).Put([]byte(id), key(e.Seq))
 	}
 	return nil
 }
@@ -312,17 +312,9 @@ func prior(tx *bolt.Tx, w booking.Write) (*booking.Prior, error) {
 		if err != nil {
 			return nil, err
 		}
-		var stands bool
-		switch e.Outcome {
-		case "":
-			stands = true
-		case booking.Confirmed:
-			stands = e.Created == "" || cancelled.Get([]byte(e.Created)) == nil
-		case booking.Unknown, booking.ProbablyNotBooked:
-			stands = e.AwaitingReview()
-		}
-		if stands {
-			found = &booking.Prior{Seq: e.Seq, Actor: e.Actor, At: e.At, Outcome: e.Outcome, BookingID: e.Created}
+		if e.Stands(e.Created != "" && cancelled.Get([]byte(e.Created)) != nil) {
+			p := e.Prior()
+			found = &p
 		}
 	}
 	return found, nil
@@ -390,17 +382,7 @@ func (j *Journal) Begin(_ context.Context, w booking.Write) (func(*booking.Resul
 // after a restart.
 func (j *Journal) Finish(seq uint64, res *booking.Result, recovered bool) (Entry, error) {
 	return j.change(seq, func(e *Entry) error {
-		e.Outcome, e.DoneAt = res.Outcome, j.now()
-		e.Verified, e.Recovered, e.RetryAfter = res.Verified, recovered, res.RetryAfter
-		e.Held, e.Conflict, e.Seen = res.Held, res.Conflict(), res.Seen
-		switch {
-		case e.Op != booking.OpCreate:
-		case res.Booking != nil:
-			e.Created = res.Booking.ID
-		case res.Receipt != nil:
-			e.Created = res.Receipt.ID
-		}
-		e.NeedsReview = !e.DryRun && (res.NeedsHuman() || recovered)
+		e.Settle(res, recovered, j.now())
 		return nil
 	})
 }
@@ -409,17 +391,13 @@ func (j *Journal) Finish(seq uint64, res *booking.Result, recovered bool) (Entry
 // settle (booking.Client.Reconcile, which only lists). It returns the
 // entries it settled.
 func (j *Journal) Recover(ctx context.Context, settle func(context.Context, booking.Write) *booking.Result) ([]Entry, error) {
-	open, err := j.attention(func(e Entry) bool { return e.Open() && (e.Owner == "" || e.Owner != j.Owner) })
+	open, err := j.attention(func(e Entry) bool { return e.LeftBehind(j.Owner) })
 	if err != nil {
 		return nil, err
 	}
 	var done []Entry
 	for _, e := range open {
-		if e.DryRun {
-			e, err = j.Finish(e.Seq, &booking.Result{Outcome: booking.DryRun, Seen: []string{"dry run: nothing was sent"}}, true)
-		} else {
-			e, err = j.Finish(e.Seq, settle(ctx, e.Write), true)
-		}
+		e, err = j.Finish(e.Seq, Reconcile(ctx, e, settle), true)
 		if err != nil {
 			return done, err
 		}
