@@ -76,6 +76,11 @@ type Config struct {
 	// `agenda`, their modal and App Home read and change them there. nil:
 	// they say reminders are not set up on this bookbot.
 	Personal personal.Store
+	// Seen, when set, is the memory of envelopes seen that replicas share
+	// (pgstore.Dedupe made with SeenTTL), so a redelivery that lands on
+	// another replica is not acted on twice. nil: this replica's only.
+	Seen Seen
+
 	// PersonalChanged runs after someone's settings were saved, so what
 	// they made due (a reminder for a meeting in ten minutes) goes out at
 	// once; nil: nothing.
@@ -136,7 +141,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		booking:  booker,
 		slack:    slackAPI,
 		log:      cfg.Log,
-		seen:     newSeenSet(15*time.Minute, cfg.Now),
+		seen:     newSeenSet(SeenTTL, cfg.Now).sharing(cfg.Seen, cfg.Log),
 		users:    newUserZones(slackAPI, time.Hour, cfg.Now),
 		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
@@ -269,8 +274,10 @@ func (b *Bot) Idle(ctx context.Context) error {
 	}
 }
 
-// Handle acks one Socket Mode event at once and starts its work. It never
-// blocks on the network: acks carry only what can be computed in memory.
+// Handle acks one Socket Mode event at once and starts its work. Acks
+// carry only what can be computed in memory; the one wait on the network
+// is a shared Seen asked about an envelope new to this replica, bounded
+// at 500 ms.
 func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
