@@ -52,15 +52,25 @@ func JournalLog(log *slog.Logger) JournalOption {
 	return func(s *journalStore) { s.log = log }
 }
 
+// JournalLeftAfter makes Recover leave alone another owner's write in
+// flight until it began more than d ago. Replicas run side by side, so an
+// owner other than this one may well be alive; a write's every step has
+// its own bound, so one in flight longer than d belongs to a replica that
+// died. 0 (the default) settles every other owner's write at once.
+func JournalLeftAfter(d time.Duration) JournalOption {
+	return func(s *journalStore) { s.leftAfter = d }
+}
+
 // JournalWait bounds each call of the journal's methods that take no
 // context.
 const JournalWait = 30 * time.Second
 
 type journalStore struct {
-	pool  *pgxpool.Pool
-	owner string
-	now   func() time.Time
-	log   *slog.Logger
+	pool      *pgxpool.Pool
+	owner     string
+	now       func() time.Time
+	log       *slog.Logger
+	leftAfter time.Duration
 }
 
 func journalErr(what string, err error) error {
@@ -278,7 +288,10 @@ func (s *journalStore) Finish(seq uint64, res *booking.Result, recovered bool) (
 // another since it was listed here (or by its own process, still alive) is
 // left as that one recorded it, and not returned.
 func (s *journalStore) Recover(ctx context.Context, settle func(context.Context, booking.Write) *booking.Result) ([]journal.Entry, error) {
-	open, err := s.attention(ctx, func(e journal.Entry) bool { return e.LeftBehind(s.owner) })
+	now := s.now()
+	open, err := s.attention(ctx, func(e journal.Entry) bool {
+		return e.LeftBehind(s.owner) && (s.leftAfter == 0 || now.Sub(e.At) > s.leftAfter)
+	})
 	if err != nil {
 		return nil, err
 	}

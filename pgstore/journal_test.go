@@ -16,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
 
 // The semantics every journal.Store shares, against the database: each
@@ -175,5 +176,41 @@ func TestJournalBeginUnderRepeatableReadDefault(t *testing.T) {
 	}
 	if proceeded != 1 {
 		t.Errorf("%d of %d concurrent creates proceeded, want 1", proceeded, n)
+	}
+}
+
+// With JournalLeftAfter, another replica's write in flight is settled only
+// once it is older than a live replica's write can be.
+func TestJournalLeftAfter(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	ctx := t.Context()
+	db, err := pgstore.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 23, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	a := db.Journal("replica-a", pgstore.JournalClock(clock))
+	b := db.Journal("replica-b", pgstore.JournalClock(clock), pgstore.JournalLeftAfter(5*time.Minute))
+	if _, err := a.Begin(ctx, booking.Write{Op: booking.OpCancel, BookingID: "bk_1"}); err != nil {
+		t.Fatal(err)
+	}
+	settled := 0
+	settle := func(context.Context, booking.Write) *booking.Result {
+		settled++
+		return &booking.Result{Outcome: booking.Cancelled}
+	}
+	now = now.Add(5 * time.Minute)
+	if done, err := b.Recover(ctx, settle); err != nil || len(done) != 0 || settled != 0 {
+		t.Errorf("at 5 minutes: %d settled, %v", len(done), err)
+	}
+	now = now.Add(time.Second)
+	if done, err := b.Recover(ctx, settle); err != nil || len(done) != 1 || settled != 1 {
+		t.Errorf("past 5 minutes: %d settled, %v", len(done), err)
 	}
 }
