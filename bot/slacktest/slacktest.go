@@ -409,9 +409,15 @@ func newServer(opts Options, tb TB) *Server {
 		s.reportf("slacktest: request to unknown path %s %s", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 	})
-	s.hs = loopback.Start(mux)
-	s.URL = s.hs.URL
-	s.APIURL = s.hs.URL + "/api/"
+	hs := loopback.Start(mux)
+	// Under the lock the handlers hold: a client in another process learns
+	// the address from the test, not through anything the race detector
+	// sees.
+	s.mu.Lock()
+	s.hs = hs
+	s.URL = hs.URL
+	s.APIURL = hs.URL + "/api/"
+	s.mu.Unlock()
 	return s
 }
 
