@@ -1,0 +1,53 @@
+package pgstore_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/pgstore/pgtest"
+)
+
+// Work under one name never runs on two replicas at once.
+func TestWithLock(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	var dbs []*pgstore.DB
+	for range 2 {
+		db, err := pgstore.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		dbs = append(dbs, db)
+	}
+	var inside, most, runs atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			err := dbs[i%2].WithLock(t.Context(), "reviews", func(context.Context) error {
+				n := inside.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				runs.Add(1)
+				inside.Add(-1)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if most.Load() != 1 || runs.Load() != 20 {
+		t.Errorf("at most %d at once over %d runs, want 1 over 20", most.Load(), runs.Load())
+	}
+	// Other names do not wait.
+	if err := dbs[0].WithLock(t.Context(), "reviews", func(ctx context.Context) error {
+		return dbs[1].WithLock(ctx, "other", func(context.Context) error { return nil })
+	}); err != nil {
+		t.Error(err)
+	}
+}
