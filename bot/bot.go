@@ -76,6 +76,11 @@ type Config struct {
 	// `agenda`, their modal and App Home read and change them there. nil:
 	// they say reminders are not set up on this bookbot.
 	Personal personal.Store
+	// ReviewLock, when set, runs the review reports holding a lock every
+	// replica's reports take (pgstore.DB.WithLock), so an entry is reported
+	// once however many replicas look. nil: this process's lock only.
+	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
+
 	// Seen, when set, is the memory of envelopes seen that replicas share
 	// (pgstore.Dedupe made with SeenTTL), so a redelivery that lands on
 	// another replica is not acted on twice. nil: this replica's only.

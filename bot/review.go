@@ -45,6 +45,21 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 	}
 	b.reviewMu.Lock()
 	defer b.reviewMu.Unlock()
+	if b.cfg.ReviewLock != nil {
+		err := b.cfg.ReviewLock(ctx, func(ctx context.Context) error {
+			b.reportReviews(ctx)
+			return nil
+		})
+		if err != nil {
+			b.log.Error("journal: the review reports' lock could not be taken; they are tried again later", "err", err)
+		}
+		return
+	}
+	b.reportReviews(ctx)
+}
+
+// reportReviews reports what the queue holds; ReportReviews holds the lock.
+func (b *Bot) reportReviews(ctx context.Context) {
 	list, err := b.cfg.Journal.Unreported()
 	if err != nil {
 		b.log.Error("journal: the review queue could not be read", "err", err)
