@@ -41,6 +41,7 @@ type Recorder struct {
 	noticePolls     *prometheus.CounterVec
 	notices         *prometheus.CounterVec
 	personal        *prometheus.CounterVec
+	leader          prometheus.Gauge
 	lastGoodPoll    atomic.Int64 // Unix nanoseconds of the last good read for notices; 0: none yet
 	now             func() time.Time
 
@@ -119,6 +120,10 @@ func New() *Recorder {
 			Name: "bookbot_personal_messages_total",
 			Help: "Reminders and agendas sent to people by kind (reminder, agenda) and result: sent, maybe_sent (the answer was lost; not sent again), failed (Slack refused; tried again).",
 		}, []string{"kind", "result"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "bookbot_leader",
+			Help: "1 while this process runs the scheduled work (the digest, notices, reminders, settling writes): always with the embedded store, and on the one replica that leads with PostgreSQL.",
+		}),
 		now: time.Now,
 	}
 	for _, r := range digestResults {
@@ -143,7 +148,7 @@ func New() *Recorder {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.apiRequests, m.apiDuration, m.apiLastStatus, m.writes, m.refusals,
-		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices, m.personal,
+		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices, m.personal, m.leader,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "bookbot_notice_seconds_since_good_poll",
 			Help: "Seconds since the bookings list was last read for notices (NaN before the first good read, or with notices off).",
@@ -194,6 +199,15 @@ func (m *Recorder) Connected(up bool) {
 		m.socketConnected.Set(1)
 	} else {
 		m.socketConnected.Set(0)
+	}
+}
+
+// SetLeader says whether this process runs the scheduled work.
+func (m *Recorder) SetLeader(leading bool) {
+	if leading {
+		m.leader.Set(1)
+	} else {
+		m.leader.Set(0)
 	}
 }
 
