@@ -14,15 +14,26 @@ import (
 
 // ready says whether bookbot can serve: Socket Mode connected and the
 // booking API not answering 401. reason is a short line for /readyz.
-func (m *Recorder) ready() (ok bool, reasons []string) {
+func (m *Recorder) ready(ctx context.Context) (ok bool, reasons []string) {
 	if !m.connected.Load() {
 		reasons = append(reasons, "socket mode not connected")
+	}
+	if ping := m.database.Load(); ping != nil {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if err := (*ping)(ctx); err != nil {
+			reasons = append(reasons, "database not answering")
+		}
 	}
 	if m.lastStatus.Load() == http.StatusUnauthorized {
 		reasons = append(reasons, "booking API answered 401: the key is revoked or invalid")
 	}
 	return len(reasons) == 0, reasons
 }
+
+// SetDatabase makes /readyz fail while ping fails (within a second): a
+// replica whose database does not answer cannot book safely.
+func (m *Recorder) SetDatabase(ping func(context.Context) error) { m.database.Store(&ping) }
 
 // live says whether bookbot is worth keeping: false once Socket Mode has
 // been down for longer than WatchSocket allows, which a restart may fix and
@@ -145,8 +156,8 @@ func (m *Recorder) Handler() http.Handler {
 		}
 		plain(w, http.StatusOK, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if ok, reasons := m.ready(); !ok {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if ok, reasons := m.ready(r.Context()); !ok {
 			plain(w, http.StatusServiceUnavailable, strings.Join(reasons, "\n"))
 			return
 		}

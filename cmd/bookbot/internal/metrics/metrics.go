@@ -7,6 +7,7 @@
 package metrics
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"sync"
@@ -46,8 +47,9 @@ type Recorder struct {
 	now             func() time.Time
 
 	connected  atomic.Bool
-	lastStatus atomic.Int64 // of the last booking API answer; 0: none yet
-	socket     socketWatch  // what /healthz answers from
+	database   atomic.Pointer[func(context.Context) error] // pinged by /readyz; nil: no database
+	lastStatus atomic.Int64                                // of the last booking API answer; 0: none yet
+	socket     socketWatch                                 // what /healthz answers from
 
 	reviewMu       sync.Mutex
 	awaitingReview func() (int, error)

@@ -144,7 +144,7 @@ func TestReadiness(t *testing.T) {
 	m := New()
 	check := func(wantOK bool, wantReasons ...string) {
 		t.Helper()
-		ok, reasons := m.ready()
+		ok, reasons := m.ready(t.Context())
 		if ok != wantOK || strings.Join(reasons, "|") != strings.Join(wantReasons, "|") {
 			t.Errorf("ready = %v %q, want %v %q", ok, reasons, wantOK, wantReasons)
 		}
@@ -161,6 +161,11 @@ func TestReadiness(t *testing.T) {
 	m.Request("GET /bookings", 0, time.Second) // no answer says nothing about the key
 	check(false, revoked)
 	m.Request("GET /bookings", 200, time.Millisecond) // a rotated key works again
+	check(true)
+	down := errors.New("connection refused")
+	m.SetDatabase(func(context.Context) error { return down })
+	check(false, "database not answering")
+	down = nil
 	check(true)
 }
 
