@@ -17,6 +17,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/pgstore"
 )
 
 // checkTimeout bounds each network check on its own, so one hung service
@@ -157,7 +158,11 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		what: "review channel", variable: "BOOKBOT_REVIEW_CHANNEL", id: cfg.ReviewChannel,
 		unset: "review channel not set: outcomes that need a human go by direct message to the person and the first allowed user",
 	}))
-	list.add(checkStateDir(cfg.StateDir))
+	if cfg.DatabaseURL.IsZero() {
+		list.add(checkStateDir(cfg.StateDir))
+	} else {
+		list.add(checkDatabase(ctx, cfg.DatabaseURL.Value()))
+	}
 	return list.done()
 }
 
@@ -379,4 +384,33 @@ func fileReason(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// checkDatabase makes sure the database answers, its schema is this
+// binary's, and says which replica leads the scheduled work.
+func checkDatabase(ctx context.Context, url string) result {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	db, err := pgstore.Open(ctx, url)
+	if err != nil {
+		return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check the URL, that PostgreSQL runs and accepts bookbot's connections from here")
+	}
+	defer db.Close()
+	current, latest, err := db.Version(ctx)
+	switch {
+	case err != nil:
+		return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check that the user may read the database")
+	case current < latest:
+		return fail(fmt.Sprintf("database schema is at version %d, this bookbot's is %d", current, latest), "run bookbot migrate (bookbot run also migrates at start)")
+	case current > latest:
+		return fail(fmt.Sprintf("database schema is at version %d, newer than this bookbot's %d", current, latest), "run the bookbot version that migrated it, or a newer one")
+	}
+	who, err := db.WhoLeads(ctx, "bookbot")
+	switch {
+	case err != nil:
+		return fail("database: which replica leads cannot be read: "+err.Error(), "check that bookbot migrate has run")
+	case who.Replica == "" || !who.Leading:
+		return pass("database works: schema version %d; no replica leads now (none runs, or one is taking over)", current)
+	}
+	return pass("database works: schema version %d; replica %s leads (term %d, confirmed %s ago)", current, who.Replica, who.Token, who.Age.Round(time.Second))
 }

@@ -88,12 +88,13 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var runner *digest.Runner
 	if *dryRun {
-		runner, err = newDigestRunner(cfg, bk, nil, log)
+		runner = newDigestRunner(cfg, bk, nil, nil, log)
 	} else {
-		runner, err = newDigestRunner(cfg, bk, newSlack(cfg), log)
-	}
-	if err != nil {
-		return err
+		ledger, err := digest.OpenLedger(cfg.StateDir)
+		if err != nil {
+			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+		}
+		runner = newDigestRunner(cfg, bk, newSlack(cfg), ledger, log)
 	}
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)
 	if *date != "" {

@@ -17,14 +17,13 @@ import (
 const migrateTimeout = 2 * time.Minute
 
 // embeddedOnly refuses BOOKBOT_DATABASE_URL to a command that keeps its
-// state under BOOKBOT_STATE_DIR: replicas sharing PostgreSQL and a process
-// using its own files would each post the digest or book once, so nothing
-// runs half on one and half on the other.
+// state under BOOKBOT_STATE_DIR only: beside replicas sharing PostgreSQL,
+// a process using its own files would post the digest a second time.
 func embeddedOnly(cfg *config.Config, cmd string) error {
 	if cfg.DatabaseURL.IsZero() {
 		return nil
 	}
-	return fmt.Errorf("bookbot %s: BOOKBOT_DATABASE_URL is set, but this version keeps the journal, the digest record and the rest of its state under BOOKBOT_STATE_DIR only; several replicas over PostgreSQL are not available yet. Unset BOOKBOT_DATABASE_URL to run with the embedded store (`bookbot migrate` prepares the database meanwhile)", cmd)
+	return fmt.Errorf("bookbot %s: BOOKBOT_DATABASE_URL is set, but %s works on the embedded store under BOOKBOT_STATE_DIR only; with replicas over PostgreSQL, the replica that leads posts the digest, and `/booking audit` shows the journal", cmd, cmd)
 }
 
 // runMigrate brings the PostgreSQL schema of BOOKBOT_DATABASE_URL up to

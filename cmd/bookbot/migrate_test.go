@@ -48,15 +48,25 @@ func TestMigrateErrors(t *testing.T) {
 }
 
 // Commands that keep their state in BOOKBOT_STATE_DIR refuse a database
-// URL rather than ignore it.
+// URL rather than ignore it; run uses it, and says when it cannot.
 func TestEmbeddedOnlyCommandsRefuseADatabase(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"run"}, {"digest", "-dry-run"}, {"audit"}} {
+	for _, args := range [][]string{{"digest", "-dry-run"}, {"audit"}} {
 		cmd := exec.CommandContext(t.Context(), binary, args...)
 		cmd.Env = append(env(bookingtest.NewServer(t), slacktest.NewServer(t)), "BOOKBOT_DATABASE_URL=postgres://u:hunter2@db.example.com/bookbot")
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "BOOKBOT_DATABASE_URL is set") || strings.Contains(string(out), "hunter2") {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
+	}
+}
+
+func TestRunSaysWhenTheDatabaseCannotBeReached(t *testing.T) {
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), binary, "run")
+	cmd.Env = append(env(bookingtest.NewServer(t), slacktest.NewServer(t)), "BOOKBOT_DATABASE_URL=postgres://u:hunter2@127.0.0.1:1/bookbot?connect_timeout=5")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "database (BOOKBOT_DATABASE_URL)") || strings.Contains(string(out), "hunter2") {
+		t.Errorf("%v\n%s", err, out)
 	}
 }

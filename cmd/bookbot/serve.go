@@ -8,7 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -22,7 +23,6 @@ import (
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
-	"github.com/bookbot/bookbot/statedir"
 )
 
 // socketUnhealthyAfter is how long Socket Mode may stay down before
@@ -42,34 +42,25 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := embeddedOnly(cfg, "run"); err != nil {
-		return err
-	}
 	log := newLogger(cfg, stderr)
 	cfg.LogWarnings(log)
-	// The embedded store serves one process: a second one would settle
-	// this one's writes in flight as abandoned.
-	lock, err := statedir.Acquire(cfg.StateDir)
-	if err != nil {
-		if _, held := errors.AsType[*statedir.LockedError](err); held {
-			return err
-		}
-		return fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
-	}
-	defer lock.Release()
 	m := metrics.New()
 	stopHTTP, err := startHTTP(cfg.HTTPAddr, m.Handler(), log)
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
-	jr, err := openJournal(cfg, log)
+	st, err := openStore(ctx, cfg, m, log)
 	if err != nil {
 		return err
 	}
-	jr.Owner = lock.Owner
+	defer st.close()
+	jr := st.journal
 	m.SetAwaitingReview(jr.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(jr)}
+	if st.limiter != nil {
+		writes = append(writes, booking.WithLimiter(st.limiter))
+	}
 	if cfg.DryRun {
 		writes = append(writes, booking.WithDryRun())
 		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
@@ -78,10 +69,12 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := recoverWrites(ctx, jr, bk, log); err != nil {
-		return err
+	if cfg.DatabaseURL.IsZero() {
+		// One process: whatever is in flight was left by one that stopped.
+		if err := recoverWrites(ctx, jr, bk, log); err != nil {
+			return err
+		}
 	}
-	go pruneJournal(ctx, jr, cfg.JournalKeep, log)
 	api := newSlack(cfg, slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL), Timeout: slackCallTimeout}))
 	auth, err := api.AuthTestContext(ctx)
 	if err != nil {
@@ -93,16 +86,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	}
 	log.Info("bookbot starting", "version", version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
 
-	people, err := personal.OpenBolt(filepath.Join(cfg.StateDir, personal.BoltFileName))
-	if err != nil {
-		return fmt.Errorf("reminder and agenda settings (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
-	}
-	var reminders *personal.Runner
-	runner, err := newDigestRunner(cfg, bk, api, log)
-	if err != nil {
-		return err
-	}
+	runner := newDigestRunner(cfg, bk, api, st.ledger, log)
 	runner.Observe = m.DigestRun
+	var reminders atomic.Pointer[personal.Runner]
 	b := bot.New(bot.Config{
 		Command:       cfg.Command,
 		Allowed:       cfg.Allowed,
@@ -119,36 +105,28 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Contact:       firstOf(cfg.AllowedUsers),
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
-		Personal:      people,
-		// Set before the bot runs: reminders starts below.
-		PersonalChanged: func() { reminders.Wake() },
+		Personal:      st.personal,
+		Seen:          st.seen,
+		ReviewLock:    st.reviewLock,
+		// Reminders run where the scheduled work runs; elsewhere they
+		// come at that replica's next look.
+		PersonalChanged: func() {
+			if r := reminders.Load(); r != nil {
+				r.Wake()
+			}
+		},
 	}, bk, api)
 
-	if cfg.DigestChannel != "" {
-		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, runner, log)
-		if err != nil {
-			return err
-		}
-		if err := sched.Start(ctx); err != nil {
-			return err
-		}
-		defer func() {
-			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
-			defer cancel()
-			_ = sched.Stop(stop)
-		}()
-	} else {
-		log.Info("digest off: DIGEST_CHANNEL is not set")
-	}
-
-	stopNotices, err := startNotices(ctx, cfg, bk, api, b, jr, m, log)
-	if err != nil {
-		return err
-	}
-	defer stopNotices()
-
-	reminders, stopPersonal := startPersonal(ctx, cfg, bk, people, b, m, log)
-	defer stopPersonal()
+	// The scheduled work, in this process or on the replica that leads.
+	singletonCtx, stopSingleton := context.WithCancel(ctx)
+	singletonDone := make(chan struct{})
+	go func() {
+		defer close(singletonDone)
+		st.singleton(singletonCtx, func(ctx context.Context) {
+			scheduled(ctx, cfg, st, bk, api, runner, b, &reminders, m, log)
+		})
+	}()
+	defer func() { stopSingleton(); <-singletonDone }()
 
 	stopWatch := m.WatchSocket(ctx, socketUnhealthyAfter, log)
 	defer stopWatch()
@@ -156,6 +134,79 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	err = b.Run(ctx, client, drainTimeout)
 	log.Info("bookbot stopped")
 	return err
+}
+
+// scheduled runs the work that must run in one process at a time until
+// ctx ends, and waits for what is under way to finish: the digest
+// schedule, notices, reminders, settling writes left behind and pruning.
+func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.Client, api *slack.Client, runner *digest.Runner, b *bot.Bot, reminders *atomic.Pointer[personal.Runner], m *metrics.Recorder, log *slog.Logger) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if !cfg.DatabaseURL.IsZero() {
+		// Replicas: the leader settles the writes of replicas that died.
+		wg.Go(func() { settleLeftBehind(ctx, st.journal, bk, log) })
+	}
+	wg.Go(func() { pruneJournal(ctx, st.journal, cfg.JournalKeep, log) })
+	if cfg.DigestChannel != "" {
+		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, runner, log)
+		if err == nil {
+			err = sched.Start(ctx)
+		}
+		if err != nil {
+			log.Error("digest schedule not started", "error", err)
+		} else {
+			defer func() {
+				stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
+				defer cancel()
+				_ = sched.Stop(stop)
+			}()
+		}
+	} else {
+		log.Info("digest off: DIGEST_CHANNEL is not set")
+	}
+	if cfg.NotifyChannel != "" || len(cfg.NotifyRoutes) > 0 {
+		w := notices.NewWatcher(notices.Config{
+			List:      bk,
+			Store:     st.notices,
+			Publisher: bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails},
+			Alerter:   b,
+			Writes:    st.journal,
+			Metrics:   m,
+			Channel:   cfg.NotifyChannel,
+			Routes:    cfg.NotifyRoutes,
+			Interval:  cfg.NotifyInterval,
+			Log:       log,
+		})
+		log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
+		wg.Go(func() { _ = w.Run(ctx) })
+	} else {
+		log.Info("notices off: NOTIFY_CHANNEL is not set")
+	}
+	r := personal.NewRunner(personal.Config{
+		List: bk, Store: st.personal, Send: b, Zones: b, Allowed: cfg.Allowed, Metrics: m, Log: log,
+	})
+	reminders.Store(r)
+	defer reminders.Store(nil)
+	wg.Go(func() { _ = r.Run(ctx) })
+	<-ctx.Done()
+}
+
+// settleLeftBehind settles, every minute, the writes that replicas which
+// died left in flight (see writeLeftAfter), and puts them in front of a
+// person through the review queue.
+func settleLeftBehind(ctx context.Context, jr journal.Store, bk *booking.Client, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if err := recoverWrites(ctx, jr, bk, log); err != nil && ctx.Err() == nil {
+			log.Warn("journal: writes left behind could not be settled; tried again in a minute", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
@@ -185,29 +236,24 @@ func newSlack(cfg *config.Config, opts ...slack.Option) *slack.Client {
 		}, opts...)...)
 }
 
-// newDigestRunner wires the digest to the booking API and Slack. The runner
-// also serves `/booking digest` previews, so it exists even when the
-// schedule is off.
-func newDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, log *slog.Logger) (*digest.Runner, error) {
+// newDigestRunner wires the digest to the booking API, Slack and the
+// ledger that keeps it to one post a date. The runner also serves
+// `/booking digest` previews, so it exists even when the schedule is off;
+// api nil (a dry run) and ledger nil (no DIGEST_CHANNEL) post nothing.
+func newDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, ledger digest.Ledger, log *slog.Logger) *digest.Runner {
 	r := &digest.Runner{
 		Source:        bk,
 		Channel:       cfg.DigestChannel,
 		Zone:          cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
 		SkipEmpty:     cfg.DigestSkipEmpty,
+		Ledger:        ledger,
 		Log:           log,
 	}
 	if api != nil {
 		r.Publisher = &bot.SlackDigestPublisher{Slack: api}
 	}
-	if cfg.DigestChannel != "" {
-		ledger, err := digest.OpenLedger(cfg.StateDir)
-		if err != nil {
-			return nil, fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
-		}
-		r.Ledger = ledger
-	}
-	return r, nil
+	return r
 }
 
 // slackReason is Slack's short error code, which never carries a token.
@@ -223,67 +269,9 @@ func slackReason(err error) string {
 	return "no answer: " + err.Error()
 }
 
-// startNotices starts the watcher of live notices when a notice channel is
-// set; the returned stop waits for a read in progress to finish.
-func startNotices(ctx context.Context, cfg *config.Config, bk *booking.Client, api *slack.Client, alerter notices.Alerter, jr *journal.Journal, m *metrics.Recorder, log *slog.Logger) (stop func(), err error) {
-	if cfg.NotifyChannel == "" && len(cfg.NotifyRoutes) == 0 {
-		log.Info("notices off: NOTIFY_CHANNEL is not set")
-		return func() {}, nil
-	}
-	store, err := notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName))
-	if err != nil {
-		return nil, fmt.Errorf("notices state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
-	}
-	w := notices.NewWatcher(notices.Config{
-		List:      bk,
-		Store:     store,
-		Publisher: bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails},
-		Alerter:   alerter,
-		Writes:    jr,
-		Metrics:   m,
-		Channel:   cfg.NotifyChannel,
-		Routes:    cfg.NotifyRoutes,
-		Interval:  cfg.NotifyInterval,
-		Log:       log,
-	})
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = w.Run(ctx)
-	}()
-	log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
-	return func() { cancel(); <-done }, nil
-}
-
-// startPersonal starts sending reminders and agendas; the returned stop
-// waits for a look under way to finish.
-func startPersonal(ctx context.Context, cfg *config.Config, bk *booking.Client, store personal.Store, b *bot.Bot, m *metrics.Recorder, log *slog.Logger) (r *personal.Runner, stop func()) {
-	r = personal.NewRunner(personal.Config{
-		List: bk, Store: store, Send: b, Zones: b, Allowed: cfg.Allowed, Metrics: m, Log: log,
-	})
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = r.Run(ctx)
-	}()
-	return r, func() { cancel(); <-done }
-}
-
-// openJournal opens the write journal under BOOKBOT_STATE_DIR.
-func openJournal(cfg *config.Config, log *slog.Logger) (*journal.Journal, error) {
-	jr, err := journal.Open(cfg.StateDir, journal.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("write journal (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
-	}
-	jr.Log = log
-	return jr, nil
-}
-
 // pruneJournal deletes the journal's settled entries older than keep (0:
 // none), now and then daily until ctx ends, so the file stops growing.
-func pruneJournal(ctx context.Context, jr *journal.Journal, keep time.Duration, log *slog.Logger) {
+func pruneJournal(ctx context.Context, jr journal.Store, keep time.Duration, log *slog.Logger) {
 	if keep <= 0 {
 		return
 	}
@@ -307,7 +295,7 @@ func pruneJournal(ctx context.Context, jr *journal.Journal, keep time.Duration, 
 
 // recoverWrites settles the writes a previous process left in flight, by
 // listing bookings; the bot then reports them for review.
-func recoverWrites(ctx context.Context, jr *journal.Journal, bk *booking.Client, log *slog.Logger) error {
+func recoverWrites(ctx context.Context, jr journal.Store, bk *booking.Client, log *slog.Logger) error {
 	done, err := jr.Recover(ctx, bk.Reconcile)
 	for _, e := range done {
 		log.Warn("journal: a write left in flight by a stopped bookbot was settled by listing bookings",

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
+	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/statedir"
+)
+
+// writeLeftAfter is how long another replica's write may stay in flight
+// before the leader settles it as left behind: each step of a write (the
+// list before it, the request, the list after it) has 30 seconds of its
+// own, so a live replica's write is long done by then.
+const writeLeftAfter = 5 * time.Minute
+
+// store is where `bookbot run` keeps what must outlive the process: the
+// embedded files under BOOKBOT_STATE_DIR, which one process holds, or
+// PostgreSQL, which replicas share.
+type store struct {
+	owner    string // this process, as the journal names who began a write
+	journal  journal.Store
+	ledger   digest.Ledger // nil without DIGEST_CHANNEL
+	notices  notices.Store
+	personal personal.Store
+	seen     bot.Seen // nil: this process's memory
+	// reviewLock is the lock review reports are made under; nil: this
+	// process's own.
+	reviewLock func(ctx context.Context, fn func(context.Context) error) error
+	limiter    booking.Limiter // nil: this process's guard
+	// singleton runs work that must run in one process at a time (the
+	// digest schedule, notices, reminders, settling writes left behind,
+	// pruning) until ctx ends: at once with the embedded store, and while
+	// this replica leads with PostgreSQL.
+	singleton func(ctx context.Context, work func(ctx context.Context))
+	close     func()
+}
+
+// openStore opens the store BOOKBOT_DATABASE_URL or BOOKBOT_STATE_DIR names.
+func openStore(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
+	if cfg.DatabaseURL.IsZero() {
+		return openEmbedded(cfg, log)
+	}
+	return openShared(ctx, cfg, m, log)
+}
+
+func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
+	// The embedded store serves one process: a second one would settle
+	// this one's writes in flight as abandoned.
+	lock, err := statedir.Acquire(cfg.StateDir)
+	if err != nil {
+		if _, held := errors.AsType[*statedir.LockedError](err); held {
+			return nil, err
+		}
+		return nil, fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+	}
+	st := &store{owner: lock.Owner, close: func() { _ = lock.Release() }}
+	fail := func(what string, err error) (*store, error) {
+		st.close()
+		return nil, fmt.Errorf("%s (BOOKBOT_STATE_DIR %s): %w", what, cfg.StateDir, err)
+	}
+	jr, err := journal.Open(cfg.StateDir, journal.Options{})
+	if err != nil {
+		return fail("write journal", err)
+	}
+	jr.Log, jr.Owner = log, lock.Owner
+	st.journal = jr
+	if cfg.DigestChannel != "" {
+		if st.ledger, err = digest.OpenLedger(cfg.StateDir); err != nil {
+			return fail("digest state", err)
+		}
+	}
+	if st.notices, err = notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName)); err != nil {
+		return fail("notices state", err)
+	}
+	if st.personal, err = personal.OpenBolt(filepath.Join(cfg.StateDir, personal.BoltFileName)); err != nil {
+		return fail("reminder and agenda settings", err)
+	}
+	st.singleton = func(ctx context.Context, work func(context.Context)) { work(ctx) }
+	return st, nil
+}
+
+func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
+	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	defer cancel()
+	db, err := pgstore.Open(octx, cfg.DatabaseURL.Value())
+	if err != nil {
+		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+	}
+	if err := db.Migrate(octx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+	}
+	m.SetDatabase(db.Ping)
+	owner := replicaName()
+	st := &store{
+		owner:    owner,
+		journal:  db.Journal(owner, pgstore.JournalLog(log), pgstore.JournalLeftAfter(writeLeftAfter)),
+		notices:  db.Notices(),
+		personal: db.Personal(),
+		seen:     db.Dedupe(bot.SeenTTL),
+		limiter:  db.Limiter(booking.DefaultLimits, time.Now),
+		close:    db.Close,
+		reviewLock: func(ctx context.Context, fn func(context.Context) error) error {
+			return db.WithLock(ctx, "reviews", fn)
+		},
+	}
+	if cfg.DigestChannel != "" {
+		st.ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+	}
+	leader := db.Leader("bookbot", pgstore.LeaderOptions{Replica: owner, Log: log})
+	st.singleton = func(ctx context.Context, work func(context.Context)) {
+		err := leader.Run(ctx, func(ctx context.Context, term pgstore.Term) {
+			log.Info("leading: the digest, notices, reminders and settling writes run here", "replica", owner, "term", term.Token)
+			m.SetLeader(true)
+			defer m.SetLeader(false)
+			work(ctx)
+			log.Info("no longer leading", "replica", owner, "term", term.Token)
+		})
+		if err != nil && ctx.Err() == nil {
+			log.Error("leader election stopped: this replica serves Slack but runs no scheduled work", "error", err)
+		}
+	}
+	log.Info("state in PostgreSQL", "replica", owner)
+	return st, nil
+}
+
+// replicaName names this process among replicas: host, process ID and a
+// random part, as no two starts share.
+func replicaName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
+}
