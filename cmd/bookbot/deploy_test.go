@@ -481,3 +481,37 @@ func TestSystemdEnvExampleListsEveryVariable(t *testing.T) {
 		}
 	}
 }
+
+// The replicas' manifests: two pods rolled one at a time with no state
+// volume, the database URL a file of the Secret, and a budget that keeps
+// one serving.
+func TestKubernetesReplicaManifests(t *testing.T) {
+	t.Parallel()
+	dep := flatYAML(t, readDeploy(t, "kubernetes/replicas/deployment.yaml"))
+	pdb := flatYAML(t, readDeploy(t, "kubernetes/replicas/pdb.yaml"))
+	const pod, c = "spec.template.spec.", "spec.template.spec.containers[0]."
+	envVar := func(name string) string { return dep[find(dep, c+"env", "name", name)+"value"] }
+	for _, tt := range []struct{ what, got, want string }{
+		{"replicas", dep["spec.replicas"], "2"},
+		{"strategy", dep["spec.strategy.type"], "RollingUpdate"},
+		{"maxUnavailable", dep["spec.strategy.rollingUpdate.maxUnavailable"], "0"},
+		{"readiness probe", dep[c+"readinessProbe.httpGet.path"], "/readyz"},
+		{"database URL", envVar("BOOKBOT_DATABASE_URL_FILE"), "/run/secrets/bookbot/database-url"},
+		{"readOnlyRootFilesystem", dep[c+"securityContext.readOnlyRootFilesystem"], "true"},
+		{"PDB kind", pdb["kind"], "PodDisruptionBudget"},
+		{"PDB minAvailable", pdb["spec.minAvailable"], "1"},
+		{"PDB selector", pdb["spec.selector.matchLabels.app.kubernetes.io/name"], dep["spec.selector.matchLabels.app.kubernetes.io/name"]},
+	} {
+		if tt.got != tt.want || tt.got == "" {
+			t.Errorf("replicas: %s = %q, want %q", tt.what, tt.got, tt.want)
+		}
+	}
+	for k := range dep {
+		if strings.Contains(k, "persistentVolumeClaim") || strings.Contains(k, "BOOKBOT_STATE_DIR") {
+			t.Errorf("replicas keep state on a volume: %s", k)
+		}
+	}
+	if envVar("BOOKBOT_DATABASE_URL") != "" || dep[pod+"automountServiceAccountToken"] != "false" {
+		t.Error("the database URL is a plain env value, or the pod mounts a service account token")
+	}
+}
