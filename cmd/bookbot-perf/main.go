@@ -32,6 +32,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 )
@@ -61,6 +63,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	memprofile := fs.String("memprofile", "", "write heap profiles of the bot (the -serve-bot child) in the runtime measurement: after one of each (`FILE`.base), after the interactions (FILE), once the windows passed (FILE.later)")
 	burstKind := fs.String("burst", "list", "what the ack bursts send: `list` (/booking list, each starts a GET /bookings) or foreign (/booking list from another workspace: acked, nothing started)")
 	settle := fs.Duration("settle", 150*time.Second, "settle measurement: how long the bot is left idle before what its heap keeps from the OS is read")
+	database := fs.String("database", "", "run the bot with BOOKBOT_DATABASE_URL=`URL` (its state in PostgreSQL, as replicas keep it); the database is emptied before each start")
 	serve := fs.Bool("serve-bot", false, "internal: be the bot, configured from the environment, with a stats endpoint on $"+statsSockEnv)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -68,6 +71,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *serve {
 		return serveBot(ctx)
 	}
+	databaseURL = *database
 	if *burstKind != "list" && *burstKind != "foreign" {
 		return fmt.Errorf("-burst %q: want list or foreign", *burstKind)
 	}
@@ -192,7 +196,28 @@ type proc struct {
 	stats   *http.Client // the -serve-bot child's stats endpoint
 }
 
+// databaseURL is -database: "" keeps the bot's state in its state directory.
+var databaseURL string
+
+// emptyDatabase drops everything in the database's public schema, so each
+// start begins with no journal, as with a fresh state directory.
+func emptyDatabase(ctx context.Context, url string) error {
+	pool, err := pgxpool.New(ctx, url) // takes the pool_ settings bookbot does
+	if err != nil {
+		return fmt.Errorf("-database: %w", err)
+	}
+	defer pool.Close()
+	_, err = pool.Exec(ctx, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+	return err
+}
+
 func start(ctx context.Context, argv []string, dir string, env ...string) (*proc, error) {
+	if databaseURL != "" && argv[len(argv)-1] == "run" {
+		if err := emptyDatabase(ctx, databaseURL); err != nil {
+			return nil, err
+		}
+		env = append(env, "BOOKBOT_DATABASE_URL="+databaseURL)
+	}
 	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
 	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
