@@ -7,23 +7,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/boltfile"
 )
 
 // BoltFileName is the embedded store's file under the state directory.
 const BoltFileName = "notices.db"
 
 var (
-	// metaBucket holds the file's format version.
-	metaBucket = []byte("meta")
 	// lastBucket holds the saved snapshot, under lastKey.
 	lastBucket = []byte("last")
 	// claimsBucket maps a claimKey to its claimRecord.
@@ -31,17 +26,12 @@ var (
 	// threadsBucket maps a booking ID to its threadRecord.
 	threadsBucket = []byte("threads")
 
-	versionKey = []byte("version")
-	lastKey    = []byte("last")
+	lastKey = []byte("last")
 )
 
 // boltVersion is the format of the files OpenBolt writes. A file of a
 // newer one is refused: its format is unknown here.
 const boltVersion = 1
-
-// boltLockWait bounds the wait for another process's hold on the file;
-// bookbot holds it for milliseconds at a time.
-const boltLockWait = 5 * time.Second
 
 // errNotClaimed means Posted was given a key that holds no claim: never
 // claimed, or pruned.
@@ -58,128 +48,24 @@ var errNotClaimed = errors.New("no claim of the notice")
 // booking IDs, times and Slack message references, and the snapshot
 // (which holds attendee names and emails) is replaced by every SaveLast.
 type BoltStore struct {
-	path string
-	turn chan struct{} // this process's turn at the file; shared by path
+	file *boltfile.File
 }
 
 var _ Store = (*BoltStore)(nil)
-
-// turns holds a turn (a chan struct{} of capacity 1) for each file opened
-// in this process, by absolute path.
-var turns sync.Map
 
 // OpenBolt opens the store in the file at path, creating the file (mode
 // 0600) and its directory when missing. A file of a newer format than this
 // bookbot knows is refused.
 func OpenBolt(path string) (*BoltStore, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("notices store %s: %w", path, err)
-	}
-	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
-	s := &BoltStore{path: path, turn: turn.(chan struct{})}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("notices store %s: %w", path, err)
-	}
-	err = s.do(context.Background(), true, false, func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(metaBucket)
-		if err != nil {
-			return err
-		}
-		if meta.Get(versionKey) == nil {
-			if err := meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, boltVersion)); err != nil {
-				return err
-			}
-		}
-		if err := checkVersion(tx); err != nil {
-			return err
-		}
-		for _, name := range [][]byte{lastBucket, claimsBucket, threadsBucket} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	f, err := boltfile.Open(path, "notices", boltVersion, lastBucket, claimsBucket, threadsBucket)
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &BoltStore{file: f}, nil
 }
 
 // Path is the store's file.
-func (s *BoltStore) Path() string { return s.path }
-
-// checkVersion fails unless the file is of a format this bookbot knows.
-func checkVersion(tx *bolt.Tx) error {
-	meta := tx.Bucket(metaBucket)
-	if meta == nil {
-		return errors.New("not a notices store (no meta bucket): was the file replaced?")
-	}
-	v := meta.Get(versionKey)
-	if len(v) != 8 {
-		return errors.New("not a notices store (no format version)")
-	}
-	if n := binary.BigEndian.Uint64(v); n > boltVersion {
-		return fmt.Errorf("format version %d is newer than this bookbot knows (%d): it was written by a newer bookbot", n, boltVersion)
-	}
-	return nil
-}
-
-// do opens the file, runs fn in one transaction (read-write when write is
-// set) and closes the file. With check set the file's version is checked
-// first.
-func (s *BoltStore) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("notices store %s: %w", s.path, err)
-	}
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("notices store %s: %w", s.path, ctx.Err())
-	}
-	defer func() { <-s.turn }()
-	// Both cases may have been ready; the select picks either.
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("notices store %s: %w", s.path, err)
-	}
-
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: boltLockWait, ReadOnly: !write})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return fmt.Errorf("notices store %s: another process held the file for over %v: %w", s.path, boltLockWait, err)
-	}
-	if err != nil {
-		return fmt.Errorf("notices store %s: %w", s.path, err)
-	}
-	run := func(tx *bolt.Tx) error {
-		if check {
-			if err := checkVersion(tx); err != nil {
-				return err
-			}
-		}
-		return fn(tx)
-	}
-	if write {
-		err = db.Update(run)
-	} else {
-		err = db.View(run)
-	}
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("notices store %s: %w", s.path, err)
-	}
-	return nil
-}
-
-func (s *BoltStore) view(ctx context.Context, fn func(*bolt.Tx) error) error {
-	return s.do(ctx, false, true, fn)
-}
-
-func (s *BoltStore) update(ctx context.Context, fn func(*bolt.Tx) error) error {
-	return s.do(ctx, true, true, fn)
-}
+func (s *BoltStore) Path() string { return s.file.Path() }
 
 // wireSnapshot is a Snapshot as stored.
 type wireSnapshot struct {
@@ -208,7 +94,7 @@ func (s *BoltStore) Last(ctx context.Context) (Snapshot, bool, error) {
 		snap Snapshot
 		ok   bool
 	)
-	err := s.view(ctx, func(tx *bolt.Tx) error {
+	err := s.file.View(ctx, func(tx *bolt.Tx) error {
 		v := tx.Bucket(lastBucket).Get(lastKey)
 		if v == nil {
 			return nil
@@ -238,9 +124,9 @@ func (s *BoltStore) SaveLast(ctx context.Context, snap Snapshot) error {
 	}
 	v, err := json.Marshal(w)
 	if err != nil {
-		return fmt.Errorf("notices store %s: snapshot: %w", s.path, err)
+		return fmt.Errorf("notices store %s: snapshot: %w", s.file.Path(), err)
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(lastBucket).Put(lastKey, v)
 	})
 }
@@ -298,10 +184,10 @@ func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error
 	ck := claimKey(k)
 	v, err := json.Marshal(claimRecord{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
 	if err != nil {
-		return false, fmt.Errorf("notices store %s: claim: %w", s.path, err)
+		return false, fmt.Errorf("notices store %s: claim: %w", s.file.Path(), err)
 	}
 	claimed := false
-	err = s.update(ctx, func(tx *bolt.Tx) error {
+	err = s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		if claims.Get(ck) != nil {
 			return nil
@@ -321,7 +207,7 @@ func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error
 // thread. Without it the booking's thread, if any, stays.
 func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) error {
 	ck := claimKey(k)
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
 		if v == nil {
@@ -373,7 +259,7 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 // Release is not (yet) a method of Store.
 func (s *BoltStore) Release(ctx context.Context, k Key) error {
 	ck := claimKey(k)
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
 		if v == nil {
@@ -396,7 +282,7 @@ func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool
 		th threadRecord
 		ok bool
 	)
-	err := s.view(ctx, func(tx *bolt.Tx) error {
+	err := s.file.View(ctx, func(tx *bolt.Tx) error {
 		v := tx.Bucket(threadsBucket).Get([]byte(bookingID))
 		if v == nil {
 			return nil
@@ -419,7 +305,7 @@ func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool
 // under, so a booking moved later keeps all it had until its new end. A
 // pruned key can be claimed again.
 func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims, threads := tx.Bucket(claimsBucket), tx.Bucket(threadsBucket)
 		ends := map[string]time.Time{} // booking ID → its end
 		later := func(id string, end time.Time) {

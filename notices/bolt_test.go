@@ -1,8 +1,7 @@
 package notices_test
 
 import (
-	"encoding/binary"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/notices"
@@ -43,176 +41,56 @@ var (
 	}}}
 )
 
-func TestBoltFileMode(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "state")
-	path := filepath.Join(dir, notices.BoltFileName)
-	s := openBolt(t, path)
-	if s.Path() != path {
-		t.Errorf("Path() = %q, want %q", s.Path(), path)
-	}
-	if err := s.SaveLast(t.Context(), snap); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Claim(t.Context(), key, start); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
-	}
-	di, err := os.Stat(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if di.Mode().Perm()&0o077 != 0 {
-		t.Errorf("created directory mode %v, want none for group and others", di.Mode().Perm())
-	}
-}
-
-// hold opens the file as another process would, holding its lock (shared
-// when readOnly) until the returned function is called.
-func hold(t *testing.T, path string, readOnly bool) func() {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
-	if err != nil {
-		t.Fatalf("another process cannot open the file: %v", err)
-	}
-	return func() {
-		if err := db.Close(); err != nil {
-			t.Error(err)
-		}
-	}
-}
-
-func TestBoltOpensTheFileForEachOperation(t *testing.T) {
+// TestBoltFormat pins what the file holds, so that a change of the
+// records' JSON or of the claim keys does not change it unnoticed.
+func TestBoltFormat(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), notices.BoltFileName)
 	s := openBolt(t, path)
 	if err := s.SaveLast(t.Context(), snap); err != nil {
 		t.Fatal(err)
-	}
-
-	// Between operations the file is free: another process takes it at once.
-	release := hold(t, path, false)
-
-	// While it holds the file, operations wait for it.
-	done := make(chan error, 2)
-	go func() {
-		_, err := notices.OpenBolt(path)
-		done <- err
-	}()
-	go func() {
-		ok, err := s.Claim(t.Context(), key, start)
-		if err == nil && !ok {
-			err = errors.New("the claim was not new")
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("an operation ended while another process held the file: %v", err)
-	case <-time.After(300 * time.Millisecond):
-	}
-	release()
-	for range 2 {
-		if err := <-done; err != nil {
-			t.Fatalf("after the other process let go: %v", err)
-		}
-	}
-
-	// A reader (bookbot audit) and the store share the file.
-	release = hold(t, path, true)
-	got, ok, err := s.Last(t.Context())
-	if err != nil || !ok || len(got.Bookings) != 1 {
-		t.Fatalf("Last while another process reads: %+v, %v, %v", got, ok, err)
-	}
-	if _, ok, err := s.Thread(t.Context(), "b1"); err != nil || ok {
-		t.Fatalf("Thread while another process reads: %v, %v", ok, err)
-	}
-	release()
-}
-
-func TestBoltLockWaitIsBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits out the 5s lock wait")
-	}
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), notices.BoltFileName)
-	s := openBolt(t, path)
-	release := hold(t, path, false)
-	defer release()
-	begun := time.Now()
-	_, err := s.Claim(t.Context(), key, start)
-	if !errors.Is(err, bolterrors.ErrTimeout) || !strings.Contains(err.Error(), path) {
-		t.Fatalf("Claim while another process holds the file: %v, want a timeout naming the file", err)
-	}
-	if waited := time.Since(begun); waited < 4*time.Second || waited > 15*time.Second {
-		t.Errorf("waited %v, want about 5s", waited)
-	}
-}
-
-// setVersion writes a format version into the file, as another bookbot
-// would.
-func setVersion(t *testing.T, path string, v uint64) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, v))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestBoltRefusesANewerVersion(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), notices.BoltFileName)
-	s := openBolt(t, path)
-	if err := s.SaveLast(t.Context(), snap); err != nil {
-		t.Fatal(err)
-	}
-	setVersion(t, path, 2)
-
-	_, err := notices.OpenBolt(path)
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "version 2") {
-		t.Fatalf("OpenBolt of a version 2 file: %v, want an error naming the file and its version", err)
-	}
-	// A store opened before the file was upgraded refuses it too.
-	if _, err := s.Claim(t.Context(), key, start); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("Claim in a version 2 file: %v, want the version refused", err)
-	}
-	if _, _, err := s.Last(t.Context()); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("Last of a version 2 file: %v, want the version refused", err)
-	}
-
-	// The file was left as it was: the newer bookbot can go on with it.
-	setVersion(t, path, 1)
-	if got, ok, err := s.Last(t.Context()); err != nil || !ok || len(got.Bookings) != 1 {
-		t.Errorf("Last after going back to version 1: %+v, %v, %v", got, ok, err)
 	}
 	if ok, err := s.Claim(t.Context(), key, start); err != nil || !ok {
-		t.Errorf("Claim after going back to version 1: %v, %v; want it new: the refused one was not recorded", ok, err)
+		t.Fatal(ok, err)
 	}
-}
-
-func TestBoltRefusesOtherFiles(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), notices.BoltFileName)
-	if err := os.WriteFile(path, []byte("not a bbolt file, but long enough to be read as one if nobody checked"), 0o600); err != nil {
+	if err := s.Posted(t.Context(), key, notices.Message{Channel: "C1", TS: "1.2"}, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := notices.OpenBolt(path); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("OpenBolt of another kind of file: %v, want an error naming it", err)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	err = db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error {
+				got[fmt.Sprintf("%s %x", name, k)] = string(v)
+				return nil
+			})
+		})
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"meta 76657273696f6e": "\x00\x00\x00\x00\x00\x00\x00\x01", // version
+		"last 6c617374": `{"at":"2026-11-24T08:00:00Z","bookings":[{"id":"b1","start":"2026-11-24T09:00:00Z","end":"2026-11-24T09:30:00Z",` +
+			`"status":"accepted","booker_name":"Ada","booker_email":"ada@example.com","event_type":null}]}`,
+		"claims 000000026231000000036e6577800000006b05521000000000800000006b05440000000000": `{"at":"2026-11-24T09:00:00Z",` +
+			`"booking_id":"b1","kind":"new","start":"2026-11-24T09:00:00Z","end":"2026-11-24T09:30:00Z","since":"2026-11-24T08:00:00Z",` +
+			`"message":{"channel":"C1","ts":"1.2"}}`,
+		"threads 6231": `{"channel":"C1","ts":"1.2","end":"2026-11-24T09:30:00Z"}`,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%q = %q, want %q", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the file holds %q, want %q", got, want)
 	}
 }
 
@@ -227,10 +105,7 @@ func TestBoltFileRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Its claims went with it: claiming afresh could post a notice again.
-	if ok, err := s.Claim(t.Context(), key, start); err == nil || ok {
-		t.Errorf("Claim after the file was removed: %v, %v; want an error", ok, err)
-	}
-	if _, _, err := s.Thread(t.Context(), "b1"); err == nil {
-		t.Error("Thread after the file was removed: no error")
+	if ok, err := s.Claim(t.Context(), key, start); err == nil || ok || !strings.HasPrefix(err.Error(), "notices store "+path+": not a notices store") {
+		t.Errorf("Claim after the file was removed: %v, %v; want an error naming the store", ok, err)
 	}
 }

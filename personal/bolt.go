@@ -3,41 +3,30 @@ package personal
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/bookbot/bookbot/internal/boltfile"
 )
 
 // BoltFileName is the embedded store's file under the state directory.
 const BoltFileName = "personal.db"
 
 var (
-	// metaBucket holds the file's format version.
-	metaBucket = []byte("meta")
 	// settingsBucket maps a Slack user ID to its wireSettings.
 	settingsBucket = []byte("settings")
 	// claimsBucket maps a claim's key (ReminderKey, AgendaKey) to its
 	// claimRecord.
 	claimsBucket = []byte("claims")
-
-	versionKey = []byte("version")
 )
 
 // boltVersion is the format of the files OpenBolt writes. A file of a
 // newer one is refused: its format is unknown here.
 const boltVersion = 1
-
-// boltLockWait bounds the wait for another process's hold on the file;
-// bookbot holds it for milliseconds at a time.
-const boltLockWait = 5 * time.Second
 
 // BoltStore is the Store in one bbolt file. The file is opened for each
 // operation and closed again, so that other bookbot commands can read it
@@ -51,128 +40,24 @@ const boltLockWait = 5 * time.Second
 // or a date) and when it was claimed. Prune deletes claims but does not
 // rewrite the file.
 type BoltStore struct {
-	path string
-	turn chan struct{} // this process's turn at the file; shared by path
+	file *boltfile.File
 }
 
 var _ Store = (*BoltStore)(nil)
-
-// turns holds a turn (a chan struct{} of capacity 1) for each file opened
-// in this process, by absolute path.
-var turns sync.Map
 
 // OpenBolt opens the store in the file at path, creating the file (mode
 // 0600) and its directory (0700) when missing. A file of a newer format
 // than this bookbot knows is refused.
 func OpenBolt(path string) (*BoltStore, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("personal store %s: %w", path, err)
-	}
-	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
-	s := &BoltStore{path: path, turn: turn.(chan struct{})}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("personal store %s: %w", path, err)
-	}
-	err = s.do(context.Background(), true, false, func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(metaBucket)
-		if err != nil {
-			return err
-		}
-		if meta.Get(versionKey) == nil {
-			if err := meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, boltVersion)); err != nil {
-				return err
-			}
-		}
-		if err := checkVersion(tx); err != nil {
-			return err
-		}
-		for _, name := range [][]byte{settingsBucket, claimsBucket} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	f, err := boltfile.Open(path, "personal", boltVersion, settingsBucket, claimsBucket)
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &BoltStore{file: f}, nil
 }
 
 // Path is the store's file.
-func (s *BoltStore) Path() string { return s.path }
-
-// checkVersion fails unless the file is of a format this bookbot knows.
-func checkVersion(tx *bolt.Tx) error {
-	meta := tx.Bucket(metaBucket)
-	if meta == nil {
-		return errors.New("not a personal store (no meta bucket): was the file replaced?")
-	}
-	v := meta.Get(versionKey)
-	if len(v) != 8 {
-		return errors.New("not a personal store (no format version)")
-	}
-	if n := binary.BigEndian.Uint64(v); n > boltVersion {
-		return fmt.Errorf("format version %d is newer than this bookbot knows (%d): it was written by a newer bookbot", n, boltVersion)
-	}
-	return nil
-}
-
-// do opens the file, runs fn in one transaction (read-write when write is
-// set) and closes the file. With check set the file's version is checked
-// first.
-func (s *BoltStore) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("personal store %s: %w", s.path, err)
-	}
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("personal store %s: %w", s.path, ctx.Err())
-	}
-	defer func() { <-s.turn }()
-	// Both cases may have been ready; the select picks either.
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("personal store %s: %w", s.path, err)
-	}
-
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: boltLockWait, ReadOnly: !write})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return fmt.Errorf("personal store %s: another process held the file for over %v: %w", s.path, boltLockWait, err)
-	}
-	if err != nil {
-		return fmt.Errorf("personal store %s: %w", s.path, err)
-	}
-	run := func(tx *bolt.Tx) error {
-		if check {
-			if err := checkVersion(tx); err != nil {
-				return err
-			}
-		}
-		return fn(tx)
-	}
-	if write {
-		err = db.Update(run)
-	} else {
-		err = db.View(run)
-	}
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("personal store %s: %w", s.path, err)
-	}
-	return nil
-}
-
-func (s *BoltStore) view(ctx context.Context, fn func(*bolt.Tx) error) error {
-	return s.do(ctx, false, true, fn)
-}
-
-func (s *BoltStore) update(ctx context.Context, fn func(*bolt.Tx) error) error {
-	return s.do(ctx, true, true, fn)
-}
+func (s *BoltStore) Path() string { return s.file.Path() }
 
 // wireSettings are Settings as stored. They convert to and from Settings,
 // so a field added there fails to compile here rather than go unsaved, and
@@ -218,7 +103,7 @@ func (s *BoltStore) Settings(ctx context.Context, user string) (Settings, bool, 
 		got Settings
 		ok  bool
 	)
-	err := s.view(ctx, func(tx *bolt.Tx) error {
+	err := s.file.View(ctx, func(tx *bolt.Tx) error {
 		if user == "" {
 			return errNoUser
 		}
@@ -244,9 +129,9 @@ func (s *BoltStore) Settings(ctx context.Context, user string) (Settings, bool, 
 func (s *BoltStore) SaveSettings(ctx context.Context, user string, set Settings) error {
 	v, err := json.Marshal(toWire(set))
 	if err != nil {
-		return fmt.Errorf("personal store %s: settings of %q: %w", s.path, user, err)
+		return fmt.Errorf("personal store %s: settings of %q: %w", s.file.Path(), user, err)
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		if user == "" {
 			return errNoUser
 		}
@@ -258,7 +143,7 @@ func (s *BoltStore) SaveSettings(ctx context.Context, user string, set Settings)
 // map of the caller's own: never nil.
 func (s *BoltStore) AllSettings(ctx context.Context) (map[string]Settings, error) {
 	all := map[string]Settings{}
-	err := s.view(ctx, func(tx *bolt.Tx) error {
+	err := s.file.View(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(settingsBucket).ForEach(func(k, v []byte) error {
 			var w wireSettings
 			if err := json.Unmarshal(v, &w); err != nil {
@@ -287,10 +172,10 @@ var errNoKey = errors.New("no claim key")
 func (s *BoltStore) Claim(ctx context.Context, key string, at time.Time) (bool, error) {
 	v, err := json.Marshal(claimRecord{At: at})
 	if err != nil {
-		return false, fmt.Errorf("personal store %s: claim: %w", s.path, err)
+		return false, fmt.Errorf("personal store %s: claim: %w", s.file.Path(), err)
 	}
 	claimed := false
-	err = s.update(ctx, func(tx *bolt.Tx) error {
+	err = s.file.Update(ctx, func(tx *bolt.Tx) error {
 		if key == "" {
 			return errNoKey
 		}
@@ -310,7 +195,7 @@ func (s *BoltStore) Claim(ctx context.Context, key string, at time.Time) (bool, 
 // Release withdraws key's claim, so it can be claimed again. Releasing a
 // key that holds no claim does nothing.
 func (s *BoltStore) Release(ctx context.Context, key string) error {
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		if key == "" {
 			return nil
 		}
@@ -321,7 +206,7 @@ func (s *BoltStore) Release(ctx context.Context, key string) error {
 // Prune deletes the claims made before cutoff (one made at exactly cutoff
 // is kept). A pruned key can be claimed again.
 func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
-	return s.update(ctx, func(tx *bolt.Tx) error {
+	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		var old [][]byte
 		err := claims.ForEach(func(k, v []byte) error {

@@ -1,0 +1,177 @@
+// Package boltfile keeps a store in one bbolt file that is opened for each
+// transaction and closed again, so that other bookbot commands can read
+// the file while `bookbot run` serves.
+//
+// The file holds a meta bucket with the format version the store wrote it
+// in, checked on every transaction: a file of a newer format, one that is
+// not a bbolt file, or one that lost its meta bucket (replaced, or removed
+// and created afresh) is refused.
+package boltfile
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+var (
+	// metaBucket holds the file's format version, under versionKey, as 8
+	// big-endian bytes.
+	metaBucket = []byte("meta")
+	versionKey = []byte("version")
+)
+
+// LockWait bounds the wait for another process's hold on the file; bookbot
+// holds it for milliseconds at a time.
+const LockWait = 5 * time.Second
+
+// File is a store's bbolt file. It is safe for concurrent use, and the
+// Files of one path in a process take turns rather than contend for the
+// file's lock.
+type File struct {
+	path    string
+	name    string        // the store's, in errors: "notices"
+	version uint64        // the format this bookbot writes
+	turn    chan struct{} // this process's turn at the file; shared by path
+}
+
+// turns holds a turn (a chan struct{} of capacity 1) for each file opened
+// in this process, by absolute path.
+var turns sync.Map
+
+// Open opens the file at path for the store called name, creating the file
+// (mode 0600) and its directory (0700) when missing, and in the file the
+// meta bucket, holding version, and buckets. A file of a format newer than
+// version is refused.
+//
+// Errors begin "<name> store <path>: ".
+func Open(path, name string, version uint64, buckets ...[]byte) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s store %s: %w", name, path, err)
+	}
+	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
+	f := &File{path: path, name: name, version: version, turn: turn.(chan struct{})}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, f.wrap(err)
+	}
+	err = f.do(context.Background(), true, false, func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		if meta.Get(versionKey) == nil {
+			if err := meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, version)); err != nil {
+				return err
+			}
+		}
+		if err := f.checkVersion(tx); err != nil {
+			return err
+		}
+		for _, b := range buckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Path is the file's path, as given to Open.
+func (f *File) Path() string { return f.path }
+
+// View opens the file, runs fn in a read-only transaction and closes the
+// file. It fails, without running fn, when ctx is done before its turn at
+// the file or when the file's format is not known. An error of fn is
+// returned wrapped.
+func (f *File) View(ctx context.Context, fn func(*bolt.Tx) error) error {
+	return f.do(ctx, false, true, fn)
+}
+
+// Update opens the file, runs fn in a read-write transaction and closes
+// the file; the transaction is committed when fn returns nil. It fails,
+// without running fn, when ctx is done before its turn at the file or when
+// the file's format is not known. An error of fn is returned wrapped.
+func (f *File) Update(ctx context.Context, fn func(*bolt.Tx) error) error {
+	return f.do(ctx, true, true, fn)
+}
+
+// wrap names the store and its file in err.
+func (f *File) wrap(err error) error {
+	return fmt.Errorf("%s store %s: %w", f.name, f.path, err)
+}
+
+// checkVersion fails unless the file is of a format this bookbot knows.
+func (f *File) checkVersion(tx *bolt.Tx) error {
+	meta := tx.Bucket(metaBucket)
+	if meta == nil {
+		return fmt.Errorf("not a %s store (no meta bucket): was the file replaced?", f.name)
+	}
+	v := meta.Get(versionKey)
+	if len(v) != 8 {
+		return fmt.Errorf("not a %s store (no format version)", f.name)
+	}
+	if n := binary.BigEndian.Uint64(v); n > f.version {
+		return fmt.Errorf("format version %d is newer than this bookbot knows (%d): it was written by a newer bookbot", n, f.version)
+	}
+	return nil
+}
+
+// do opens the file, runs fn in one transaction (read-write when write is
+// set) and closes the file. With check set the file's version is checked
+// first.
+func (f *File) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return f.wrap(err)
+	}
+	select {
+	case f.turn <- struct{}{}:
+	case <-ctx.Done():
+		return f.wrap(ctx.Err())
+	}
+	defer func() { <-f.turn }()
+	// Both cases may have been ready; the select picks either.
+	if err := ctx.Err(); err != nil {
+		return f.wrap(err)
+	}
+
+	db, err := bolt.Open(f.path, 0o600, &bolt.Options{Timeout: LockWait, ReadOnly: !write})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return f.wrap(fmt.Errorf("another process held the file for over %v: %w", LockWait, err))
+	}
+	if err != nil {
+		return f.wrap(err)
+	}
+	run := func(tx *bolt.Tx) error {
+		if check {
+			if err := f.checkVersion(tx); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	}
+	if write {
+		err = db.Update(run)
+	} else {
+		err = db.View(run)
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return f.wrap(err)
+	}
+	return nil
+}

@@ -1,0 +1,385 @@
+package boltfile_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/bookbot/bookbot/internal/boltfile"
+)
+
+var (
+	items = []byte("items")
+	other = []byte("other")
+)
+
+func open(t *testing.T, path string) *boltfile.File {
+	t.Helper()
+	f, err := boltfile.Open(path, "test", 1, items, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// put stores k = v in items.
+func put(ctx context.Context, f *boltfile.File, k, v string) error {
+	return f.Update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(items).Put([]byte(k), []byte(v))
+	})
+}
+
+// get returns k's value in items, "" when it has none.
+func get(ctx context.Context, f *boltfile.File, k string) (string, error) {
+	var v string
+	err := f.View(ctx, func(tx *bolt.Tx) error {
+		v = string(tx.Bucket(items).Get([]byte(k)))
+		return nil
+	})
+	return v, err
+}
+
+// update runs fn on the file as another process would.
+func update(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setVersion writes a format version into the file, as another bookbot
+// would.
+func setVersion(t *testing.T, path string, v uint64) {
+	t.Helper()
+	update(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, v))
+	})
+}
+
+// hold opens the file as another process would, holding its lock (shared
+// when readOnly) until the returned function is called.
+func hold(t *testing.T, path string, readOnly bool) func() {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
+	if err != nil {
+		t.Fatalf("another process cannot open the file: %v", err)
+	}
+	return func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestFormat pins what Open writes: the stores' files depend on it.
+func TestFormat(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	if err := put(t.Context(), f, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	// Opening it again adds nothing, and keeps the version it holds.
+	setVersion(t, path, 0)
+	if _, err := boltfile.Open(path, "test", 1, items, other); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	update(t, path, func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			got[string(name)] = ""
+			return b.ForEach(func(k, v []byte) error {
+				got[string(name)+" "+string(k)] = string(v)
+				return nil
+			})
+		})
+	})
+	want := map[string]string{
+		"meta":         "",
+		"meta version": "\x00\x00\x00\x00\x00\x00\x00\x00",
+		"items":        "",
+		"items k":      "v",
+		"other":        "",
+	}
+	for k, w := range want {
+		if v, ok := got[k]; !ok || v != w {
+			t.Errorf("%q = %q (%v), want %q", k, v, ok, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the file holds %q, want %q", got, want)
+	}
+
+	path = filepath.Join(t.TempDir(), "test.db")
+	if _, err := boltfile.Open(path, "test", 7); err != nil {
+		t.Fatal(err)
+	}
+	update(t, path, func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket([]byte("meta")).Get([]byte("version"))); v != "\x00\x00\x00\x00\x00\x00\x00\x07" {
+			t.Errorf("version %q, want 7 in 8 big-endian bytes", v)
+		}
+		return nil
+	})
+}
+
+func TestFileMode(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "test.db")
+	f := open(t, path)
+	if f.Path() != path {
+		t.Errorf("Path() = %q, want %q", f.Path(), path)
+	}
+	if err := put(t.Context(), f, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm()&0o077 != 0 {
+		t.Errorf("created directory mode %v, want none for group and others", di.Mode().Perm())
+	}
+}
+
+func TestOpensTheFileForEachTransaction(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	if err := put(t.Context(), f, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Between transactions the file is free: another process takes it at
+	// once.
+	release := hold(t, path, false)
+
+	// While it holds the file, Open and transactions wait for it.
+	done := make(chan error, 2)
+	go func() {
+		_, err := boltfile.Open(path, "test", 1, items, other)
+		done <- err
+	}()
+	go func() {
+		done <- put(t.Context(), f, "b", "2")
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("a transaction ended while another process held the file: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatalf("after the other process let go: %v", err)
+		}
+	}
+
+	// A reader (another bookbot command) and View share the file.
+	release = hold(t, path, true)
+	if v, err := get(t.Context(), f, "b"); err != nil || v != "2" {
+		t.Fatalf("View while another process reads: %q, %v", v, err)
+	}
+	release()
+}
+
+func TestLockWaitIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the 5s lock wait")
+	}
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	release := hold(t, path, false)
+	defer release()
+	begun := time.Now()
+	err := put(t.Context(), f, "k", "v")
+	if !errors.Is(err, bolterrors.ErrTimeout) || !strings.HasPrefix(err.Error(), "test store "+path+": another process held the file for over 5s") {
+		t.Fatalf("Update while another process holds the file: %v, want a timeout naming the store and the file", err)
+	}
+	if waited := time.Since(begun); waited < 4*time.Second || waited > 15*time.Second {
+		t.Errorf("waited %v, want about %v", waited, boltfile.LockWait)
+	}
+}
+
+// TestConcurrentUse has the Files of one path, opened apart, update the
+// file at once: every update is kept.
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	const n = 8
+	files := make([]*boltfile.File, n)
+	for i := range files {
+		files[i] = open(t, path)
+	}
+	errs := make(chan error, n)
+	for i, f := range files {
+		go func() {
+			errs <- f.Update(t.Context(), func(tx *bolt.Tx) error {
+				return tx.Bucket(items).Put([]byte{byte(i)}, []byte{1})
+			})
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := 0
+	err := files[0].View(t.Context(), func(tx *bolt.Tx) error {
+		count = tx.Bucket(items).Stats().KeyN
+		return nil
+	})
+	if err != nil || count != n {
+		t.Errorf("%d keys, %v; want %d", count, err, n)
+	}
+}
+
+func TestHonoursContext(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	err := f.Update(ctx, func(*bolt.Tx) error { ran = true; return nil })
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "test store "+path+": ") || ran {
+		t.Errorf("Update with a done context: %v, ran %v; want it refused, naming the store", err, ran)
+	}
+	if _, err := get(ctx, f, "k"); !errors.Is(err, context.Canceled) {
+		t.Errorf("View with a done context: %v, want it refused", err)
+	}
+
+	// The Files of one path take turns at the file, so another File waits
+	// for its turn while one is in a transaction, not for the file's lock:
+	// the wait ends with the context.
+	g := open(t, path)
+	inside, leave := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- f.Update(t.Context(), func(*bolt.Tx) error {
+			close(inside)
+			<-leave
+			return nil
+		})
+	}()
+	select {
+	case <-inside:
+	case err := <-held:
+		t.Fatalf("Update ended before its transaction: %v", err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := get(ctx, g, "k"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("View waiting for its turn past its deadline: %v, want the deadline", err)
+	}
+	close(leave)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesANewerVersion(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	if err := put(t.Context(), f, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	setVersion(t, path, 2)
+
+	_, err := boltfile.Open(path, "test", 1, items, other)
+	if err == nil || !strings.HasPrefix(err.Error(), "test store "+path+": format version 2 is newer") {
+		t.Fatalf("Open of a version 2 file: %v, want an error naming the store, the file and its version", err)
+	}
+	// A File opened before the file was upgraded refuses it too, without
+	// running fn.
+	ran := false
+	err = f.Update(t.Context(), func(tx *bolt.Tx) error {
+		ran = true
+		return tx.Bucket(items).Put([]byte("b"), []byte("2"))
+	})
+	if err == nil || !strings.Contains(err.Error(), "version 2") || ran {
+		t.Errorf("Update of a version 2 file: %v, ran %v; want the version refused", err, ran)
+	}
+	if _, err := get(t.Context(), f, "a"); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("View of a version 2 file: %v, want the version refused", err)
+	}
+
+	// The file was left as it was: the newer bookbot can go on with it.
+	setVersion(t, path, 1)
+	if v, err := get(t.Context(), f, "a"); err != nil || v != "1" {
+		t.Errorf("View after going back to version 1: %q, %v", v, err)
+	}
+	if v, err := get(t.Context(), f, "b"); err != nil || v != "" {
+		t.Errorf("View of the refused update: %q, %v; want it not recorded", v, err)
+	}
+}
+
+func TestRefusesOtherFiles(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := os.WriteFile(path, []byte("not a bbolt file, but long enough to be read as one if nobody checked"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := boltfile.Open(path, "test", 1, items); err == nil || !strings.HasPrefix(err.Error(), "test store "+path+": ") {
+		t.Errorf("Open of another kind of file: %v, want an error naming the store and the file", err)
+	}
+
+	// A version that is not 8 bytes is refused.
+	path = filepath.Join(t.TempDir(), "test.db")
+	open(t, path)
+	update(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte{1})
+	})
+	if _, err := boltfile.Open(path, "test", 1, items); err == nil || !strings.Contains(err.Error(), "not a test store (no format version)") {
+		t.Errorf("Open of a file with a malformed version: %v, want it refused", err)
+	}
+}
+
+func TestFileRemoved(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	if err := put(t.Context(), f, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	// What it held went with it: a store going on afresh could act twice.
+	if _, err := get(t.Context(), f, "a"); err == nil {
+		t.Error("View after the file was removed: no error")
+	}
+	ran := false
+	err := f.Update(t.Context(), func(*bolt.Tx) error { ran = true; return nil })
+	if err == nil || ran || !strings.HasPrefix(err.Error(), "test store "+path+": not a test store (no meta bucket)") {
+		t.Errorf("Update after the file was removed: %v, ran %v; want it refused", err, ran)
+	}
+	if _, err := get(t.Context(), f, "a"); err == nil {
+		t.Error("View after the file was removed and made again: no error")
+	}
+}
