@@ -402,18 +402,43 @@ func unquoteYAML(v string) string {
 	return strings.Trim(v, "'")
 }
 
-func TestSystemdUnit(t *testing.T) {
-	t.Parallel()
+// systemdUnit is a unit file's settings, each key with its values in order.
+func systemdUnit(t *testing.T, name string) map[string][]string {
+	t.Helper()
 	unit := map[string][]string{}
-	for line := range strings.Lines(readDeploy(t, "systemd/bookbot.service")) {
+	for line := range strings.Lines(readDeploy(t, name)) {
 		line = strings.TrimSpace(line)
 		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
 			unit[k] = append(unit[k], v)
 		}
 	}
+	return unit
+}
+
+func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
+	unit := systemdUnit(t, "systemd/bookbot.service")
+	if !slices.Contains(unit["StateDirectory"], "bookbot") {
+		t.Errorf("unit: StateDirectory = %q, want bookbot", unit["StateDirectory"])
+	}
+	checkSystemdUnit(t, unit, "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY")
+}
+
+// The replicas' template: the same hardening, the database URL a
+// credential too, a listener per instance and no state directory.
+func TestSystemdReplicaUnit(t *testing.T) {
+	t.Parallel()
+	unit := systemdUnit(t, "systemd/bookbot@.service")
+	if len(unit["StateDirectory"]) > 0 || !slices.Contains(unit["Environment"], "BOOKBOT_HTTP_ADDR=127.0.0.1:808%i") {
+		t.Errorf("replica unit: StateDirectory = %q, Environment = %q", unit["StateDirectory"], unit["Environment"])
+	}
+	checkSystemdUnit(t, unit, "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY", "BOOKBOT_DATABASE_URL")
+}
+
+func checkSystemdUnit(t *testing.T, unit map[string][]string, secrets ...string) {
+	t.Helper()
 	for _, tt := range []struct{ key, want string }{
 		{"DynamicUser", "yes"},
-		{"StateDirectory", "bookbot"},
 		{"ProtectSystem", "strict"},
 		{"ProtectHome", "yes"},
 		{"NoNewPrivileges", "yes"},
@@ -434,7 +459,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Errorf("unit: ExecStartPre = %q; a check there keeps bookbot down while Slack is", unit["ExecStartPre"])
 	}
 	// Each secret is a credential, read through its _FILE variable.
-	for _, name := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY"} {
+	for _, name := range secrets {
 		var cred string
 		for _, e := range unit["Environment"] {
 			if v, ok := strings.CutPrefix(e, name+"_FILE=%d/"); ok {
