@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,5 +231,34 @@ func BenchmarkNoticeClaim(b *testing.B) {
 		if ok, err := s.Claim(b.Context(), k, start); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// OnQueryError counts the statements the database refused.
+func TestOnQueryError(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	var failed atomic.Int32
+	db, err := pgstore.Open(t.Context(), url, pgstore.OnQueryError(func() { failed.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Notices().Last(t.Context()); err != nil || failed.Load() != 0 {
+		t.Fatalf("a working store: %v, %d failed", err, failed.Load())
+	}
+	drop, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drop.Close(t.Context())
+	if _, err := drop.Exec(t.Context(), "DROP TABLE bookbot_notices_last"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Notices().Last(t.Context()); err == nil || failed.Load() != 1 {
+		t.Errorf("a missing table: %v, %d failed, want 1", err, failed.Load())
 	}
 }
