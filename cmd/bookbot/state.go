@@ -98,7 +98,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
 	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	db, err := pgstore.Open(octx, cfg.DatabaseURL.Value())
+	db, err := pgstore.Open(octx, cfg.DatabaseURL.Value(), pgstore.OnQueryError(m.StoreError))
 	if err != nil {
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}

@@ -43,6 +43,7 @@ type Recorder struct {
 	notices         *prometheus.CounterVec
 	personal        *prometheus.CounterVec
 	leader          prometheus.Gauge
+	storeErrors     prometheus.Counter
 	lastGoodPoll    atomic.Int64 // Unix nanoseconds of the last good read for notices; 0: none yet
 	now             func() time.Time
 
@@ -126,6 +127,10 @@ func New() *Recorder {
 			Name: "bookbot_leader",
 			Help: "1 while this process runs the scheduled work (the digest, notices, reminders, settling writes): always with the embedded store, and on the one replica that leads with PostgreSQL.",
 		}),
+		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bookbot_store_errors_total",
+			Help: "Statements the database (BOOKBOT_DATABASE_URL) did not carry out; 0 with the embedded store.",
+		}),
 		now: time.Now,
 	}
 	for _, r := range digestResults {
@@ -150,7 +155,7 @@ func New() *Recorder {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.apiRequests, m.apiDuration, m.apiLastStatus, m.writes, m.refusals,
-		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices, m.personal, m.leader,
+		m.ackSeconds, m.socketConnected, m.slackErrors, m.digestRuns, m.noticePolls, m.notices, m.personal, m.leader, m.storeErrors,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "bookbot_notice_seconds_since_good_poll",
 			Help: "Seconds since the bookings list was last read for notices (NaN before the first good read, or with notices off).",
@@ -203,6 +208,9 @@ func (m *Recorder) Connected(up bool) {
 		m.socketConnected.Set(0)
 	}
 }
+
+// StoreError counts a statement the database did not carry out.
+func (m *Recorder) StoreError() { m.storeErrors.Inc() }
 
 // SetLeader says whether this process runs the scheduled work.
 func (m *Recorder) SetLeader(leading bool) {

@@ -110,6 +110,8 @@ func TestMetricsNotices(t *testing.T) {
 	m.Notice(notices.Cancelled, "posted")
 	m.Notice(notices.Moved, "maybe_posted")
 	m.Personal(personal.Reminder, "sent")
+	m.StoreError()
+	m.SetLeader(true)
 	m.Personal(personal.AgendaKind, "failed")
 	text := scrape(t, m.Handler())
 	for series, want := range map[string]float64{
@@ -121,6 +123,8 @@ func TestMetricsNotices(t *testing.T) {
 		`bookbot_notices_total{kind="moved",result="maybe_posted"}`:      1,
 		`bookbot_notices_total{kind="moved",result="failed"}`:            0,
 		`bookbot_personal_messages_total{kind="reminder",result="sent"}`: 1,
+		`bookbot_store_errors_total`:                                     1,
+		`bookbot_leader`:                                                 1,
 		`bookbot_personal_messages_total{kind="agenda",result="failed"}`: 1,
 		`bookbot_personal_messages_total{kind="agenda",result="sent"}`:   0,
 	} {
