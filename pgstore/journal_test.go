@@ -16,7 +16,6 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
 
 // The semantics every journal.Store shares, against the database: each
@@ -183,16 +182,8 @@ func TestJournalBeginUnderRepeatableReadDefault(t *testing.T) {
 // once it is older than a live replica's write can be.
 func TestJournalLeftAfter(t *testing.T) {
 	t.Parallel()
-	url := pgtest.URL(t)
 	ctx := t.Context()
-	db, err := pgstore.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := open(t, migrated(t))
 	now := time.Date(2026, 3, 23, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	a := db.Journal("replica-a", pgstore.JournalClock(clock))

@@ -14,15 +14,7 @@ import (
 func TestWithLock(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
-	var dbs []*pgstore.DB
-	for range 2 {
-		db, err := pgstore.Open(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(db.Close)
-		dbs = append(dbs, db)
-	}
+	dbs := []*pgstore.DB{open(t, url), open(t, url)}
 	var inside, most, runs atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 20 {
