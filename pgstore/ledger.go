@@ -40,13 +40,19 @@ func (db *DB) DigestLedger(o digest.LedgerOptions) digest.Ledger {
 	if err != nil {
 		host = "unknown host"
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	return &digestLedger{pool: db.pool, o: o, who: fmt.Sprintf("%s pid %d", host, os.Getpid())}
 }
 
 type digestLedger struct {
 	pool *pgxpool.Pool
-	o    digest.LedgerOptions
-	who  string // host and process, for claimant
+	o    digest.LedgerOptions // Now and Log set
+	who  string               // host and process, for claimant
 }
 
 // ledgerKind is what of a date is posted: the kind column.
@@ -88,13 +94,6 @@ func ledgerErr(what string, day time.Time, k ledgerKind, err error) error {
 	return fmt.Errorf("digest ledger (postgres): %s %s: %w", what, ledgerKey(day, k), err)
 }
 
-func (l *digestLedger) now() time.Time {
-	if l.o.Now != nil {
-		return l.o.Now()
-	}
-	return time.Now()
-}
-
 func (l *digestLedger) Claim(ctx context.Context, day time.Time) (bool, error) {
 	return l.claim(ctx, day, ledgerDigest)
 }
@@ -132,7 +131,7 @@ func (l *digestLedger) claim(ctx context.Context, day time.Time, k ledgerKind) (
 	token := make([]byte, 8)
 	_, _ = rand.Read(token) // never fails
 	claimant := l.who + " claim " + hex.EncodeToString(token)
-	atS, atNS := unix(l.now())
+	atS, atNS := unix(l.o.Now())
 	tag, err := l.pool.Exec(ctx, `INSERT INTO bookbot_digest_ledger (day, kind, claimed_s, claimed_ns, claimant)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, ledgerDate(day), string(k), atS, atNS, claimant)
 	if err != nil {
@@ -143,7 +142,7 @@ func (l *digestLedger) claim(ctx context.Context, day time.Time, k ledgerKind) (
 		defer cancel()
 		if _, uerr := l.pool.Exec(uctx, `DELETE FROM bookbot_digest_ledger
 			WHERE day = $1 AND kind = $2 AND claimant = $3 AND NOT posted`, ledgerDate(day), string(k), claimant); uerr != nil {
-			l.log().Error("digest: undoing a claim that failed failed too; if it was recorded, it will go stale and the date be treated as posted",
+			l.o.Log.Error("digest: undoing a claim that failed failed too; if it was recorded, it will go stale and the date be treated as posted",
 				slog.String("key", ledgerKey(day, k)), slog.String("claimant", claimant), slog.Any("err", uerr))
 		}
 		return false, ledgerErr("claim", day, k, err)
@@ -228,11 +227,4 @@ func (l *digestLedger) status(ctx context.Context, day time.Time, k ledgerKind) 
 	}
 	info := postInfo{At: fromUnix(*atS, *atNS), Channel: *channel, TS: *ts, Entries: int(*entries), Empty: *empty, Uncertain: *uncertain}
 	return digest.Status{State: digest.StatePosted, ClaimedAt: claimedAt, Info: digest.PostInfo(info)}, nil
-}
-
-func (l *digestLedger) log() *slog.Logger {
-	if l.o.Log != nil {
-		return l.o.Log
-	}
-	return slog.New(slog.DiscardHandler)
 }
