@@ -88,14 +88,6 @@ const windows = `WITH pruned AS (
 		ORDER BY at_s DESC, at_ns DESC OFFSET greatest($9 - 1, 0) LIMIT 1
 	) e ON true`
 
-// nth is the time of a windows column pair; ok is false for NULL.
-func nth(s *int64, ns *int32) (time.Time, bool) {
-	if s == nil || ns == nil {
-		return time.Time{}, false
-	}
-	return fromUnix(*s, *ns), true
-}
-
 func (l *limiter) Reserve(ctx context.Context, eventType string) (wait time.Duration, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, false, limiterErr("reserve", err)
@@ -124,10 +116,10 @@ func (l *limiter) Reserve(ctx context.Context, eventType string) (wait time.Dura
 		if now.Before(hold) {
 			wait = hold.Sub(now)
 		}
-		if t, ok := nth(ms, mns); ok {
+		if t, ok := fromNullUnix(ms, mns); ok {
 			wait = max(wait, t.Add(booking.MinuteWindow).Sub(now))
 		}
-		if t, ok := nth(es, ens); ok {
+		if t, ok := fromNullUnix(es, ens); ok {
 			wait = max(wait, t.Add(booking.HourWindow).Sub(now))
 		}
 		if wait > 0 {

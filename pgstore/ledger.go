@@ -210,10 +210,7 @@ func (l *digestLedger) status(ctx context.Context, day time.Time, k ledgerKind) 
 	if err != nil {
 		return digest.Status{}, ledgerErr("status", day, k, err)
 	}
-	var claimedAt time.Time
-	if claimedS != nil && claimedNS != nil {
-		claimedAt = fromUnix(*claimedS, *claimedNS)
-	}
+	claimedAt, _ := fromNullUnix(claimedS, claimedNS)
 	if !posted {
 		who := ""
 		if claimant != nil {
@@ -222,9 +219,10 @@ func (l *digestLedger) status(ctx context.Context, day time.Time, k ledgerKind) 
 		return l.o.ClaimStatus(ledgerKey(day, k), claimedAt,
 			slog.String("claimant", who), slog.String("table", "bookbot_digest_ledger")), nil
 	}
-	if atS == nil || atNS == nil || channel == nil || ts == nil || entries == nil || empty == nil || uncertain == nil {
+	at, ok := fromNullUnix(atS, atNS)
+	if !ok || channel == nil || ts == nil || entries == nil || empty == nil || uncertain == nil {
 		return digest.Status{}, ledgerErr("status", day, k, errors.New("a posted row without its record"))
 	}
-	info := postInfo{At: fromUnix(*atS, *atNS), Channel: *channel, TS: *ts, Entries: int(*entries), Empty: *empty, Uncertain: *uncertain}
+	info := postInfo{At: at, Channel: *channel, TS: *ts, Entries: int(*entries), Empty: *empty, Uncertain: *uncertain}
 	return digest.Status{State: digest.StatePosted, ClaimedAt: claimedAt, Info: digest.PostInfo(info)}, nil
 }

@@ -163,3 +163,12 @@ func unix(t time.Time) (sec int64, nsec int32) { return t.Unix(), int32(t.Nanose
 
 // fromUnix is the instant unix stored, in UTC.
 func fromUnix(sec int64, nsec int32) time.Time { return time.Unix(sec, int64(nsec)).UTC() }
+
+// fromNullUnix is fromUnix of a pair of columns that may be NULL; ok is
+// false when either is.
+func fromNullUnix(sec *int64, nsec *int32) (t time.Time, ok bool) {
+	if sec == nil || nsec == nil {
+		return time.Time{}, false
+	}
+	return fromUnix(*sec, *nsec), true
+}
