@@ -16,7 +16,6 @@ package journal
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -25,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,9 +91,6 @@ func (e Entry) Open() bool { return e.Outcome == "" }
 // AwaitingReview reports whether the entry needs a person and none has
 // marked it checked.
 func (e Entry) AwaitingReview() bool { return e.NeedsReview && e.ReviewedAt.IsZero() }
-
-// needsAttention says whether the entry belongs in the attention index.
-func (e Entry) needsAttention() bool { return e.Open() || e.AwaitingReview() }
 
 // Journal is the record under a state directory. It is safe for concurrent
 // use by one process; other processes may read it (Open with ReadOnly).
@@ -248,30 +243,15 @@ func put(tx *bolt.Tx, e *Entry) error {
 	if err := tx.Bucket(entriesBucket).Put(key(e.Seq), v); err != nil {
 		return err
 	}
-	if e.needsAttention() {
+	if e.NeedsAttention() {
 		return tx.Bucket(attentionBucket).Put(key(e.Seq), nil)
 	}
 	return tx.Bucket(attentionBucket).Delete(key(e.Seq))
 }
 
-// createKey is the index key of a create's event, start and attendee
-// email: the start as an instant, however the API wrote it, and the
-// email in any case. It is a hash, so the index holds no address.
-func createKey(w booking.Write) ([]byte, bool) {
-	if w.Op != booking.OpCreate || w.DryRun {
-		return nil, false
-	}
-	start, err := time.Parse(time.RFC3339Nano, w.Start)
-	if err != nil {
-		return nil, false
-	}
-	sum := sha256.Sum256([]byte(w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)))
-	return sum[:16], true
-}
-
 // index adds e to the indexes of creates and cancels.
 func index(tx *bolt.Tx, e *Entry) error {
-	if k, ok := createKey(e.Write); ok {
+	if k, ok := CreateKey(e.Write); ok {
 		if err := tx.Bucket(createsBucket).Put(append(k, key(e.Seq)...), nil); err != nil {
 			return err
 		}
@@ -284,7 +264,7 @@ func index(tx *bolt.Tx, e *Entry) error {
 
 // unindex removes e from the indexes, for Prune.
 func unindex(tx *bolt.Tx, e *Entry) error {
-	if k, ok := createKey(e.Write); ok {
+	if k, ok := CreateKey(e.Write); ok {
 		if err := tx.Bucket(createsBucket).Delete(append(k, key(e.Seq)...)); err != nil {
 			return err
 		}
@@ -300,7 +280,7 @@ func unindex(tx *bolt.Tx, e *Entry) error {
 // that stands in the way of another: in flight, confirmed and not
 // cancelled through bookbot since, or unclear and not checked by a person.
 func prior(tx *bolt.Tx, w booking.Write) (*booking.Prior, error) {
-	k, ok := createKey(w)
+	k, ok := CreateKey(w)
 	if !ok {
 		return nil, nil
 	}
@@ -483,7 +463,7 @@ func (j *Journal) Prune(t time.Time) (int, error) {
 			if !e.At.Before(t) {
 				return nil // entries are in about the order of At; a straggler goes next time
 			}
-			if e.needsAttention() {
+			if e.NeedsAttention() {
 				k, v = c.Next()
 				continue
 			}

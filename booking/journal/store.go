@@ -2,6 +2,8 @@ package journal
 
 import (
 	"context"
+	"crypto/sha256"
+	"strings"
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
@@ -61,7 +63,17 @@ var (
 // index of it holds no address. ok is false for a write no earlier create
 // can stand in the way of, and that stands in the way of none: a cancel, a
 // dry run, a start that does not parse.
-func CreateKey(w booking.Write) (key []byte, ok bool) { return createKey(w) }
+func CreateKey(w booking.Write) (key []byte, ok bool) {
+	if w.Op != booking.OpCreate || w.DryRun {
+		return nil, false
+	}
+	start, err := time.Parse(time.RFC3339Nano, w.Start)
+	if err != nil {
+		return nil, false
+	}
+	sum := sha256.Sum256([]byte(w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)))
+	return sum[:16], true
+}
 
 // Stands reports whether e, an earlier create of the same event, start
 // and attendee as another, stands in the way of that one: it is in flight,
@@ -98,7 +110,7 @@ func (e Entry) CancelledBooking() (id string, ok bool) {
 // NeedsAttention reports whether the entry is in flight or awaits a
 // person's review: what Recover, Unreported and AwaitingReview look among,
 // and what Prune keeps however old.
-func (e Entry) NeedsAttention() bool { return e.needsAttention() }
+func (e Entry) NeedsAttention() bool { return e.Open() || e.AwaitingReview() }
 
 // Settle records res as the entry's outcome, known at at. recovered says
 // it was settled after a restart, by listing; such an entry, and an
