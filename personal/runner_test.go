@@ -263,6 +263,7 @@ func TestReminderFollowsTheList(t *testing.T) {
 	}
 
 	// The next one is cancelled before its time: no reminder.
+	p.clock.Set(to)
 	next := p.first()
 	if err := p.sb.CancelAsAttendee(next.ID); err != nil {
 		t.Fatal(err)
@@ -283,6 +284,7 @@ func TestReminderFollowsTheList(t *testing.T) {
 	if got := reminders(p.send.take()); !slices.Contains(got, "reminder UADA "+later.ID+" late=true") {
 		t.Errorf("a missed reminder: %v", got)
 	}
+	p.clock.Set(later.Start)
 	after := p.first()
 	p.clock.Set(after.Start.Add(time.Second))
 	p.tick()
