@@ -200,10 +200,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 		counts[n.Kind]++
 		b := n.Booking
 		// Shorter than elsewhere: a burst is many lines in one message.
-		who := "—"
-		if b.BookerName.String != "" {
-			who = escape(clip(b.BookerName.String, 40))
-		}
+		who := escape(clip(orMissing(b.BookerName.String), 40))
 		if emails && b.BookerEmail.String != "" {
 			who += " · " + address(b.BookerEmail.String)
 		}
@@ -267,26 +264,17 @@ func madeWhere(by *notices.By, outside string, now time.Time, zone *time.Locatio
 
 func noticeTitle(n notices.Notice) string {
 	if n.Title == "" {
-		return "—"
+		return missing
 	}
 	return "*" + short(n.Title) + "*"
 }
 
-// noticeName is the attendee's name, "—" when the record has none.
-func noticeName(n notices.Notice) string {
-	if n.Booking.BookerName.String == "" {
-		return "—"
-	}
-	return short(n.Booking.BookerName.String)
-}
+// noticeName is the attendee's name, missing when the record has none.
+func noticeName(n notices.Notice) string { return short(orMissing(n.Booking.BookerName.String)) }
 
 // noticeFallback is what a notice's fallback text says after its kind:
 // the event, the time in bookbot's own formatting, the attendee and the ID.
 func noticeFallback(n notices.Notice, zone *time.Location) string {
-	title := "—"
-	if n.Title != "" {
-		title = short(n.Title)
-	}
 	b := n.Booking
-	return title + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n) + " (booking " + escape(b.ID) + ")"
+	return short(orMissing(n.Title)) + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n) + " (booking " + escape(b.ID) + ")"
 }
