@@ -116,7 +116,7 @@ const createLockClass int32 = 0x6a726e6c
 // racing a Begin can let two creates pass.
 func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*booking.Result), error) {
 	e := journal.Entry{At: s.now(), Owner: s.owner, Write: w}
-	key, isCreate := journal.CreateKey(w)
+	key, isCreate := journal.CreateKey(w) // key is nil, so create_key NULL, when not
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
 		if isCreate {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1::int4, $2::int4)",
@@ -141,14 +141,10 @@ func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*bookin
 			return journalErr("begin", err)
 		}
 		atS, atNS := unix(e.At)
-		var ck []byte
-		if isCreate {
-			ck = key
-		}
 		_, err = tx.Exec(ctx, `INSERT INTO bookbot_journal_entries
 			(seq, at_s, at_ns, create_key, created, cancelled, attention, entry)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			seq, atS, atNS, ck, row.created, row.cancelled, row.attention, row.entry)
+			seq, atS, atNS, key, row.created, row.cancelled, row.attention, row.entry)
 		if err != nil {
 			return journalErr("begin", err)
 		}
@@ -246,7 +242,7 @@ func (s *journalStore) change(ctx context.Context, seq uint64, fn func(*journal.
 		var v []byte
 		err := tx.QueryRow(ctx, "SELECT entry FROM bookbot_journal_entries WHERE seq = $1 FOR UPDATE", int64(seq)).Scan(&v)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("journal (postgres): journal entry %d: %w", seq, journal.ErrNoEntry)
+			return journalErr(fmt.Sprintf("journal entry %d", seq), journal.ErrNoEntry)
 		}
 		if err != nil {
 			return journalErr(fmt.Sprintf("entry %d", seq), err)
