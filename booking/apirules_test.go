@@ -5,7 +5,6 @@ package booking_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +18,6 @@ import (
 )
 
 // runKnownBugs runs the cases that prove bugs not fixed yet; they fail.
-var runKnownBugs = flag.Bool("known-bugs", false, "run the API-rule cases that prove known, unfixed bugs")
 
 // fakeAPI is a hand-written booking API with one slot of "intro-call" at
 // 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
@@ -154,24 +152,16 @@ func TestAPIRuleReceiptIsVerifiedByEveryField(t *testing.T) {
 	tests := []struct {
 		name  string
 		entry string
-		bug   string // a known bug this case proves; skipped until fixed
 	}{
-		// settleCreate falls back to Find (event, start, email), which
-		// ignores the end, so the receipt's own booking listed with another
-		// end confirms the create after all.
-		{"another end", entry("bk-1", "intro-call", fakeSlotStart, "2026-03-24T09:30:00Z", "ada@example.com"),
-			"known bug: a listed booking with the receipt's ID but another end confirms the create (Find ignores the end)"},
-		{"another event", entry("bk-1", "deep-dive", fakeSlotStart, fakeSlotEnd, "ada@example.com"), ""},
-		{"another start", entry("bk-1", "intro-call", "2026-03-24T08:45:00Z", fakeSlotEnd, "ada@example.com"), ""},
-		{"another attendee", entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "grace@example.com"), ""},
-		{"legacy null email", entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, ""), ""},
+		{"another end", entry("bk-1", "intro-call", fakeSlotStart, "2026-03-24T09:30:00Z", "ada@example.com")},
+		{"another event", entry("bk-1", "deep-dive", fakeSlotStart, fakeSlotEnd, "ada@example.com")},
+		{"another start", entry("bk-1", "intro-call", "2026-03-24T08:45:00Z", fakeSlotEnd, "ada@example.com")},
+		{"another attendee", entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "grace@example.com")},
+		{"legacy null email", entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.bug != "" && !*runKnownBugs {
-				t.Skip(tt.bug + "; run with -known-bugs to see it fail")
-			}
 			f := newFakeAPI(t)
 			f.create = answer(201, receipt)
 			f.listed = listOf(tt.entry)

@@ -423,8 +423,10 @@ func (c *Client) Recheck(ctx context.Context, eventType string, start time.Time,
 }
 
 // settleCreate lists bookings to confirm a create. A listed booking with the
-// receipt's ID, or failing that with the same event, start and attendee
-// email, confirms it. Otherwise the outcome is absent, unless the list could
+// receipt's ID and the same event, start, end and attendee email confirms
+// it, and one with that ID but other fields leaves it unknown; without the
+// receipt's ID listed, one with the same event, start and attendee email
+// confirms it. Otherwise the outcome is absent, unless the list could
 // not show it (it failed, or it is full and the slot lies beyond its end).
 func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Result, absent Outcome) {
 	list, err := c.freshList(ctx)
@@ -445,7 +447,11 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 				res.saw("GET /bookings lists %s with the same event, start, end and attendee", b.ID)
 				return
 			}
+			// The receipt's own booking, listed otherwise: not the one
+			// asked for, and no other listed booking can stand for it.
+			res.Outcome = Unknown
 			res.saw("GET /bookings lists %s, but for another event, time or attendee", b.ID)
+			return
 		}
 	}
 	found, conclusive := Find(list, slot.eventType, slot.Start, req.Email)
