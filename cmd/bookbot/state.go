@@ -33,7 +33,6 @@ const writeLeftAfter = 5 * time.Minute
 // embedded files under BOOKBOT_STATE_DIR, which one process holds, or
 // PostgreSQL, which replicas share.
 type store struct {
-	owner    string // this process, as the journal names who began a write
 	journal  journal.Store
 	ledger   digest.Ledger // nil without DIGEST_CHANNEL
 	notices  notices.Store
@@ -69,7 +68,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		}
 		return nil, fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
-	st := &store{owner: lock.Owner, close: func() { _ = lock.Release() }}
+	st := &store{close: func() { _ = lock.Release() }}
 	fail := func(what string, err error) (*store, error) {
 		st.close()
 		return nil, fmt.Errorf("%s (BOOKBOT_STATE_DIR %s): %w", what, cfg.StateDir, err)
@@ -109,7 +108,6 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
 	st := &store{
-		owner:    owner,
 		journal:  db.Journal(owner, pgstore.JournalLog(log), pgstore.JournalLeftAfter(writeLeftAfter)),
 		notices:  db.Notices(),
 		personal: db.Personal(),
