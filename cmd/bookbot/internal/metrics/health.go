@@ -15,7 +15,7 @@ import (
 // ready says whether bookbot can serve: Socket Mode connected and the
 // booking API not answering 401. reason is a short line for /readyz.
 func (m *Recorder) ready(ctx context.Context) (ok bool, reasons []string) {
-	if !m.connected.Load() {
+	if !m.socket.connected() {
 		reasons = append(reasons, "socket mode not connected")
 	}
 	if ping := m.database.Load(); ping != nil {
@@ -127,6 +127,13 @@ func (w *socketWatch) expired(gen int) {
 	w.unhealthy = true
 	w.log.Error("Socket Mode not connected for too long; /healthz fails so that bookbot is restarted",
 		"down_since", w.downSince.UTC().Format(time.RFC3339), "limit", w.after.String())
+}
+
+// connected says whether Socket Mode is connected now.
+func (w *socketWatch) connected() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.up
 }
 
 func (w *socketWatch) healthy() (bool, string) {

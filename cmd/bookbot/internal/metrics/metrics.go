@@ -47,7 +47,6 @@ type Recorder struct {
 	lastGoodPoll    atomic.Int64 // Unix nanoseconds of the last good read for notices; 0: none yet
 	now             func() time.Time
 
-	connected  atomic.Bool
 	database   atomic.Pointer[func(context.Context) error] // pinged by /readyz; nil: no database
 	lastStatus atomic.Int64                                // of the last booking API answer; 0: none yet
 	socket     socketWatch                                 // what /healthz answers from
@@ -200,7 +199,6 @@ func (m *Recorder) Acked(kind string, took time.Duration) {
 
 // Connected implements bot.Metrics.
 func (m *Recorder) Connected(up bool) {
-	m.connected.Store(up)
 	m.socket.set(up)
 	if up {
 		m.socketConnected.Set(1)
