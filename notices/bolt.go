@@ -11,7 +11,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/boltfile"
 )
 
@@ -67,25 +66,6 @@ func OpenBolt(path string) (*BoltStore, error) {
 // Path is the store's file.
 func (s *BoltStore) Path() string { return s.file.Path() }
 
-// wireSnapshot is a Snapshot as stored.
-type wireSnapshot struct {
-	At       time.Time     `json:"at"`
-	Bookings []wireBooking `json:"bookings"`
-}
-
-// wireBooking is a booking.Booking as stored. It converts to and from
-// booking.Booking, so a field added there fails to compile here rather
-// than go unsaved.
-type wireBooking struct {
-	ID          string             `json:"id"`
-	Start       time.Time          `json:"start"`
-	End         time.Time          `json:"end"`
-	Status      string             `json:"status"`
-	BookerName  booking.NullString `json:"booker_name"`
-	BookerEmail booking.NullString `json:"booker_email"`
-	EventType   booking.NullString `json:"event_type"`
-}
-
 // Last returns the snapshot saved last; ok is false before the first. Its
 // times are the saved instants, without their zone names or monotonic
 // readings.
@@ -99,13 +79,9 @@ func (s *BoltStore) Last(ctx context.Context) (Snapshot, bool, error) {
 		if v == nil {
 			return nil
 		}
-		var w wireSnapshot
-		if err := json.Unmarshal(v, &w); err != nil {
+		var err error
+		if snap, err = DecodeSnapshot(v); err != nil {
 			return fmt.Errorf("saved snapshot: %w", err)
-		}
-		snap = Snapshot{At: w.At, Bookings: make([]booking.Booking, len(w.Bookings))}
-		for i, b := range w.Bookings {
-			snap.Bookings[i] = booking.Booking(b)
 		}
 		ok = true
 		return nil
@@ -118,11 +94,7 @@ func (s *BoltStore) Last(ctx context.Context) (Snapshot, bool, error) {
 
 // SaveLast replaces the saved snapshot.
 func (s *BoltStore) SaveLast(ctx context.Context, snap Snapshot) error {
-	w := wireSnapshot{At: snap.At, Bookings: make([]wireBooking, len(snap.Bookings))}
-	for i, b := range snap.Bookings {
-		w.Bookings[i] = wireBooking(b)
-	}
-	v, err := json.Marshal(w)
+	v, err := EncodeSnapshot(snap)
 	if err != nil {
 		return fmt.Errorf("notices store %s: snapshot: %w", s.file.Path(), err)
 	}
@@ -171,12 +143,6 @@ func appendInstant(b []byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
 }
 
-// describe names a key in errors.
-func describe(k Key) string {
-	return fmt.Sprintf("%s notice of booking %q starting %s, against the list of %s",
-		k.Kind, k.BookingID, k.Start.UTC().Format(time.RFC3339Nano), k.Since.UTC().Format(time.RFC3339Nano))
-}
-
 // Claim records the claim of k's change, made at at, in one transaction
 // with the check that it was not claimed before. The claim keeps k.End, for
 // Prune; a key is the same claim whatever its End.
@@ -211,11 +177,11 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
 		if v == nil {
-			return fmt.Errorf("%w: %s", errNotClaimed, describe(k))
+			return fmt.Errorf("%w: %s", errNotClaimed, k)
 		}
 		var c claimRecord
 		if err := json.Unmarshal(v, &c); err != nil {
-			return fmt.Errorf("claim of the %s: %w", describe(k), err)
+			return fmt.Errorf("claim of the %s: %w", k, err)
 		}
 		c.Message = &m
 		v, err := json.Marshal(c)
@@ -267,10 +233,10 @@ func (s *BoltStore) Release(ctx context.Context, k Key) error {
 		}
 		var c claimRecord
 		if err := json.Unmarshal(v, &c); err != nil {
-			return fmt.Errorf("claim of the %s: %w", describe(k), err)
+			return fmt.Errorf("claim of the %s: %w", k, err)
 		}
 		if c.Message != nil {
-			return fmt.Errorf("the %s was posted (%s %s): its claim stays", describe(k), c.Message.Channel, c.Message.TS)
+			return fmt.Errorf("the %s was posted (%s %s): its claim stays", k, c.Message.Channel, c.Message.TS)
 		}
 		return claims.Delete(ck)
 	})

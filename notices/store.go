@@ -2,7 +2,11 @@ package notices
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/bookbot/bookbot/booking"
 )
 
 // Store keeps what the watcher must not forget across restarts: the last
@@ -47,8 +51,57 @@ type Key struct {
 	Since     time.Time // the At of the snapshot the change was found against
 }
 
+// String names the key in errors.
+func (k Key) String() string {
+	return fmt.Sprintf("%s notice of booking %q starting %s, against the list of %s",
+		k.Kind, k.BookingID, k.Start.UTC().Format(time.RFC3339Nano), k.Since.UTC().Format(time.RFC3339Nano))
+}
+
 // Message is a Slack message a notice lives in.
 type Message struct {
 	Channel string `json:"channel"`
 	TS      string `json:"ts"`
+}
+
+// EncodeSnapshot is s as every Store keeps it: JSON of its time and its
+// bookings.
+func EncodeSnapshot(s Snapshot) ([]byte, error) {
+	w := wireSnapshot{At: s.At, Bookings: make([]wireBooking, len(s.Bookings))}
+	for i, b := range s.Bookings {
+		w.Bookings[i] = wireBooking(b)
+	}
+	return json.Marshal(w)
+}
+
+// DecodeSnapshot reads a snapshot EncodeSnapshot wrote. Its times are the
+// saved instants, without their zone names or monotonic readings.
+func DecodeSnapshot(v []byte) (Snapshot, error) {
+	var w wireSnapshot
+	if err := json.Unmarshal(v, &w); err != nil {
+		return Snapshot{}, err
+	}
+	s := Snapshot{At: w.At, Bookings: make([]booking.Booking, len(w.Bookings))}
+	for i, b := range w.Bookings {
+		s.Bookings[i] = booking.Booking(b)
+	}
+	return s, nil
+}
+
+// wireSnapshot is a Snapshot as stored.
+type wireSnapshot struct {
+	At       time.Time     `json:"at"`
+	Bookings []wireBooking `json:"bookings"`
+}
+
+// wireBooking is a booking.Booking as stored. It converts to and from
+// booking.Booking, so a field added there fails to compile here rather
+// than go unsaved.
+type wireBooking struct {
+	ID          string             `json:"id"`
+	Start       time.Time          `json:"start"`
+	End         time.Time          `json:"end"`
+	Status      string             `json:"status"`
+	BookerName  booking.NullString `json:"booker_name"`
+	BookerEmail booking.NullString `json:"booker_email"`
+	EventType   booking.NullString `json:"event_type"`
 }

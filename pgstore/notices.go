@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -18,24 +16,6 @@ import (
 func (db *DB) Notices() notices.Store { return noticeStore{db.pool} }
 
 type noticeStore struct{ pool *pgxpool.Pool }
-
-// wireSnapshot is a Snapshot as stored, in the JSON of the embedded store.
-type wireSnapshot struct {
-	At       time.Time     `json:"at"`
-	Bookings []wireBooking `json:"bookings"`
-}
-
-// wireBooking converts to and from booking.Booking, so a field added there
-// fails to compile here rather than go unsaved.
-type wireBooking struct {
-	ID          string             `json:"id"`
-	Start       time.Time          `json:"start"`
-	End         time.Time          `json:"end"`
-	Status      string             `json:"status"`
-	BookerName  booking.NullString `json:"booker_name"`
-	BookerEmail booking.NullString `json:"booker_email"`
-	EventType   booking.NullString `json:"event_type"`
-}
 
 func noticesErr(what string, err error) error {
 	return fmt.Errorf("notices store (postgres): %s: %w", what, err)
@@ -50,23 +30,15 @@ func (s noticeStore) Last(ctx context.Context) (notices.Snapshot, bool, error) {
 	if err != nil {
 		return notices.Snapshot{}, false, noticesErr("last snapshot", err)
 	}
-	var w wireSnapshot
-	if err := json.Unmarshal(v, &w); err != nil {
+	snap, err := notices.DecodeSnapshot(v)
+	if err != nil {
 		return notices.Snapshot{}, false, noticesErr("last snapshot", err)
-	}
-	snap := notices.Snapshot{At: w.At, Bookings: make([]booking.Booking, len(w.Bookings))}
-	for i, b := range w.Bookings {
-		snap.Bookings[i] = booking.Booking(b)
 	}
 	return snap, true, nil
 }
 
 func (s noticeStore) SaveLast(ctx context.Context, snap notices.Snapshot) error {
-	w := wireSnapshot{At: snap.At, Bookings: make([]wireBooking, len(snap.Bookings))}
-	for i, b := range snap.Bookings {
-		w.Bookings[i] = wireBooking(b)
-	}
-	v, err := json.Marshal(w)
+	v, err := notices.EncodeSnapshot(snap)
 	if err != nil {
 		return noticesErr("snapshot", err)
 	}
@@ -87,12 +59,6 @@ func keyArgs(k notices.Key) []any {
 }
 
 const keyMatch = `booking_id = $1 AND kind = $2 AND start_s = $3 AND start_ns = $4 AND since_s = $5 AND since_ns = $6`
-
-// describe names a key in errors.
-func describe(k notices.Key) string {
-	return fmt.Sprintf("%s notice of booking %q starting %s, against the list of %s",
-		k.Kind, k.BookingID, k.Start.UTC().Format(time.RFC3339Nano), k.Since.UTC().Format(time.RFC3339Nano))
-}
 
 // Claim inserts the claim unless the key holds one; the primary key makes
 // concurrent claims of one key, from any replica, yield one true.
@@ -121,7 +87,7 @@ func (s noticeStore) Posted(ctx context.Context, k notices.Key, m notices.Messag
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("no claim of the %s", describe(k))
+			return fmt.Errorf("no claim of the %s", k)
 		}
 		id := []byte(k.BookingID)
 		if root {
@@ -158,7 +124,7 @@ func (s noticeStore) Release(ctx context.Context, k notices.Key) error {
 	case err != nil:
 		return noticesErr("release", err)
 	}
-	return fmt.Errorf("notices store (postgres): the %s was posted (%s %s): its claim stays", describe(k), m.Channel, m.TS)
+	return fmt.Errorf("notices store (postgres): the %s was posted (%s %s): its claim stays", k, m.Channel, m.TS)
 }
 
 func (s noticeStore) Thread(ctx context.Context, bookingID string) (notices.Message, bool, error) {
