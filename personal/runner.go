@@ -154,10 +154,8 @@ func (r *Runner) Tick(ctx context.Context) error {
 				continue
 			}
 		}
-		if s.Agenda != nil {
-			if d, ok := AgendaDue(u, s, list, loc, now); ok {
-				dues = append(dues, d)
-			}
+		if d, ok := AgendaDue(u, s, list, loc, now); ok {
+			dues = append(dues, d)
 		}
 		for _, d := range dues {
 			if err := r.send(ctx, d, loc); err != nil {
