@@ -22,11 +22,7 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
 	if err != nil {
 		return b.failed("The bookings could not be loaded", err)
 	}
-	types, _ := b.types.recent()
-	if types == nil {
-		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
-	}
-	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{})
+	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{})
 }
 
 // listAsking is the page a booking's Cancel… was chosen on, the booking's
@@ -62,10 +58,7 @@ func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message
 	if err != nil {
 		return b.failed("The bookings could not be loaded to show this booking", err)
 	}
-	types, _ := b.types.recent()
-	if types == nil {
-		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
-	}
+	types := b.titles(ctx)
 	var found *booking.Booking
 	for i := range list {
 		if list[i].ID == id {

@@ -66,10 +66,10 @@ func (b *Bot) reportReviews(ctx context.Context) {
 		return
 	}
 	b.log.Debug("review queue read", "unreported", len(list))
-	types, _ := b.types.recent()
-	if types == nil && len(list) > 0 {
-		types, _ = b.types.get(ctx) // titles only; slugs do when this fails
+	if len(list) == 0 {
+		return
 	}
+	types := b.titles(ctx)
 	for _, e := range list {
 		m := b.mark(reviewMessage(e, types))
 		var sent []string
