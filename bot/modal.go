@@ -39,6 +39,15 @@ type modalMeta struct {
 	Review uint64 `json:"q,omitempty"`
 }
 
+// requester is the requester's zone, UTC when the metadata names none
+// bookbot knows.
+func (m modalMeta) requester() *time.Location {
+	if loc, err := booking.LoadZone(m.Zone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
 // form is everything the booking modal shows.
 type form struct {
 	meta      modalMeta
@@ -111,10 +120,7 @@ func (b *Bot) recheckPressed(later *jobs, user, value, viewID string, replace fu
 
 // recheck looks for an unclear booking in the list again; it never books.
 func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
-	requester := time.UTC
-	if loc, err := booking.LoadZone(meta.Zone); err == nil {
-		requester = loc
-	}
+	requester := meta.requester()
 	types, _ := b.types.recent()
 	start, err := time.Parse(time.RFC3339Nano, meta.Start)
 	if err != nil {
@@ -205,10 +211,7 @@ func (b *Bot) formFromView(v slack.View) form {
 	if in.day != "" {
 		meta.Day = in.day
 	}
-	requester := time.UTC
-	if loc, err := booking.LoadZone(meta.Zone); err == nil {
-		requester = loc
-	}
+	requester := meta.requester()
 	types, _ := b.types.recent()
 	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
@@ -260,10 +263,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 		})
 	}
 	meta.Event, meta.Start, meta.Name, meta.Email, meta.TZ, meta.Note = in.event, in.slot, in.name, in.email, in.tz, in.note
-	requester := time.UTC
-	if loc, err := booking.LoadZone(meta.Zone); err == nil {
-		requester = loc
-	}
+	requester := meta.requester()
 	shown, haveSlots := b.modals.get(v.ID)
 	var slot booking.Slot
 	fresh := false
