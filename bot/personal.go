@@ -724,23 +724,12 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	return message{Text: text, Blocks: blocks}
 }
 
-// todayMessage is today's bookings in loc: from local midnight to the
-// next.
+// todayMessage is today's bookings in loc, as an agenda has them.
 func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
 	d := personal.DateOf(now, loc)
 	start := time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
 	end := time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc)
-	var day []booking.Booking
-	latest := time.Time{}
-	for _, bk := range list {
-		if bk.Start.After(latest) {
-			latest = bk.Start
-		}
-		if !bk.Start.Before(start) && bk.Start.Before(end) {
-			day = append(day, bk)
-		}
-	}
-	full := len(list) >= booking.MaxListed && latest.Before(end)
+	day, full := personal.DayBookings(list, d, loc)
 	label := start.Format(dayLayout)
 	text := "No bookings today."
 	if len(day) > 0 {

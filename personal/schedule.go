@@ -139,7 +139,7 @@ func AgendaDue(user string, s Settings, list []booking.Booking, loc *time.Locati
 	if now.Before(at) || !now.Before(AgendaDeadline(a, d, loc)) {
 		return Due{}, false
 	}
-	bookings, incomplete := dayBookings(list, d, loc)
+	bookings, incomplete := DayBookings(list, d, loc)
 	return Due{
 		Kind:       AgendaKind,
 		User:       user,
@@ -173,10 +173,12 @@ func NextAgenda(s Settings, loc *time.Location, now time.Time) time.Time {
 	return time.Time{}
 }
 
-// dayBookings are the bookings of list starting on d in loc, in start
-// order, and whether the list was full and may have cut d's short: its
-// latest start is before d's end, so bookings cut off it may start on d.
-func dayBookings(list []booking.Booking, d Date, loc *time.Location) ([]booking.Booking, bool) {
+// DayBookings are the bookings of list starting on d in loc, from its
+// first instant (local midnight, or the end of a gap that skips it) to the
+// next day's, in start order, and whether the list was full and may have
+// cut d's short: its latest start is before d's end, so bookings cut off
+// it may start on d.
+func DayBookings(list []booking.Booking, d Date, loc *time.Location) ([]booking.Booking, bool) {
 	start, end := dayStart(d, loc), dayStart(d.next(), loc)
 	var (
 		day    []booking.Booking
