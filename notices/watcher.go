@@ -132,10 +132,10 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	notices := w.notices(ctx, changes)
 
 	// Notices go out channel by channel, in the order of the changes.
-	byChannel := map[string][]Notice{}
+	byChannel := map[string][]routed{}
 	var order []string
 	for _, n := range notices {
-		ch, err := w.channel(ctx, n)
+		r, ch, err := w.route(ctx, n)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		if _, seen := byChannel[ch]; !seen {
 			order = append(order, ch)
 		}
-		byChannel[ch] = append(byChannel[ch], n)
+		byChannel[ch] = append(byChannel[ch], r)
 	}
 	retry := false
 	for _, ch := range order {
@@ -169,29 +169,38 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	return w.cfg.Store.SaveLast(ctx, next)
 }
 
-// channel is where a notice goes: its booking's thread, its event's
-// route, or the notice channel.
-func (w *Watcher) channel(ctx context.Context, n Notice) (string, error) {
+// routed is a notice and its booking's thread, read once per poll.
+type routed struct {
+	Notice
+	thread *Message // nil for a New notice, and for a booking with no thread
+}
+
+// route is where a notice goes: its booking's thread, its event's route,
+// or the notice channel.
+func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
+	r := routed{Notice: n}
 	if n.Kind != New {
 		m, ok, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
 		if err != nil {
-			return "", err
+			return r, "", err
 		}
 		if ok {
-			return m.Channel, nil
+			r.thread = &m
+			return r, m.Channel, nil
 		}
 	}
 	if ch, ok := w.cfg.Routes[n.Booking.EventType.String]; ok && n.Booking.EventType.Valid {
-		return ch, nil
+		return r, ch, nil
 	}
-	return w.cfg.Channel, nil
+	return r, w.cfg.Channel, nil
 }
 
 // each posts notices one by one. It reports whether any must be tried
 // again.
-func (w *Watcher) each(ctx context.Context, channel string, ns []Notice, since time.Time) (bool, error) {
+func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	retry := false
-	for _, n := range ns {
+	for _, r := range rs {
+		n := r.Notice
 		k := key(n, since)
 		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
 		if err != nil {
@@ -200,24 +209,18 @@ func (w *Watcher) each(ctx context.Context, channel string, ns []Notice, since t
 		if !claimed {
 			continue // announced before a restart
 		}
-		thread, hasThread, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
-		if err != nil {
-			return retry, err
-		}
 		var m Message
-		switch {
-		case n.Kind != New && hasThread:
-			if err := w.cfg.Publisher.Update(ctx, thread, n); err != nil {
+		root := r.thread == nil // a post starts the booking's thread; a reply does not
+		if r.thread != nil {
+			if err := w.cfg.Publisher.Update(ctx, *r.thread, n); err != nil {
 				// The reply still tells of it; the first notice shows the old state.
 				w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
 			}
-			m, err = w.cfg.Publisher.Reply(ctx, thread, n)
-			hasThread = false // the reply is not the thread
-		default:
+			m, err = w.cfg.Publisher.Reply(ctx, *r.thread, n)
+		} else {
 			m, err = w.cfg.Publisher.Post(ctx, channel, n)
-			hasThread = true
 		}
-		if again, err := w.settle(ctx, []Key{k}, n.Kind, m, hasThread, err); again || err != nil {
+		if again, err := w.settle(ctx, []Key{k}, n.Kind, m, root, err); again || err != nil {
 			retry = retry || again
 			if err != nil {
 				return retry, err
@@ -229,18 +232,20 @@ func (w *Watcher) each(ctx context.Context, channel string, ns []Notice, since t
 
 // burst posts many notices in one message, and updates each one's first
 // notice in place.
-func (w *Watcher) burst(ctx context.Context, channel string, ns []Notice, since time.Time) (bool, error) {
+func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	var keys []Key
 	var fresh []Notice
-	for _, n := range ns {
-		k := key(n, since)
+	var threads []*Message
+	for _, r := range rs {
+		k := key(r.Notice, since)
 		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
 		if err != nil {
 			return false, err
 		}
 		if claimed {
 			keys = append(keys, k)
-			fresh = append(fresh, n)
+			fresh = append(fresh, r.Notice)
+			threads = append(threads, r.thread)
 		}
 	}
 	if len(fresh) == 0 {
@@ -251,18 +256,12 @@ func (w *Watcher) burst(ctx context.Context, channel string, ns []Notice, since 
 	if again || err != nil {
 		return again, err
 	}
-	for _, n := range fresh {
-		if n.Kind == New {
+	for i, n := range fresh {
+		if threads[i] == nil {
 			continue
 		}
-		thread, ok, err := w.cfg.Store.Thread(ctx, n.Booking.ID)
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			if err := w.cfg.Publisher.Update(ctx, thread, n); err != nil {
-				w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
-			}
+		if err := w.cfg.Publisher.Update(ctx, *threads[i], n); err != nil {
+			w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
 		}
 	}
 	return false, nil
