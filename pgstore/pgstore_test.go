@@ -237,16 +237,13 @@ func BenchmarkNoticeClaim(b *testing.B) {
 // OnQueryError counts the statements the database refused.
 func TestOnQueryError(t *testing.T) {
 	t.Parallel()
-	url := pgtest.URL(t)
+	url := migrated(t)
 	var failed atomic.Int32
 	db, err := pgstore.Open(t.Context(), url, pgstore.OnQueryError(func() { failed.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	if err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := db.Notices().Last(t.Context()); err != nil || failed.Load() != 0 {
 		t.Fatalf("a working store: %v, %d failed", err, failed.Load())
 	}
