@@ -221,8 +221,6 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 // claim that Posted recorded a message on is kept, and Release fails:
 // the notice is in Slack. Releasing a key that holds no claim does
 // nothing.
-//
-// Release is not (yet) a method of Store.
 func (s *BoltStore) Release(ctx context.Context, k Key) error {
 	ck := claimKey(k)
 	return s.file.Update(ctx, func(tx *bolt.Tx) error {

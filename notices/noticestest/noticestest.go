@@ -71,13 +71,6 @@ var cases = []struct {
 	{"Context/cancelled", cancelled},
 }
 
-// releaser is a store that can withdraw a claim whose notice was not
-// posted (see notices.ErrNotPosted). Store does not require it yet; the
-// suite checks it when the store has it.
-type releaser interface {
-	Release(ctx context.Context, k notices.Key) error
-}
-
 // base is the time the fixtures are built around.
 var base = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 
@@ -563,28 +556,24 @@ func cancelled(t *testing.T, open func() notices.Store) {
 
 func release(t *testing.T, open func() notices.Store) {
 	s := open()
-	r, ok := s.(releaser)
-	if !ok {
-		t.Skip("the store has no Release")
-	}
 	k := key(bk("b1", 60), notices.New, 0)
-	must(t, r.Release(t.Context(), k)) // nothing to release
+	must(t, s.Release(t.Context(), k)) // nothing to release
 	wantClaim(t, s, k, true)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := r.Release(ctx, k); !errors.Is(err, context.Canceled) {
+	if err := s.Release(ctx, k); !errors.Is(err, context.Canceled) {
 		t.Errorf("Release with a cancelled context: %v, want an error that is context.Canceled", err)
 	}
 	wantClaim(t, s, k, false)
 
-	must(t, r.Release(t.Context(), k))
+	must(t, s.Release(t.Context(), k))
 	wantClaim(t, open(), k, true)
 
 	// Posted: the notice is in Slack, and the claim stays.
 	m := notices.Message{Channel: "C1", TS: "1.1"}
 	must(t, s.Posted(t.Context(), k, m, true))
-	if err := r.Release(t.Context(), k); err == nil {
+	if err := s.Release(t.Context(), k); err == nil {
 		t.Error("Release of a posted claim: no error")
 	}
 	wantClaim(t, s, k, false)
