@@ -220,11 +220,10 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 		} else {
 			m, err = w.cfg.Publisher.Post(ctx, channel, n)
 		}
-		if again, err := w.settle(ctx, []Key{k}, n.Kind, m, root, err); again || err != nil {
-			retry = retry || again
-			if err != nil {
-				return retry, err
-			}
+		again, err := w.settle(ctx, []Key{k}, n.Kind, m, root, err)
+		retry = retry || again
+		if err != nil {
+			return retry, err
 		}
 	}
 	return retry, nil
