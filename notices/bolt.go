@@ -3,7 +3,6 @@ package notices
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +19,7 @@ const BoltFileName = "notices.db"
 var (
 	// lastBucket holds the saved snapshot, under lastKey.
 	lastBucket = []byte("last")
-	// claimsBucket maps a claimKey to its claimRecord.
+	// claimsBucket maps a key's identity (Key.bytes) to its claimRecord.
 	claimsBucket = []byte("claims")
 	// threadsBucket maps a booking ID to its threadRecord.
 	threadsBucket = []byte("threads")
@@ -121,33 +120,11 @@ type threadRecord struct {
 	End time.Time `json:"end"`
 }
 
-// claimKey is the key of a claim: the booking ID and the kind, each
-// preceded by its length, then the start and since as instants. Two keys
-// are equal exactly when the IDs, kinds and instants are: the zone a time
-// is in does not count, nor does End.
-func claimKey(k Key) []byte {
-	b := make([]byte, 0, 4+len(k.BookingID)+4+len(k.Kind)+2*12)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(k.BookingID)))
-	b = append(b, k.BookingID...)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(k.Kind)))
-	b = append(b, k.Kind...)
-	b = appendInstant(b, k.Start)
-	return appendInstant(b, k.Since)
-}
-
-// appendInstant appends t's seconds since the epoch (sign bit flipped, so
-// the bytes sort as the instants do) and its nanoseconds: exact for any
-// time, where UnixNano is not.
-func appendInstant(b []byte, t time.Time) []byte {
-	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix())^(1<<63))
-	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
-}
-
 // Claim records the claim of k's change, made at at, in one transaction
 // with the check that it was not claimed before. The claim keeps k.End, for
 // Prune; a key is the same claim whatever its End.
 func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error) {
-	ck := claimKey(k)
+	ck := k.bytes()
 	v, err := json.Marshal(claimRecord{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
 	if err != nil {
 		return false, fmt.Errorf("notices store %s: claim: %w", s.file.Path(), err)
@@ -172,7 +149,7 @@ func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error
 // replacing any it had: the caller decides when a notice starts a new
 // thread. Without it the booking's thread, if any, stays.
 func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) error {
-	ck := claimKey(k)
+	ck := k.bytes()
 	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
@@ -222,7 +199,7 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 // the notice is in Slack. Releasing a key that holds no claim does
 // nothing.
 func (s *BoltStore) Release(ctx context.Context, k Key) error {
-	ck := claimKey(k)
+	ck := k.bytes()
 	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
@@ -238,6 +215,28 @@ func (s *BoltStore) Release(ctx context.Context, k Key) error {
 		}
 		return claims.Delete(ck)
 	})
+}
+
+// Unsettled returns when k was claimed, if no message is recorded on its
+// claim.
+func (s *BoltStore) Unsettled(ctx context.Context, k Key) (time.Time, bool, error) {
+	var c claimRecord
+	found := false
+	err := s.file.View(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(claimsBucket).Get(k.bytes())
+		if v == nil {
+			return nil
+		}
+		found = true
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("claim of the %s: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil || !found || c.Message != nil {
+		return time.Time{}, false, err
+	}
+	return c.At, true, nil
 }
 
 // Thread returns the booking's thread; ok is false when none was recorded.

@@ -2,6 +2,9 @@ package notices
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -31,6 +34,10 @@ type Store interface {
 	// so the next read tries it again. It fails when a message was recorded
 	// for it, and does nothing when there is no claim.
 	Release(ctx context.Context, k Key) error
+	// Unsettled returns when k was claimed, if its claim has no message
+	// recorded: a post whose answer never came, or one a process that
+	// died was making. ok is false when k holds no claim or a settled one.
+	Unsettled(ctx context.Context, k Key) (at time.Time, ok bool, err error)
 	// Thread returns the booking's thread; ok is false when none was
 	// recorded.
 	Thread(ctx context.Context, bookingID string) (m Message, ok bool, err error)
@@ -55,6 +62,36 @@ type Key struct {
 func (k Key) String() string {
 	return fmt.Sprintf("%s notice of booking %q starting %s, against the list of %s",
 		k.Kind, k.BookingID, k.Start.UTC().Format(time.RFC3339Nano), k.Since.UTC().Format(time.RFC3339Nano))
+}
+
+// ID names the key in Slack: the claim a notice's message carries in its
+// metadata, by which the message is found again when the answer to its
+// post never came. Equal keys have equal IDs.
+func (k Key) ID() string {
+	sum := sha256.Sum256(k.bytes())
+	return hex.EncodeToString(sum[:16])
+}
+
+// bytes is the key's identity: the booking ID and the kind, each preceded
+// by its length, then the start and since as instants. Two keys give the
+// same bytes exactly when the IDs, kinds and instants are equal: the zone
+// a time is in does not count, nor does End.
+func (k Key) bytes() []byte {
+	b := make([]byte, 0, 4+len(k.BookingID)+4+len(k.Kind)+2*12)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(k.BookingID)))
+	b = append(b, k.BookingID...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(k.Kind)))
+	b = append(b, k.Kind...)
+	b = appendInstant(b, k.Start)
+	return appendInstant(b, k.Since)
+}
+
+// appendInstant appends t's seconds since the epoch (sign bit flipped, so
+// the bytes sort as the instants do) and its nanoseconds: exact for any
+// time, where UnixNano is not.
+func appendInstant(b []byte, t time.Time) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix())^(1<<63))
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
 }
 
 // Message is a Slack message a notice lives in.

@@ -127,6 +127,21 @@ func (s noticeStore) Release(ctx context.Context, k notices.Key) error {
 	return fmt.Errorf("notices store (postgres): the %s was posted (%s %s): its claim stays", k, m.Channel, m.TS)
 }
 
+// Unsettled returns when k was claimed, if no message is recorded on it.
+func (s noticeStore) Unsettled(ctx context.Context, k notices.Key) (time.Time, bool, error) {
+	var sec int64
+	var nsec int32
+	err := s.pool.QueryRow(ctx, `SELECT claimed_s, claimed_ns FROM bookbot_notice_claims WHERE `+keyMatch+` AND channel IS NULL`,
+		keyArgs(k)...).Scan(&sec, &nsec)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return time.Time{}, false, nil
+	case err != nil:
+		return time.Time{}, false, noticesErr("unsettled", err)
+	}
+	return fromUnix(sec, nsec), true, nil
+}
+
 func (s noticeStore) Thread(ctx context.Context, bookingID string) (notices.Message, bool, error) {
 	var m notices.Message
 	err := s.pool.QueryRow(ctx, "SELECT channel, ts FROM bookbot_notice_threads WHERE booking_id = $1",

@@ -68,6 +68,7 @@ var cases = []struct {
 	{"Prune/moved booking", pruneMoved},
 	{"Reopen", reopen},
 	{"Release", release},
+	{"Unsettled", unsettled},
 	{"Context/cancelled", cancelled},
 }
 
@@ -578,4 +579,45 @@ func release(t *testing.T, open func() notices.Store) {
 	}
 	wantClaim(t, s, k, false)
 	wantThread(t, s, "b1", &m)
+}
+
+func unsettled(t *testing.T, open func() notices.Store) {
+	s := open()
+	b := bk("b1", 60)
+	k := key(b, notices.New, 0)
+	want := func(s notices.Store, what string, ok bool) {
+		t.Helper()
+		got, found, err := s.Unsettled(t.Context(), k)
+		must(t, err)
+		if found != ok || (ok && !got.Equal(at(-5))) {
+			t.Errorf("Unsettled %s = %s, %v; want %v (claimed at %s)", what, got, found, ok, at(-5))
+		}
+	}
+	want(s, "before any claim", false)
+	claimed, err := s.Claim(t.Context(), k, at(-5).In(time.FixedZone("x", 3600)))
+	must(t, err)
+	if !claimed {
+		t.Fatal("first claim refused")
+	}
+	want(s, "after the claim", true)
+	want(open(), "from another handle", true)
+	// The same change in another zone is the same claim.
+	k.Start = k.Start.In(time.FixedZone("y", -7200))
+	want(s, "of the same key in another zone", true)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := s.Unsettled(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Unsettled with a cancelled context: %v, want an error that is context.Canceled", err)
+	}
+
+	must(t, s.Posted(t.Context(), k, notices.Message{Channel: "C1", TS: "1.1"}, true))
+	want(s, "once posted", false)
+
+	k2 := key(bk("b2", 90), notices.New, 0)
+	wantClaim(t, s, k2, true)
+	must(t, s.Release(t.Context(), k2))
+	if _, found, err := s.Unsettled(t.Context(), k2); err != nil || found {
+		t.Errorf("Unsettled after Release = %v, %v; want none", found, err)
+	}
 }
