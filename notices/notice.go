@@ -12,14 +12,23 @@ import (
 // ErrNotPosted wraps a Publisher's error when Slack certainly did not post
 // the notice (it answered with an error): the claim is released and the
 // notice is tried again on the next read. Any other error may have posted
-// it, and it is not tried again.
+// it: with a Finder, Slack's history settles it later; without one, it is
+// not tried again.
 var ErrNotPosted = errors.New("notice not posted")
+
+// ErrCannotLook wraps a Finder's error when no look can succeed (bookbot
+// may not read the channel's history): such a notice stays unsettled and
+// is not posted again.
+var ErrCannotLook = errors.New("cannot look for notices in Slack")
 
 // Notice is a change as people are told of it.
 type Notice struct {
 	Change
 	Title string // the event type's title; its slug when unknown
 	By    *By    // who made it through bookbot; nil when it was made elsewhere
+	// Claim is its key's ID, which its message carries so that Finder can
+	// find it.
+	Claim string
 }
 
 // By is the person who asked bookbot for a booking or a cancel.
@@ -38,6 +47,22 @@ type Publisher interface {
 	Update(ctx context.Context, thread Message, n Notice) error
 	// Burst posts many notices at once, compactly.
 	Burst(ctx context.Context, channel string, ns []Notice) (Message, error)
+}
+
+// Finder finds notices in Slack by their claims. It settles a claim whose
+// post's answer never came: the process posting it died, or the answer was
+// lost on the way.
+type Finder interface {
+	// Find returns, of the claims given, those a message carries that
+	// bookbot posted at or after since: in channel, and in thread when it is
+	// not nil.
+	Find(ctx context.Context, channel string, thread *Message, claims []string, since time.Time) (map[string]Found, error)
+}
+
+// Found is a message a Finder found.
+type Found struct {
+	Message
+	Burst bool // a message of many notices, not any booking's first notice
 }
 
 // Alerter tells the people who look after bookbot that notices are

@@ -30,6 +30,15 @@ const (
 	// kept: long enough for a late cancel of a past booking to find
 	// nothing to do.
 	keep = 7 * 24 * time.Hour
+
+	// SettleAfter is how long after its claim a notice whose post's answer
+	// never came is looked for in Slack: by then the read that claimed it
+	// has ended (PollTimeout), in whichever replica made it, with half a
+	// minute to spare for replicas' clocks to disagree.
+	SettleAfter = time.Minute
+	// lookBack is how much earlier than its claim a notice is looked for:
+	// Slack's clock and the claimer's may disagree.
+	lookBack = time.Minute
 )
 
 // Config configures a Watcher.
@@ -37,6 +46,7 @@ type Config struct {
 	List      Lister
 	Store     Store
 	Publisher Publisher
+	Finder    Finder  // nil: a notice whose answer was lost is not posted again
 	Alerter   Alerter // nil: alerts go to the log only
 	Writes    Writes  // nil: every change is a stranger's
 	Metrics   Metrics // nil: none
@@ -164,7 +174,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	if retry {
 		// The snapshot stays, so the next read finds the same changes;
 		// the ones already posted are claimed and not posted again.
-		return errors.New("some notices were not posted; they are tried again on the next read")
+		return errors.New("some notices are not settled; they are tried again, or looked for in Slack, at the next read")
 	}
 	return w.cfg.Store.SaveLast(ctx, next)
 }
@@ -200,27 +210,26 @@ func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
 func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	retry := false
 	for _, r := range rs {
-		n := r.Notice
-		k := key(n, since)
-		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+		k := key(r.Notice, since)
+		post, again, err := w.claim(ctx, channel, r, k)
+		retry = retry || again
 		if err != nil {
 			return retry, err
 		}
-		if !claimed {
-			continue // announced before a restart
+		if !post {
+			continue
 		}
+		n := r.Notice
+		n.Claim = k.ID()
 		var m Message
 		root := r.thread == nil // a post starts the booking's thread; a reply does not
 		if r.thread != nil {
-			if err := w.cfg.Publisher.Update(ctx, *r.thread, n); err != nil {
-				// The reply still tells of it; the first notice shows the old state.
-				w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
-			}
+			w.update(ctx, *r.thread, n)
 			m, err = w.cfg.Publisher.Reply(ctx, *r.thread, n)
 		} else {
 			m, err = w.cfg.Publisher.Post(ctx, channel, n)
 		}
-		again, err := w.settle(ctx, []Key{k}, n.Kind, m, root, err)
+		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, err)
 		retry = retry || again
 		if err != nil {
 			return retry, err
@@ -235,35 +244,96 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 	var keys []Key
 	var fresh []Notice
 	var threads []*Message
+	retry := false
 	for _, r := range rs {
 		k := key(r.Notice, since)
-		claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+		post, again, err := w.claim(ctx, channel, r, k)
+		retry = retry || again
 		if err != nil {
-			return false, err
+			return retry, err
 		}
-		if claimed {
+		if post {
+			n := r.Notice
+			n.Claim = k.ID()
 			keys = append(keys, k)
-			fresh = append(fresh, r.Notice)
+			fresh = append(fresh, n)
 			threads = append(threads, r.thread)
 		}
 	}
 	if len(fresh) == 0 {
-		return false, nil
+		return retry, nil
 	}
 	m, err := w.cfg.Publisher.Burst(ctx, channel, fresh)
 	again, err := w.settle(ctx, keys, "burst", m, false, err)
 	if again || err != nil {
-		return again, err
+		return retry || again, err
 	}
 	for i, n := range fresh {
-		if threads[i] == nil {
-			continue
-		}
-		if err := w.cfg.Publisher.Update(ctx, *threads[i], n); err != nil {
-			w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
+		if threads[i] != nil {
+			w.update(ctx, *threads[i], n)
 		}
 	}
-	return false, nil
+	return retry, nil
+}
+
+// claim claims k's notice. It reports whether to post the notice now, and
+// whether its change must be tried again at the next read.
+//
+// A claim with no message recorded is a post whose answer never came:
+// lost on the way, or the process posting it died. SettleAfter its claim,
+// that post has ended, and the Finder tells whether it is in Slack: if so
+// it is recorded, if not the notice is posted now. Without a Finder it is
+// never posted again, so that it cannot appear twice.
+func (w *Watcher) claim(ctx context.Context, channel string, r routed, k Key) (post, retry bool, err error) {
+	claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+	if err != nil || claimed {
+		return claimed, false, err
+	}
+	at, open, err := w.cfg.Store.Unsettled(ctx, k)
+	if err != nil || !open || w.cfg.Finder == nil {
+		return false, false, err // announced before, or at most once
+	}
+	if w.cfg.Now().Sub(at) < SettleAfter {
+		return false, true, nil // its post may still be on the way
+	}
+	found, err := w.cfg.Finder.Find(ctx, channel, r.thread, []string{k.ID()}, at.Add(-lookBack))
+	if errors.Is(err, ErrCannotLook) {
+		w.metricNotice(k.Kind, "maybe_posted")
+		w.cfg.Log.Warn("notices: a notice whose post was cut short cannot be looked for in Slack; it is not posted again, so it cannot appear twice",
+			"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
+		return false, false, nil
+	}
+	if err != nil {
+		w.cfg.Log.Warn("notices: a notice whose post was cut short could not be looked for in Slack; looking again at the next read",
+			"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
+		return false, true, nil
+	}
+	if m, ok := found[k.ID()]; ok {
+		if err := w.cfg.Store.Posted(ctx, k, m.Message, r.thread == nil && !m.Burst); err != nil {
+			return false, false, err
+		}
+		w.metricNotice(k.Kind, "posted")
+		w.cfg.Log.Info("notices: a notice whose post was cut short is in Slack; it is not posted again",
+			"booking_id", k.BookingID, "kind", string(k.Kind), "channel", m.Channel, "ts", m.TS)
+		if r.thread != nil {
+			w.update(ctx, *r.thread, r.Notice)
+		}
+		return false, false, nil
+	}
+	// Not in Slack: the post never got there.
+	if err := w.cfg.Store.Release(ctx, k); err != nil {
+		return false, false, err
+	}
+	claimed, err = w.cfg.Store.Claim(ctx, k, w.cfg.Now())
+	return claimed, false, err
+}
+
+// update rewrites a booking's first notice; when it fails, the notice's
+// reply still tells of the change.
+func (w *Watcher) update(ctx context.Context, thread Message, n Notice) {
+	if err := w.cfg.Publisher.Update(ctx, thread, n); err != nil {
+		w.cfg.Log.Warn("notices: first notice not updated", "booking_id", n.Booking.ID, "error", err)
+	}
 }
 
 // settle records a post's outcome for its claims. A post Slack refused is
@@ -289,6 +359,14 @@ func (w *Watcher) settle(ctx context.Context, keys []Key, kind Kind, m Message, 
 		w.pause(ctx, "post", "notices: Slack refused a notice", fmt.Sprintf(
 			"Booking notices cannot be posted: Slack answered %s. bookbot tries again at every read of the bookings list (every %s), and once Slack takes them, every change since is announced.",
 			slackReason(postErr), w.cfg.Interval), postErr)
+		return true, nil
+	case w.cfg.Finder != nil:
+		// Kept for the next reads, which look for it in Slack once its post
+		// has surely ended.
+		for _, k := range keys {
+			w.cfg.Log.Warn("notices: the answer to a notice's post was lost; it is looked for in Slack before it is posted again",
+				"booking_id", k.BookingID, "kind", string(kind), "error", postErr)
+		}
 		return true, nil
 	default:
 		for _, k := range keys {

@@ -32,44 +32,53 @@ type published struct {
 }
 
 // recorder is a Publisher that remembers every call; fail makes the next
-// posts fail with the errors given, in turn.
+// posts fail with the errors given, in turn. A post failing with errLost
+// is in Slack all the same, as when its answer is lost on the way.
 type recorder struct {
-	mu    sync.Mutex
-	calls []published
-	fail  []error
-	ts    int
+	mu      sync.Mutex
+	calls   []published
+	fail    []error
+	ts      int
+	inSlack []sent // every message posted, for Find
 }
 
-func (r *recorder) next(channel string) (notices.Message, error) {
+// errLost is a post's answer lost on the way: the post is in Slack.
+var errLost = errors.New("answer lost")
+
+type sent struct {
+	m notices.Message
+	p published
+}
+
+func (r *recorder) send(p published) (notices.Message, error) {
+	var err error
 	if len(r.fail) > 0 {
-		err := r.fail[0]
+		err = r.fail[0]
 		r.fail = r.fail[1:]
-		if err != nil {
+		if err != nil && !errors.Is(err, errLost) {
 			return notices.Message{}, err
 		}
 	}
 	r.ts++
-	return notices.Message{Channel: channel, TS: "1700000000." + strconv.Itoa(r.ts)}, nil
+	m := notices.Message{Channel: p.channel, TS: "1700000000." + strconv.Itoa(r.ts)}
+	r.calls = append(r.calls, p)
+	r.inSlack = append(r.inSlack, sent{m, p})
+	if err != nil {
+		return notices.Message{}, err
+	}
+	return m, nil
 }
 
 func (r *recorder) Post(_ context.Context, channel string, n notices.Notice) (notices.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, err := r.next(channel)
-	if err == nil {
-		r.calls = append(r.calls, published{call: "post", channel: channel, ns: []notices.Notice{n}})
-	}
-	return m, err
+	return r.send(published{call: "post", channel: channel, ns: []notices.Notice{n}})
 }
 
 func (r *recorder) Reply(_ context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, err := r.next(thread.Channel)
-	if err == nil {
-		r.calls = append(r.calls, published{call: "reply", channel: thread.Channel, thread: thread, ns: []notices.Notice{n}})
-	}
-	return m, err
+	return r.send(published{call: "reply", channel: thread.Channel, thread: thread, ns: []notices.Notice{n}})
 }
 
 func (r *recorder) Update(_ context.Context, thread notices.Message, n notices.Notice) error {
@@ -82,11 +91,37 @@ func (r *recorder) Update(_ context.Context, thread notices.Message, n notices.N
 func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m, err := r.next(channel)
-	if err == nil {
-		r.calls = append(r.calls, published{call: "burst", channel: channel, ns: ns})
+	return r.send(published{call: "burst", channel: channel, ns: ns})
+}
+
+// finder finds the recorder's messages by the claims of their notices; err
+// makes every look fail.
+type finder struct {
+	r     *recorder
+	err   error
+	looks atomic.Int32
+}
+
+func (f *finder) Find(_ context.Context, channel string, thread *notices.Message, claims []string, _ time.Time) (map[string]notices.Found, error) {
+	f.looks.Add(1)
+	if f.err != nil {
+		return nil, f.err
 	}
-	return m, err
+	f.r.mu.Lock()
+	defer f.r.mu.Unlock()
+	out := map[string]notices.Found{}
+	for _, s := range f.r.inSlack {
+		inThread := thread != nil && s.p.call == "reply" && s.p.thread == *thread
+		if s.p.channel != channel || (s.p.call == "reply" && !inThread) {
+			continue
+		}
+		for _, n := range s.p.ns {
+			if slices.Contains(claims, n.Claim) {
+				out[n.Claim] = notices.Found{Message: s.m, Burst: s.p.call == "burst"}
+			}
+		}
+	}
+	return out, nil
 }
 
 // take returns the calls made since the last take.
@@ -567,6 +602,97 @@ func TestBurstsAndRoutes(t *testing.T) {
 	w2.poll(wt2)
 	if calls := w2.pub.take(); len(calls) != 0 {
 		t.Errorf("an unrouted event type was announced: %v", kinds(calls))
+	}
+}
+
+// A notice whose post's answer never came is looked for in Slack once its
+// post has surely ended, by whichever process reads next: found, it is
+// recorded and not posted again; not found, it is posted, once.
+func TestCutShortPostIsSettledFromSlack(t *testing.T) {
+	t.Parallel()
+	f := &finder{}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	w.poll(w.watcher())
+
+	// Ada's notice reaches Slack but its answer is lost; Alan's never
+	// gets there.
+	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alan, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 3), "Alan", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.pub.fail = []error{errLost, context.DeadlineExceeded}
+	w.clock.Advance(time.Minute)
+	if err := w.watcher().Poll(t.Context()); err == nil {
+		t.Fatal("poll with two notices unsettled reported nothing")
+	}
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + ada}) {
+		t.Fatalf("in Slack after the first read: %v", got)
+	}
+
+	// Before SettleAfter their posts may still be on the way (in another
+	// replica): nothing is looked for or posted.
+	w.clock.Advance(notices.SettleAfter / 2)
+	if err := w.watcher().Poll(t.Context()); err == nil {
+		t.Error("poll before SettleAfter reported nothing")
+	}
+	if calls := w.pub.take(); len(calls) != 0 || f.looks.Load() != 0 {
+		t.Errorf("before SettleAfter: %v posted, %d looks", kinds(calls), f.looks.Load())
+	}
+
+	w.clock.Advance(notices.SettleAfter / 2)
+	w.poll(w.watcher()) // another process
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + alan}) {
+		t.Errorf("once settled: %v, want only Alan's notice, posted now", got)
+	}
+	if th, ok, err := w.store.Thread(t.Context(), ada); err != nil || !ok || th.TS != "1700000000.1" {
+		t.Errorf("Ada's thread = %v, %v, %v; want the message found", th, ok, err)
+	}
+	if w.counts.notices["new posted"] != 2 || w.counts.notices["new maybe_posted"] != 0 {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+
+	// What follows goes in the thread found.
+	if err := w.sb.CancelAsAttendee(ada); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher())
+	if calls := w.pub.take(); len(calls) != 2 || calls[1].call != "reply" || calls[1].thread.TS != "1700000000.1" {
+		t.Errorf("the cancel: %v", kinds(calls))
+	}
+}
+
+// When Slack's history cannot be read, a notice whose answer was lost is
+// not posted again, and the next reads go on.
+func TestCutShortPostCannotBeLookedFor(t *testing.T) {
+	t.Parallel()
+	f := &finder{err: fmt.Errorf("%w: missing_scope", notices.ErrCannotLook)}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	wt := w.watcher()
+	w.poll(wt)
+	if _, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	w.pub.fail = []error{context.DeadlineExceeded}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Fatal("an unsettled notice was not reported")
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(wt)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 || f.looks.Load() != 1 {
+		t.Errorf("posted %v after %d looks; want nothing after one", kinds(calls), f.looks.Load())
+	}
+	if w.counts.notices["new maybe_posted"] != 1 {
+		t.Errorf("metrics %v", w.counts.notices)
 	}
 }
 
