@@ -210,6 +210,8 @@ type Message struct {
 	Blocks  json.RawMessage
 	// ThreadTS is the thread a message was posted into.
 	ThreadTS string
+	// Metadata is a chat.postMessage's metadata as sent, nil for none.
+	Metadata json.RawMessage
 	// OriginalTS is the message a response_url post replaced or deleted.
 	OriginalTS      string
 	ReplaceOriginal bool
@@ -292,6 +294,8 @@ type Server struct {
 	held      map[string]chan struct{} // calls wait until the channel is closed
 	heldCalls map[string]int           // calls that arrived while held, in total
 	rateLimit map[string][]time.Duration
+	stall     map[string][]bool // per method, whether each next stalled call is carried out
+	stalled   map[string]int    // calls stalled, in total
 }
 
 type trigger struct {
@@ -317,6 +321,8 @@ type postedMessage struct {
 	ephemeral bool
 	deleted   bool
 	user      string
+	threadTS  string
+	metadata  json.RawMessage // as posted, nil for none
 }
 
 // New starts a server on 127.0.0.1. Close it when done.
@@ -390,6 +396,8 @@ func newServer(opts Options, tb TB) *Server {
 		held:         map[string]chan struct{}{},
 		heldCalls:    map[string]int{},
 		rateLimit:    map[string][]time.Duration{},
+		stall:        map[string][]bool{},
+		stalled:      map[string]int{},
 	}
 	s.upgrader = websocket.Upgrader{
 		// slack-go sends Origin https://api.slack.com; anything goes here.

@@ -38,6 +38,8 @@ var methods = map[string]method{
 	"conversations.info":    {needBot, (*Server).conversationsInfoLocked},
 	"conversations.members": {needBot, (*Server).conversationsMembersLocked},
 	"conversations.open":    {needBot, (*Server).conversationsOpenLocked},
+	"conversations.history": {needBot, (*Server).conversationsHistoryLocked},
+	"conversations.replies": {needBot, (*Server).conversationsRepliesLocked},
 	"chat.postMessage":      {needBot, (*Server).chatPostMessageLocked},
 	"chat.postEphemeral":    {needBot, (*Server).chatPostEphemeralLocked},
 	"chat.update":           {needBot, (*Server).chatUpdateLocked},
@@ -182,6 +184,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	call := Call{Method: name, Form: form, JSON: cloneRaw(q.raw), Token: s.tokenKind(tok)}
 
+	if s.stallCall(r, name, tok, call, q, perr) {
+		return
+	}
 	if !s.wait(r, name) {
 		return
 	}
@@ -527,12 +532,16 @@ func (s *Server) chatPostMessageLocked(q *request) map[string]any {
 			return apiError("thread_not_found")
 		}
 	}
+	metadata, errResp := messageMetadata(q)
+	if errResp != nil {
+		return errResp
+	}
 	ts := s.tsLocked()
 	rendered := renderMessageBlocks(blocks)
-	s.posted[ts] = &postedMessage{channel: channel, dm: c.id, text: text, blocks: rendered}
+	s.posted[ts] = &postedMessage{channel: channel, dm: c.id, text: text, blocks: rendered, threadTS: threadTS, metadata: metadata}
 	s.messages = append(s.messages, Message{
 		Kind: "message", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks),
-		ThreadTS: threadTS, At: s.now(),
+		ThreadTS: threadTS, Metadata: cloneRaw(metadata), At: s.now(),
 	})
 	return ok(map[string]any{"channel": c.id, "ts": ts, "message": s.botMessageJSON(ts, text, rendered)})
 }

@@ -1,0 +1,126 @@
+package slacktest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+)
+
+func TestHistoryRepliesAndMetadata(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddChannel(Channel{ID: "CNOTES", Name: "notes", Members: []string{DefaultBotUserID}})
+	srv.AddChannel(Channel{ID: "COUT", Name: "out"})
+	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL))
+	ctx := testCtx(t)
+
+	meta := slack.SlackMetadata{EventType: "bookbot_notice", EventPayload: map[string]any{"claims": "a1"}}
+	_, root, err := api.PostMessageContext(ctx, "CNOTES", slack.MsgOptionText("first", false), slack.MsgOptionMetadata(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := srv.Messages(); len(m) != 1 || string(m[0].Metadata) == "" {
+		t.Fatalf("posted %+v, want its metadata recorded", m)
+	}
+	var tops []string
+	for i := range 150 {
+		_, ts, err := api.PostMessageContext(ctx, "CNOTES", slack.MsgOptionText("more", false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			if _, _, err := api.PostMessageContext(ctx, "CNOTES", slack.MsgOptionText("reply", false), slack.MsgOptionTS(root)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tops = append(tops, ts)
+	}
+
+	// History: top-level only, newest first, page by page.
+	var all []slack.Message
+	cursor := ""
+	for {
+		h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+			ChannelID: "CNOTES", Cursor: cursor, Limit: 200, IncludeAllMetadata: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, h.Messages...)
+		if !h.HasMore {
+			break
+		}
+		cursor = h.ResponseMetaData.NextCursor
+	}
+	if len(all) != 151 || all[0].Timestamp != tops[149] || all[150].Timestamp != root {
+		t.Fatalf("history: %d messages, first %s, last %s", len(all), all[0].Timestamp, all[len(all)-1].Timestamp)
+	}
+	if got := all[150].Metadata; got.EventType != "bookbot_notice" || got.EventPayload["claims"] != "a1" {
+		t.Errorf("metadata in history = %+v", got)
+	}
+	h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CNOTES", Oldest: tops[147]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 2 || h.Messages[0].Metadata.EventType != "" {
+		t.Errorf("after oldest, without metadata asked for: %+v", h.Messages)
+	}
+
+	// Replies: the parent, then its replies.
+	msgs, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "CNOTES", Timestamp: root, IncludeAllMetadata: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 3 || msgs[0].Timestamp != root || msgs[1].ThreadTimestamp != root || msgs[0].Metadata.EventType != "bookbot_notice" {
+		t.Errorf("replies: %+v", msgs)
+	}
+	if _, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "CNOTES", Timestamp: "1.000001"}); err == nil || err.Error() != "thread_not_found" {
+		t.Errorf("replies of no thread: %v", err)
+	}
+	if _, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "COUT"}); err == nil || err.Error() != "not_in_channel" {
+		t.Errorf("history of a channel the bot is not in: %v", err)
+	}
+	bad := slack.SlackMetadata{EventType: "", EventPayload: map[string]any{"x": 1}}
+	if _, _, err := api.PostMessageContext(ctx, "CNOTES", slack.MsgOptionText("x", false), slack.MsgOptionMetadata(bad)); err == nil || err.Error() != "invalid_metadata_format" {
+		t.Errorf("metadata without event_type: %v", err)
+	}
+}
+
+func TestStallNext(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddChannel(Channel{ID: "CNOTES", Name: "notes", Members: []string{DefaultBotUserID}})
+	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL))
+	ctx := testCtx(t)
+
+	post := func(text string) error {
+		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, _, err := api.PostMessageContext(short, "CNOTES", slack.MsgOptionText(text, false))
+		return err
+	}
+	srv.StallNext("chat.postMessage", true)
+	srv.StallNext("chat.postMessage", false)
+	if err := post("carried out"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a stalled call answered: %v", err)
+	}
+	if err := post("lost"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a stalled call answered: %v", err)
+	}
+	if err := srv.WaitStalled(ctx, "chat.postMessage", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := post("answered"); err != nil {
+		t.Errorf("the call after the stalled ones: %v", err)
+	}
+	var texts []string
+	for _, m := range srv.Messages() {
+		texts = append(texts, m.Text)
+	}
+	if len(texts) != 2 || texts[0] != "carried out" || texts[1] != "answered" {
+		t.Errorf("messages %q, want the carried-out stall and the answered call", texts)
+	}
+}
