@@ -659,7 +659,7 @@ func goldenCases() []goldenCase {
 		}
 		var docs []goldenDoc
 		for _, m := range burstMessages(ns, berlin, true) {
-			docs = append(docs, msgDoc(m)...)
+			docs = append(docs, msgDoc(m.message)...)
 		}
 		return docs
 	})

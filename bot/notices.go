@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +17,18 @@ import (
 type NoticeSlack interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
+	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
+	GetConversationRepliesContext(ctx context.Context, params *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error)
 }
+
+// noticeEvent is the metadata event type of notices. Its payload's claims
+// are the IDs (notices.Key.ID) of the changes a message tells of, by which
+// Find finds it again.
+const noticeEvent = "bookbot_notice"
+
+// findPages bounds a look through a channel's history: past it, a notice
+// is not looked for further, and is not posted again.
+const findPages = 10
 
 var _ NoticeSlack = (*slack.Client)(nil)
 
@@ -30,7 +42,10 @@ type SlackNoticePublisher struct {
 	Now           func() time.Time // nil: time.Now
 }
 
-var _ notices.Publisher = SlackNoticePublisher{}
+var (
+	_ notices.Publisher = SlackNoticePublisher{}
+	_ notices.Finder    = SlackNoticePublisher{}
+)
 
 // Post posts n as a message of its own.
 func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notices.Notice) (notices.Message, error) {
@@ -38,12 +53,12 @@ func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notice
 	if n.Kind != notices.New {
 		m = noticeReply(n, p.zone(), p.now())
 	}
-	return p.post(ctx, channel, "", m)
+	return p.post(ctx, channel, "", m, false, n.Claim)
 }
 
 // Reply posts n in the thread of the booking's first notice.
 func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
-	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), p.now()))
+	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), p.now()), false, n.Claim)
 }
 
 // Update rewrites the booking's first notice to show it as it is now.
@@ -58,8 +73,13 @@ func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message
 // and returns the first.
 func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
 	var first notices.Message
-	for i, m := range burstMessages(ns, p.zone(), p.IncludeEmails) {
-		got, err := p.post(ctx, channel, "", m)
+	for i, part := range burstMessages(ns, p.zone(), p.IncludeEmails) {
+		var claims []string
+		for _, n := range ns[:part.notices] {
+			claims = append(claims, n.Claim)
+		}
+		ns = ns[part.notices:]
+		got, err := p.post(ctx, channel, "", part.message, true, claims...)
 		if err != nil {
 			if i > 0 {
 				// The first part is out: the rest may not be retried as new.
@@ -74,12 +94,21 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 	return first, nil
 }
 
-func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message) (notices.Message, error) {
+// post posts m, with the claims of the notices it tells of in its
+// metadata.
+func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst bool, claims ...string) (notices.Message, error) {
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(m.Text, false), // already escaped
 		slack.MsgOptionBlocks(m.Blocks...),
 		slack.MsgOptionDisableLinkUnfurl(),
 		slack.MsgOptionDisableMediaUnfurl(),
+	}
+	if claims = slices.DeleteFunc(claims, func(c string) bool { return c == "" }); len(claims) > 0 {
+		payload := map[string]any{"claims": strings.Join(claims, " ")}
+		if burst {
+			payload["burst"] = true
+		}
+		opts = append(opts, slack.MsgOptionMetadata(slack.SlackMetadata{EventType: noticeEvent, EventPayload: payload}))
 	}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
@@ -95,6 +124,89 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 		ch = channel
 	}
 	return notices.Message{Channel: ch, TS: ts}, nil
+}
+
+// Find looks for the notices that carry claims among the messages posted
+// at or after since: in channel, and in thread when it is not nil. It
+// needs the channels:history scope (groups:history for a private
+// channel); without it, or when bookbot is not in the channel, it fails
+// with notices.ErrCannotLook.
+func (p SlackNoticePublisher) Find(ctx context.Context, channel string, thread *notices.Message, claims []string, since time.Time) (map[string]notices.Found, error) {
+	want := map[string]bool{}
+	for _, c := range claims {
+		want[c] = true
+	}
+	found := map[string]notices.Found{}
+	look := func(ch string, msgs []slack.Message) {
+		for _, m := range msgs {
+			if m.Metadata.EventType != noticeEvent {
+				continue
+			}
+			ids, _ := m.Metadata.EventPayload["claims"].(string)
+			burst, _ := m.Metadata.EventPayload["burst"].(bool)
+			for _, id := range strings.Fields(ids) {
+				if want[id] {
+					found[id] = notices.Found{Message: notices.Message{Channel: ch, TS: m.Timestamp}, Burst: burst}
+				}
+			}
+		}
+	}
+	oldest := fmt.Sprintf("%d.%06d", since.Unix(), since.Nanosecond()/1000)
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == findPages {
+			return nil, fmt.Errorf("%w: more than %d pages of messages in %s since %s", notices.ErrCannotLook, findPages, channel, oldest)
+		}
+		h, err := p.Slack.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+			ChannelID: channel, Oldest: oldest, Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
+		})
+		if err != nil {
+			return nil, findErr("the history of "+channel, err)
+		}
+		look(channel, h.Messages)
+		if !h.HasMore || h.ResponseMetaData.NextCursor == "" {
+			break
+		}
+		cursor = h.ResponseMetaData.NextCursor
+	}
+	if thread == nil {
+		return found, nil
+	}
+	cursor = ""
+	for page := 0; ; page++ {
+		if page == findPages {
+			return nil, fmt.Errorf("%w: more than %d pages of replies in a thread of %s", notices.ErrCannotLook, findPages, thread.Channel)
+		}
+		msgs, more, next, err := p.Slack.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: thread.Channel, Timestamp: thread.TS, Oldest: oldest, Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
+		})
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && se.Err == "thread_not_found" {
+			return found, nil // its first notice was deleted: nothing was posted in it
+		}
+		if err != nil {
+			return nil, findErr("a thread of "+thread.Channel, err)
+		}
+		look(thread.Channel, msgs)
+		if !more || next == "" {
+			return found, nil
+		}
+		cursor = next
+	}
+}
+
+// findErr is a failed look at where, as notices.ErrCannotLook when Slack
+// refused it for good: no scope, no access, no channel.
+func findErr(where string, err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		switch se.Err {
+		case "missing_scope", "not_in_channel", "channel_not_found", "no_permission", "access_denied",
+			"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type":
+			return fmt.Errorf("%w: reading %s: %s", notices.ErrCannotLook, where, slackErr(err))
+		}
+	}
+	return fmt.Errorf("reading %s: %w", where, err)
 }
 
 // unwrapNotPosted keeps a later part's refusal from reading as proof that
@@ -192,8 +304,14 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(code(b.ID))}}
 }
 
+// burstPart is a message of a burst, telling of its next notices.
+type burstPart struct {
+	message
+	notices int
+}
+
 // burstMessages put many notices in as few messages as fit, one line each.
-func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []message {
+func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []burstPart {
 	counts := map[notices.Kind]int{}
 	var lines, ids []string
 	for _, n := range ns {
@@ -226,7 +344,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 		}
 	}
 	head := strings.Join(summary, ", ")
-	var out []message
+	var out []burstPart
 	sections := splitLines("", lines, 3000)
 	for len(sections) > 0 {
 		blocks := []slack.Block{section("*" + head + "*")}
@@ -244,7 +362,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []mess
 		}
 		text := head + " (" + strings.Join(ids[:n], ", ") + ")"
 		ids = ids[n:]
-		out = append(out, message{Text: text, Blocks: blocks})
+		out = append(out, burstPart{message{Text: text, Blocks: blocks}, n})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -25,9 +26,10 @@ func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 		t.Fatal(err)
 	}
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	pub := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
 	w := notices.NewWatcher(notices.Config{
 		List: h.client, Store: store, Channel: "CNOTES", Now: h.clock.Now,
-		Publisher: bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now},
+		Publisher: pub, Finder: pub,
 	})
 	if err := w.Poll(t.Context()); err != nil {
 		t.Fatal(err)
@@ -189,5 +191,82 @@ func TestNoticeNotPostedIsSaid(t *testing.T) {
 	_, err := p.Post(t.Context(), "C404", notices.Notice{Change: notices.Change{Kind: notices.New}})
 	if !errors.Is(err, notices.ErrNotPosted) || !strings.Contains(err.Error(), "channel_not_found") {
 		t.Errorf("post to a missing channel: %v", err)
+	}
+}
+
+// A read cut short while posting: one notice reached Slack though its
+// answer never came, the next never got there. Once SettleAfter has
+// passed, the first is found in the channel's history by the claim in its
+// metadata and not posted again; the second is posted; later notices go
+// in the first one's thread.
+func TestCutShortNoticesAreFoundInSlack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	w := noticeWorld(t, h)
+	seen := len(h.sl.Messages())
+
+	grace, err := h.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", attendeeSlot(t, h, "consultation", 1), "Grace Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alan, err := h.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", attendeeSlot(t, h, "consultation", 4), "Alan Turing", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sl.StallNext("chat.postMessage", true)
+	ctx, cut := context.WithCancel(t.Context())
+	go func() {
+		if h.sl.WaitStalled(ctx, "chat.postMessage", 1) == nil {
+			cut() // as when the process dies while Slack holds its post
+		}
+	}()
+	if err := w.Poll(ctx); err == nil {
+		t.Fatal("a read cut short reported nothing")
+	}
+	cut()
+	got := channelMessages(h, seen, "CNOTES")
+	if len(got) != 1 || !strings.Contains(got[0].Text, grace) || len(got[0].Metadata) == 0 {
+		t.Fatalf("in Slack after the cut: %+v", got)
+	}
+	first := got[0]
+
+	h.clock.Advance(notices.SettleAfter)
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got = channelMessages(h, seen, "CNOTES")
+	if len(got) != 2 || !strings.Contains(got[1].Text, alan) || strings.Contains(got[1].Text, grace) {
+		t.Fatalf("after settling: %+v, want Alan's notice posted and Grace's not again", got)
+	}
+
+	seen = len(h.sl.Messages())
+	if err := h.sb.CancelAsAttendee(grace); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got = channelMessages(h, seen, "CNOTES")
+	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != first.TS || got[1].ThreadTS != first.TS {
+		t.Errorf("the cancel after settling: %+v, want the found notice updated and a reply in its thread", got)
+	}
+}
+
+// Without the history scope, Find says no look can succeed.
+func TestFindWithoutHistoryScope(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin}
+	h.sl.FailNext("conversations.history", "missing_scope")
+	_, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0)
+	if !errors.Is(err, notices.ErrCannotLook) || !strings.Contains(err.Error(), "missing_scope") {
+		t.Errorf("find without the scope: %v", err)
+	}
+	h.sl.FailNext("conversations.history", "internal_error")
+	if _, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); err == nil || errors.Is(err, notices.ErrCannotLook) {
+		t.Errorf("find when Slack fails for now: %v, want an error to try again", err)
 	}
 }
