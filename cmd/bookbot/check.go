@@ -147,11 +147,11 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	}))
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
 		what: "notice channel", variable: "NOTIFY_CHANNEL", id: cfg.NotifyChannel,
-		unset: "notices off: NOTIFY_CHANNEL is not set",
+		unset: "notices off: NOTIFY_CHANNEL is not set", history: true,
 	}))
 	for _, slug := range slices.Sorted(maps.Keys(cfg.NotifyRoutes)) {
 		list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
-			what: "notice channel of " + slug, variable: "NOTIFY_ROUTES", id: cfg.NotifyRoutes[slug],
+			what: "notice channel of " + slug, variable: "NOTIFY_ROUTES", id: cfg.NotifyRoutes[slug], history: true,
 		}))
 	}
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
@@ -320,6 +320,9 @@ type channelCheck struct {
 	variable string // "DIGEST_CHANNEL"
 	id       string // "" when the variable is unset
 	unset    string // the line shown when it is unset
+	// history: bookbot reads the channel's history (notices cut short are
+	// looked for there).
+	history bool
 }
 
 // checkChannel makes sure the channel exists and the bot is in it, so its
@@ -355,8 +358,18 @@ func checkChannel(ctx context.Context, api *slack.Client, apiURL string, auth *s
 		return fail(fmt.Sprintf("%s %s is archived", c.what, name), "unarchive it, or set "+c.variable+" to another channel")
 	case !ch.IsMember && !ch.IsIM:
 		return fail(fmt.Sprintf("%s %s: the bot is not a member, so it cannot post there", c.what, name), invite)
+	case !c.history:
+		return pass("%s works: %s, the bot is a member", c.what, name)
 	}
-	return pass("%s works: %s, the bot is a member", c.what, name)
+	if _, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch.ID, Limit: 1}); err != nil {
+		reason := slackReason(err)
+		text := fmt.Sprintf("%s %s: conversations.history: %s, so a notice whose post was cut short cannot be looked for before it is posted again", c.what, name, reason)
+		if reason == "missing_scope" {
+			return fail(text, "add the channels:history bot scope (and groups:history for a private channel) to the app, as in deploy/slack-app-manifest.yaml, then reinstall the app to the workspace")
+		}
+		return fail(text, slackAdvice(reason, apiURL, "see Slack's error code above"))
+	}
+	return pass("%s works: %s, the bot is a member and can read its history", c.what, name)
 }
 
 // checkStateDir makes sure the state directory exists (creating it as

@@ -171,7 +171,7 @@ func TestCheck(t *testing.T) {
 			},
 			want: []string{
 				"✓ digest channel works",
-				"✓ notice channel works: #bookings (C0NOTES), the bot is a member",
+				"✓ notice channel works: #bookings (C0NOTES), the bot is a member and can read its history",
 				"✗ notice channel of intro-call #intros (C0INTROS): the bot is not a member, so it cannot post there",
 				"    → /invite @bookbot in that channel",
 				"✓ review channel works",
@@ -188,6 +188,20 @@ func TestCheck(t *testing.T) {
 				"→ check the channel ID in DIGEST_CHANNEL",
 			},
 			wantErr: "1 of 8 checks failed",
+		},
+		{
+			name: "app lacks the scope to read a notice channel's history",
+			setup: func(_ *testing.T, e map[string]string, _ *bookingtest.Server, sl *slacktest.Server) {
+				sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+				e["NOTIFY_CHANNEL"] = "C0NOTES"
+				sl.FailNext("conversations.history", "missing_scope")
+			},
+			want: []string{
+				"✗ notice channel #bookings (C0NOTES): conversations.history: missing_scope, so a notice whose post was cut short cannot be looked for before it is posted again",
+				"→ add the channels:history bot scope (and groups:history for a private channel) to the app",
+				"✓ review channel works",
+			},
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "app lacks the scope to read channels",
@@ -314,7 +328,7 @@ func assertOnlyReads(t *testing.T, sb *bookingtest.Server, sl *slacktest.Server)
 			t.Errorf("check sent %s %s to the booking API", r.Method, r.Path)
 		}
 	}
-	reads := []string{"auth.test", "apps.connections.open", "conversations.info"}
+	reads := []string{"auth.test", "apps.connections.open", "conversations.info", "conversations.history"}
 	for _, c := range sl.Calls() {
 		if !slices.Contains(reads, c.Method) {
 			t.Errorf("check called Slack's %s", c.Method)

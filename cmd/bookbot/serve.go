@@ -165,10 +165,12 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 		log.Info("digest off: DIGEST_CHANNEL is not set")
 	}
 	if cfg.NotifyChannel != "" || len(cfg.NotifyRoutes) > 0 {
+		pub := bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails}
 		w := notices.NewWatcher(notices.Config{
 			List:      bk,
 			Store:     st.notices,
-			Publisher: bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails},
+			Publisher: pub,
+			Finder:    pub,
 			Alerter:   b,
 			Writes:    st.journal,
 			Metrics:   m,
