@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
@@ -150,17 +153,48 @@ func whoLeads(t *testing.T, db *pgstore.DB) pgstore.LeaderInfo {
 	return info
 }
 
+// eventually waits until cond holds, looking every 10 ms, or fails with
+// what it waited for.
+func eventually(t *testing.T, within time.Duration, cond func() bool, what func() string) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(within)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("waited %v for %s", within, what())
+		}
+	}
+}
+
 // goroutines waits until no more goroutines run than before, or fails.
 func goroutines(t *testing.T, before int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	eventually(t, 5*time.Second, func() bool { return runtime.NumGoroutine() <= before }, func() string {
+		buf := make([]byte, 1<<20)
+		return fmt.Sprintf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	})
+}
+
+// campaigning waits until a leader's session that does not hold the lock
+// has tried it: it campaigns, and takes the lock within a check of its
+// being given back.
+func campaigning(t *testing.T, admin *pgx.Conn) {
+	t.Helper()
+	var n int
+	eventually(t, 5*time.Second, func() bool {
+		err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity a
+			WHERE a.datname = current_database() AND a.application_name = $1
+			AND a.state = 'idle' AND a.query LIKE 'SELECT pg_try_advisory_lock(%'
+			AND NOT EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = a.pid AND k.locktype = 'advisory' AND k.granted)`,
+			"bookbot leader "+leaderName).Scan(&n)
+		if err != nil {
+			t.Fatalf("sessions campaigning: %v", err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n > 0
+	}, func() string { return "a leader campaigning" })
 }
 
 // Of two replicas one leads, and goes on leading; WhoLeads names it.
@@ -202,9 +236,10 @@ func TestLeaderResign(t *testing.T) {
 		t.Fatalf("first term: %+v", tm)
 	}
 	runs["b"] = run(t, leaders["b"], r.lead("b"))
+	admin := conn(t, u)
 	for i, leader := range []string{"a", "b", "a"} {
 		other := map[string]string{"a": "b", "b": "a"}[leader]
-		time.Sleep(300 * time.Millisecond) // the other is campaigning
+		campaigning(t, admin)
 		stopped := time.Now()
 		if err := runs[leader].stop(t); err != nil {
 			t.Errorf("Run after its context was cancelled: %v", err)
@@ -262,7 +297,7 @@ func TestLeaderBackendTerminated(t *testing.T) {
 	ra := run(t, a.Leader(leaderName, fast("a")), r.lead("a"))
 	next(t, r.started, "starting", 5*time.Second)
 	run(t, b.Leader(leaderName, fast("b")), r.lead("b"))
-	time.Sleep(300 * time.Millisecond)
+	campaigning(t, admin)
 
 	var killed bool
 	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks
@@ -295,7 +330,7 @@ func TestLeaderClosed(t *testing.T) {
 	ra := run(t, a.Leader(leaderName, fast("a")), r.lead("a"))
 	next(t, r.started, "starting", 5*time.Second)
 	run(t, b.Leader(leaderName, fast("b")), r.lead("b"))
-	time.Sleep(300 * time.Millisecond)
+	campaigning(t, conn(t, u))
 
 	at := time.Now()
 	closed := make(chan struct{})
@@ -351,7 +386,7 @@ func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
 	if check == 0 {
 		check, lost = pgstore.DefaultLeaderCheck, pgstore.DefaultLeaderLostAfter
 	}
-	time.Sleep(check + check/2)
+	campaigning(t, conn(t, u))
 
 	at := time.Now()
 	p.freeze()
