@@ -66,7 +66,8 @@ func (s personalStore) Settings(ctx context.Context, user string) (personal.Sett
 }
 
 // SaveSettings replaces the user's settings; the zero value (everything
-// off) is saved too.
+// off) is saved too. It notifies PersonalChannel as it commits, so the
+// replica that runs reminders looks at once, whichever replica saved.
 func (s personalStore) SaveSettings(ctx context.Context, user string, set personal.Settings) error {
 	if user == "" {
 		return personalErr("save settings", errNoUser)
@@ -81,8 +82,9 @@ func (s personalStore) SaveSettings(ctx context.Context, user string, set person
 	_, err := s.pool.Exec(ctx, `INSERT INTO bookbot_personal_settings (user_id, `+settingsColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (user_id) DO UPDATE SET remind_ns = excluded.remind_ns, agenda_minute = excluded.agenda_minute,
-			agenda_weekdays = excluded.agenda_weekdays, updated_s = excluded.updated_s, updated_ns = excluded.updated_ns`,
-		[]byte(user), int64(set.Remind), minute, weekdays, upS, upNS)
+			agenda_weekdays = excluded.agenda_weekdays, updated_s = excluded.updated_s, updated_ns = excluded.updated_ns
+		RETURNING pg_notify($7, '')`,
+		[]byte(user), int64(set.Remind), minute, weekdays, upS, upNS, PersonalChannel)
 	if err != nil {
 		return personalErr(fmt.Sprintf("save settings of %q", user), err)
 	}
