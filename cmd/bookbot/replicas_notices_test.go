@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+// Leaders killed with SIGKILL while posting notices: the first while its
+// post never reached Slack, the next while Slack did post but its answer
+// was on the way. The last replica looks for both in the channel's history
+// once their posts have surely ended: it posts the first and records the
+// second. Each booking is announced once.
+func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	rs, sb, sl := startReplicas(ctx, t, 3, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s")
+	sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+	var alive []int
+	for i := range rs {
+		alive = append(alive, i)
+	}
+	// kill kills the replica that leads, once its post is stalled.
+	kill := func(stalled int) {
+		t.Helper()
+		if err := sl.WaitStalled(ctx, "chat.postMessage", stalled); err != nil {
+			t.Fatalf("no notice posted: %v", err)
+		}
+		i := leaderOf(ctx, t, rs, alive)
+		if err := rs[i].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = rs[i].cmd.Wait()
+		alive = slices.DeleteFunc(alive, func(j int) bool { return j == i })
+	}
+	waitAny(ctx, t, rs, alive, "notices: first read recorded")
+
+	slots := sb.Slots(bookingtest.DemoOwner, "consultation")
+	lost, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[0].Start, "Grace Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[3].Start, "Alan Turing", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl.StallNext("chat.postMessage", false) // the first leader's first notice never arrives
+	sl.StallNext("chat.postMessage", true)  // the next leader's is posted, its answer lost
+	kill(1)
+	kill(2)
+
+	last := alive[0]
+	until(ctx, t, "both notices", func() bool {
+		return len(noticesOf(sl, lost)) > 0 && len(noticesOf(sl, answered)) > 0
+	})
+	rs[last].out.waitCount(ctx, t, "notices: a notice whose post was cut short is in Slack", 1)
+	stopRun(t, rs[last].cmd, rs[last].out)
+	for _, id := range []string{lost, answered} {
+		if got := noticesOf(sl, id); len(got) != 1 {
+			t.Errorf("booking %s announced %d times, want once\n%s", id, len(got), rs[last].out.String())
+		}
+	}
+}
+
+// noticesOf are the notices posted of a booking.
+func noticesOf(sl *slacktest.Server, id string) []slacktest.Message {
+	var out []slacktest.Message
+	for _, m := range sl.Messages() {
+		if m.Kind == "message" && m.Channel == "C0NOTES" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, id) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// leaderOf waits until one of the replicas alive leads, and returns it.
+func leaderOf(ctx context.Context, t *testing.T, rs []replica, alive []int) int {
+	t.Helper()
+	return waitAny(ctx, t, rs, alive, "leading: the digest")
+}
+
+// waitAny waits until one of the replicas alive logs s, and returns it.
+func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) int {
+	t.Helper()
+	for {
+		for _, i := range alive {
+			if strings.Contains(rs[i].out.String(), s) {
+				return i
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no replica logged %q: %v", s, ctx.Err())
+		case <-time.After(20 * time.Millisecond): // polls the logs
+		}
+	}
+}
