@@ -69,6 +69,54 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	}
 }
 
+// A leader killed with SIGKILL after claiming a reminder, while Slack
+// posted it but its answer was on the way: the next leader does not send
+// it again.
+func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	rs, sb, sl := startReplicas(ctx, t, 2)
+	slug := "intro-call"
+	id := sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
+		BookerName: ptr("Grace Hopper"), BookerEmail: ptr("grace@example.com"),
+	})
+	remind := func() {
+		t.Helper()
+		if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "remind 15m", UserID: ada}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := leaderOf(ctx, t, rs, []int{0, 1})
+	sl.StallNext("chat.postMessage", true)
+	remind()
+	if err := sl.WaitStalled(ctx, "chat.postMessage", 1); err != nil {
+		t.Fatalf("no reminder sent: %v", err)
+	}
+	if err := rs[first].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = rs[first].cmd.Wait()
+
+	// The next leader looks at once; a second `remind` wakes it again, so
+	// the first look is over once the second begins.
+	next := 1 - first
+	rs[next].out.waitCount(ctx, t, "personal: looking", 1)
+	remind()
+	rs[next].out.waitCount(ctx, t, "personal: looking", 2)
+	stopRun(t, rs[next].cmd, rs[next].out)
+	var got []slacktest.Message
+	for _, m := range sl.Messages() {
+		if isReminder(m) && strings.Contains(m.Text, id) {
+			got = append(got, m)
+		}
+	}
+	if len(got) != 1 {
+		t.Errorf("%d reminders of booking %s, want 1\n%s", len(got), id, rs[next].out.String())
+	}
+}
+
 // noticesOf are the notices posted of a booking.
 func noticesOf(sl *slacktest.Server, id string) []slacktest.Message {
 	var out []slacktest.Message
