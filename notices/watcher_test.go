@@ -667,6 +667,47 @@ func TestCutShortPostIsSettledFromSlack(t *testing.T) {
 	}
 }
 
+// A burst whose answer was lost is found in Slack as a burst: its notices
+// are settled, and none becomes a booking's thread.
+func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
+	t.Parallel()
+	f := &finder{}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	w.poll(w.watcher())
+	var cancelled []string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(t0) {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+			cancelled = append(cancelled, b.ID)
+		}
+	}
+	if len(cancelled) <= notices.BurstSize {
+		t.Fatalf("only %d cancelled", len(cancelled))
+	}
+	w.pub.fail = []error{errLost}
+	w.clock.Advance(time.Minute)
+	if err := w.watcher().Poll(t.Context()); err == nil {
+		t.Fatal("a burst whose answer was lost was not reported")
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(w.watcher())
+	calls := w.pub.take()
+	if len(calls) != 1 || calls[0].call != "burst" || len(calls[0].ns) != len(cancelled) {
+		t.Errorf("calls %v, want the one burst", kinds(calls))
+	}
+	for _, id := range cancelled {
+		if _, ok, err := w.store.Thread(t.Context(), id); err != nil || ok {
+			t.Errorf("booking %s got a thread from a burst (%v)", id, err)
+		}
+	}
+	if w.counts.notices["cancelled posted"] != len(cancelled) {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
 // When Slack's history cannot be read, a notice whose answer was lost is
 // not posted again, and the next reads go on.
 func TestCutShortPostCannotBeLookedFor(t *testing.T) {
