@@ -121,7 +121,7 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 	default:
 		if s.Remind > 0 {
 			lines = append(lines, ":alarm_clock: Reminders: a direct message "+leadWords(s.Remind)+" before each booking on the calendar.")
-			if at := personal.NextReminder(s, list, now); listErr == nil && !at.IsZero() {
+			if at, _ := personal.NextReminder(s, list, now); listErr == nil && !at.IsZero() {
 				next = append(next, "Next reminder: "+moment(at, loc))
 			}
 		} else {

@@ -77,7 +77,7 @@ func (b *Bot) remindReply(ctx context.Context, user string, change func(*persona
 			b.log.Warn("the bookings could not be loaded to say the next reminder", "user", user, "err", err)
 			next.err = err
 		} else {
-			next.at, next.booking = nextReminder(s, list, b.cfg.Now())
+			next.at, next.booking = personal.NextReminder(s, list, b.cfg.Now())
 			next.types = b.titles(ctx)
 		}
 	}
@@ -255,20 +255,6 @@ func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}
 	return err
-}
-
-// nextReminder is the next reminder's time and the booking it is for.
-func nextReminder(s personal.Settings, list []booking.Booking, now time.Time) (time.Time, *booking.Booking) {
-	at := personal.NextReminder(s, list, now)
-	if at.IsZero() {
-		return at, nil
-	}
-	for i := range list {
-		if list[i].Start.Add(-s.Remind).Equal(at) {
-			return at, &list[i]
-		}
-	}
-	return at, nil
 }
 
 // Reading what people type.

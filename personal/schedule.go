@@ -83,19 +83,21 @@ func Reminders(user string, s Settings, list []booking.Booking, now time.Time) [
 }
 
 // NextReminder is the first reminder time strictly after now for the
-// listed bookings; zero when there is none, or s.Remind is 0.
-func NextReminder(s Settings, list []booking.Booking, now time.Time) time.Time {
+// listed bookings, and the booking it is for; zero and nil when there is
+// none, or s.Remind is 0.
+func NextReminder(s Settings, list []booking.Booking, now time.Time) (time.Time, *booking.Booking) {
 	if s.Remind <= 0 {
-		return time.Time{}
+		return time.Time{}, nil
 	}
 	var next time.Time
-	for _, b := range list {
+	var of *booking.Booking
+	for i, b := range list {
 		at := b.Start.Add(-s.Remind)
 		if at.After(now) && (next.IsZero() || at.Before(next)) {
-			next = at
+			next, of = at, &list[i]
 		}
 	}
-	return next
+	return next, of
 }
 
 // AgendaTime is the instant of an agenda on local date d in loc: that

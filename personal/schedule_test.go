@@ -221,19 +221,27 @@ func TestNextReminder(t *testing.T) {
 		list   []booking.Booking
 		now    string
 		want   string
+		of     string // the booking's ID
 	}{
-		{"off", 0, list, "2026-11-24T08:00:00Z", ""},
-		{"no bookings", time.Hour, nil, "2026-11-24T08:00:00Z", ""},
-		{"earliest of an unordered list", time.Hour, list, "2026-11-24T08:00:00Z", "2026-11-24T09:00:00Z"},
-		{"strictly after now", time.Hour, list, "2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z"},
-		{"one due now is not next", time.Hour, list, "2026-11-24T09:30:00Z", "2026-11-24T10:00:00Z"},
-		{"all passed", time.Hour, list, "2026-11-24T11:00:00Z", ""},
-		{"a ns before the last", time.Hour, list, "2026-11-24T10:59:59.999999999Z", "2026-11-24T11:00:00Z"},
+		{"off", 0, list, "2026-11-24T08:00:00Z", "", ""},
+		{"no bookings", time.Hour, nil, "2026-11-24T08:00:00Z", "", ""},
+		{"earliest of an unordered list", time.Hour, list, "2026-11-24T08:00:00Z", "2026-11-24T09:00:00Z", "a"},
+		{"strictly after now", time.Hour, list, "2026-11-24T09:00:00Z", "2026-11-24T10:00:00Z", "b"},
+		{"one due now is not next", time.Hour, list, "2026-11-24T09:30:00Z", "2026-11-24T10:00:00Z", "b"},
+		{"all passed", time.Hour, list, "2026-11-24T11:00:00Z", "", ""},
+		{"a ns before the last", time.Hour, list, "2026-11-24T10:59:59.999999999Z", "2026-11-24T11:00:00Z", "c"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := personal.NextReminder(personal.Settings{Remind: c.remind}, c.list, ts(c.now))
+			got, of := personal.NextReminder(personal.Settings{Remind: c.remind}, c.list, ts(c.now))
 			same(t, "NextReminder", got, time.UTC, c.want)
+			id := ""
+			if of != nil {
+				id = of.ID
+			}
+			if id != c.of {
+				t.Errorf("NextReminder is for booking %q, want %q", id, c.of)
+			}
 		})
 	}
 }

@@ -237,7 +237,7 @@ func demoLater(ctx context.Context, clock *demoClock, arg string, client *bookin
 			if err != nil {
 				return "", err
 			}
-			to = personal.NextReminder(s, list, now)
+			to, _ = personal.NextReminder(s, list, now)
 		}
 		if to.IsZero() {
 			return "", fmt.Errorf("no %s to come: turn it on first (/booking remind 15m or /booking agenda 08:00)", arg)
