@@ -108,8 +108,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Personal:      st.personal,
 		Seen:          st.seen,
 		ReviewLock:    st.reviewLock,
-		// Reminders run where the scheduled work runs; elsewhere they
-		// come at that replica's next look.
+		// Reminders run where the scheduled work runs; a save on another
+		// replica wakes them through the database (store.personalSaved).
 		PersonalChanged: func() {
 			if r := reminders.Load(); r != nil {
 				r.Wake()
@@ -190,6 +190,9 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 	reminders.Store(r)
 	defer reminders.Store(nil)
 	wg.Go(func() { _ = r.Run(ctx) })
+	if st.personalSaved != nil {
+		wg.Go(func() { st.personalSaved(ctx, r.Wake) })
+	}
 	<-ctx.Done()
 }
 

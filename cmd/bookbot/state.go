@@ -47,7 +47,11 @@ type store struct {
 	// pruning) until ctx ends: at once with the embedded store, and while
 	// this replica leads with PostgreSQL.
 	singleton func(ctx context.Context, work func(ctx context.Context))
-	close     func()
+	// personalSaved calls wake whenever any replica saves someone's
+	// settings, until ctx ends; nil with the embedded store, where
+	// bot.Config.PersonalChanged is enough.
+	personalSaved func(ctx context.Context, wake func())
+	close         func()
 }
 
 // openStore opens the store BOOKBOT_DATABASE_URL or BOOKBOT_STATE_DIR names.
@@ -120,6 +124,11 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	}
 	if cfg.DigestChannel != "" {
 		st.ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+	}
+	st.personalSaved = func(ctx context.Context, wake func()) {
+		if err := db.Listen(ctx, pgstore.PersonalChannel, log, wake); err != nil {
+			log.Error("settings saved on other replicas wake reminders only at their next look", "error", err)
+		}
 	}
 	leader := db.Leader("bookbot", pgstore.LeaderOptions{Replica: owner, Log: log})
 	st.singleton = func(ctx context.Context, work func(context.Context)) {
