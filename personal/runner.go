@@ -116,6 +116,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		case <-r.wake:
+			r.cfg.Log.Debug("personal: woken")
 		}
 	}
 }
