@@ -10,11 +10,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // runKnownBugs runs the cases that prove bugs not fixed yet; they fail.
@@ -263,7 +267,8 @@ func TestAPIRuleCreatedWithoutBookingIsNotConfirmed(t *testing.T) {
 
 // §4 cancel: the body is empty (and not JSON), the ID goes into the path
 // exactly, and a repeat cancel of an already-cancelled booking, answered
-// 200 {cancelled: true} again, is Cancelled, not an error.
+// 200 {cancelled: true} again, is Cancelled, not an error. The list, which
+// never showed the booking, verifies neither.
 func TestAPIRuleCancelRequestShapeAndRepeat(t *testing.T) {
 	t.Parallel()
 	const id = "bk+1:é@x"
@@ -278,7 +283,7 @@ func TestAPIRuleCancelRequestShapeAndRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != booking.Cancelled || !res.Verified {
+		if res.Outcome != booking.Cancelled || res.Verified {
 			t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
 		}
 	}
@@ -330,4 +335,105 @@ func TestAPIRuleCreateSendsOnlyDocumentedFormFields(t *testing.T) {
 			t.Errorf("undocumented form field %q sent", k)
 		}
 	}
+}
+
+// §3 and §4 cancel: a booking of the key owner is cancelled whether or not
+// it has started (the API sets no condition on its start), but GET
+// /bookings lists only upcoming bookings (§4, §8), so a started booking's
+// absence from the list proves nothing either way. The cancel is sent, once;
+// the API's own cancelled: true makes it Cancelled, but not verified by the
+// list; an unclear answer leaves it Unknown for a person to check (§7 rule
+// 3), never Cancelled from the list, and not NotCancelled either. This holds
+// for a booking that had started before the cancel (so it was never listed)
+// and for one listed before the cancel that starts while it is in flight.
+func TestAPIRuleCancelOfStartedBookingIsNotSettledByTheList(t *testing.T) {
+	t.Parallel()
+	faults := []struct {
+		name      string
+		fault     func(*bookingtest.Server)
+		want      booking.Outcome
+		cancelled bool // whether the sandbox then holds it cancelled
+	}{
+		{"answered", nil, booking.Cancelled, true},
+		{"503 after it took effect", func(s *bookingtest.Server) {
+			s.CommitThenFail(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+		}, booking.Unknown, true},
+		{"503 before it took effect", func(s *bookingtest.Server) {
+			s.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+		}, booking.Unknown, false},
+		{"dropped before it took effect", func(s *bookingtest.Server) {
+			s.DropNext(bookingtest.EndpointCancelBooking)
+		}, booking.Unknown, false},
+	}
+	timings := []struct {
+		name        string
+		start       time.Duration // the booking's start, from the clock's first reading
+		inFlight    time.Duration // how far the clock moves while the cancel is sent
+		listedFirst bool
+	}{
+		{"started before the cancel", -7 * time.Minute, 0, false},
+		{"starts while the cancel is sent", time.Minute, 2 * time.Minute, true},
+	}
+	for _, tm := range timings {
+		for _, ft := range faults {
+			t.Run(tm.name+"/"+ft.name, func(t *testing.T) {
+				t.Parallel()
+				clock := fakeclock.New(monday)
+				srv := bookingtest.NewServer(t, bookingtest.WithClock(clock.Now))
+				id := srv.AddBooking(bookingtest.DemoOwner, booking30(monday.Add(tm.start)))
+				front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodPost {
+						clock.Advance(tm.inFlight)
+					}
+					srv.Sandbox.ServeHTTP(w, r)
+				}))
+				t.Cleanup(front.Close)
+				c := clientAt(t, front.URL, srv, booking.WithClock(clock.Now))
+				list, err := c.Bookings(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if listed := slices.ContainsFunc(list, func(b booking.Booking) bool { return b.ID == id }); listed != tm.listedFirst {
+					t.Fatalf("listed before the cancel: %v, want %v", listed, tm.listedFirst)
+				}
+				if ft.fault != nil {
+					ft.fault(srv)
+				}
+				res, err := c.Cancel(t.Context(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Outcome != ft.want || res.Verified || res.Reconciled {
+					t.Errorf("cancel = %s verified %v reconciled %v, want %s, not verified by the list; seen %q",
+						res.Outcome, res.Verified, res.Reconciled, ft.want, res.Seen)
+				}
+				if res.NeedsHuman() != (ft.want == booking.Unknown) {
+					t.Errorf("NeedsHuman() = %v for %s", res.NeedsHuman(), res.Outcome)
+				}
+				if n := calls(srv, bookingtest.EndpointCancelBooking); n != 1 {
+					t.Errorf("cancel calls = %d, want 1: a started booking can be cancelled, and a write is never retried", n)
+				}
+				if got := cancelledInSandbox(t, srv, id); got != ft.cancelled {
+					t.Errorf("sandbox holds it cancelled: %v, want %v", got, ft.cancelled)
+				}
+			})
+		}
+	}
+}
+
+// booking30 is a 30-minute booking of the sandbox's owner at start.
+func booking30(start time.Time) bookingtest.Booking {
+	ev, name, email := "consultation", "Ada Lovelace", "ada@example.com"
+	return bookingtest.Booking{EventType: &ev, Start: start, End: start.Add(30 * time.Minute), BookerName: &name, BookerEmail: &email}
+}
+
+func cancelledInSandbox(t *testing.T, srv *bookingtest.Server, id string) bool {
+	t.Helper()
+	for _, b := range srv.Bookings(bookingtest.DemoOwner) {
+		if b.ID == id {
+			return b.Cancelled
+		}
+	}
+	t.Fatalf("the sandbox does not hold %s", id)
+	return false
 }

@@ -397,14 +397,10 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 		c.settleCreate(ctx, CreateRequest{Slot: slot, Email: w.Email}, res, ProbablyNotBooked)
 	case OpCancel:
 		res.saw("bookbot stopped before the answer to POST /bookings/%s/cancel was recorded", w.BookingID)
-		start, err := time.Parse(time.RFC3339Nano, w.Start)
+		// Without its start (zero), the booking's absence from the list
+		// could as well mean it has started since bookbot stopped.
+		start, _ := time.Parse(time.RFC3339Nano, w.Start)
 		c.settleCancel(ctx, w.BookingID, start, res)
-		if err != nil && res.Outcome == Cancelled {
-			// Without its start, the booking's absence from the list could
-			// as well mean it has started since bookbot stopped.
-			res.Outcome, res.Verified = Unknown, false
-			res.saw("its start is not known, so it may simply have started")
-		}
 	default:
 		res.Outcome = Unknown
 		res.saw("the journal holds an unknown write %q", w.Op)
@@ -539,8 +535,10 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 
 // settleCancel checks the list after a cancel. res.Outcome is Cancelled when
 // the API said so, and empty when its answer was unclear. start is the
-// booking's start when known: once it has passed, the list (upcoming
-// bookings only) no longer shows the booking either way.
+// booking's start as listed before the cancel, zero when it was not listed
+// then: once it has passed, or when it is not known, the list (upcoming
+// bookings only) may not show the booking either way, so its absence
+// settles nothing.
 func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
@@ -572,8 +570,12 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 		}
 		return
 	}
-	if !start.IsZero() && !start.After(c.now()) {
-		res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
+	if start.IsZero() || !start.After(c.now()) {
+		if start.IsZero() {
+			res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)
+		} else {
+			res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
+		}
 		if !said {
 			res.Outcome = Unknown
 		}
