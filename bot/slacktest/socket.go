@@ -368,8 +368,9 @@ func (s *Server) Drop() {
 // deliver sends env to a live connection and waits for its ack: the one
 // ToConnection names, else the next in turn with Options.Spread, else the
 // newest. A connection that fails the write is dropped and the next one is
-// tried, as Slack does (unless the delivery was targeted). A redelivery
-// (retry) counts one more retry_attempt when it goes out.
+// tried, as Slack does (unless the delivery was targeted); so is one that
+// closes before it acks (see redeliverAfterClose). A redelivery (retry)
+// counts one more retry_attempt when it goes out.
 func (s *Server) deliver(ctx context.Context, env *envelope, retry bool, opts []DeliverOption) (Ack, error) {
 	cfg := deliverConfigOf(opts)
 	d := &delivery{ch: make(chan ackResult, 1)}
@@ -416,17 +417,40 @@ func (s *Server) deliver(ctx context.Context, env *envelope, retry bool, opts []
 		s.mu.Lock()
 		c.deliveries++
 		s.mu.Unlock()
-		break
+		select {
+		case r := <-d.ch:
+			return r.ack, r.err
+		case <-ctx.Done():
+			s.forget(env.id, d)
+			return Ack{EnvelopeID: env.id}, ctx.Err()
+		case <-s.done:
+			return Ack{EnvelopeID: env.id}, ErrClosed
+		case <-c.gone:
+			if r, acked := s.redeliverAfterClose(env.id, d); acked {
+				return r.ack, r.err
+			}
+			if cfg.targeted {
+				return Ack{EnvelopeID: env.id}, fmt.Errorf("%w: %d closed before the ack", ErrNoConnection, c.id)
+			}
+			d = &delivery{ch: make(chan ackResult, 1)}
+			retry, retried = true, false
+		}
 	}
+}
+
+// redeliverAfterClose is what Slack does with an envelope whose connection
+// closed before it was acked: it sends it again, retry_attempt one higher,
+// to another connection (here at once, not after the ack timeout). The ack
+// may have come in just before the close: then it stands.
+func (s *Server) redeliverAfterClose(id string, d *delivery) (ackResult, bool) {
+	// The connection's reader matched every ack it read before it stopped.
 	select {
 	case r := <-d.ch:
-		return r.ack, r.err
-	case <-ctx.Done():
-		s.forget(env.id, d)
-		return Ack{EnvelopeID: env.id}, ctx.Err()
-	case <-s.done:
-		return Ack{EnvelopeID: env.id}, ErrClosed
+		return r, true
+	default:
 	}
+	s.forget(id, d)
+	return ackResult{}, false
 }
 
 // pickLocked chooses the connection for a delivery: nil and no error when
@@ -572,7 +596,8 @@ func (s *Server) applyAckLocked(env *envelope, payload json.RawMessage) error {
 	return nil
 }
 
-// Redeliver sends an envelope again, as Slack does when an ack is missing:
+// Redeliver sends an envelope again, as Slack does when an ack is missing
+// (the server does so by itself when a connection closes before its ack):
 // same envelope_id and payload, retry_attempt one higher, retry_reason
 // "timeout". Like Slack's, the retry may go to another connection than the
 // first delivery: the server's pick (Options.Spread), or the one given with
