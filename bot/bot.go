@@ -160,25 +160,41 @@ type Acker func(payload any)
 // Run serves the Socket Mode client's events until ctx is done, then stops
 // taking new work and waits up to drain for work in flight (bookings and
 // cancels included) to finish and tell their requesters the outcome.
+//
+// Shutdown goes in this order: envelopes are no longer taken (one that
+// arrives is left unacked, so Slack sends it to another connection; it is
+// not recorded as seen, so a replica sharing the memory acts on it); those
+// taken are acked, for up to ackWindow; the connection is closed, so Slack
+// sends nothing more here; then the work drains.
 func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Duration) error {
+	// The connection outlives ctx until the envelopes taken are acked.
+	connCtx, closeConn := context.WithCancel(context.WithoutCancel(ctx))
+	defer closeConn()
+	var acks ackFlush
+	acks.watch(client)
 	errc := make(chan error, 1)
-	go func() { errc <- b.connect(ctx, client) }()
+	go func() { errc <- b.connect(connCtx, client) }()
 	reviewCtx, stopReviews := context.WithCancel(ctx)
 	reviews := make(chan struct{})
 	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
 	defer func() { stopReviews(); <-reviews }()
+	var handling sync.WaitGroup // envelopes taken, until Handle returns (it acks first)
 	var runErr error
+	connected := true
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			break loop
 		case err := <-errc:
-			runErr = err
+			runErr, connected = err, false
 			break loop
 		case evt, ok := <-client.Events:
 			if !ok {
 				break loop
+			}
+			if ctx.Err() != nil {
+				break loop // left unacked and unseen, for another connection
 			}
 			received := time.Now()
 			b.connection(evt.Type)
@@ -186,20 +202,40 @@ loop:
 			// acked one after another; the handling counts as work, so a
 			// shutdown waits for it.
 			b.work.add(1)
+			handling.Add(1)
 			go func() {
 				defer b.work.add(-1)
+				defer handling.Done()
 				b.Handle(evt, func(payload any) {
 					if evt.Request == nil {
 						return
 					}
-					if err := client.Ack(*evt.Request, payload); err != nil {
+					if connCtx.Err() != nil {
+						b.log.Warn("ack not sent: the Socket Mode connection was closed", "envelope_id", evt.Request.EnvelopeID)
+						return
+					}
+					// Bounded by the connection: slack-go's queue of acks
+					// is not read once it is closed.
+					if err := client.AckCtx(connCtx, evt.Request.EnvelopeID, payload); err != nil {
 						b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
 						return
 					}
+					acks.queued()
 					b.acked(evt.Type, time.Since(received))
 				})
 			}()
 		}
+	}
+	if connected {
+		b.log.Info("shutdown: taking no more envelopes; closing the Socket Mode connection once those taken are acked")
+		deadline := time.Now().Add(ackWindow) // later acks are ignored by Slack anyway
+		if !waitGroup(&handling, ackWindow) || !acks.flushed(time.Until(deadline)) {
+			b.log.Warn("shutdown: envelopes still unacked when the Socket Mode connection closed", "waited", ackWindow)
+		}
+	}
+	closeConn()
+	if connected {
+		<-errc // closed before the drain
 	}
 	b.connectionEnded()
 	if !b.Drain(drain) {

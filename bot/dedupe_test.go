@@ -12,6 +12,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/bot/slacktest"
 )
 
 // failingSeen fails every question, after delay, or ignores its context
@@ -150,5 +152,139 @@ func TestHandleSharedSeen(t *testing.T) {
 	b.Handle(evt, func(p any) { again = p; acked++ })
 	if acked != 2 || first == nil || again != nil {
 		t.Errorf("acks: %d, first %v, redelivered %v; want 2, the help, nil", acked, first != nil, again)
+	}
+}
+
+// A replica stopping while it handles an envelope acks it before closing
+// its connection, and takes none that arrive meanwhile: Slack sends those
+// to another replica, which answers them, as they were never seen.
+func TestStoppingReplicaAcksThenCloses(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	sl := slacktest.NewServer(t, func(o *slacktest.Options) { o.Spread = true })
+	shared := newSeenSet(SeenTTL, time.Now)
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	holdFirst := func(string) bool { // holds the first envelope in Handle, before its ack
+		once.Do(func() { close(asked); <-release })
+		return true
+	}
+	var logA syncBuffer
+	stopA := runReplica(t, sl, shared, holdFirst, &logA)
+	if _, err := sl.WaitLiveConnections(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	runReplica(t, sl, shared, func(string) bool { return true }, nil)
+	live, err := sl.WaitLiveConnections(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := live[0].ID, live[1].ID
+
+	help := slacktest.SlashCommand{Command: "/booking", Text: "help", UserID: "UADA"}
+	type result struct {
+		ack slacktest.Ack
+		err error
+	}
+	send := func() chan result {
+		done := make(chan result, 1)
+		go func() {
+			ack, err := sl.SendSlashCommand(ctx, help)
+			done <- result{ack, err}
+		}()
+		return done
+	}
+	first := send() // A's turn
+	<-asked
+	stopped := stopA()
+	until(ctx, t, "A to start stopping", func() bool { return strings.Contains(logA.String(), "taking no more envelopes") })
+	if n := len(sl.LiveConnections()); n != 2 {
+		t.Fatalf("A closed its connection with an envelope unacked: %d live", n)
+	}
+	if r := <-send(); r.err != nil || r.ack.ConnID != b { // B's turn
+		t.Fatalf("second envelope: %v on %d, want B (%d)", r.err, r.ack.ConnID, b)
+	}
+	third := send() // A's turn: A is stopping
+	until(ctx, t, "the third envelope on A", func() bool {
+		live := sl.LiveConnections()
+		return len(live) > 0 && live[0].ID == a && live[0].Deliveries == 2
+	})
+	close(release)
+
+	if r := <-first; r.err != nil || r.ack.ConnID != a || !strings.Contains(string(r.ack.Payload), "booking") {
+		t.Errorf("first envelope: %v, acked on %d with %s; want A's (%d) help", r.err, r.ack.ConnID, r.ack.Payload, a)
+	}
+	r := <-third
+	if r.err != nil || r.ack.ConnID != b || !strings.Contains(string(r.ack.Payload), "booking") {
+		t.Errorf("third envelope: %v, acked on %d with %s; want B's (%d) help", r.err, r.ack.ConnID, r.ack.Payload, b)
+	}
+	if !strings.Contains(string(r.ack.Envelope), `"retry_attempt":1`) {
+		t.Errorf("third envelope acked as delivered %s; want it redelivered", r.ack.Envelope)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("A's Run: %v", err)
+	}
+	if strings.Contains(logA.String(), "still unacked") {
+		t.Errorf("A closed its connection before slack-go wrote its acks:\n%s", logA.String())
+	}
+	if strings.Contains(logA.String(), r.ack.EnvelopeID) || strings.Contains(logA.String(), "ack not sent") {
+		t.Errorf("A took the envelope that came while it stopped:\n%s", logA.String())
+	}
+}
+
+// runReplica runs a bot on sl sharing seen, allowing whom allowed says,
+// logging to log (nil: nowhere), until the test ends or stop is called;
+// stop's channel gives Run's result once it has returned.
+func runReplica(t *testing.T, sl *slacktest.Server, seen Seen, allowed func(string) bool, log *syncBuffer) (stop func() <-chan error) {
+	t.Helper()
+	api := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL), slack.OptionAppLevelToken(sl.AppToken()))
+	cfg := Config{Allowed: allowed, Seen: seen}
+	if log != nil {
+		cfg.Log = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	b := New(cfg, nil, api)
+	ctx, cancel := context.WithCancel(context.Background())
+	var err error
+	done := make(chan struct{})
+	go func() { err = b.Run(ctx, socketmode.New(api), 5*time.Second); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return func() <-chan error {
+		cancel()
+		c := make(chan error, 1)
+		go func() { <-done; c <- err }()
+		return c
+	}
+}
+
+// syncBuffer is a log destination safe for the bot's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// until polls cond until it holds.
+func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		case <-tick.C:
+		}
 	}
 }
