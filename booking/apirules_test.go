@@ -437,3 +437,122 @@ func cancelledInSandbox(t *testing.T, srv *bookingtest.Server, id string) bool {
 	t.Fatalf("the sandbox does not hold %s", id)
 	return false
 }
+
+// withStatus is a list entry with another status: "-" leaves the field out.
+func withStatus(entry, status string) string {
+	repl := `"status":` + fmt.Sprintf("%q", status) + `,`
+	if status == "-" {
+		repl = ""
+	}
+	return strings.Replace(entry, `"status":"confirmed",`, repl, 1)
+}
+
+// otherStatuses are statuses §2 and §3 rule out of a listing: the states
+// the text names besides confirmed, and none at all.
+var otherStatuses = []string{"cancelled", "pending", "-"}
+
+// §2 Booking and §3: status is required and always confirmed in listings,
+// and cancelled bookings are not listed by any listing. A list holding an
+// entry with another status is not read as upcoming confirmed bookings at
+// all: GET /bookings answers something the text rules out, and the client
+// says so (ErrBadResponse), as for an entry without an ID. So nothing that
+// settles by the list takes such an entry for a booking: a create is not
+// confirmed by it, nor found already booked after a 409, nor refused as a
+// repeat before sending (nothing is sent, as the list could not be
+// checked); a cancel is not verified by it, nor called not cancelled.
+func TestAPIRuleListedStatusOtherThanConfirmedIsNoBooking(t *testing.T) {
+	t.Parallel()
+	const receipt = `{"booking":{"booking_id":"bk-1","starts_at":"` + fakeSlotStart + `","ends_at":"` + fakeSlotEnd + `"}}`
+	listed := entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "ada@example.com")
+	cancelThen := func(f *fakeAPI, status int, body string, list func() string) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			f.listed = list
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	for _, status := range otherStatuses {
+		other := withStatus(listed, status)
+		t.Run(status+"/list", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.created, f.listed = true, listOf(entry("bk-0", "intro-call", "2026-03-24T08:00:00Z", "2026-03-24T08:15:00Z", "grace@example.com"), other)
+			list, err := f.client(t).Bookings(t.Context())
+			if !errors.Is(err, booking.ErrBadResponse) {
+				t.Fatalf("Bookings() = %+v, %v; want ErrBadResponse", list, err)
+			}
+		})
+		t.Run(status+"/create verified", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.create, f.listed = answer(201, receipt), listOf(other)
+			c := f.client(t)
+			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != booking.Unknown || res.Verified || res.Booking != nil || !res.NeedsHuman() {
+				t.Fatalf("a receipt listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
+			}
+		})
+		t.Run(status+"/create after 409", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.create, f.listed = answer(409, `{"error":"not booked","status":200}`), listOf(other)
+			c := f.client(t)
+			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != booking.NotBooked || res.Verified || res.Booking != nil {
+				t.Fatalf("a 409 then listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
+			}
+			if n := f.postCount(); n != 1 {
+				t.Errorf("POST /bookings calls = %d, want 1", n)
+			}
+		})
+		t.Run(status+"/create already listed", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.created, f.listed = true, listOf(other)
+			c := f.client(t)
+			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+			if !errors.Is(err, booking.ErrBadResponse) || res != nil {
+				t.Fatalf("create over a list holding it %s = %+v, %v; want nothing sent, ErrBadResponse", status, res, err)
+			}
+			if n := f.postCount(); n != 0 {
+				t.Errorf("POST /bookings calls = %d, want 0: the repeat check could not be made", n)
+			}
+		})
+		t.Run(status+"/cancel answered", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.created, f.listed = true, listOf(listed)
+			f.cancel = cancelThen(f, 200, `{"cancelled":true}`, listOf(other))
+			res, err := f.client(t).Cancel(t.Context(), "bk-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != booking.Cancelled || res.Verified || res.Listed != nil {
+				t.Fatalf("cancelled, then listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
+			}
+		})
+		t.Run(status+"/cancel unclear", func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t)
+			f.created, f.listed = true, listOf(listed)
+			f.cancel = cancelThen(f, 503, `{"error":"unavailable"}`, listOf(other))
+			res, err := f.client(t).Cancel(t.Context(), "bk-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != booking.Unknown || res.Verified || !res.NeedsHuman() {
+				t.Fatalf("an unclear cancel, then listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
+			}
+			if n := f.postCount(); n != 1 {
+				t.Errorf("cancel calls = %d, want 1", n)
+			}
+		})
+	}
+}

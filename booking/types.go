@@ -111,7 +111,11 @@ func (n NullString) MarshalJSON() ([]byte, error) {
 	return json.Marshal(n.String)
 }
 
-// Booking is an upcoming confirmed booking from GET /bookings.
+// StatusConfirmed is the one status GET /bookings gives its entries.
+const StatusConfirmed = "confirmed"
+
+// Booking is an upcoming confirmed booking from GET /bookings. A list with
+// an entry of another status is not read (ErrBadResponse).
 type Booking struct {
 	ID          string
 	Start, End  time.Time
@@ -202,6 +206,11 @@ func (w wireReceipt) receipt() (Receipt, error) {
 func (w wireBooking) booking() (Booking, error) {
 	if w.BookingID == "" {
 		return Booking{}, fmt.Errorf("a booking has no booking_id")
+	}
+	// The list holds only upcoming confirmed bookings, and says so in each
+	// entry; one that says otherwise is no booking bookbot can count on.
+	if w.Status != StatusConfirmed {
+		return Booking{}, fmt.Errorf("booking %s has status %q, where the list holds only %q ones", truncate(w.BookingID, 40), truncate(w.Status, 40), StatusConfirmed)
 	}
 	start, err := parseTime("booking starts_at", w.StartsAt)
 	if err != nil {
