@@ -6,8 +6,11 @@ package notices_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,4 +127,123 @@ func mustKeyOf(t *testing.T, s string) booking.Key {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// restating sits in front of the sandbox and, once on, gives entries of
+// GET /bookings another status by ID, and lists ghosts: entries the
+// sandbox no longer lists, as they were.
+type restating struct {
+	mu     sync.Mutex
+	on     bool
+	status map[string]string
+	ghosts []map[string]any
+}
+
+func (rs *restating) set(on bool, status map[string]string, ghosts ...map[string]any) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.on, rs.status, rs.ghosts = on, status, ghosts
+}
+
+func (rs *restating) front(t *testing.T, sb *bookingtest.Server) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		if !rs.on || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
+			sb.ServeHTTP(w, r)
+			return
+		}
+		var body struct {
+			Bookings []map[string]any `json:"bookings"`
+		}
+		if err := json.Unmarshal(sandboxList(t, sb, r), &body); err != nil {
+			t.Errorf("sandbox list: %v", err)
+			return
+		}
+		for _, b := range body.Bookings {
+			if s, ok := rs.status[b["booking_id"].(string)]; ok {
+				b["status"] = s
+			}
+		}
+		body.Bookings = append(body.Bookings, rs.ghosts...)
+		out, _ := json.Marshal(body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// sandboxList is the sandbox's own answer to a GET /bookings.
+func sandboxList(t *testing.T, sb *bookingtest.Server, r *http.Request) []byte {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	sb.ServeHTTP(rec, r)
+	if rec.Code != 200 {
+		t.Errorf("sandbox list: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.Bytes()
+}
+
+// §2 Booking and §3: listings hold only confirmed bookings, with status
+// confirmed; cancelled ones are not listed. A read listing a booking the
+// attendee has cancelled as "cancelled", and a new one as "pending", is
+// not taken for bookings: the poll fails as an unexpected answer and
+// nothing is announced from it, neither the pending booking as new nor
+// the cancelled one as still there. Once the list reads as documented
+// again, the cancel and the new booking are each announced once.
+func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	rs := &restating{}
+	front := rs.front(t, w.sb)
+	c, err := booking.NewClient(front.URL, mustKeyOf(t, bookingtest.DemoKey), booking.WithClock(w.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.list.c.Store(c)
+	wt := w.watcher()
+	w.poll(wt) // the baseline
+
+	var before struct {
+		Bookings []map[string]any `json:"bookings"`
+	}
+	req := httptest.NewRequest("GET", "/api/v1/bookings", nil)
+	req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
+	if err := json.Unmarshal(sandboxList(t, w.sb, req), &before); err != nil || len(before.Bookings) == 0 {
+		t.Fatalf("sandbox list: %v", err)
+	}
+	gone := before.Bookings[0]
+	goneID := gone["booking_id"].(string)
+	if err := w.sb.CancelAsAttendee(goneID); err != nil {
+		t.Fatal(err)
+	}
+	gone["status"] = "cancelled"
+	newID, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.set(true, map[string]string{newID: "pending"}, gone)
+
+	for range 2 {
+		w.clock.Advance(time.Minute)
+		if err := wt.Poll(t.Context()); !errors.Is(err, booking.ErrBadResponse) {
+			t.Fatalf("poll over entries not confirmed = %v, want ErrBadResponse", err)
+		}
+		if calls := w.pub.take(); len(calls) != 0 {
+			t.Fatalf("entries not confirmed announced %v", kinds(calls))
+		}
+	}
+
+	rs.set(false, nil)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	got := kinds(w.pub.take())
+	slices.Sort(got)
+	want := []string{"post cancelled " + goneID, "post new " + newID}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("once listed as documented: %v, want %v", got, want)
+	}
 }
