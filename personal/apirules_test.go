@@ -5,11 +5,16 @@ package personal_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -59,5 +64,114 @@ func TestAPIRuleReminderOnceWhateverTheOffset(t *testing.T) {
 	p.tick()
 	if got := of(p.send.take(), b.ID); len(got) != 0 {
 		t.Errorf("back in UTC, reminded of again: %v", got)
+	}
+}
+
+// ghostFront sits in front of the sandbox and, while on, adds entries to
+// GET /bookings as given, after the sandbox's own.
+func ghostFront(t *testing.T, sb *bookingtest.Server, on *atomic.Bool, ghosts ...map[string]any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !on.Load() || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
+			sb.ServeHTTP(w, r)
+			return
+		}
+		body := sandboxList(t, sb)
+		body.Bookings = append(body.Bookings, ghosts...)
+		out, _ := json.Marshal(body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type listBody struct {
+	Bookings []map[string]any `json:"bookings"`
+}
+
+// sandboxList is the sandbox's own GET /bookings answer for its owner.
+func sandboxList(t *testing.T, sb *bookingtest.Server) listBody {
+	t.Helper()
+	req := httptest.NewRequest("GET", "/api/v1/bookings", nil)
+	req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
+	rec := httptest.NewRecorder()
+	sb.ServeHTTP(rec, req)
+	var body listBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != 200 || err != nil {
+		t.Errorf("sandbox list: %d %s", rec.Code, rec.Body)
+	}
+	return body
+}
+
+// §2 Booking and §3: listings hold only confirmed bookings, with status
+// confirmed; cancelled ones are not listed. A booking the attendee has
+// cancelled, listed all the same with status "cancelled", is neither
+// reminded of nor counted in the day's agenda: the list is not read
+// (ErrBadResponse), and once it reads as documented the agenda counts only
+// the confirmed bookings and the cancelled one is never reminded of.
+func TestAPIRuleListedStatusOtherThanConfirmedIsNotRemindedOf(t *testing.T) {
+	t.Parallel()
+	p := newPlace(t)
+	p.set("UADA", personal.Settings{Remind: 15 * time.Minute, Agenda: &personal.Agenda{Minute: 7 * 60}})
+	b := p.first()
+	var ghost map[string]any
+	for _, e := range sandboxList(t, p.sb).Bookings {
+		if e["booking_id"] == b.ID {
+			ghost = e
+		}
+	}
+	if ghost == nil {
+		t.Fatalf("the sandbox does not list %s", b.ID)
+	}
+	if err := p.sb.CancelAsAttendee(b.ID); err != nil {
+		t.Fatal(err)
+	}
+	ghost["status"] = "cancelled"
+	var on atomic.Bool
+	on.Store(true)
+	key, err := booking.NewKey(bookingtest.DemoKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := booking.NewClient(ghostFront(t, p.sb, &on, ghost).URL, key,
+		booking.WithClock(p.clock.Now), booking.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cfg.List = client
+	tick := func() error { return personal.NewRunner(p.cfg).Tick(t.Context()) }
+
+	local := b.Start.In(berlin)
+	morning := time.Date(local.Year(), local.Month(), local.Day(), 7, 0, 0, 0, berlin)
+	if !morning.Before(b.Start.Add(-15 * time.Minute)) {
+		t.Fatalf("the agenda at %s does not come before the reminder of %s", morning, b.Start)
+	}
+	for _, at := range []time.Time{morning, b.Start.Add(-15 * time.Minute)} {
+		p.clock.Set(at)
+		if err := tick(); !errors.Is(err, booking.ErrBadResponse) {
+			t.Fatalf("at %s: tick over a cancelled entry = %v, want ErrBadResponse", at, err)
+		}
+		if got := p.send.take(); len(got) != 0 {
+			t.Fatalf("at %s, over a list with a cancelled entry: %+v", at, got)
+		}
+	}
+
+	on.Store(false)
+	p.clock.Set(morning.Add(time.Minute))
+	if err := tick(); err != nil {
+		t.Fatal(err)
+	}
+	got := p.send.take()
+	want := p.onDay(local.Year(), local.Month(), local.Day(), berlin)
+	if len(got) != 1 || got[0].kind != personal.AgendaKind || got[0].n != want {
+		t.Errorf("agenda once listed as documented: %+v, want %d bookings", got, want)
+	}
+	p.clock.Set(b.Start.Add(-14 * time.Minute))
+	if err := tick(); err != nil {
+		t.Fatal(err)
+	}
+	if got := of(p.send.take(), b.ID); len(got) != 0 {
+		t.Errorf("the cancelled booking was reminded of: %v", got)
 	}
 }
