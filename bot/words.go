@@ -152,7 +152,7 @@ func cancelOutcomeMessage(id string, res *booking.Result) message {
 	case booking.Cancelled:
 		text = fmt.Sprintf(":white_check_mark: Booking %s is cancelled.", code(id))
 		if !res.Verified {
-			text += " The API confirmed it, but the bookings list could not be checked."
+			text += " The API confirmed it; the bookings list could not confirm it too."
 		}
 	case booking.NotFound:
 		text = fmt.Sprintf(":grey_question: Booking %s was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", code(id))
@@ -209,7 +209,7 @@ func outcomeText(e journal.Entry) string {
 	case booking.Cancelled:
 		s = "cancelled"
 		if !e.Verified {
-			s += " (the list could not be checked)"
+			s += " (not confirmed by the list)"
 		}
 	case booking.NotCancelled:
 		s = "not cancelled: the booking is still listed"
