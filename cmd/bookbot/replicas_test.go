@@ -19,6 +19,21 @@ import (
 type replica struct {
 	cmd *exec.Cmd
 	out *logLines
+	env []string // to start it again
+}
+
+// startReplica starts `bookbot run` with env, killed at the end of the test.
+func startReplica(t *testing.T, env []string) replica {
+	t.Helper()
+	out := newLogLines()
+	cmd := exec.Command(binary, "run")
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return replica{cmd: cmd, out: out, env: env}
 }
 
 // startReplicas starts n `bookbot run` processes on one database and one
@@ -34,15 +49,7 @@ func startReplicas(ctx context.Context, t *testing.T, n int, extra ...string) ([
 	var rs []replica
 	for range n {
 		e := env(sb, sl, append([]string{"BOOKBOT_DATABASE_URL=" + url, "BOOKBOT_ALLOWED_USERS=UADA,UBOB", "LOG_LEVEL=debug", "LOG_FORMAT=text"}, extra...)...)
-		out := newLogLines()
-		cmd := exec.Command(binary, "run")
-		cmd.Env = e
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		rs = append(rs, replica{cmd: cmd, out: out})
+		rs = append(rs, startReplica(t, e))
 	}
 	if _, err := sl.WaitLiveConnections(ctx, n); err != nil {
 		for _, r := range rs {
@@ -214,4 +221,146 @@ func TestCheckDatabase(t *testing.T) {
 		t.Errorf("with a replica leading:\n%s", got)
 	}
 	stopRun(t, cmd, out)
+}
+
+// A rolling restart: each of three replicas in turn is stopped (SIGTERM)
+// and started again, while commands keep coming and a booking is made
+// during each restart. Every command is answered once, every envelope is
+// acked once, and every booking is one POST.
+func TestRollingRestart(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const n = 3
+	rs, sb, sl := startReplicas(ctx, t, n)
+
+	// help is answered in the ack, list through the response_url; each
+	// command in a channel of its own, so its answers can be counted.
+	var mu sync.Mutex
+	var commands []string // their channels
+	var failed []error
+	stop := make(chan struct{})
+	var sender sync.WaitGroup
+	sender.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			cmd := slacktest.SlashCommand{Command: "/booking", Text: "help", UserID: ada, ChannelID: fmt.Sprintf("CROLL%05d", i)}
+			if i%2 == 1 {
+				cmd.Text, cmd.UserID = "list", "UBOB"
+			}
+			_, err := sl.SendSlashCommand(ctx, cmd)
+			mu.Lock()
+			commands = append(commands, cmd.ChannelID)
+			if err != nil {
+				failed = append(failed, fmt.Errorf("/booking %s in %s: %w", cmd.Text, cmd.ChannelID, err))
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	})
+	stopSender := sync.OnceFunc(func() { close(stop); sender.Wait() })
+	defer stopSender()
+
+	var guests []string
+	for i := range rs {
+		guest := fmt.Sprintf("Guest %d", i+1)
+		guests = append(guests, guest)
+		booked := make(chan error, 1)
+		go func() { booked <- bookDuring(ctx, sl, guest, i) }()
+		stopRun(t, rs[i].cmd, rs[i].out)
+		if _, err := sl.WaitLiveConnections(ctx, n-1); err != nil {
+			t.Fatalf("replica %d's connection stayed: %v", i, err)
+		}
+		rs[i] = startReplica(t, rs[i].env)
+		if _, err := sl.WaitLiveConnections(ctx, n); err != nil {
+			t.Fatalf("replica %d did not come back: %v\n%s", i, err, rs[i].out.String())
+		}
+		if err := <-booked; err != nil {
+			t.Fatalf("booking %s: %v", guest, err)
+		}
+	}
+	stopSender()
+	for _, r := range rs {
+		stopRun(t, r.cmd, r.out) // its work done, its answers given
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, err := range failed {
+		t.Error(err)
+	}
+	answers := map[string]int{}
+	for _, m := range sl.Messages() {
+		if m.Kind == "ack" || m.Kind == "response_url" {
+			answers[m.Channel]++
+		}
+	}
+	for _, ch := range commands {
+		if answers[ch] != 1 {
+			t.Errorf("the command in %s got %d answers, want 1", ch, answers[ch])
+		}
+	}
+	acked := map[string]int{}
+	redelivered := 0
+	for _, a := range sl.Acks() {
+		if !a.Duplicate && !a.Late && !a.Dropped {
+			acked[a.EnvelopeID]++
+		}
+		if strings.Contains(string(a.Envelope), `"retry_attempt":1`) {
+			redelivered++
+		}
+	}
+	for id, k := range acked {
+		if k != 1 {
+			t.Errorf("envelope %s acked %d times", id, k)
+		}
+	}
+	if got := posts(sb); got != len(guests) {
+		t.Errorf("%d POST /bookings for %d bookings", got, len(guests))
+	}
+	for _, guest := range guests {
+		dms := 0
+		for _, m := range sl.Messages() {
+			if m.Kind == "message" && strings.Contains(m.Text, "Booked.") && strings.Contains(m.Text, guest) {
+				dms++
+			}
+		}
+		if dms != 1 {
+			t.Errorf("%s: %d outcomes told, want 1", guest, dms)
+		}
+	}
+	t.Logf("%d commands, %d bookings, %d envelopes redelivered", len(commands), len(guests), redelivered)
+}
+
+// bookDuring books a slot for guest as bob, the k-th offered on a new
+// booking form, and waits for the outcome.
+func bookDuring(ctx context.Context, sl *slacktest.Server, guest string, k int) error {
+	known := map[string]bool{}
+	for _, v := range sl.Views() {
+		known[v.ID] = true
+	}
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: "UBOB"}); err != nil {
+		return err
+	}
+	form, err := sl.WaitView(ctx, func(v slacktest.View) bool {
+		return !known[v.ID] && v.TriggerUser == "UBOB" && len(v.Options("slot")) > k
+	})
+	if err != nil {
+		return fmt.Errorf("no form: %w", err)
+	}
+	email := strings.ToLower(strings.ReplaceAll(guest, " ", ".")) + "@example.com"
+	in := map[string]string{"slot": form.Options("slot")[k].Value, "name": guest, "email": email, "booker_tz": "Europe/Berlin"}
+	if _, err := sl.SubmitInputs(ctx, "UBOB", form.ID, in); err != nil {
+		return err
+	}
+	_, err = sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && strings.Contains(m.Text, guest)
+	})
+	return err
 }
