@@ -304,8 +304,9 @@ func (b *Bot) Drain(d time.Duration) bool {
 	}
 }
 
-// Idle waits until no envelope work is in flight. Work is counted before
-// its envelope is acked, so after an ack Idle covers all it started.
+// Idle waits until no envelope work is in flight. An envelope's handling
+// is work from before its ack until the work it starts is counted, so
+// after an ack Idle covers all it started.
 func (b *Bot) Idle(ctx context.Context) error {
 	select {
 	case <-b.work.idle():
@@ -316,9 +317,10 @@ func (b *Bot) Idle(ctx context.Context) error {
 }
 
 // Handle acks one Socket Mode event at once and starts its work. Acks
-// carry only what can be computed in memory; the one wait on the network
-// is a shared Seen asked about an envelope new to this replica, bounded
-// at 500 ms.
+// carry only what can be computed in memory. With a shared Seen, an
+// envelope new to this replica is asked about there (bounded at 500 ms):
+// after its ack, unless the ack carries a view (a submission), whose
+// answer belongs to the replica that does the work.
 func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
@@ -351,31 +353,70 @@ func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 		ack(prev)
 		return
 	}
+	act, answers, asksFirst := b.route(evt)
+	if asksFirst && !b.seen.sharedFirst(id) {
+		b.redelivered(evt)
+		ack(nil) // the first ack is the other replica's
+		return
+	}
 	var payload any
 	var later jobs
-	switch evt.Type {
-	case socketmode.EventTypeSlashCommand:
-		cmd, ok := evt.Data.(slack.SlashCommand)
-		if ok {
-			payload = b.slashCommand(&later, cmd)
-		}
-	case socketmode.EventTypeInteractive:
-		cb, ok := evt.Data.(slack.InteractionCallback)
-		if ok {
-			payload = b.interaction(&later, cb)
-		}
-	case socketmode.EventTypeEventsAPI:
-		ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-		if ok {
-			b.eventsAPI(&later, ev)
-		}
+	if answers {
+		payload = act(&later)
 	}
 	b.seen.store(id, payload)
 	b.work.add(len(later))
 	ack(payload)
+	if !asksFirst && !b.seen.sharedFirst(id) {
+		// Acked as the first delivery was; the work is the other replica's.
+		b.work.add(-len(later))
+		b.redelivered(evt)
+		return
+	}
+	if !answers {
+		var more jobs
+		act(&more)
+		b.work.add(len(more))
+		later = append(later, more...)
+	}
 	for _, j := range later {
 		b.start(j.name, j.fn)
 	}
+}
+
+// route returns how to act on an envelope: act queues its work and returns
+// its ack's payload. answers says that the ack depends on act, which then
+// runs before the ack; otherwise the ack is empty and act runs after it,
+// once the envelope is known to be this replica's to act on. asksFirst
+// says that a shared Seen must be asked before the ack: a submission's ack
+// is the view the person sees next.
+func (b *Bot) route(evt socketmode.Event) (act func(*jobs) any, answers, asksFirst bool) {
+	switch evt.Type {
+	case socketmode.EventTypeSlashCommand:
+		if cmd, ok := evt.Data.(slack.SlashCommand); ok {
+			return func(later *jobs) any { return b.slashCommand(later, cmd) }, true, false
+		}
+	case socketmode.EventTypeInteractive:
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			act := func(later *jobs) any { return b.interaction(later, cb) }
+			switch cb.Type {
+			case slack.InteractionTypeViewSubmission:
+				return act, true, true
+			case slack.InteractionTypeBlockSuggestion:
+				return act, true, false
+			}
+			return act, false, false
+		}
+	case socketmode.EventTypeEventsAPI:
+		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+			return func(later *jobs) any { b.eventsAPI(later, ev); return nil }, false, false
+		}
+	}
+	return func(*jobs) any { return nil }, false, false
+}
+
+func (b *Bot) redelivered(evt socketmode.Event) {
+	b.log.Info("redelivered envelope ignored: another replica took it", "envelope_id", evt.Request.EnvelopeID, "retry_attempt", evt.Request.RetryAttempt)
 }
 
 // jobs is the work one envelope starts. Handle starts it only after the

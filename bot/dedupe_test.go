@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -40,8 +41,8 @@ func (f *failingSeen) FirstTime(ctx context.Context, id string, _ time.Time) (bo
 	}
 }
 
-// Two replicas share a Seen: an envelope redelivered to the other one is
-// acked empty there and not acted on; to the first, with its first ack.
+// Two replicas share a Seen: each remembers the envelopes it saw, and
+// the shared one tells which replica saw an envelope first.
 func TestSeenShared(t *testing.T) {
 	now := time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -49,12 +50,15 @@ func TestSeenShared(t *testing.T) {
 	a := newSeenSet(SeenTTL, clock).sharing(shared, nil)
 	b := newSeenSet(SeenTTL, clock).sharing(shared, nil)
 
-	if _, dup := a.check("E1"); dup {
+	if _, dup := a.check("E1"); dup || !a.sharedFirst("E1") {
 		t.Fatal("E1 seen before it came")
 	}
 	a.store("E1", map[string]string{"text": "help"})
-	if ack, dup := b.check("E1"); !dup || ack != nil {
-		t.Errorf("E1 redelivered to the other replica: %v, %v; want a duplicate acked empty", ack, dup)
+	if _, dup := b.check("E1"); dup {
+		t.Error("E1 is in the other replica's own memory")
+	}
+	if b.sharedFirst("E1") {
+		t.Error("E1 redelivered to the other replica is first there too")
 	}
 	if ack, dup := a.check("E1"); !dup || ack == nil {
 		t.Errorf("E1 redelivered to the first replica: %v, %v; want its first ack", ack, dup)
@@ -62,15 +66,15 @@ func TestSeenShared(t *testing.T) {
 	if ack, dup := b.check("E1"); !dup || ack != nil {
 		t.Errorf("E1 redelivered twice to the other replica: %v, %v; want a duplicate acked empty", ack, dup)
 	}
-	if _, dup := b.check("E2"); dup {
+	if _, dup := b.check("E2"); dup || !b.sharedFirst("E2") {
 		t.Error("E2, first delivered to the other replica, is seen")
 	}
-	if _, dup := a.check(""); dup {
+	if _, dup := a.check(""); dup || !a.sharedFirst("") {
 		t.Error("an envelope without ID is seen")
 	}
 
 	now = now.Add(SeenTTL + time.Nanosecond)
-	if _, dup := b.check("E1"); dup {
+	if _, dup := b.check("E1"); dup || !b.sharedFirst("E1") {
 		t.Error("E1 is seen after the TTL")
 	}
 }
@@ -90,12 +94,11 @@ func TestSeenSharedFails(t *testing.T) {
 			var mu sync.Mutex
 			log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
 			s := newSeenSet(SeenTTL, time.Now).sharing(shared, log)
-			start := time.Now()
 			if _, dup := s.check("E1"); dup {
 				t.Error("E1 seen before it came")
 			}
-			if took := time.Since(start); took > sharedSeenWait+250*time.Millisecond {
-				t.Errorf("the check took %v, over %v", took, sharedSeenWait)
+			if !s.sharedFirst("E1") {
+				t.Error("E1 not first when the shared Seen cannot tell")
 			}
 			if _, dup := s.check("E1"); !dup {
 				t.Error("E1 redelivered to the same replica is not seen")
@@ -120,38 +123,116 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// A redelivery this replica caught is not asked about again.
-func TestSeenSharedAskedOnce(t *testing.T) {
-	shared := &failingSeen{delay: 0, asked: make(chan string, 10)}
-	s := newSeenSet(SeenTTL, time.Now).sharing(shared, nil)
-	s.check("E1")
-	s.check("E1")
-	s.check("")
-	if n := len(shared.asked); n != 1 {
-		t.Errorf("the shared Seen was asked %d times, want once", n)
-	}
+// countingSeen is a shared Seen that counts its questions.
+type countingSeen struct {
+	*seenSet
+	mu    sync.Mutex
+	asked int
 }
 
-// Through Handle: of two bots sharing a Seen, the one a redelivery reaches
-// second acks it empty and does nothing.
-func TestHandleSharedSeen(t *testing.T) {
-	shared := newSeenSet(SeenTTL, time.Now)
-	cfg := Config{Allowed: func(string) bool { return true }}
-	a, b := New(cfg, nil, nil), New(cfg, nil, nil)
-	a.seen.sharing(shared, nil)
-	b.seen.sharing(shared, nil)
+func (c *countingSeen) FirstTime(ctx context.Context, id string, now time.Time) (bool, error) {
+	c.mu.Lock()
+	c.asked++
+	c.mu.Unlock()
+	return c.seenSet.FirstTime(ctx, id, now)
+}
+
+// A redelivery this replica caught is not asked about again.
+func TestSeenSharedAskedOnce(t *testing.T) {
+	shared := &countingSeen{seenSet: newSeenSet(SeenTTL, time.Now)}
+	bot := New(Config{Allowed: func(string) bool { return true }, Seen: shared}, nil, nil)
 	evt := socketmode.Event{
 		Type:    socketmode.EventTypeSlashCommand,
 		Data:    slack.SlashCommand{Command: "/booking", Text: "help", UserID: "UADA"},
 		Request: &socketmode.Request{EnvelopeID: "E1"},
 	}
+	bot.Handle(evt, func(any) {})
+	bot.Handle(evt, func(any) {})
+	evt.Request.EnvelopeID = ""
+	bot.Handle(evt, func(any) {})
+	if shared.asked != 1 {
+		t.Errorf("the shared Seen was asked %d times, want once", shared.asked)
+	}
+}
+
+// orderSeen is a shared Seen that notes when it is asked in a sequence the
+// test's acks are noted in too.
+type orderSeen struct {
+	*seenSet
+	mu  sync.Mutex
+	seq []string
+}
+
+func (o *orderSeen) note(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq = append(o.seq, s)
+}
+
+func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bool, error) {
+	o.note("asked")
+	return o.seenSet.FirstTime(ctx, id, now)
+}
+
+// Through Handle: a command is acked from the replica's memory, before the
+// shared Seen is asked; a submission's ack waits for it, and the replica a
+// redelivered submission reaches second acks it empty and does nothing.
+func TestHandleSharedSeen(t *testing.T) {
+	cfg := Config{Allowed: func(string) bool { return true }}
+	shared := &orderSeen{seenSet: newSeenSet(SeenTTL, time.Now)}
+	a, b := New(cfg, nil, nil), New(cfg, nil, nil)
+	a.seen.sharing(shared, nil)
+	b.seen.sharing(shared, nil)
+
+	help := socketmode.Event{
+		Type:    socketmode.EventTypeSlashCommand,
+		Data:    slack.SlashCommand{Command: "/booking", Text: "help", UserID: "UADA"},
+		Request: &socketmode.Request{EnvelopeID: "E1"},
+	}
 	var first, again any
-	acked := 0
-	a.Handle(evt, func(p any) { first = p; acked++ })
-	evt.Request.RetryAttempt = 1
-	b.Handle(evt, func(p any) { again = p; acked++ })
-	if acked != 2 || first == nil || again != nil {
-		t.Errorf("acks: %d, first %v, redelivered %v; want 2, the help, nil", acked, first != nil, again)
+	a.Handle(help, func(p any) { first = p; shared.note("acked") })
+	help.Request.RetryAttempt = 1
+	b.Handle(help, func(p any) { again = p; shared.note("acked") })
+	if first == nil || !reflect.DeepEqual(first, again) {
+		t.Errorf("command acks: first %v, redelivered %v; want the help twice", first, again)
+	}
+	if got := strings.Join(shared.seq, " "); got != "acked asked acked asked" {
+		t.Errorf("command: %s; want each ack before its question", got)
+	}
+
+	shared.seq = nil
+	submit := socketmode.Event{
+		Type: socketmode.EventTypeInteractive,
+		Data: slack.InteractionCallback{Type: slack.InteractionTypeViewSubmission, User: slack.User{ID: "UADA"},
+			View: slack.View{ID: "V1", CallbackID: callbackBooking}},
+		Request: &socketmode.Request{EnvelopeID: "E2"},
+	}
+	first, again = nil, nil
+	a.Handle(submit, func(p any) { first = p; shared.note("acked") })
+	submit.Request.RetryAttempt = 1
+	b.Handle(submit, func(p any) { again = p; shared.note("acked") })
+	if first == nil || again != nil {
+		t.Errorf("submission acks: first %v, redelivered %v; want an answer, then nil", first, again)
+	}
+	if got := strings.Join(shared.seq, " "); got != "asked acked asked acked" {
+		t.Errorf("submission: %s; want each question before its ack", got)
+	}
+
+	// A button another replica took is acked here, and not acted on: the
+	// cancel it would start holds nothing.
+	if first, err := shared.FirstTime(t.Context(), "E3", time.Now()); err != nil || !first {
+		t.Fatal("E3 was seen")
+	}
+	press := socketmode.Event{
+		Type: socketmode.EventTypeInteractive,
+		Data: slack.InteractionCallback{Type: slack.InteractionTypeBlockActions, User: slack.User{ID: "UADA"},
+			ActionCallback: slack.ActionCallbacks{BlockActions: []*slack.BlockAction{{ActionID: actionCancel, Value: "bk_1", Type: "button"}}}},
+		Request: &socketmode.Request{EnvelopeID: "E3", RetryAttempt: 1},
+	}
+	acks := 0
+	b.Handle(press, func(any) { acks++ })
+	if acks != 1 || !b.creating.tryLock("cancel\x00bk_1") {
+		t.Errorf("a button another replica took: %d acks, its cancel started here", acks)
 	}
 }
 

@@ -84,24 +84,25 @@ func (s *seenSet) FirstTime(_ context.Context, id string, now time.Time) (bool, 
 	return !dup, nil
 }
 
-// check reports whether id was handled, and the ack it got. An unseen id is
-// reserved at once, so a redelivery racing the first is caught too; then
-// the shared Seen, if any, is asked, for at most sharedSeenWait.
+// check reports whether this replica handled id, and the ack it got. An
+// unseen id is reserved at once, so a redelivery racing the first is
+// caught too.
 func (s *seenSet) check(id string) (any, bool) {
 	if id == "" {
 		return nil, false
 	}
-	now := s.now()
-	if ack, dup := s.reserve(id, now); dup || s.shared == nil {
-		return ack, dup
-	}
-	return nil, !s.sharedFirst(id, now)
+	return s.reserve(id, s.now())
 }
 
-// sharedFirst asks the shared Seen whether id is new. It answers true
-// (new, as this replica's memory says) when the question fails or takes
-// longer than sharedSeenWait, even if the Seen ignores its context.
-func (s *seenSet) sharedFirst(id string, now time.Time) bool {
+// sharedFirst asks the shared Seen whether id is new: true without one. It
+// answers true (new, as this replica's memory says) also when the question
+// fails or takes longer than sharedSeenWait, even if the Seen ignores its
+// context.
+func (s *seenSet) sharedFirst(id string) bool {
+	if s.shared == nil || id == "" {
+		return true
+	}
+	now := s.now()
 	ctx, cancel := context.WithTimeout(context.Background(), sharedSeenWait)
 	defer cancel()
 	type answer struct {
