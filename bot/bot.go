@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -164,14 +165,14 @@ type Acker func(payload any)
 // Shutdown goes in this order: envelopes are no longer taken (one that
 // arrives is left unacked, so Slack sends it to another connection; it is
 // not recorded as seen, so a replica sharing the memory acts on it); those
-// taken are acked, for up to ackWindow; the connection is closed, so Slack
-// sends nothing more here; then the work drains.
+// taken are acked, for up to ackWindow, and slack-go is given ackWrite to
+// write the last of them; the connection is closed, so Slack sends nothing
+// more here; then the work drains.
 func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Duration) error {
 	// The connection outlives ctx until the envelopes taken are acked.
 	connCtx, closeConn := context.WithCancel(context.WithoutCancel(ctx))
 	defer closeConn()
-	var acks ackFlush
-	acks.watch(client)
+	var lastAck atomic.Int64 // when the last ack was queued, Unix ns
 	errc := make(chan error, 1)
 	go func() { errc <- b.connect(connCtx, client) }()
 	reviewCtx, stopReviews := context.WithCancel(ctx)
@@ -220,7 +221,7 @@ loop:
 						b.log.Error("ack failed", "envelope_id", evt.Request.EnvelopeID, "err", err)
 						return
 					}
-					acks.queued()
+					lastAck.Store(time.Now().UnixNano())
 					b.acked(evt.Type, time.Since(received))
 				})
 			}()
@@ -228,9 +229,14 @@ loop:
 	}
 	if connected {
 		b.log.Info("shutdown: taking no more envelopes; closing the Socket Mode connection once those taken are acked")
-		deadline := time.Now().Add(ackWindow) // later acks are ignored by Slack anyway
-		if !waitGroup(&handling, ackWindow) || !acks.flushed(time.Until(deadline)) {
+		if !waitGroup(&handling, ackWindow) { // later acks are ignored by Slack anyway
 			b.log.Warn("shutdown: envelopes still unacked when the Socket Mode connection closed", "waited", ackWindow)
+		}
+		// slack-go writes queued acks one by one and tells when it has
+		// only in its debug log, too costly to keep on: it reformats every
+		// envelope.
+		if wait := ackWrite - time.Since(time.Unix(0, lastAck.Load())); wait > 0 {
+			time.Sleep(wait)
 		}
 	}
 	closeConn()

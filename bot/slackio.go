@@ -120,3 +120,7 @@ const reportTimeout = 15 * time.Second
 
 // ackWindow is how long Slack waits for an ack.
 const ackWindow = 3 * time.Second
+
+// ackWrite is how long slack-go is given, at shutdown, to write the acks
+// queued last: each is a write of a few hundred bytes on a socket.
+const ackWrite = 250 * time.Millisecond

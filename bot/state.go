@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/slack-go/slack/socketmode"
 )
 
 // SeenTTL is how long envelopes are remembered: longer than Slack's last
@@ -237,68 +234,5 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
 		return true
 	case <-time.After(d):
 		return false
-	}
-}
-
-// ackFlush counts the acks queued with slack-go's Socket Mode client and
-// those it has written. Closing the connection drops an ack queued but
-// not yet written, and slack-go says it has written one only in its
-// debug log: that log comes here, and nothing else of it is kept.
-type ackFlush struct {
-	mu             sync.Mutex
-	queue, written int
-	changed        chan struct{} // closed at each write; nil until waited on
-}
-
-// ackWrittenLine begins slack-go's debug line after each ack's write.
-const ackWrittenLine = "Finished sending Socket Mode response"
-
-// watch has client's debug log come to f.
-func (f *ackFlush) watch(client *socketmode.Client) {
-	socketmode.OptionDebug(true)(client)
-	socketmode.OptionLog(f)(client)
-}
-
-// Output takes one line of slack-go's debug log.
-func (f *ackFlush) Output(_ int, line string) error {
-	if strings.HasPrefix(line, ackWrittenLine) {
-		f.mu.Lock()
-		f.written++
-		if f.changed != nil {
-			close(f.changed)
-			f.changed = nil
-		}
-		f.mu.Unlock()
-	}
-	return nil
-}
-
-// queued counts an ack slack-go has queued.
-func (f *ackFlush) queued() {
-	f.mu.Lock()
-	f.queue++
-	f.mu.Unlock()
-}
-
-// flushed waits up to d until every ack queued is written; it reports
-// whether they were.
-func (f *ackFlush) flushed(d time.Duration) bool {
-	deadline := time.After(d)
-	for {
-		f.mu.Lock()
-		if f.written >= f.queue {
-			f.mu.Unlock()
-			return true
-		}
-		if f.changed == nil {
-			f.changed = make(chan struct{})
-		}
-		ch := f.changed
-		f.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			return false
-		}
 	}
 }
