@@ -58,18 +58,11 @@ func (l *logLines) waitCount(ctx context.Context, t *testing.T, s string, n int)
 // startRun starts `bookbot run` and waits until it is connected.
 func startRun(ctx context.Context, t *testing.T, sl *slacktest.Server, env []string) (*exec.Cmd, *logLines) {
 	t.Helper()
-	out := newLogLines()
-	cmd := exec.Command(binary, "run")
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r := startReplica(t, env)
 	if err := sl.WaitConnected(ctx); err != nil {
-		t.Fatalf("bot did not connect: %v\n%s", err, out.String())
+		t.Fatalf("bot did not connect: %v\n%s", err, r.out.String())
 	}
-	return cmd, out
+	return r.cmd, r.out
 }
 
 func stopRun(t *testing.T, cmd *exec.Cmd, out *logLines) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -32,18 +31,12 @@ func TestReplicasWakeTheLeadersReminders(t *testing.T) {
 	e := env(sb, sl, "BOOKBOT_DATABASE_URL="+url, "LOG_LEVEL=debug", "LOG_FORMAT=text")
 	start := func(n int) (*logLines, []slacktest.ConnInfo) {
 		t.Helper()
-		out := newLogLines()
-		cmd := exec.Command(binary, "run")
-		cmd.Env, cmd.Stdout, cmd.Stderr = e, out, out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		r := startReplica(t, e)
 		conns, err := sl.WaitLiveConnections(ctx, n)
 		if err != nil {
-			t.Fatalf("replica %d did not connect: %v\n%s", n, err, out.String())
+			t.Fatalf("replica %d did not connect: %v\n%s", n, err, r.out.String())
 		}
-		return out, conns
+		return r.out, conns
 	}
 
 	// The first replica leads alone; the second, started after, connects
