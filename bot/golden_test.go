@@ -100,7 +100,7 @@ var (
 )
 
 func goldenBooking(id string, start time.Time, minutes int, event, name, email *string) booking.Booking {
-	b := booking.Booking{ID: id, Start: start.UTC(), End: start.Add(time.Duration(minutes) * time.Minute).UTC(), Status: "accepted"}
+	b := booking.Booking{ID: id, Start: start.UTC(), End: start.Add(time.Duration(minutes) * time.Minute).UTC(), Status: "confirmed"}
 	if event != nil {
 		b.EventType = booking.Some(*event)
 	}

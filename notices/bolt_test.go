@@ -36,7 +36,7 @@ var (
 	start = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	key   = notices.Key{BookingID: "b1", Kind: notices.New, Start: start, End: start.Add(30 * time.Minute), Since: start.Add(-time.Hour)}
 	snap  = notices.Snapshot{At: start.Add(-time.Hour), Bookings: []booking.Booking{{
-		ID: "b1", Start: start, End: start.Add(30 * time.Minute), Status: "accepted",
+		ID: "b1", Start: start, End: start.Add(30 * time.Minute), Status: "confirmed",
 		BookerName: booking.Some("Ada"), BookerEmail: booking.Some("ada@example.com"),
 	}}}
 )
@@ -78,7 +78,7 @@ func TestBoltFormat(t *testing.T) {
 	want := map[string]string{
 		"meta 76657273696f6e": "\x00\x00\x00\x00\x00\x00\x00\x01", // version
 		"last 6c617374": `{"at":"2026-11-24T08:00:00Z","bookings":[{"id":"b1","start":"2026-11-24T09:00:00Z","end":"2026-11-24T09:30:00Z",` +
-			`"status":"accepted","booker_name":"Ada","booker_email":"ada@example.com","event_type":null}]}`,
+			`"status":"confirmed","booker_name":"Ada","booker_email":"ada@example.com","event_type":null}]}`,
 		"claims 000000026231000000036e6577800000006b05521000000000800000006b05440000000000": `{"at":"2026-11-24T09:00:00Z",` +
 			`"booking_id":"b1","kind":"new","start":"2026-11-24T09:00:00Z","end":"2026-11-24T09:30:00Z","since":"2026-11-24T08:00:00Z",` +
 			`"message":{"channel":"C1","ts":"1.2"}}`,

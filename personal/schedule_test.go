@@ -41,7 +41,7 @@ func ts(s string) time.Time {
 func bk(id, start string) booking.Booking {
 	s := ts(start)
 	return booking.Booking{
-		ID: id, Start: s, End: s.Add(30 * time.Minute), Status: "accepted",
+		ID: id, Start: s, End: s.Add(30 * time.Minute), Status: "confirmed",
 		BookerName: booking.Some("Ada"), BookerEmail: booking.Some("ada@example.com"), EventType: booking.Some("intro"),
 	}
 }

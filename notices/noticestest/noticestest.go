@@ -85,7 +85,7 @@ func bk(id string, start int) booking.Booking {
 		ID:          id,
 		Start:       at(start),
 		End:         at(start + 30),
-		Status:      "accepted",
+		Status:      "confirmed",
 		BookerName:  booking.Some("Ada " + id),
 		BookerEmail: booking.Some(id + "@example.com"),
 		EventType:   booking.Some("intro-call"),
