@@ -17,18 +17,13 @@ import (
 type NoticeSlack interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
-	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
-	GetConversationRepliesContext(ctx context.Context, params *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error)
+	HistoryReader
 }
 
 // noticeEvent is the metadata event type of notices. Its payload's claims
 // are the IDs (notices.Key.ID) of the changes a message tells of, by which
 // Find finds it again.
 const noticeEvent = "bookbot_notice"
-
-// findPages bounds a look through a channel's history: past it, a notice
-// is not looked for further, and is not posted again.
-const findPages = 10
 
 var _ NoticeSlack = (*slack.Client)(nil)
 
@@ -151,48 +146,21 @@ func (p SlackNoticePublisher) Find(ctx context.Context, channel string, thread *
 			}
 		}
 	}
-	oldest := fmt.Sprintf("%d.%06d", since.Unix(), since.Nanosecond()/1000)
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == findPages {
-			return nil, fmt.Errorf("%w: more than %d pages of messages in %s since %s", notices.ErrCannotLook, findPages, channel, oldest)
-		}
-		h, err := p.Slack.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
-			ChannelID: channel, Oldest: oldest, Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
-		})
-		if err != nil {
-			return nil, findErr("the history of "+channel, err)
-		}
-		look(channel, h.Messages)
-		if !h.HasMore || h.ResponseMetaData.NextCursor == "" {
-			break
-		}
-		cursor = h.ResponseMetaData.NextCursor
+	if err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) { look(channel, ms) }); err != nil {
+		return nil, findErr("the history of "+channel, err)
 	}
 	if thread == nil {
 		return found, nil
 	}
-	cursor = ""
-	for page := 0; ; page++ {
-		if page == findPages {
-			return nil, fmt.Errorf("%w: more than %d pages of replies in a thread of %s", notices.ErrCannotLook, findPages, thread.Channel)
-		}
-		msgs, more, next, err := p.Slack.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
-			ChannelID: thread.Channel, Timestamp: thread.TS, Oldest: oldest, Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
-		})
-		var se slack.SlackErrorResponse
-		if errors.As(err, &se) && se.Err == "thread_not_found" {
-			return found, nil // its first notice was deleted: nothing was posted in it
-		}
-		if err != nil {
-			return nil, findErr("a thread of "+thread.Channel, err)
-		}
-		look(thread.Channel, msgs)
-		if !more || next == "" {
-			return found, nil
-		}
-		cursor = next
+	err := threadReplies(ctx, p.Slack, *thread, since, func(ms []slack.Message) { look(thread.Channel, ms) })
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && se.Err == "thread_not_found" {
+		return found, nil // its first notice was deleted: nothing was posted in it
 	}
+	if err != nil {
+		return nil, findErr("a thread of "+thread.Channel, err)
+	}
+	return found, nil
 }
 
 // findErr is a failed look at where, as notices.ErrCannotLook when Slack
@@ -205,6 +173,9 @@ func findErr(where string, err error) error {
 			"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type":
 			return fmt.Errorf("%w: reading %s: %s", notices.ErrCannotLook, where, slackErr(err))
 		}
+	}
+	if errors.Is(err, errTooMuchHistory) {
+		return fmt.Errorf("%w: reading %s: %w", notices.ErrCannotLook, where, err)
 	}
 	return fmt.Errorf("reading %s: %w", where, err)
 }

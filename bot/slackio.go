@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/notices"
 )
 
 // ephemeral is a slash command's ack payload: an instant reply only the
@@ -124,3 +126,65 @@ const ackWindow = 3 * time.Second
 // ackWrite is how long slack-go is given, at shutdown, to write the acks
 // queued last: each is a write of a few hundred bytes on a socket.
 const ackWrite = 250 * time.Millisecond
+
+// HistoryReader reads a channel's history and a thread's replies, with
+// message metadata. *slack.Client satisfies it.
+type HistoryReader interface {
+	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
+	GetConversationRepliesContext(ctx context.Context, params *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error)
+}
+
+var _ HistoryReader = (*slack.Client)(nil)
+
+// historyPages bounds a look back through a channel or a thread: past it,
+// what bookbot looks for (a post cut short) is not looked for further.
+const historyPages = 10
+
+// errTooMuchHistory means more than historyPages pages of messages were
+// posted since the time looked back to.
+var errTooMuchHistory = fmt.Errorf("more than %d pages of messages to look through", historyPages)
+
+// channelHistory passes visit the channel's top-level messages posted at or
+// after since, page by page, newest first.
+func channelHistory(ctx context.Context, sl HistoryReader, channel string, since time.Time, visit func([]slack.Message)) error {
+	cursor := ""
+	for range historyPages {
+		h, err := sl.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+			ChannelID: channel, Oldest: slackTS(since), Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
+		})
+		if err != nil {
+			return err
+		}
+		visit(h.Messages)
+		if !h.HasMore || h.ResponseMetaData.NextCursor == "" {
+			return nil
+		}
+		cursor = h.ResponseMetaData.NextCursor
+	}
+	return errTooMuchHistory
+}
+
+// threadReplies passes visit the thread's messages posted at or after
+// since, page by page, oldest first.
+func threadReplies(ctx context.Context, sl HistoryReader, thread notices.Message, since time.Time, visit func([]slack.Message)) error {
+	cursor := ""
+	for range historyPages {
+		msgs, more, next, err := sl.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: thread.Channel, Timestamp: thread.TS, Oldest: slackTS(since), Inclusive: true, Limit: 200, Cursor: cursor, IncludeAllMetadata: true,
+		})
+		if err != nil {
+			return err
+		}
+		visit(msgs)
+		if !more || next == "" {
+			return nil
+		}
+		cursor = next
+	}
+	return errTooMuchHistory
+}
+
+// slackTS is t as a Slack message timestamp.
+func slackTS(t time.Time) string {
+	return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
+}
