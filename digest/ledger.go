@@ -28,8 +28,9 @@ const DefaultStaleAfter = 10 * time.Minute
 //     Status reports it Stale (so Done), and the ledger logs an error: its
 //     process most likely died mid-post, and may or may not have reached
 //     Slack. A digest that arrives twice is worse than one missed once, so
-//     the date is not retried; the log tells a person to check the
-//     channel. Release still drops a stale claim.
+//     the ledger does not retry the date; the log tells a person to check
+//     the channel. Release still drops a stale claim (a Runner with a
+//     Finder does so once the channel shows the digest is not there).
 //   - Posted records the post on the date, keeping its claim's time (zero
 //     when the date was not claimed); again, it replaces the record.
 //   - Release drops a date's claim, so the date may be claimed again; on an

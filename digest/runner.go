@@ -29,6 +29,21 @@ type Publisher interface {
 	PublishFailure(ctx context.Context, channel string, day time.Time, zone *time.Location, reason string) error
 }
 
+// Finder finds a day's digest in Slack: the date its first message
+// carries. It settles a claim no run finished, whose process died between
+// claiming the date and recording the post.
+type Finder interface {
+	// FindDigest returns the first message of day's digest posted in
+	// channel at or after since; found is false when there is none.
+	FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (ts string, found bool, err error)
+}
+
+// SettleAfter is how long after its claim a date no run finished is looked
+// for in the channel: by then the run that claimed it has ended
+// (runTimeout, then ledgerTimeout), in whichever process made it, with
+// half a minute to spare for clocks that disagree.
+const SettleAfter = runTimeout + ledgerTimeout + 30*time.Second
+
 // TSPublisher is a Publisher that also reports the timestamp of the (first)
 // message it posted, which the ledger keeps.
 type TSPublisher interface {
@@ -74,6 +89,9 @@ type Runner struct {
 	Source    Source
 	Publisher Publisher
 	Ledger    Ledger // *FileLedger, or pgstore's DigestLedger
+	// Finder, when set, settles a date no run finished (see SettleAfter);
+	// without it such a date is never posted again.
+	Finder Finder
 
 	Channel       string
 	Zone          *time.Location // nil: UTC
@@ -150,8 +168,13 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		log.Debug("digest already in the ledger", slog.String("state", st.State.String()), slog.Bool("stale_claim", st.Stale))
-		return res, fmt.Errorf("%w (%s: %s)", ErrAlreadyPosted, dateKey(day), describe(st))
+		if ok, err = r.settle(runCtx, day, st, log); err != nil {
+			return res, err
+		}
+		if !ok {
+			log.Debug("digest already in the ledger", slog.String("state", st.State.String()), slog.Bool("stale_claim", st.Stale))
+			return res, fmt.Errorf("%w (%s: %s)", ErrAlreadyPosted, dateKey(day), describe(st))
+		}
 	}
 
 	d, err := r.build(runCtx, day, zone, log)
@@ -202,6 +225,33 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 	log.Info("digest posted", slog.String("channel", r.Channel), slog.Int("entries", res.Entries),
 		slog.Bool("maybe_incomplete", d.MaybeIncomplete))
 	return res, nil
+}
+
+// settle settles a date whose claim no run finished: its process died
+// between claiming the date and recording the post. SettleAfter its claim,
+// that post has ended, and the Finder tells whether it is in the channel:
+// found, it is recorded; not found, the date is claimed again for this
+// run. It reports whether this run is to post the date.
+func (r *Runner) settle(ctx context.Context, day time.Time, st Status, log *slog.Logger) (bool, error) {
+	if r.Finder == nil || st.State != StateClaimed || r.now().Sub(st.ClaimedAt) < SettleAfter {
+		return false, nil
+	}
+	log = log.With(slog.Time("claimed_at", st.ClaimedAt))
+	ts, found, err := r.Finder.FindDigest(ctx, r.Channel, day, st.ClaimedAt.Add(-time.Minute))
+	if err != nil {
+		log.Error("digest: a run that did not finish left the date claimed, and the channel could not be read to tell whether it posted; not posting it again, check the channel",
+			slog.String("channel", r.Channel), slog.Any("err", err))
+		return false, nil
+	}
+	if found {
+		log.Info("digest: a run that did not finish had posted the date; recorded", slog.String("ts", ts))
+		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: ts})
+	}
+	log.Info("digest: a run that did not finish left the date claimed, and it is not in the channel; posting it now")
+	if err := r.Ledger.Release(ctx, day); err != nil {
+		return false, err
+	}
+	return r.Ledger.Claim(ctx, day)
 }
 
 // Preview builds the digest of day without posting or recording it, for

@@ -28,12 +28,13 @@ type Scheduler struct {
 	now func() time.Time
 
 	jobMu sync.Mutex     // one digest run at a time: firings and the catch-up
-	wg    sync.WaitGroup // the catch-up goroutine
+	wg    sync.WaitGroup // the catch-up and settle goroutines
 
 	mu      sync.Mutex
 	started bool
 	ctx     context.Context // jobs run in it; cancelled when Stop gives up waiting
 	cancel  context.CancelFunc
+	quit    chan struct{} // closed by Stop: a settle still waiting does not start
 }
 
 // NewScheduler parses spec (5 cron fields, or a descriptor such as @daily or
@@ -81,6 +82,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	s.started = true
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.quit = make(chan struct{})
 
 	now := s.now().In(s.zone)
 	s.log.Info("digest scheduled", slog.String("schedule", s.spec), slog.String("zone", s.zone.String()),
@@ -101,6 +103,27 @@ func (s *Scheduler) Start(ctx context.Context) error {
 			go func() {
 				defer s.wg.Done()
 				s.runOnce("catch-up")
+			}()
+		case st.State == StateClaimed && s.r.Finder != nil:
+			// A run that did not finish: once its post has surely ended,
+			// the channel tells whether it went out.
+			wait := max(st.ClaimedAt.Add(SettleAfter).Sub(now), 0)
+			s.log.Info("digest catch-up: a run that did not finish left the date claimed; looking in the channel",
+				slog.String("date", dateKey(day)), slog.Duration("in", wait))
+			quit := s.quit
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				if wait > 0 {
+					t := time.NewTimer(wait)
+					defer t.Stop()
+					select {
+					case <-quit:
+						return
+					case <-t.C:
+					}
+				}
+				s.runOnce("settle")
 			}()
 		default:
 			s.log.Debug("digest catch-up not needed", slog.String("date", dateKey(day)), slog.String("state", st.State.String()))
@@ -125,6 +148,15 @@ func (s *Scheduler) missedToday(now time.Time) (time.Time, bool) {
 // Stop stops the schedule and waits for a running job, bounded by ctx; when
 // ctx ends first the job's context is cancelled and ctx's error returned.
 func (s *Scheduler) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if s.quit != nil {
+		select {
+		case <-s.quit:
+		default:
+			close(s.quit)
+		}
+	}
+	s.mu.Unlock()
 	cronDone := s.cron.Stop()
 	done := make(chan struct{})
 	go func() {
