@@ -32,10 +32,17 @@ type DigestMessage struct {
 	Blocks []slack.Block
 }
 
-// DigestPoster posts a chat message. *slack.Client satisfies it.
+// DigestPoster posts a chat message, and reads a channel's history to find
+// a digest again. *slack.Client satisfies it.
 type DigestPoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+	HistoryReader
 }
+
+// digestEvent is the metadata event type of a digest's first message; its
+// payload's date (YYYY-MM-DD) is the day it is for, by which FindDigest
+// finds it again.
+const digestEvent = "bookbot_digest"
 
 var _ DigestPoster = (*slack.Client)(nil)
 
@@ -57,6 +64,7 @@ type SlackDigestPublisher struct {
 var (
 	_ digest.Publisher   = SlackDigestPublisher{}
 	_ digest.TSPublisher = SlackDigestPublisher{}
+	_ digest.Finder      = SlackDigestPublisher{}
 )
 
 func (b *Bot) digestReply(ctx context.Context) []message {
@@ -249,7 +257,13 @@ func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel strin
 	msgs := DigestMessages(d, includeEmails)
 	var firstTS string
 	for i, m := range msgs {
-		ts, err := p.post(ctx, channel, m.Text, m.Blocks)
+		var meta []slack.MsgOption
+		if i == 0 {
+			meta = append(meta, slack.MsgOptionMetadata(slack.SlackMetadata{
+				EventType: digestEvent, EventPayload: map[string]any{"date": d.Date.Format(time.DateOnly)},
+			}))
+		}
+		ts, err := p.post(ctx, channel, m.Text, m.Blocks, meta...)
 		if err != nil {
 			if i == 0 && digestNotPosted(err) {
 				return "", fmt.Errorf("slack chat.postMessage: %w", err)
@@ -276,6 +290,29 @@ func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string
 	return nil
 }
 
+// FindDigest looks in channel, among the messages posted at or after since,
+// for the first message of day's digest (by the date its metadata
+// carries). It needs the channels:history scope (groups:history for a
+// private channel).
+func (p SlackDigestPublisher) FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (string, bool, error) {
+	if p.Slack == nil {
+		return "", false, errors.New("no Slack client")
+	}
+	date := day.Format(time.DateOnly)
+	ts := ""
+	err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) {
+		for _, m := range ms {
+			if m.Metadata.EventType == digestEvent && m.Metadata.EventPayload["date"] == date {
+				ts = m.Timestamp
+			}
+		}
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("reading the history of %s: %w", channel, err)
+	}
+	return ts, ts != "", nil
+}
+
 // DigestFailureMessage renders the notice that a day's digest could not be
 // built: what, which day, why in a short phrase, and what happens next.
 func DigestFailureMessage(day time.Time, zone *time.Location, reason string) (string, []slack.Block) {
@@ -293,17 +330,18 @@ func DigestFailureMessage(day time.Time, zone *time.Location, reason string) (st
 }
 
 // post sends one message, waiting out 429s, which prove nothing was posted.
-func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, blocks []slack.Block) (string, error) {
+func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, blocks []slack.Block, more ...slack.MsgOption) (string, error) {
 	if p.Slack == nil {
 		return "", errors.New("no Slack client")
 	}
+	opts := append([]slack.MsgOption{
+		slack.MsgOptionText(text, false), // already escaped
+		slack.MsgOptionBlocks(blocks...),
+		slack.MsgOptionDisableLinkUnfurl(),
+		slack.MsgOptionDisableMediaUnfurl(),
+	}, more...)
 	for attempt := 1; ; attempt++ {
-		_, ts, err := p.Slack.PostMessageContext(ctx, channel,
-			slack.MsgOptionText(text, false), // already escaped
-			slack.MsgOptionBlocks(blocks...),
-			slack.MsgOptionDisableLinkUnfurl(),
-			slack.MsgOptionDisableMediaUnfurl(),
-		)
+		_, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
 		wait, limited := digestRateLimited(err)
 		if !limited || attempt >= digestPostAttempts || wait > digestMaxRateWait {
 			return ts, err

@@ -20,6 +20,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/digest"
 )
 
@@ -523,6 +524,31 @@ func TestSlackDigestPublisherFailureNotice(t *testing.T) {
 	srv.fail(digestSlackError("not_in_channel"))
 	if err := p.PublishFailure(t.Context(), "C0DIGEST", digestTestDay, digestTestZone, "x"); err == nil || errors.Is(err, digest.ErrMaybePosted) {
 		t.Errorf("refused notice: %v", err)
+	}
+}
+
+// A digest's first message carries its date, by which FindDigest finds it
+// in the channel's history; another date's digest is not found there.
+func TestFindDigest(t *testing.T) {
+	t.Parallel()
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "digest", Members: []string{sl.BotUserID()}})
+	p := SlackDigestPublisher{Slack: slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL))}
+	since := time.Now().Add(-time.Minute)
+	d := digestTestDigest(2, nil, nil)
+	posted, err := p.PublishDigestTS(t.Context(), "C0DIGEST", d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts, found, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date, since); err != nil || !found || ts != posted {
+		t.Errorf("FindDigest = %q, %v, %v; want %q", ts, found, err, posted)
+	}
+	if ts, found, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date.AddDate(0, 0, 1), since); err != nil || found {
+		t.Errorf("FindDigest of the next day = %q, %v, %v; want none", ts, found, err)
+	}
+	sl.FailNext("conversations.history", "missing_scope")
+	if _, _, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date, since); err == nil || !strings.Contains(err.Error(), "missing_scope") {
+		t.Errorf("FindDigest without the scope: %v", err)
 	}
 }
 
