@@ -143,7 +143,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	list.add(checkAppToken(ctx, api, cfg, secretSource(getenv, "SLACK_APP_TOKEN")))
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
 		what: "digest channel", variable: "DIGEST_CHANNEL", id: cfg.DigestChannel,
-		unset: "digest off: DIGEST_CHANNEL is not set",
+		unset: "digest off: DIGEST_CHANNEL is not set", history: true,
 	}))
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
 		what: "notice channel", variable: "NOTIFY_CHANNEL", id: cfg.NotifyChannel,
@@ -320,8 +320,8 @@ type channelCheck struct {
 	variable string // "DIGEST_CHANNEL"
 	id       string // "" when the variable is unset
 	unset    string // the line shown when it is unset
-	// history: bookbot reads the channel's history (notices cut short are
-	// looked for there).
+	// history: bookbot reads the channel's history (digests and notices
+	// cut short are looked for there).
 	history bool
 }
 
@@ -363,7 +363,7 @@ func checkChannel(ctx context.Context, api *slack.Client, apiURL string, auth *s
 	}
 	if _, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch.ID, Limit: 1}); err != nil {
 		reason := slackReason(err)
-		text := fmt.Sprintf("%s %s: conversations.history: %s, so a notice whose post was cut short cannot be looked for before it is posted again", c.what, name, reason)
+		text := fmt.Sprintf("%s %s: conversations.history: %s, so a post cut short cannot be looked for before it is posted again", c.what, name, reason)
 		if reason == "missing_scope" {
 			return fail(text, "add the channels:history bot scope (and groups:history for a private channel) to the app, as in deploy/slack-app-manifest.yaml, then reinstall the app to the workspace")
 		}

@@ -64,7 +64,7 @@ func TestCheck(t *testing.T) {
 				"✓ booking API key works: 6 event types, 4 bookable (key from BOOKING_API_KEY)",
 				"✓ bot token works: team Bookbot Test, bot bookbot",
 				"✓ app token works: Socket Mode can connect",
-				"✓ digest channel works: #team (C0DIGEST), the bot is a member",
+				"✓ digest channel works: #team (C0DIGEST), the bot is a member and can read its history",
 				"✓ review channel works: #review (G0REVIEW), the bot is a member",
 				"✓ state directory ",
 				"All 8 checks passed.",
@@ -190,18 +190,21 @@ func TestCheck(t *testing.T) {
 			wantErr: "1 of 8 checks failed",
 		},
 		{
-			name: "app lacks the scope to read a notice channel's history",
+			name: "app lacks the scope to read channels' history",
 			setup: func(_ *testing.T, e map[string]string, _ *bookingtest.Server, sl *slacktest.Server) {
 				sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
 				e["NOTIFY_CHANNEL"] = "C0NOTES"
 				sl.FailNext("conversations.history", "missing_scope")
+				sl.FailNext("conversations.history", "missing_scope")
 			},
 			want: []string{
-				"✗ notice channel #bookings (C0NOTES): conversations.history: missing_scope, so a notice whose post was cut short cannot be looked for before it is posted again",
+				"✗ digest channel #team (C0DIGEST): conversations.history: missing_scope, so a post cut short cannot be looked for before it is posted again",
+				"→ add the channels:history bot scope (and groups:history for a private channel) to the app",
+				"✗ notice channel #bookings (C0NOTES): conversations.history: missing_scope, so a post cut short cannot be looked for before it is posted again",
 				"→ add the channels:history bot scope (and groups:history for a private channel) to the app",
 				"✓ review channel works",
 			},
-			wantErr: "1 of 9 checks failed",
+			wantErr: "2 of 9 checks failed",
 		},
 		{
 			name: "app lacks the scope to read channels",

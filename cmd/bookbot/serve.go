@@ -256,7 +256,8 @@ func newDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, 
 		Log:           log,
 	}
 	if api != nil {
-		r.Publisher = &bot.SlackDigestPublisher{Slack: api}
+		pub := &bot.SlackDigestPublisher{Slack: api}
+		r.Publisher, r.Finder = pub, pub
 	}
 	return r
 }
