@@ -23,13 +23,7 @@ import (
 //
 // The fields may be set after OpenLedger and before the ledger is used.
 type FileLedger struct {
-	// StaleAfter is how old an unfinished claim must be to count as the
-	// claim of a dead process; 0 means DefaultStaleAfter.
-	StaleAfter time.Duration
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
-	// Log receives the loud warning about stale claims (nil: discarded).
-	Log *slog.Logger
+	LedgerOptions
 
 	dir string // .../digest
 }
@@ -101,10 +95,6 @@ func (l *FileLedger) ReleaseNotice(ctx context.Context, day time.Time) error {
 
 func (l *FileLedger) path(key string) string { return filepath.Join(l.dir, key+".json") }
 
-func (l *FileLedger) opts() LedgerOptions {
-	return LedgerOptions{StaleAfter: l.StaleAfter, Now: l.Now, Log: l.Log}
-}
-
 func (l *FileLedger) claim(ctx context.Context, key string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("digest ledger: claim %s: %w", key, err)
@@ -120,7 +110,7 @@ func (l *FileLedger) claim(ctx context.Context, key string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("digest ledger: claim %s: %w", key, err)
 	}
-	raw, err := json.Marshal(record{State: "claimed", ClaimedAt: l.opts().now().UTC(), PID: os.Getpid()})
+	raw, err := json.Marshal(record{State: "claimed", ClaimedAt: l.now().UTC(), PID: os.Getpid()})
 	if err == nil {
 		_, err = f.Write(raw)
 	}
@@ -229,7 +219,7 @@ func (l *FileLedger) status(key string) (Status, error) {
 		}
 		return st, nil
 	}
-	return l.opts().ClaimStatus(key, rec.ClaimedAt, slog.Int("pid", rec.PID), slog.String("file", l.path(key))), nil
+	return l.ClaimStatus(key, rec.ClaimedAt, slog.Int("pid", rec.PID), slog.String("file", l.path(key))), nil
 }
 
 // syncDir makes a create, rename or remove in dir durable. It is best
