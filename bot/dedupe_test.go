@@ -90,9 +90,8 @@ func TestSeenSharedFails(t *testing.T) {
 		"ignores its context": {release: hang},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var logs bytes.Buffer
-			var mu sync.Mutex
-			log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			var logs syncBuffer
+			log := slog.New(slog.NewTextHandler(&logs, nil))
 			s := newSeenSet(SeenTTL, time.Now).sharing(shared, log)
 			if _, dup := s.check("E1"); dup {
 				t.Error("E1 seen before it came")
@@ -103,24 +102,11 @@ func TestSeenSharedFails(t *testing.T) {
 			if _, dup := s.check("E1"); !dup {
 				t.Error("E1 redelivered to the same replica is not seen")
 			}
-			mu.Lock()
-			defer mu.Unlock()
 			if !strings.Contains(logs.String(), "shared envelope memory failed") || !strings.Contains(logs.String(), "E1") {
 				t.Errorf("the failure is not logged: %s", logs.String())
 			}
 		})
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // countingSeen is a shared Seen that counts its questions.
