@@ -556,3 +556,52 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNoBooking(t *testing.T) {
 		})
 	}
 }
+
+// §4 reads and §9: GET /event-types and GET /bookings take no parameters,
+// GET /slots only event_type (there are no from/to or timezone
+// parameters), and unknown parameters are not assumed to work, so the
+// client sends no other; each read is a GET without a body. An empty slots
+// array means no slots are offered: no slots, not an error.
+func TestAPIRuleReadsSendOnlyDocumentedParameters(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		sent []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		sent = append(sent, fmt.Sprintf("%s %s?%s %q", r.Method, r.URL.Path, r.URL.RawQuery, raw))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, map[string]string{
+			"/api/v1/event-types": `{"event_types":[]}`,
+			"/api/v1/slots":       `{"slots":[]}`,
+			"/api/v1/bookings":    `{"bookings":[]}`,
+		}[r.URL.Path])
+	}))
+	t.Cleanup(srv.Close)
+	c, err := booking.NewClient(srv.URL, mustKey(t, "live_8c1f.region-eu.secretpart"), booking.WithClock(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EventTypes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if slots, err := c.Slots(t.Context(), "intro-call"); err != nil || len(slots) != 0 {
+		t.Errorf("empty slots array = %v, %v; want no slots and no error", slots, err)
+	}
+	if _, err := c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`GET /api/v1/event-types? ""`,
+		`GET /api/v1/slots?event_type=intro-call ""`,
+		`GET /api/v1/bookings? ""`,
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(sent, want) {
+		t.Errorf("requests sent:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+}
