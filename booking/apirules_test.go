@@ -21,8 +21,6 @@ import (
 	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
-// runKnownBugs runs the cases that prove bugs not fixed yet; they fail.
-
 // fakeAPI is a hand-written booking API with one slot of "intro-call" at
 // 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
 // a create has been sent, and is listed() after.
