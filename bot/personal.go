@@ -700,39 +700,35 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	if n := len(d.Bookings); n > 0 {
 		text = "Agenda for " + day + ": " + plural(n, "booking")
 	}
-	start := time.Date(d.Day.Year, d.Day.Month, d.Day.Day, 0, 0, 0, 0, loc)
-	end := time.Date(d.Day.Year, d.Day.Month, d.Day.Day+1, 0, 0, 0, 0, loc)
 	var late string
 	if d.Late {
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
-	blocks := dayBlocks(cmd, "Your day: "+day, d.Bookings, types, loc, start, end, "Nothing booked today.", late, d.Incomplete)
-	return message{Text: text, Blocks: blocks}
+	return message{Text: text, Blocks: dayBlocks(cmd, "Your day: "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
 }
 
 // todayMessage is today's bookings in loc, as an agenda has them.
 func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
 	d := personal.DateOf(now, loc)
-	start := time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
-	end := time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc)
 	day, full := personal.DayBookings(list, d, loc)
-	label := start.Format(dayLayout)
+	label := now.In(loc).Format(dayLayout)
 	text := "No bookings today."
 	if len(day) > 0 {
 		text = "Today, " + label + ": " + plural(len(day), "booking")
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Today, "+label, day, types, loc, start, end, "No bookings today.", "", full)}
+	return message{Text: text, Blocks: dayBlocks(cmd, "Today, "+label, d, day, types, loc, "No bookings today.", "", full)}
 }
 
-// dayBlocks are a day's bookings under a header, one line each, within a
-// message's limits; empty is said when there are none, note (mrkdwn) under
-// the count, and the warning when the list was full and the day may go on
-// past its last booking.
-func dayBlocks(cmd, header string, day []booking.Booking, types []booking.EventType, loc *time.Location, start, end time.Time, empty, note string, incomplete bool) []slack.Block {
+// dayBlocks are day, the bookings of d in loc, under a header, one line
+// each, within a message's limits; empty is said when there are none, note
+// (mrkdwn) under the count, and the warning when the list was full and the
+// day may go on past its last booking.
+func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(header))}
-	count := "Times in " + zoneName(loc, start, end) + "."
+	zone := zoneName(loc, time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc), time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc))
+	count := "Times in " + zone + "."
 	if len(day) > 0 {
-		count = "*" + plural(len(day), "booking") + "* · times in " + zoneName(loc, start, end) + "."
+		count = "*" + plural(len(day), "booking") + "* · times in " + zone + "."
 	}
 	blocks = append(blocks, contextLine(count))
 	if note != "" {
