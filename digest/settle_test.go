@@ -112,7 +112,7 @@ func TestSchedulerSettlesAClaimNoRunFinished(t *testing.T) {
 		t.Errorf("posted %q, want the date the dead run claimed", got)
 	}
 
-	// A claim made just now: the look is four minutes away, and Stop does
+	// A claim made just now: the look is SettleAfter away, and Stop does
 	// not wait for it.
 	env = newSchedEnv(t, now)
 	env.runner.Finder = &channelFinder{pub: env.pub}
