@@ -96,7 +96,7 @@ func BenchmarkCreateVerify(b *testing.B) {
 	key, _ := NewKey(testKey)
 	c, err := NewClient(srv.URL, key,
 		WithHTTPClient(srv.Client()),
-		WithGuard(NewGuard(Limits{}, nil)), // measure the client, not the limits
+		WithLimiter(NewGuard(Limits{}, nil)), // measure the client, not the limits
 		WithClock(func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) }))
 	if err != nil {
 		b.Fatal(err)

@@ -80,16 +80,6 @@ func WithBackoff(b Backoff) Option { return func(c *Client) { c.backoff = b } }
 // limits need a limiter they share. A nil l keeps the default.
 func WithLimiter(l Limiter) Option { return func(c *Client) { c.limiter = l } }
 
-// WithGuard sets an in-memory guard in front of creates: WithLimiter(g).
-// A nil g keeps the default.
-func WithGuard(g *Guard) Option {
-	return func(c *Client) {
-		if g != nil {
-			c.limiter = g
-		}
-	}
-}
-
 // WithClock sets the clock used to refuse slots that have already started.
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
 

@@ -183,21 +183,19 @@ func TestLimiterSharedByClients(t *testing.T) {
 	}
 }
 
-// WithGuard(nil) and WithLimiter(nil) keep the default guard.
+// WithLimiter(nil) keeps the default guard.
 func TestNilLimiterKeepsDefault(t *testing.T) {
 	t.Parallel()
-	for _, opt := range []booking.Option{booking.WithGuard(nil), booking.WithLimiter(nil)} {
-		c, srv := sandbox(t, opt)
-		slots, err := c.Slots(t.Context(), "intro-call")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 6 {
-			srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
-			res, _ := c.Create(t.Context(), request(slots[i]))
-			if res.Held != (i == 5) {
-				t.Fatalf("attempt %d: %+v", i+1, res)
-			}
+	c, srv := sandbox(t, booking.WithLimiter(nil))
+	slots, err := c.Slots(t.Context(), "intro-call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
+		res, _ := c.Create(t.Context(), request(slots[i]))
+		if res.Held != (i == 5) {
+			t.Fatalf("attempt %d: %+v", i+1, res)
 		}
 	}
 }

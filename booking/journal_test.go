@@ -114,7 +114,7 @@ func TestNothingIsSentWhenTheJournalFails(t *testing.T) {
 
 func TestGuardRefusalsAreJournaledToo(t *testing.T) {
 	t.Parallel()
-	c, srv, rec := journaled(t, booking.WithGuard(booking.NewGuard(booking.Limits{PerMinute: 1}, fixed)))
+	c, srv, rec := journaled(t, booking.WithLimiter(booking.NewGuard(booking.Limits{PerMinute: 1}, fixed)))
 	slots, err := c.Slots(t.Context(), "intro-call")
 	if err != nil {
 		t.Fatal(err)

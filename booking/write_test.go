@@ -472,7 +472,7 @@ func TestCreateSandboxRateLimit(t *testing.T) {
 	t.Parallel()
 	// With bookbot's guard loosened, the sandbox's own per-event limit answers
 	// 429 without Retry-After, and the client turns it into a hold.
-	c, srv := sandbox(t, booking.WithGuard(booking.NewGuard(booking.Limits{}, fixed)))
+	c, srv := sandbox(t, booking.WithLimiter(booking.NewGuard(booking.Limits{}, fixed)))
 	srv.SetLimits(100, 2)
 	slots, _ := c.Slots(t.Context(), "intro-call")
 	for i := range 2 {
