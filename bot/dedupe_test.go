@@ -17,6 +17,16 @@ import (
 	"github.com/bookbot/bookbot/bot/slacktest"
 )
 
+// memSeen is a shared Seen in memory, standing for the database.
+type memSeen struct{ *seenSet }
+
+func newMemSeen(now func() time.Time) memSeen { return memSeen{newSeenSet(SeenTTL, now)} }
+
+func (m memSeen) FirstTime(_ context.Context, id string, now time.Time) (bool, error) {
+	_, dup := m.reserve(id, now)
+	return !dup, nil
+}
+
 // failingSeen fails every question, after delay, or ignores its context
 // and answers only when released.
 type failingSeen struct {
@@ -46,7 +56,7 @@ func (f *failingSeen) FirstTime(ctx context.Context, id string, _ time.Time) (bo
 func TestSeenShared(t *testing.T) {
 	now := time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	shared := newSeenSet(SeenTTL, clock) // the in-memory Seen, standing for the database
+	shared := newMemSeen(clock)
 	a := newSeenSet(SeenTTL, clock).sharing(shared, nil)
 	b := newSeenSet(SeenTTL, clock).sharing(shared, nil)
 
@@ -111,7 +121,7 @@ func TestSeenSharedFails(t *testing.T) {
 
 // countingSeen is a shared Seen that counts its questions.
 type countingSeen struct {
-	*seenSet
+	memSeen
 	mu    sync.Mutex
 	asked int
 }
@@ -120,12 +130,12 @@ func (c *countingSeen) FirstTime(ctx context.Context, id string, now time.Time) 
 	c.mu.Lock()
 	c.asked++
 	c.mu.Unlock()
-	return c.seenSet.FirstTime(ctx, id, now)
+	return c.memSeen.FirstTime(ctx, id, now)
 }
 
 // A redelivery this replica caught is not asked about again.
 func TestSeenSharedAskedOnce(t *testing.T) {
-	shared := &countingSeen{seenSet: newSeenSet(SeenTTL, time.Now)}
+	shared := &countingSeen{memSeen: newMemSeen(time.Now)}
 	bot := New(Config{Allowed: func(string) bool { return true }, Seen: shared}, nil, nil)
 	evt := socketmode.Event{
 		Type:    socketmode.EventTypeSlashCommand,
@@ -144,7 +154,7 @@ func TestSeenSharedAskedOnce(t *testing.T) {
 // orderSeen is a shared Seen that notes when it is asked in a sequence the
 // test's acks are noted in too.
 type orderSeen struct {
-	*seenSet
+	memSeen
 	mu  sync.Mutex
 	seq []string
 }
@@ -157,7 +167,7 @@ func (o *orderSeen) note(s string) {
 
 func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bool, error) {
 	o.note("asked")
-	return o.seenSet.FirstTime(ctx, id, now)
+	return o.memSeen.FirstTime(ctx, id, now)
 }
 
 // Through Handle: a command is acked from the replica's memory, before the
@@ -165,7 +175,7 @@ func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bo
 // redelivered submission reaches second acks it empty and does nothing.
 func TestHandleSharedSeen(t *testing.T) {
 	cfg := Config{Allowed: func(string) bool { return true }}
-	shared := &orderSeen{seenSet: newSeenSet(SeenTTL, time.Now)}
+	shared := &orderSeen{memSeen: newMemSeen(time.Now)}
 	a, b := New(cfg, nil, nil), New(cfg, nil, nil)
 	a.seen.sharing(shared, nil)
 	b.seen.sharing(shared, nil)
@@ -230,7 +240,7 @@ func TestStoppingReplicaAcksThenCloses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	sl := slacktest.NewServer(t, func(o *slacktest.Options) { o.Spread = true })
-	shared := newSeenSet(SeenTTL, time.Now)
+	shared := newMemSeen(time.Now)
 	asked, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	holdFirst := func(string) bool { // holds the first envelope in Handle, before its ack

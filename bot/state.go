@@ -70,17 +70,6 @@ func (s *seenSet) sharing(shared Seen, log *slog.Logger) *seenSet {
 	return s
 }
 
-var _ Seen = (*seenSet)(nil)
-
-// FirstTime is the in-memory Seen: this replica's memory only.
-func (s *seenSet) FirstTime(_ context.Context, id string, now time.Time) (bool, error) {
-	if id == "" {
-		return true, nil
-	}
-	_, dup := s.reserve(id, now)
-	return !dup, nil
-}
-
 // check reports whether this replica handled id, and the ack it got. An
 // unseen id is reserved at once, so a redelivery racing the first is
 // caught too.
