@@ -563,27 +563,24 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 			return
 		}
 	}
-	if len(list) >= MaxListed {
+	// The booking's absence settles the cancel only where the list would
+	// show it.
+	switch {
+	case len(list) >= MaxListed:
 		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
-		if !said {
-			res.Outcome = Unknown
-		}
+	case start.IsZero():
+		res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)
+	case !start.After(c.now()):
+		res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
+	default:
+		res.Outcome, res.Verified = Cancelled, true
+		res.Reconciled = !said
+		res.saw("GET /bookings no longer lists %s", id)
 		return
 	}
-	if start.IsZero() || !start.After(c.now()) {
-		if start.IsZero() {
-			res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)
-		} else {
-			res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
-		}
-		if !said {
-			res.Outcome = Unknown
-		}
-		return
+	if !said {
+		res.Outcome = Unknown
 	}
-	res.Outcome, res.Verified = Cancelled, true
-	res.Reconciled = !said
-	res.saw("GET /bookings no longer lists %s", id)
 }
 
 // freshList lists bookings around a write: a list asked for now, never one
