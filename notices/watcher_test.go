@@ -541,6 +541,61 @@ func TestOwnWritesAreAttributed(t *testing.T) {
 	}
 }
 
+// writes is a journal holding the entries given.
+type writes []journal.Entry
+
+func (ws writes) Since(time.Time) ([]journal.Entry, error) { return ws, nil }
+
+// A new booking is bookbot's while the answer to its create is on the way
+// or unclear: the create's event, start and attendee (in any case) match
+// it. A create that was settled, or was a dry run, or whose attendee or
+// time differs, is not it.
+func TestUnclearCreatesAreAttributed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(e *journal.Entry) // of an entry in flight that matches
+		wantBy bool
+	}{
+		{"in flight", func(e *journal.Entry) { e.Email = "ADA@example.com" }, true},
+		{"unknown", func(e *journal.Entry) { e.Outcome = booking.Unknown }, true},
+		{"probably not booked", func(e *journal.Entry) { e.Outcome = booking.ProbablyNotBooked }, true},
+		{"not booked", func(e *journal.Entry) { e.Outcome = booking.NotBooked }, false},
+		{"dry run", func(e *journal.Entry) { e.DryRun = true }, false},
+		{"made another booking", func(e *journal.Entry) { e.Outcome, e.Created = booking.Unknown, "other" }, false},
+		{"another attendee", func(e *journal.Entry) { e.Email = "alan@example.com" }, false},
+		{"another event", func(e *journal.Entry) { e.EventType = "consultation" }, false},
+		{"another time", func(e *journal.Entry) { e.Start = "2026-03-23T00:00:00Z" }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w := newWorld(t, func(c *notices.Config) { c.Writes = &ws })
+			wt := w.watcher()
+			w.poll(wt)
+			slot := w.slot("intro-call", 0)
+			e := journal.Entry{Write: booking.Write{
+				Op: booking.OpCreate, Actor: "UADA", EventType: "intro-call", Start: slot.Format(time.RFC3339), Email: "ada@example.com",
+			}}
+			tc.change(&e)
+			ws = writes{e}
+			id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", slot, "Ada", "ada@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
+				t.Fatalf("after the booking: %v", got)
+			}
+			if by := calls[0].ns[0].By; (by != nil) != tc.wantBy || (by != nil && by.Actor != "UADA") {
+				t.Errorf("attributed to %+v, want attributed: %v", by, tc.wantBy)
+			}
+		})
+	}
+}
+
 // Many changes at once to one channel are one message; routes send an
 // event type's notices to its own channel, and with no channel for an
 // event type its changes are not announced.
