@@ -462,10 +462,12 @@ func madeBy(c Change, writes []journal.Entry) *By {
 			if e.Created == b.ID || e.BookingID == b.ID {
 				return &By{Actor: e.Actor, At: e.At}
 			}
-			start, err := time.Parse(time.RFC3339Nano, e.Start)
 			unclear := e.Open() || e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked
-			if unclear && !e.DryRun && e.Created == "" && err == nil && start.Equal(b.Start) && b.EventType.Valid && e.EventType == b.EventType.String &&
-				b.BookerEmail.Valid && strings.EqualFold(e.Email, b.BookerEmail.String) {
+			if !unclear || e.DryRun || e.Created != "" {
+				continue
+			}
+			start, err := time.Parse(time.RFC3339Nano, e.Start)
+			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); err == nil && found != nil {
 				return &By{Actor: e.Actor, At: e.At}
 			}
 		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == b.ID:
