@@ -53,20 +53,15 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	json := func(status int, body string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/api/v1/slots":
-		json(200, f.slots)
+		reply(w, 200, f.slots)
 	case r.Method == "GET" && r.URL.Path == "/api/v1/bookings":
 		if !f.created || f.listed == nil {
-			json(200, `{"bookings":[]}`)
+			reply(w, 200, `{"bookings":[]}`)
 			return
 		}
-		json(200, f.listed())
+		reply(w, 200, f.listed())
 	case r.Method == "POST":
 		raw, _ := io.ReadAll(r.Body)
 		f.posts = append(f.posts, r.Clone(r.Context()))
@@ -82,7 +77,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		f.created = true
 		f.create(w, form)
 	default:
-		json(404, `{"error":"not found"}`)
+		reply(w, 404, `{"error":"not found"}`)
 	}
 }
 
@@ -101,12 +96,15 @@ func (f *fakeAPI) postCount() int {
 	return len(f.posts)
 }
 
+// reply writes a JSON answer.
+func reply(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
 func answer(status int, body string) func(http.ResponseWriter, url.Values) {
-	return func(w http.ResponseWriter, _ url.Values) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}
+	return func(w http.ResponseWriter, _ url.Values) { reply(w, status, body) }
 }
 
 func listOf(entries ...string) func() string {
@@ -196,8 +194,7 @@ func TestAPIRuleUnknownFieldsInAnswersAreIgnored(t *testing.T) {
 	}
 	f.cancel = func(w http.ResponseWriter, _ *http.Request) {
 		f.listed = listOf()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"cancelled":true,"notified":["a"],"series":{"count":2}}`)
+		reply(w, 200, `{"cancelled":true,"notified":["a"],"series":{"count":2}}`)
 	}
 	c := f.client(t)
 	slots, err := c.Slots(t.Context(), "intro-call")
@@ -271,10 +268,7 @@ func TestAPIRuleCancelRequestShapeAndRepeat(t *testing.T) {
 	t.Parallel()
 	const id = "bk+1:é@x"
 	f := newFakeAPI(t)
-	f.cancel = func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"cancelled":true}`)
-	}
+	f.cancel = func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, `{"cancelled":true}`) }
 	c := f.client(t)
 	for range 2 {
 		res, err := c.Cancel(t.Context(), id)
@@ -465,9 +459,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNoBooking(t *testing.T) {
 	cancelThen := func(f *fakeAPI, status int, body string, list func() string) func(http.ResponseWriter, *http.Request) {
 		return func(w http.ResponseWriter, _ *http.Request) {
 			f.listed = list
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_, _ = io.WriteString(w, body)
+			reply(w, status, body)
 		}
 	}
 	for _, status := range otherStatuses {
@@ -571,8 +563,7 @@ func TestAPIRuleReadsSendOnlyDocumentedParameters(t *testing.T) {
 		mu.Lock()
 		sent = append(sent, fmt.Sprintf("%s %s?%s %q", r.Method, r.URL.Path, r.URL.RawQuery, raw))
 		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, map[string]string{
+		reply(w, 200, map[string]string{
 			"/api/v1/event-types": `{"event_types":[]}`,
 			"/api/v1/slots":       `{"slots":[]}`,
 			"/api/v1/bookings":    `{"bookings":[]}`,
