@@ -70,17 +70,18 @@ const createMigrations = `CREATE TABLE IF NOT EXISTS bookbot_schema_migrations (
 // Migrate brings the schema to the latest version this bookbot knows,
 // each step in a transaction of its own. Replicas starting together take
 // turns: the steps run under a session advisory lock. A database of a
-// newer version than this bookbot knows is refused.
-func (db *DB) Migrate(ctx context.Context) error {
+// newer version than this bookbot knows is refused. It returns the
+// schema's version as it found it under the lock, and as it left it.
+func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("postgres migrate: %w", err)
+		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
 	}
 	defer conn.Release()
 	// On a connection of its own: a session lock belongs to a connection,
 	// and ends with it if this process dies.
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
-		return fmt.Errorf("postgres migrate: lock: %w", err)
+		return 0, 0, fmt.Errorf("postgres migrate: lock: %w", err)
 	}
 	defer func() {
 		// ctx may be done: unlock on a context of its own, or end the
@@ -93,14 +94,14 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}()
 
 	if _, err := conn.Exec(ctx, createMigrations); err != nil {
-		return fmt.Errorf("postgres migrate: %w", err)
+		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
 	}
 	current, err := version(ctx, conn.Conn())
 	if err != nil {
-		return fmt.Errorf("postgres migrate: %w", err)
+		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
 	}
 	if current > len(migrations) {
-		return fmt.Errorf("postgres migrate: the database's schema version %d is newer than this bookbot knows (%d): it was migrated by a newer bookbot", current, len(migrations))
+		return current, current, fmt.Errorf("postgres migrate: the database's schema version %d is newer than this bookbot knows (%d): it was migrated by a newer bookbot", current, len(migrations))
 	}
 	for _, m := range migrations[current:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
@@ -111,10 +112,10 @@ func (db *DB) Migrate(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("postgres migrate: %s: %w", m.name, err)
+			return current, m.version - 1, fmt.Errorf("postgres migrate: %s: %w", m.name, err)
 		}
 	}
-	return nil
+	return current, len(migrations), nil
 }
 
 // Version returns the schema's version (0 before the first Migrate) and

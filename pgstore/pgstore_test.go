@@ -51,7 +51,7 @@ func conn(t testing.TB, url string) *pgx.Conn {
 func migrated(t testing.TB) string {
 	t.Helper()
 	u := pgtest.URL(t)
-	if err := open(t, u).Migrate(t.Context()); err != nil {
+	if _, _, err := open(t, u).Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -94,27 +94,39 @@ func TestMigrateConcurrent(t *testing.T) {
 	for i := range handles {
 		handles[i] = open(t, u)
 	}
-	if cur, latest, err := handles[0].Version(t.Context()); err != nil || cur != 0 || latest < 1 {
+	cur, latest, err := handles[0].Version(t.Context())
+	if err != nil || cur != 0 || latest < 1 {
 		t.Fatalf("Version of an empty database = %d, %d, %v; want 0, at least 1, nil", cur, latest, err)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(handles))
+	from, to := make([]int, len(handles)), make([]int, len(handles))
 	start := make(chan struct{})
 	for i, db := range handles {
 		wg.Go(func() {
 			<-start
-			errs[i] = db.Migrate(t.Context())
+			from[i], to[i], errs[i] = db.Migrate(t.Context())
 		})
 	}
 	close(start)
 	wg.Wait()
+	fromEmpty := 0
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("Migrate %d: %v", i, err)
 		}
+		if from[i] == 0 {
+			fromEmpty++
+		}
+		if to[i] != latest || from[i] != 0 && from[i] != latest {
+			t.Errorf("Migrate %d: from %d to %d; want from 0 or %d, to %d", i, from[i], to[i], latest, latest)
+		}
+	}
+	if fromEmpty != 1 {
+		t.Errorf("%d Migrates found the schema empty, want 1", fromEmpty)
 	}
 
-	cur, latest, err := handles[0].Version(t.Context())
+	cur, _, err = handles[0].Version(t.Context())
 	if err != nil || cur != latest {
 		t.Fatalf("Version after Migrate = %d, %d, %v; want the latest twice", cur, latest, err)
 	}
@@ -129,8 +141,8 @@ func TestMigrateConcurrent(t *testing.T) {
 	if rows != latest || distinct != latest {
 		t.Errorf("%d migration rows, %d versions; want %d of each", rows, distinct, latest)
 	}
-	if err := open(t, u).Migrate(t.Context()); err != nil {
-		t.Errorf("Migrate of a migrated database: %v", err)
+	if from, to, err := open(t, u).Migrate(t.Context()); err != nil || from != latest || to != latest {
+		t.Errorf("Migrate of a migrated database: from %d to %d, %v", from, to, err)
 	}
 }
 
@@ -145,7 +157,7 @@ func TestMigrateNewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Migrate(t.Context())
+	_, _, err = db.Migrate(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("Migrate of a database of version %d, latest %d: %v; want it refused as newer", latest+1, latest, err)
 	}
@@ -153,7 +165,7 @@ func TestMigrateNewer(t *testing.T) {
 		t.Errorf("Version = %d, %v; want %d", cur, err, latest+1)
 	}
 	// The lock was given back: another replica can take it.
-	if err := open(t, pgtest.URL(t)).Migrate(t.Context()); err != nil {
+	if _, _, err := open(t, pgtest.URL(t)).Migrate(t.Context()); err != nil {
 		t.Error(err)
 	}
 }

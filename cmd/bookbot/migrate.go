@@ -54,18 +54,15 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer db.Close()
-	before, latest, err := db.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
 	if *status {
-		fmt.Fprintf(stdout, "schema version %d; this bookbot's is %d\n", before, latest)
+		current, latest, err := db.Version(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		fmt.Fprintf(stdout, "schema version %d; this bookbot's is %d\n", current, latest)
 		return nil
 	}
-	if err := db.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	after, _, err := db.Version(ctx)
+	before, after, err := db.Migrate(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

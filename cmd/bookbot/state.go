@@ -105,7 +105,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	if err != nil {
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
-	if err := db.Migrate(octx); err != nil {
+	if _, _, err := db.Migrate(octx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
