@@ -4,6 +4,7 @@ package booking_test
 // other test checks: each names the section it holds the client to.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -592,5 +593,48 @@ func TestAPIRuleReadsSendOnlyDocumentedParameters(t *testing.T) {
 	defer mu.Unlock()
 	if !slices.Equal(sent, want) {
 		t.Errorf("requests sent:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// §7 rule 4: reads are retried with bounded exponential backoff and
+// jitter. TestReadRetries holds each wait within its bound; here a read's
+// waits differ, drawn at random below the bound, so that clients failing
+// together do not retry together.
+func TestAPIRuleReadRetriesAreJittered(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		waits []time.Duration
+	)
+	sleep := func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, 503, `{"error":"unavailable"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := booking.NewClient(srv.URL, mustKey(t, "live_8c1f.region-eu.secretpart"), booking.WithSleep(sleep),
+		booking.WithBackoff(booking.Backoff{Attempts: 11, Base: time.Second, Max: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EventTypes(t.Context()); !errors.Is(err, booking.ErrUnavailable) {
+		t.Fatalf("EventTypes = %v, want ErrUnavailable after the retries", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(waits) != 10 {
+		t.Fatalf("waits = %v, want 10", waits)
+	}
+	for _, w := range waits {
+		if w < 0 || w > time.Second {
+			t.Errorf("wait %v outside [0, 1s]", w)
+		}
+	}
+	if slices.Min(waits) == slices.Max(waits) {
+		t.Errorf("waits %v all alike: no jitter", waits)
 	}
 }
