@@ -882,22 +882,8 @@ var (
 	goldenMarkup = regexp.MustCompile(`<!date\^\d+\^[^|<>]*\|[^<>]*>|<@[A-Z0-9]+>|<https?://[^|<>\s]+\|[^<>]*>`)
 )
 
-// goldenKnown are breaks of the invariants that bookbot's messages have
-// today, reported to be fixed where the message is made: case name, and
-// what its failure says. They are logged instead of failing the test, and
-// an entry that no longer happens fails it, so that it goes.
-var goldenKnown = map[string][]string{}
-
 func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 	t.Helper()
-	known := map[string]bool{}
-	defer func() {
-		for _, k := range goldenKnown[c.name] {
-			if !known[k] {
-				t.Errorf("the known issue %q no longer happens: remove it from goldenKnown", k)
-			}
-		}
-	}()
 	for i, d := range docs {
 		where := d.kind
 		if len(docs) > 1 {
@@ -905,15 +891,7 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 		}
 		fail := func(format string, args ...any) {
 			t.Helper()
-			msg := where + ": " + fmt.Sprintf(format, args...)
-			for _, k := range goldenKnown[c.name] {
-				if strings.Contains(msg, k) {
-					known[k] = true
-					t.Logf("known issue, not fixed yet: %s", msg)
-					return
-				}
-			}
-			t.Error(msg)
+			t.Error(where + ": " + fmt.Sprintf(format, args...))
 		}
 		var blocks []any
 		maxBlocks := 100
