@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -799,4 +800,73 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// limited answers the first read of the bookings list with a 429 asking
+// to wait retryAfter (none when 0), and lists through List after that.
+// The first two reads are sent on reads.
+type limited struct {
+	notices.Lister
+	retryAfter time.Duration
+	reads      chan int
+	n          atomic.Int32
+}
+
+func (l *limited) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	n := int(l.n.Add(1))
+	if n <= 2 {
+		l.reads <- n
+	}
+	if n == 1 {
+		return nil, &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusTooManyRequests, RetryAfter: l.retryAfter}
+	}
+	return l.Lister.Bookings(ctx)
+}
+
+// §8: when a 429 is returned, the client stops and waits; §7: Retry-After
+// is not guaranteed. Asked to wait longer than its interval, Run reads the
+// list again only once the wait is over; asked nothing, at its next tick.
+func TestRateLimitedReadWaits(t *testing.T) {
+	t.Parallel()
+	for _, retryAfter := range []time.Duration{0, 10 * time.Minute} {
+		t.Run(retryAfter.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			lister := &limited{Lister: w.list, retryAfter: retryAfter, reads: make(chan int, 2)}
+			looked := make(chan struct{}, 1) // Run's loop looked at the clock
+			cfg := w.cfg
+			cfg.List, cfg.Interval = lister, time.Millisecond
+			cfg.Now = func() time.Time {
+				select {
+				case looked <- struct{}{}:
+				default:
+				}
+				return w.clock.Now()
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
+
+			<-lister.reads // the 429
+			if retryAfter > 0 {
+				// Many ticks go by without a read while the clock stands.
+				for range 20 {
+					<-looked
+				}
+				if n := lister.n.Load(); n != 1 {
+					t.Fatalf("%d reads before the wait was over, want 1", n)
+				}
+				w.clock.Advance(retryAfter)
+			}
+			if n := <-lister.reads; n != 2 {
+				t.Fatalf("read %d, want the second", n)
+			}
+		})
+	}
 }
