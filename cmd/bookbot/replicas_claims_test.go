@@ -127,26 +127,3 @@ func noticesOf(sl *slacktest.Server, id string) []slacktest.Message {
 	}
 	return out
 }
-
-// leaderOf waits until one of the replicas alive leads, and returns it.
-func leaderOf(ctx context.Context, t *testing.T, rs []replica, alive []int) int {
-	t.Helper()
-	return waitAny(ctx, t, rs, alive, "leading: the digest")
-}
-
-// waitAny waits until one of the replicas alive logs s, and returns it.
-func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) int {
-	t.Helper()
-	for {
-		for _, i := range alive {
-			if strings.Contains(rs[i].out.String(), s) {
-				return i
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no replica logged %q: %v", s, ctx.Err())
-		case <-time.After(20 * time.Millisecond): // polls the logs
-		}
-	}
-}

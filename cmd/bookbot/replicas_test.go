@@ -60,18 +60,24 @@ func startReplicas(ctx context.Context, t *testing.T, n int, extra ...string) ([
 	return rs, sb, sl
 }
 
-// leader waits until one replica says it leads, and returns its index.
-func leader(ctx context.Context, t *testing.T, rs []replica, skip int) int {
+// leaderOf waits until one of the replicas alive leads, and returns it.
+func leaderOf(ctx context.Context, t *testing.T, rs []replica, alive []int) int {
+	t.Helper()
+	return waitAny(ctx, t, rs, alive, "leading: the digest")
+}
+
+// waitAny waits until one of the replicas alive logs s, and returns it.
+func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) int {
 	t.Helper()
 	for {
-		for i, r := range rs {
-			if i != skip && strings.Contains(r.out.String(), "leading: the digest") {
+		for _, i := range alive {
+			if strings.Contains(rs[i].out.String(), s) {
 				return i
 			}
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("no replica leads: %v", ctx.Err())
+			t.Fatalf("no replica logged %q: %v", s, ctx.Err())
 		case <-time.After(20 * time.Millisecond): // polls the logs
 		}
 	}
@@ -178,13 +184,13 @@ func TestReplicaTakesOverTheDigest(t *testing.T) {
 	at := time.Now().In(loc).Add(2 * time.Minute)
 	rs, _, sl := startReplicas(ctx, t, 2, "DIGEST_CHANNEL="+reviewRoom, "DIGEST_TIMEZONE="+zone,
 		fmt.Sprintf("DIGEST_SCHEDULE=%d %d * * *", at.Minute(), at.Hour()))
-	first := leader(ctx, t, rs, -1)
+	first := leaderOf(ctx, t, rs, []int{0, 1})
 	killed := time.Now()
 	if err := rs[first].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = rs[first].cmd.Wait()
-	next := leader(ctx, t, rs, first)
+	next := leaderOf(ctx, t, rs, []int{1 - first})
 	t.Logf("replica %d leads %v after replica %d was killed", next, time.Since(killed).Round(time.Millisecond), first)
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
 		return m.Channel == reviewRoom && strings.Contains(m.Text, "Bookings for")
