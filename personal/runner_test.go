@@ -44,7 +44,8 @@ func (s *sender) next() error {
 	return err
 }
 
-func (s *sender) SendReminder(_ context.Context, d personal.Due, loc *time.Location) error {
+// record records x, unless loc is nil or the next send is to fail.
+func (s *sender) record(loc *time.Location, x sent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if loc == nil {
@@ -53,21 +54,16 @@ func (s *sender) SendReminder(_ context.Context, d personal.Due, loc *time.Locat
 	if err := s.next(); err != nil {
 		return err
 	}
-	s.sent = append(s.sent, sent{kind: d.Kind, user: d.User, id: d.Booking.ID, late: d.Late})
+	s.sent = append(s.sent, x)
 	return nil
 }
 
+func (s *sender) SendReminder(_ context.Context, d personal.Due, loc *time.Location) error {
+	return s.record(loc, sent{kind: d.Kind, user: d.User, id: d.Booking.ID, late: d.Late})
+}
+
 func (s *sender) SendAgenda(_ context.Context, d personal.Due, loc *time.Location) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if loc == nil {
-		return errors.New("no zone")
-	}
-	if err := s.next(); err != nil {
-		return err
-	}
-	s.sent = append(s.sent, sent{kind: d.Kind, user: d.User, day: d.Day.String(), late: d.Late, n: len(d.Bookings)})
-	return nil
+	return s.record(loc, sent{kind: d.Kind, user: d.User, day: d.Day.String(), late: d.Late, n: len(d.Bookings)})
 }
 
 func (s *sender) take() []sent {
