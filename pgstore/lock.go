@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // namedLockClass sets WithLock's advisory locks apart from the leader's,
@@ -16,23 +19,39 @@ const namedLockClass int32 = 0x6c6f636b // "lock"
 // the session's, on a connection held for fn; a replica that dies while
 // holding it loses its session, and with it the lock.
 func (db *DB) WithLock(ctx context.Context, name string, fn func(context.Context) error) error {
-	conn, err := db.pool.Acquire(ctx)
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	err := db.holding(ctx, "SELECT pg_advisory_lock($1::int4, $2::int4)", "SELECT pg_advisory_unlock($1::int4, $2::int4)",
+		[]any{namedLockClass, int32(h.Sum32())}, func(*pgxpool.Conn) error { return fn(ctx) })
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
 	}
+	return nil
+}
+
+// unlockTimeout bounds giving a session lock back.
+const unlockTimeout = 5 * time.Second
+
+// holding runs fn with a connection of its own, taken from the pool, whose
+// session holds the advisory lock that the statement lock takes and unlock
+// gives back, both with args. A session that cannot give it back is ended
+// rather than put back in the pool holding it.
+func (db *DB) holding(ctx context.Context, lock, unlock string, args []any, fn func(*pgxpool.Conn) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
 	defer conn.Release()
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(name))
-	key := int32(h.Sum32())
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1::int4, $2::int4)", namedLockClass, key); err != nil {
-		return fmt.Errorf("lock %s: %w", name, err)
+	if _, err := conn.Exec(ctx, lock, args...); err != nil {
+		return fmt.Errorf("lock: %w", err)
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1::int4, $2::int4)", namedLockClass, key); err != nil {
-			// A session that cannot unlock is not put back in the pool
-			// holding the lock.
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		// ctx may be done: unlock on a context of its own.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
+		defer cancel()
+		if _, err := conn.Exec(uctx, unlock, args...); err != nil {
+			_ = conn.Conn().Close(uctx)
 		}
 	}()
-	return fn(ctx)
+	return fn(conn)
 }

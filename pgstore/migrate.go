@@ -8,9 +8,9 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // migrationFiles are the schema's steps, NNNN_name.sql, numbered from 1
@@ -73,49 +73,39 @@ const createMigrations = `CREATE TABLE IF NOT EXISTS bookbot_schema_migrations (
 // newer version than this bookbot knows is refused. It returns the
 // schema's version as it found it under the lock, and as it left it.
 func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
-	}
-	defer conn.Release()
-	// On a connection of its own: a session lock belongs to a connection,
-	// and ends with it if this process dies.
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
-		return 0, 0, fmt.Errorf("postgres migrate: lock: %w", err)
-	}
-	defer func() {
-		// ctx may be done: unlock on a context of its own, or end the
-		// session, which ends the lock.
-		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", migrateLock); err != nil {
-			_ = conn.Conn().Close(uctx)
-		}
-	}()
-
-	if _, err := conn.Exec(ctx, createMigrations); err != nil {
-		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
-	}
-	current, err := version(ctx, conn.Conn())
-	if err != nil {
-		return 0, 0, fmt.Errorf("postgres migrate: %w", err)
-	}
-	if current > len(migrations) {
-		return current, current, fmt.Errorf("postgres migrate: the database's schema version %d is newer than this bookbot knows (%d): it was migrated by a newer bookbot", current, len(migrations))
-	}
-	for _, m := range migrations[current:] {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "INSERT INTO bookbot_schema_migrations (version, applied_at) VALUES ($1, now())", m.version)
+	// A session lock belongs to a connection, and ends with it if this
+	// process dies.
+	err = db.holding(ctx, "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)", []any{migrateLock}, func(conn *pgxpool.Conn) error {
+		if _, err := conn.Exec(ctx, createMigrations); err != nil {
 			return err
-		})
-		if err != nil {
-			return current, m.version - 1, fmt.Errorf("postgres migrate: %s: %w", m.name, err)
 		}
+		var err error
+		if from, err = version(ctx, conn); err != nil {
+			return err
+		}
+		to = from
+		if from > len(migrations) {
+			return fmt.Errorf("the database's schema version %d is newer than this bookbot knows (%d): it was migrated by a newer bookbot", from, len(migrations))
+		}
+		for _, m := range migrations[from:] {
+			err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, m.sql); err != nil {
+					return err
+				}
+				_, err := tx.Exec(ctx, "INSERT INTO bookbot_schema_migrations (version, applied_at) VALUES ($1, now())", m.version)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			to = m.version
+		}
+		return nil
+	})
+	if err != nil {
+		return from, to, fmt.Errorf("postgres migrate: %w", err)
 	}
-	return current, len(migrations), nil
+	return from, to, nil
 }
 
 // Version returns the schema's version (0 before the first Migrate) and
