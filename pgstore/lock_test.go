@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
@@ -36,6 +37,35 @@ func TestWithLock(t *testing.T) {
 	if most.Load() != 1 || runs.Load() != 20 {
 		t.Errorf("at most %d at once over %d runs, want 1 over 20", most.Load(), runs.Load())
 	}
+	// Runs that short rarely meet: so while one replica holds the lock,
+	// another's waits for it in the database, and enters only after.
+	admin := conn(t, url)
+	entered := make(chan struct{})
+	second := make(chan error, 1)
+	if err := dbs[0].WithLock(t.Context(), "reviews", func(ctx context.Context) error {
+		go func() {
+			second <- dbs[1].WithLock(ctx, "reviews", func(context.Context) error { close(entered); return nil })
+		}()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for waiting := 0; waiting == 0; {
+			select {
+			case <-entered:
+				t.Fatal("a second replica entered while the first held the lock")
+			case <-tick.C:
+			}
+			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Error(err)
+	}
+	<-entered
 	// Other names do not wait.
 	if err := dbs[0].WithLock(t.Context(), "reviews", func(ctx context.Context) error {
 		return dbs[1].WithLock(ctx, "other", func(context.Context) error { return nil })
