@@ -661,6 +661,31 @@ func TestBurstsAndRoutes(t *testing.T) {
 	}
 }
 
+// BurstSize changes for one channel in one read are still posted one by
+// one.
+func TestBurstSizeIsPostedOneByOne(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	var want []string
+	for i := range notices.BurstSize {
+		id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", fmt.Sprintf("ada%d@example.com", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, "post new "+id)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	got := kinds(w.pub.take())
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%d changes: %v, want each posted: %v", notices.BurstSize, got, want)
+	}
+}
+
 // A notice whose post's answer never came is looked for in Slack once its
 // post has surely ended, by whichever process reads next: found, it is
 // recorded and not posted again; not found, it is posted, once.
@@ -761,6 +786,51 @@ func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 	}
 	if w.counts.notices["cancelled posted"] != len(cancelled) {
 		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
+// A burst found in Slack after its answer was lost updates the first
+// notices of its bookings, as a burst whose answer came does.
+func TestCutShortBurstUpdatesFirstNotices(t *testing.T) {
+	t.Parallel()
+	f := &finder{}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	w.poll(w.watcher())
+	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher())
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + ada}) {
+		t.Fatalf("Ada's booking: %v", got)
+	}
+
+	n := 0
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(w.clock.Now()) {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n <= notices.BurstSize {
+		t.Fatalf("only %d cancelled", n)
+	}
+	w.pub.fail = []error{errLost}
+	w.clock.Advance(time.Minute)
+	if err := w.watcher().Poll(t.Context()); err == nil {
+		t.Fatal("a burst whose answer was lost was not reported")
+	}
+	if calls := w.pub.take(); len(calls) != 1 || calls[0].call != "burst" {
+		t.Fatalf("calls %v, want the one burst", kinds(calls))
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(w.watcher())
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"update cancelled " + ada}) {
+		t.Errorf("once the burst is found: %v, want Ada's first notice updated", got)
 	}
 }
 
