@@ -343,6 +343,29 @@ func TestAttendeeChangesAreAnnounced(t *testing.T) {
 	}
 }
 
+// §2: removed event types are excluded from listings. A change to a
+// booking of one is announced under the event's slug.
+func TestRemovedEventTypeIsNamedBySlug(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", w.slot("consultation", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sb.RemoveEventType(bookingtest.DemoOwner, "consultation")
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
+		t.Fatalf("after a booking: %v", got)
+	}
+	if n := calls[0].ns[0]; n.Title != "consultation" {
+		t.Errorf("title %q, want the slug", n.Title)
+	}
+}
+
 // A booking that left the list because it started was not cancelled.
 func TestStartedIsNotCancelled(t *testing.T) {
 	t.Parallel()
