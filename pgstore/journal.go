@@ -118,11 +118,17 @@ func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*bookin
 	e := journal.Entry{At: s.now(), Owner: s.owner, Write: w}
 	key, isCreate := journal.CreateKey(w) // key is nil, so create_key NULL, when not
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+		// A create's lock is taken in the statement that draws its number.
+		draw, args := "SELECT nextval('bookbot_journal_entries_seq_seq')", []any(nil)
 		if isCreate {
-			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1::int4, $2::int4)",
-				createLockClass, int32(binary.BigEndian.Uint32(key))); err != nil {
-				return journalErr("lock", err)
-			}
+			draw += " FROM pg_advisory_xact_lock($1::int4, $2::int4)"
+			args = []any{createLockClass, int32(binary.BigEndian.Uint32(key))}
+		}
+		var seq int64
+		if err := tx.QueryRow(ctx, draw, args...).Scan(&seq); err != nil {
+			return journalErr("begin", err)
+		}
+		if isCreate {
 			p, err := prior(ctx, tx, key)
 			if err != nil {
 				return err
@@ -130,10 +136,6 @@ func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*bookin
 			if p != nil {
 				return &booking.DuplicateError{Prior: *p}
 			}
-		}
-		var seq int64
-		if err := tx.QueryRow(ctx, "SELECT nextval('bookbot_journal_entries_seq_seq')").Scan(&seq); err != nil {
-			return journalErr("begin", err)
 		}
 		e.Seq = uint64(seq)
 		row, err := columns(&e)
