@@ -230,6 +230,23 @@ func TestHandleSharedSeen(t *testing.T) {
 	if acks != 1 || !b.creating.tryLock("cancel\x00bk_1") {
 		t.Errorf("a button another replica took: %d acks, its cancel started here", acks)
 	}
+
+	// A command another replica took leaves none of its work counted here,
+	// or a shutdown would wait for it.
+	if first, err := shared.FirstTime(t.Context(), "E4", time.Now()); err != nil || !first {
+		t.Fatal("E4 was seen")
+	}
+	list := socketmode.Event{
+		Type:    socketmode.EventTypeSlashCommand,
+		Data:    slack.SlashCommand{Command: "/booking", Text: "list", UserID: "UADA"},
+		Request: &socketmode.Request{EnvelopeID: "E4", RetryAttempt: 1},
+	}
+	b.Handle(list, func(any) {})
+	select {
+	case <-b.work.idle():
+	default:
+		t.Error("a command another replica took is counted as work here")
+	}
 }
 
 // A replica stopping while it handles an envelope acks it before closing
