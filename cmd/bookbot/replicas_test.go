@@ -169,8 +169,10 @@ func TestReplicaTakesOverTheDigest(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	// Two minutes ahead: time for the leader to be killed and replaced
-	// before the digest is due (the schedule has whole minutes).
+	// The first whole minute at least 20 s ahead: the first leader is
+	// killed as soon as it leads, well before; its successor leads 5 s
+	// later (pgstore.DefaultLeaderCheck), and would catch up a time it
+	// missed.
 	// The schedule's day must not end first: near midnight UTC, a zone
 	// twelve hours away.
 	zone := "UTC"
@@ -181,7 +183,7 @@ func TestReplicaTakesOverTheDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := time.Now().In(loc).Add(2 * time.Minute)
+	at := time.Now().In(loc).Add(20 * time.Second).Truncate(time.Minute).Add(time.Minute)
 	rs, _, sl := startReplicas(ctx, t, 2, "DIGEST_CHANNEL="+reviewRoom, "DIGEST_TIMEZONE="+zone,
 		fmt.Sprintf("DIGEST_SCHEDULE=%d %d * * *", at.Minute(), at.Hour()))
 	first := leaderOf(ctx, t, rs, []int{0, 1})
