@@ -203,7 +203,7 @@ func (l *Leader) Run(ctx context.Context, lead func(ctx context.Context, term Te
 			continue
 		}
 		if !won {
-			if l.db.closed() {
+			if l.db.closing.Load() {
 				return l.errorf("%w", errClosed)
 			}
 			continue
@@ -347,7 +347,7 @@ func (l *Leader) serve(ctx context.Context, c *pgxpool.Conn, t *term, lastOK tim
 				break
 			}
 			lastOK, next = sent, sent.Add(l.opts.Check)
-			if l.db.closed() {
+			if l.db.closing.Load() {
 				closed = true
 				t.lost = errClosed
 			}
@@ -401,19 +401,6 @@ func (l *Leader) drop(c *pgxpool.Conn) {
 	defer cancel()
 	_ = c.Conn().Close(ctx)
 	c.Release() // a closed connection leaves the pool
-}
-
-// closed reports whether Close was called. The pool's Close waits for the
-// Leader's connection to come back: the Leader looks at every check.
-func (db *DB) closed() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	c, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return errors.Is(err, puddle.ErrClosedPool)
-	}
-	c.Release()
-	return false
 }
 
 // WhoLeads returns name's current or last term; a name no replica has led

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +21,9 @@ import (
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	// closing is set by Close. The pool's Close waits for a Leader's
+	// connection to come back: the Leader looks at it at every check.
+	closing atomic.Bool
 }
 
 // DefaultMaxConns is the pool's size unless the URL sets pool_max_conns.
@@ -83,7 +87,10 @@ func (f errorTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.Tr
 }
 
 // Close closes every connection.
-func (db *DB) Close() { db.pool.Close() }
+func (db *DB) Close() {
+	db.closing.Store(true)
+	db.pool.Close()
+}
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
