@@ -101,16 +101,13 @@ func (b *Bot) agendaReply(ctx context.Context, user string, change func(*persona
 
 // remindOffPressed is "Stop reminders", on a reminder or a reply: the
 // reminders are turned off, the agenda kept.
-func (b *Bot) remindOffPressed(later *jobs, user string, inHome bool, reply func(message)) {
+func (b *Bot) remindOffPressed(later *jobs, user string, reply func(message)) {
 	later.add("remind-off", func(ctx context.Context) {
 		if b.cfg.Personal == nil {
 			reply(notSetUpMessage())
 			return
 		}
 		reply(b.remindReply(ctx, user, func(s *personal.Settings) { s.Remind = 0 }))
-		if inHome {
-			b.publishHome(ctx, user)
-		}
 	})
 }
 

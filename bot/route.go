@@ -208,7 +208,7 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 	case actionPersonalSettings:
 		later.add("personal-settings", func(ctx context.Context) { b.openSettings(ctx, cb.TriggerID, user, reply) })
 	case actionRemindOff:
-		b.remindOffPressed(later, user, inHome, reply)
+		b.remindOffPressed(later, user, reply)
 	case actionReviewed:
 		b.markReviewed(later, cb, a.Value)
 	}
