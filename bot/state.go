@@ -15,7 +15,7 @@ const SeenTTL = 15 * time.Minute
 // Seen remembers the envelopes seen. With replicas, a redelivery may reach
 // another replica than the first delivery did: a Seen they share (the
 // PostgreSQL one, pgstore.Dedupe, made with SeenTTL) tells it so. The
-// bot's own memory is the default one, and is asked first in any case.
+// bot's own memory is asked first in any case, and alone without one.
 type Seen interface {
 	// FirstTime reports whether id is seen for the first time within the
 	// TTL, and records it as seen at now. Of concurrent calls for one id,
