@@ -74,14 +74,21 @@ func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func reviewReports(sl *slacktest.Server) []slacktest.Message {
+// messagesWhere are the messages Slack has that match.
+func messagesWhere(sl *slacktest.Server, match func(slacktest.Message) bool) []slacktest.Message {
 	var out []slacktest.Message
 	for _, m := range sl.Messages() {
-		if m.Kind == "message" && m.Channel == reviewRoom && strings.Contains(string(m.Blocks), "needs a human look") {
+		if match(m) {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+func reviewReports(sl *slacktest.Server) []slacktest.Message {
+	return messagesWhere(sl, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewRoom && strings.Contains(string(m.Blocks), "needs a human look")
+	})
 }
 
 // A bookbot killed while the API holds its create, then restarted: the

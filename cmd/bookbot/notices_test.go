@@ -24,13 +24,7 @@ func TestRunAnnouncesChangesOnceAcrossRestarts(t *testing.T) {
 	e := env(sb, sl, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=1h", "LOG_LEVEL=debug", "LOG_FORMAT=text")
 
 	notes := func() []slacktest.Message {
-		var out []slacktest.Message
-		for _, m := range sl.Messages() {
-			if m.Channel == "C0NOTES" {
-				out = append(out, m)
-			}
-		}
-		return out
+		return messagesWhere(sl, func(m slacktest.Message) bool { return m.Channel == "C0NOTES" })
 	}
 
 	cmd, out := startRun(ctx, t, sl, e)

@@ -25,15 +25,6 @@ func TestRunRemindsOnceAcrossARestart(t *testing.T) {
 		BookerName: ptr("Grace <!here> Hopper"), BookerEmail: ptr("grace@example.com"),
 	})
 	e := env(sb, sl, "LOG_LEVEL=debug", "LOG_FORMAT=text")
-	reminders := func() []slacktest.Message {
-		var out []slacktest.Message
-		for _, m := range sl.Messages() {
-			if isReminder(m) {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
 
 	cmd, out := startRun(ctx, t, sl, e)
 	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "remind 15m", UserID: "UADA"}); err != nil {
@@ -51,7 +42,7 @@ func TestRunRemindsOnceAcrossARestart(t *testing.T) {
 	cmd, out = startRun(ctx, t, sl, e)
 	out.waitCount(ctx, t, "personal: looking", 1)
 	stopRun(t, cmd, out)
-	if got := reminders(); len(got) != 1 {
+	if got := messagesWhere(sl, isReminder); len(got) != 1 {
 		t.Errorf("%d reminders after a restart, want 1", len(got))
 	}
 	noSecrets(t, sb, sl, out.String())

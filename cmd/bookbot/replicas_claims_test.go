@@ -106,12 +106,7 @@ func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
 	remind()
 	rs[next].out.waitCount(ctx, t, "personal: looking", 2)
 	stopRun(t, rs[next].cmd, rs[next].out)
-	var got []slacktest.Message
-	for _, m := range sl.Messages() {
-		if isReminder(m) && strings.Contains(m.Text, id) {
-			got = append(got, m)
-		}
-	}
+	got := messagesWhere(sl, func(m slacktest.Message) bool { return isReminder(m) && strings.Contains(m.Text, id) })
 	if len(got) != 1 {
 		t.Errorf("%d reminders of booking %s, want 1\n%s", len(got), id, rs[next].out.String())
 	}
@@ -119,11 +114,7 @@ func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
 
 // noticesOf are the notices posted of a booking.
 func noticesOf(sl *slacktest.Server, id string) []slacktest.Message {
-	var out []slacktest.Message
-	for _, m := range sl.Messages() {
-		if m.Kind == "message" && m.Channel == "C0NOTES" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, id) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return messagesWhere(sl, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0NOTES" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, id)
+	})
 }

@@ -133,13 +133,9 @@ func TestReplicasBookOnce(t *testing.T) {
 	wg.Go(func() { _, _ = sl.SubmitInputs(ctx, "UBOB", formB.ID, twin, slacktest.ToConnection(conns[1].ID)) })
 	wg.Wait()
 	until(ctx, t, "both outcomes", func() bool {
-		n := 0
-		for _, m := range sl.Messages() {
-			if strings.Contains(m.Text, "Alan Turing") || strings.Contains(string(m.Blocks), "alan@example.com") {
-				n++
-			}
-		}
-		return n >= 2
+		return len(messagesWhere(sl, func(m slacktest.Message) bool {
+			return strings.Contains(m.Text, "Alan Turing") || strings.Contains(string(m.Blocks), "alan@example.com")
+		})) >= 2
 	})
 	for _, r := range rs {
 		stopRun(t, r.cmd, r.out)
@@ -333,12 +329,9 @@ func TestRollingRestart(t *testing.T) {
 		t.Errorf("%d POST /bookings for %d bookings", got, len(guests))
 	}
 	for _, guest := range guests {
-		dms := 0
-		for _, m := range sl.Messages() {
-			if m.Kind == "message" && strings.Contains(m.Text, "Booked.") && strings.Contains(m.Text, guest) {
-				dms++
-			}
-		}
+		dms := len(messagesWhere(sl, func(m slacktest.Message) bool {
+			return m.Kind == "message" && strings.Contains(m.Text, "Booked.") && strings.Contains(m.Text, guest)
+		}))
 		if dms != 1 {
 			t.Errorf("%s: %d outcomes told, want 1", guest, dms)
 		}
