@@ -235,6 +235,11 @@ func (l *Leader) Run(ctx context.Context, lead func(ctx context.Context, term Te
 		if term.lost == nil {
 			return nil
 		}
+		// Sit out a check, so that another replica, trying every check,
+		// takes over rather than this one again.
+		if !sleep(ctx, l.opts.Check) {
+			return nil
+		}
 	}
 }
 
