@@ -17,23 +17,15 @@ import (
 // listPageSize keeps a page of bookings well inside 50 blocks.
 const listPageSize = 15
 
-func (b *Bot) listReply(ctx context.Context, userID string, page int) message {
+// listReply is a page of the bookings list, marked as mark says. The event
+// types' titles are fetched when none are recent, so every page, the one
+// asking about a cancel too, names them alike.
+func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
 		return b.failed("The bookings could not be loaded", err)
 	}
-	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{})
-}
-
-// listAsking is the page a booking's Cancel… was chosen on, the booking's
-// row asking whether to cancel it.
-func (b *Bot) listAsking(ctx context.Context, userID string, page int, id string) message {
-	list, err := b.booking.Bookings(ctx)
-	if err != nil {
-		return b.failed("The bookings could not be loaded", err)
-	}
-	types, _ := b.types.recent()
-	return listMessage(list, types, b.users.zone(ctx, userID), page, b.cfg.Now(), listMark{asking: id})
+	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), mark)
 }
 
 // listAfterCancel is the page a booking was cancelled from, shown again
@@ -47,8 +39,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *b
 			return outcome
 		}
 	}
-	types, _ := b.types.recent()
-	m := listMessage(list, types, b.users.zone(ctx, user), page, b.cfg.Now(), listMark{cancelled: res.Booking})
+	m := listMessage(list, b.titles(ctx), b.users.zone(ctx, user), page, b.cfg.Now(), listMark{cancelled: res.Booking})
 	m.Text = outcome.Text
 	return m
 }

@@ -351,3 +351,18 @@ func TestListRowMenu(t *testing.T) {
 		t.Errorf("event type field: %v", ev)
 	}
 }
+
+// The row asking about a cancel names event types as the list did, also
+// once the event types read for the list are no longer recent.
+func TestListAskingNamesEventTypes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000002"
+	h.slash(ada, "list")
+	list := h.reply(ada, id)
+	h.clock.Advance(time.Hour)
+	ask := h.askCancel(ada, list, id)
+	if text := textOf(ask.Blocks); !strings.Contains(text, "Consultation") {
+		t.Errorf("the asking list does not name the event type:\n%s", text)
+	}
+}

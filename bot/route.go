@@ -49,7 +49,7 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 		}
 		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, cmd.TriggerID, cmd.UserID, meta, reply) })
 	case verb == "list" && len(args) == 0:
-		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, cmd.UserID, 0)) })
+		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, cmd.UserID, 0, listMark{})) })
 	case verb == "cancel" && len(args) == 1:
 		id := args[0]
 		if err := booking.ValidateBookingID(id); err != nil {
@@ -163,10 +163,10 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 		page, _ := strconv.Atoi(p)
 		later.add("slots", func(ctx context.Context) { replace(b.slotsReply(ctx, user, slug, page)) })
 	case actionShowList:
-		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, 0)) })
+		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, 0, listMark{})) })
 	case actionListPage, actionListPrev:
 		page, _ := strconv.Atoi(a.Value)
-		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })
+		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{})) })
 	case actionCancel:
 		if a.Type != slack.ActionType(slack.METOverflow) {
 			b.cancelPressed(later, user, a.Value, a.BlockID, cb.ResponseURL != "", inHome, replace)
@@ -178,11 +178,11 @@ func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
 			later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(meta), reply) })
 			return
 		}
-		later.add("list", func(ctx context.Context) { replace(b.listAsking(ctx, user, page, v)) })
+		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{asking: v})) })
 	case actionKeep:
 		id := a.Value
 		if page, ok := listPage(a.BlockID); ok {
-			later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page)) })
+			later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{})) })
 			return
 		}
 		later.add("keep", func(context.Context) { replace(keptMessage(id)) })
