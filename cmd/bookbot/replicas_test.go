@@ -341,27 +341,77 @@ func TestRollingRestart(t *testing.T) {
 
 // bookDuring books a slot for guest as bob, the k-th offered on a new
 // booking form, and waits for the outcome.
-func bookDuring(ctx context.Context, sl *slacktest.Server, guest string, k int) error {
-	known := map[string]bool{}
-	for _, v := range sl.Views() {
-		known[v.ID] = true
-	}
-	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: "UBOB"}); err != nil {
+func bookDuring(ctx context.Context, sl *slacktest.Server, guest string, k int, opts ...slacktest.DeliverOption) error {
+	form, err := bobsForm(ctx, sl, k)
+	if err != nil {
 		return err
 	}
-	form, err := sl.WaitView(ctx, func(v slacktest.View) bool {
-		return !known[v.ID] && v.TriggerUser == "UBOB" && len(v.Options("slot")) > k
-	})
-	if err != nil {
-		return fmt.Errorf("no form: %w", err)
-	}
-	email := strings.ToLower(strings.ReplaceAll(guest, " ", ".")) + "@example.com"
-	in := map[string]string{"slot": form.Options("slot")[k].Value, "name": guest, "email": email, "booker_tz": "Europe/Berlin"}
-	if _, err := sl.SubmitInputs(ctx, "UBOB", form.ID, in); err != nil {
+	if _, err := sl.SubmitInputs(ctx, "UBOB", form.ID, guestInputs(form, guest, k), opts...); err != nil {
 		return err
 	}
 	_, err = sl.WaitMessage(ctx, func(m slacktest.Message) bool {
 		return m.Kind == "message" && strings.Contains(m.Text, guest)
 	})
 	return err
+}
+
+// bobsForm runs `/booking new intro-call` as bob and returns the new form
+// once it offers more than k slots.
+func bobsForm(ctx context.Context, sl *slacktest.Server, k int) (slacktest.View, error) {
+	known := map[string]bool{}
+	for _, v := range sl.Views() {
+		known[v.ID] = true
+	}
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: "UBOB"}); err != nil {
+		return slacktest.View{}, err
+	}
+	form, err := sl.WaitView(ctx, func(v slacktest.View) bool {
+		return !known[v.ID] && v.TriggerUser == "UBOB" && len(v.Options("slot")) > k
+	})
+	if err != nil {
+		return form, fmt.Errorf("no form: %w", err)
+	}
+	return form, nil
+}
+
+// guestInputs fill in form for guest at its k-th slot.
+func guestInputs(form slacktest.View, guest string, k int) map[string]string {
+	email := strings.ToLower(strings.ReplaceAll(guest, " ", ".")) + "@example.com"
+	return map[string]string{"slot": form.Options("slot")[k].Value, "name": guest, "email": email, "booker_tz": "Europe/Berlin"}
+}
+
+// The API's limit of 5 booking attempts a minute is one limit for all
+// replicas: the sixth booking within the minute is held back by bookbot,
+// whichever replica takes it, and never sent.
+func TestReplicasShareTheBookingLimit(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	rs, sb, sl := startReplicas(ctx, t, 2)
+	conns := sl.LiveConnections()
+	for k := range 5 {
+		if err := bookDuring(ctx, sl, fmt.Sprintf("Guest %d", k+1), k, slacktest.ToConnection(conns[k%2].ID)); err != nil {
+			t.Fatalf("booking %d: %v", k+1, err)
+		}
+	}
+	form, err := bobsForm(ctx, sl, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sl.SubmitInputs(ctx, "UBOB", form.ID, guestInputs(form, "Guest 6", 5), slacktest.ToConnection(conns[1].ID)); err != nil {
+		t.Fatal(err)
+	}
+	// Held back, or refused by the service had it been sent.
+	out, err := sl.WaitView(ctx, func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), ":hourglass:")
+	})
+	if err != nil {
+		t.Fatalf("no outcome of the sixth booking: %v\n%s", err, rs[1].out.String())
+	}
+	if !strings.Contains(string(out.Blocks), "Not sent.") {
+		t.Errorf("the sixth booking was not held back:\n%s", out.Blocks)
+	}
+	if got := posts(sb); got != 5 {
+		t.Errorf("%d POST /bookings for 6 bookings in a minute, want 5", got)
+	}
 }
