@@ -369,3 +369,56 @@ func TestRunnerFailures(t *testing.T) {
 		t.Errorf("metrics %v", p.tally.n)
 	}
 }
+
+// watched is a Store that tells of each look at everyone's settings and
+// each prune.
+type watched struct {
+	personal.Store
+	looks   chan struct{}
+	cutoffs chan time.Time
+}
+
+func (s *watched) AllSettings(ctx context.Context) (map[string]personal.Settings, error) {
+	s.looks <- struct{}{}
+	return s.Store.AllSettings(ctx)
+}
+
+func (s *watched) Prune(ctx context.Context, cutoff time.Time) error {
+	s.cutoffs <- cutoff
+	return s.Store.Prune(ctx, cutoff)
+}
+
+// Run looks at once and whenever woken, and forgets claims only once no
+// reminder or agenda can be due again: past the longest lead and a day.
+func TestRunLooksWhenWokenAndPrunes(t *testing.T) {
+	t.Parallel()
+	p := newPlace(t)
+	st := &watched{Store: p.store, looks: make(chan struct{}), cutoffs: make(chan time.Time, 2)}
+	cfg := p.cfg
+	cfg.Store, cfg.Every = st, time.Hour // no tick comes during the test
+	r := personal.NewRunner(cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+
+	<-st.looks
+	r.Wake()
+	<-st.looks // the first look's pruning is done
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cutoff := <-st.cutoffs:
+		if cutoff.After(r0.Add(-personal.MaxRemind - 24*time.Hour)) {
+			t.Errorf("claims pruned up to %s, less than a longest lead and a day before %s", cutoff, r0)
+		}
+	default:
+		t.Fatal("claims not pruned at start")
+	}
+	select {
+	case cutoff := <-st.cutoffs:
+		t.Errorf("pruned again, up to %s, within a day", cutoff)
+	default:
+	}
+}
