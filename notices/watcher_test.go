@@ -963,3 +963,34 @@ func TestRateLimitedReadWaits(t *testing.T) {
 		})
 	}
 }
+
+// pruned is a Store that sends each prune's cutoff on cutoffs.
+type pruned struct {
+	notices.Store
+	cutoffs chan time.Time
+}
+
+func (s *pruned) Prune(ctx context.Context, cutoff time.Time) error {
+	s.cutoffs <- cutoff
+	return s.Store.Prune(ctx, cutoff)
+}
+
+// Run prunes at start, keeping the notices of bookings that ended within
+// the last day: a late change of one finds its thread.
+func TestRunPrunes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	st := &pruned{Store: w.store, cutoffs: make(chan time.Time, 1)}
+	cfg := w.cfg
+	cfg.Store, cfg.Interval = st, time.Hour // no tick comes during the test
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()
+	if cutoff := <-st.cutoffs; cutoff.After(t0.Add(-24 * time.Hour)) {
+		t.Errorf("pruned up to %s, within a day of %s", cutoff, t0)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
