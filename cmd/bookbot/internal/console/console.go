@@ -279,15 +279,10 @@ func (c *Console) when(b AttendeeBooking) string {
 		zone = time.UTC
 	}
 	start, end := b.Start.In(zone), b.End.In(zone)
-	if y, m, d := start.Date(); !sameDay(end, y, m, d) {
+	if start.Format(time.DateOnly) != end.Format(time.DateOnly) {
 		return start.Format("Mon 2 Jan, 15:04 MST") + " – " + end.Format("Mon 2 Jan, 15:04 MST")
 	}
 	return start.Format("Mon 2 Jan, 15:04") + "–" + end.Format("15:04 MST")
-}
-
-func sameDay(t time.Time, y int, m time.Month, d int) bool {
-	ty, tm, td := t.Date()
-	return ty == y && tm == m && td == d
 }
 
 func unseen(b AttendeeBooking) string {
