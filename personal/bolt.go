@@ -60,8 +60,7 @@ func OpenBolt(path string) (*BoltStore, error) {
 func (s *BoltStore) Path() string { return s.file.Path() }
 
 // wireSettings are Settings as stored. They convert to and from Settings,
-// so a field added there fails to compile here rather than go unsaved, and
-// the file's format does not follow Settings' JSON tags.
+// so a field added there fails to compile here rather than go unsaved.
 type wireSettings struct {
 	Remind  time.Duration `json:"remind_ns,omitempty"`
 	Agenda  *wireAgenda   `json:"agenda,omitempty"`

@@ -22,11 +22,11 @@ const (
 // Settings are one person's choices. The zero value is everything off.
 type Settings struct {
 	// Remind is how long before each booking a reminder comes; 0 is off.
-	Remind time.Duration `json:"remind,omitempty"`
+	Remind time.Duration
 	// Agenda is when the day's agenda comes; nil is off.
-	Agenda *Agenda `json:"agenda,omitempty"`
+	Agenda *Agenda
 	// Updated is when the person last changed them.
-	Updated time.Time `json:"updated,omitzero"`
+	Updated time.Time
 }
 
 // Off reports whether nothing is on.
@@ -34,8 +34,8 @@ func (s Settings) Off() bool { return s.Remind == 0 && s.Agenda == nil }
 
 // Agenda is a time of the person's day, in their own zone.
 type Agenda struct {
-	Minute   int  `json:"minute"`             // minutes after local midnight, 0–1439
-	Weekdays bool `json:"weekdays,omitempty"` // Monday to Friday only
+	Minute   int  // minutes after local midnight, 0–1439
+	Weekdays bool // Monday to Friday only
 }
 
 // Store keeps the settings and the record of what was sent. The embedded
