@@ -46,18 +46,18 @@ func TestWithLock(t *testing.T) {
 		go func() {
 			second <- dbs[1].WithLock(ctx, "reviews", func(context.Context) error { close(entered); return nil })
 		}()
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for waiting := 0; waiting == 0; {
+		eventually(t, 10*time.Second, func() bool {
 			select {
 			case <-entered:
 				t.Fatal("a second replica entered while the first held the lock")
-			case <-tick.C:
+			default:
 			}
+			var waiting int
 			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").Scan(&waiting); err != nil {
 				t.Fatal(err)
 			}
-		}
+			return waiting > 0
+		}, func() string { return "the second replica to wait for the lock" })
 		return nil
 	}); err != nil {
 		t.Fatal(err)
