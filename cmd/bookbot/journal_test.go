@@ -23,8 +23,8 @@ const (
 )
 
 // newStandIn is a Slack stand-in with ada and a review channel the bot is in.
-func newStandIn(t *testing.T) *slacktest.Server {
-	sl := slacktest.NewServer(t)
+func newStandIn(t *testing.T, opts ...func(*slacktest.Options)) *slacktest.Server {
+	sl := slacktest.NewServer(t, opts...)
 	sl.AddUser(slacktest.User{ID: ada, Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin"})
 	sl.AddChannel(slacktest.Channel{ID: reviewRoom, Name: "bookbot-review", Members: []string{sl.BotUserID(), ada}})
 	return sl

@@ -42,10 +42,8 @@ func startReplicas(ctx context.Context, t *testing.T, n int, extra ...string) ([
 	t.Helper()
 	url := pgtest.URL(t)
 	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t, func(o *slacktest.Options) { o.Spread = true })
-	sl.AddUser(slacktest.User{ID: ada, Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin"})
+	sl := newStandIn(t, func(o *slacktest.Options) { o.Spread = true })
 	sl.AddUser(slacktest.User{ID: "UBOB", Name: "bob", RealName: "Bob Kahn", TZ: "America/New_York"})
-	sl.AddChannel(slacktest.Channel{ID: reviewRoom, Name: "bookbot-review", Members: []string{sl.BotUserID(), ada}})
 	var rs []replica
 	for range n {
 		e := env(sb, sl, append([]string{"BOOKBOT_DATABASE_URL=" + url, "BOOKBOT_ALLOWED_USERS=UADA,UBOB", "LOG_LEVEL=debug", "LOG_FORMAT=text"}, extra...)...)

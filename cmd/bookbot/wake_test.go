@@ -21,8 +21,7 @@ func TestReplicasWakeTheLeadersReminders(t *testing.T) {
 	defer cancel()
 	url := pgtest.URL(t)
 	sb := bookingtest.NewServer(t)
-	sl := slacktest.NewServer(t)
-	sl.AddUser(slacktest.User{ID: "UADA", Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin"})
+	sl := newStandIn(t)
 	slug := "intro-call"
 	sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
 		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
