@@ -49,6 +49,20 @@ func channelMessages(h *harness, n int, channel string) []slacktest.Message {
 	return out
 }
 
+// afterPoll makes change, lets w read the list, and returns what bookbot
+// posted or updated in CNOTES meanwhile.
+func afterPoll(t *testing.T, h *harness, w *notices.Watcher, change func() error) []slacktest.Message {
+	t.Helper()
+	seen := len(h.sl.Messages())
+	if err := change(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return channelMessages(h, seen, "CNOTES")
+}
+
 func attendeeSlot(t *testing.T, h *harness, slug string, n int) time.Time {
 	t.Helper()
 	slots := h.sb.Slots(bookingtest.DemoOwner, slug)
@@ -65,16 +79,12 @@ func TestNoticesInSlack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	w := noticeWorld(t, h)
-	seen := len(h.sl.Messages())
 
-	id, err := h.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", attendeeSlot(t, h, "consultation", 1), "Grace <!channel>\nHopper", "grace@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Poll(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got := channelMessages(h, seen, "CNOTES")
+	var id string
+	got := afterPoll(t, h, w, func() (err error) {
+		id, err = h.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", attendeeSlot(t, h, "consultation", 1), "Grace <!channel>\nHopper", "grace@example.com")
+		return err
+	})
 	if len(got) != 1 || got[0].Kind != "message" {
 		t.Fatalf("after a booking: %+v", got)
 	}
@@ -92,14 +102,7 @@ func TestNoticesInSlack(t *testing.T) {
 		t.Errorf("the notice shows the email though NOTIFY_INCLUDE_EMAILS is off:\n%s", text)
 	}
 
-	seen = len(h.sl.Messages())
-	if err := h.sb.MoveAsAttendee(id, attendeeSlot(t, h, "consultation", 5)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Poll(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got = channelMessages(h, seen, "CNOTES")
+	got = afterPoll(t, h, w, func() error { return h.sb.MoveAsAttendee(id, attendeeSlot(t, h, "consultation", 5)) })
 	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != root.TS || got[1].ThreadTS != root.TS {
 		t.Fatalf("after a move: %+v", got)
 	}
@@ -112,14 +115,7 @@ func TestNoticesInSlack(t *testing.T) {
 		t.Errorf("the reply does not say old → new:\n%s", reply)
 	}
 
-	seen = len(h.sl.Messages())
-	if err := h.sb.CancelAsAttendee(id); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Poll(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got = channelMessages(h, seen, "CNOTES")
+	got = afterPoll(t, h, w, func() error { return h.sb.CancelAsAttendee(id) })
 	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != root.TS || got[1].ThreadTS != root.TS {
 		t.Fatalf("after a cancel: %+v", got)
 	}
@@ -139,18 +135,16 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	w := noticeWorld(t, h)
-	seen := len(h.sl.Messages())
 	var ids []string
-	for _, b := range upcoming(h) {
-		if err := h.sb.CancelAsAttendee(b.ID); err != nil {
-			t.Fatal(err)
+	got := afterPoll(t, h, w, func() error {
+		for _, b := range upcoming(h) {
+			if err := h.sb.CancelAsAttendee(b.ID); err != nil {
+				return err
+			}
+			ids = append(ids, b.ID)
 		}
-		ids = append(ids, b.ID)
-	}
-	if err := w.Poll(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got := channelMessages(h, seen, "CNOTES")
+		return nil
+	})
 	if len(got) != 1 {
 		t.Fatalf("%d messages for %d cancels, want 1", len(got), len(ids))
 	}
@@ -168,7 +162,7 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen = len(h.sl.Messages())
+	seen := len(h.sl.Messages())
 	if err := w.Poll(t.Context()); err == nil {
 		t.Fatal("a refused notice was not reported")
 	}
@@ -239,15 +233,11 @@ func TestCutShortNoticesAreFoundInSlack(t *testing.T) {
 		t.Fatalf("after settling: %+v, want Alan's notice posted and Grace's not again", got)
 	}
 
-	seen = len(h.sl.Messages())
-	if err := h.sb.CancelAsAttendee(grace); err != nil {
-		t.Fatal(err)
-	}
-	h.clock.Advance(time.Minute)
-	if err := w.Poll(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got = channelMessages(h, seen, "CNOTES")
+	got = afterPoll(t, h, w, func() error {
+		err := h.sb.CancelAsAttendee(grace)
+		h.clock.Advance(time.Minute)
+		return err
+	})
 	if len(got) != 2 || got[0].Kind != "update" || got[0].TS != first.TS || got[1].ThreadTS != first.TS {
 		t.Errorf("the cancel after settling: %+v, want the found notice updated and a reply in its thread", got)
 	}
