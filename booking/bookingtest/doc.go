@@ -27,6 +27,9 @@
 //     produce HTML 5xx pages, dropped connections and writes that commit
 //     although the client never hears about it.
 //
+// [Sandbox.EditAnswers] lets a test reshape successful answers into what the
+// API text allows the real service to send and the sandbox does not.
+//
 // Under [NewServer] an unknown route fails the test, as it is a client bug.
 //
 // The request log ([Sandbox.Requests]) never holds the Authorization header or

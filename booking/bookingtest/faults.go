@@ -1,6 +1,7 @@
 package bookingtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -133,12 +134,48 @@ func (s *Sandbox) CommitThenDrop(endpoint string) {
 	s.enqueue(endpoint, fault{kind: faultCommitDrop})
 }
 
-// ClearFaults removes all queued faults and all latencies.
+// EditAnswers makes every successful (2xx) answer of endpoint pass through
+// edit before it is sent: edit changes the decoded JSON object in place, and
+// the sandbox sends what it holds then. It lets a test serve what the API
+// text allows the real service to send and the sandbox never does, such as
+// another timestamp format, undocumented fields or an entry that is not
+// confirmed, without a proxy of its own. Faulted answers are not edited.
+// edit runs outside the sandbox's lock, so it may call the Sandbox, and for
+// concurrent requests concurrently. nil removes the edit, as does
+// ClearFaults. It panics for an unknown endpoint name.
+func (s *Sandbox) EditAnswers(endpoint string, edit func(body map[string]any)) {
+	mustEndpoint(endpoint)
+	s.lock()
+	defer s.mu.Unlock()
+	if edit == nil {
+		delete(s.edits, endpoint)
+		return
+	}
+	s.edits[endpoint] = edit
+}
+
+// edited is rep passed through edit when it is a successful answer.
+func (rep reply) edited(edit func(map[string]any)) reply {
+	if edit == nil || rep.status/100 != 2 {
+		return rep
+	}
+	dec := json.NewDecoder(bytes.NewReader(rep.body))
+	dec.UseNumber() // numbers go back out as they came
+	var body map[string]any
+	if err := dec.Decode(&body); err != nil {
+		panic("bookingtest: decoding our own answer: " + err.Error())
+	}
+	edit(body)
+	return jsonReply(rep.status, body)
+}
+
+// ClearFaults removes all queued faults, latencies and answer edits.
 func (s *Sandbox) ClearFaults() {
 	s.lock()
 	defer s.mu.Unlock()
 	clear(s.faults)
 	clear(s.latency)
+	clear(s.edits)
 }
 
 func (s *Sandbox) enqueue(endpoint string, f fault) {

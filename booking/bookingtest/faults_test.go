@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -264,6 +265,52 @@ func TestClearFaults(t *testing.T) {
 	}
 }
 
+func TestEditAnswers(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	plain := get(t, srv, DemoKey, "/api/v1/bookings").text()
+	listed := bookingIDs(listBookings(t, srv, DemoKey))
+	types := get(t, srv, DemoKey, "/api/v1/event-types").text()
+	ghost := map[string]any{"booking_id": "gone", "status": "cancelled"}
+	srv.EditAnswers(EndpointListBookings, func(body map[string]any) {
+		list := body["bookings"].([]any)
+		list[0].(map[string]any)["status"] = "pending"
+		body["bookings"] = append(list, ghost)
+		body["held"] = len(srv.Bookings(DemoOwner)) // the edit may call the sandbox
+	})
+
+	var got struct {
+		Bookings []wireBooking `json:"bookings"`
+		Held     int           `json:"held"`
+	}
+	r := get(t, srv, DemoKey, "/api/v1/bookings")
+	r.decode(t, &got)
+	if ids := bookingIDs(got.Bookings); !slices.Equal(ids, append(listed, "gone")) || got.Bookings[0].Status != "pending" ||
+		got.Bookings[1].Status != "confirmed" || got.Bookings[len(ids)-1].Status != "cancelled" || got.Held != len(srv.Bookings(DemoOwner)) {
+		t.Errorf("edited list = %s", r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != jsonContentType {
+		t.Errorf("edited Content-Type %q", ct)
+	}
+	// Only successful, unfaulted answers of that endpoint are edited.
+	get(t, srv, "wrong", "/api/v1/bookings").want(t, http.StatusUnauthorized, `{"error":"invalid token"}`)
+	srv.FailNext(EndpointListBookings, JSONError(http.StatusServiceUnavailable, "maintenance", 0))
+	get(t, srv, DemoKey, "/api/v1/bookings").want(t, http.StatusServiceUnavailable, `{"error":"maintenance"}`)
+	if got := get(t, srv, DemoKey, "/api/v1/event-types").text(); got != types {
+		t.Errorf("event types = %s, want them unedited: %s", got, types)
+	}
+
+	srv.EditAnswers(EndpointListBookings, nil)
+	if got := get(t, srv, DemoKey, "/api/v1/bookings").text(); got != plain {
+		t.Errorf("after EditAnswers(nil): %s, want %s", got, plain)
+	}
+	srv.EditAnswers(EndpointListBookings, func(body map[string]any) { clear(body) })
+	srv.ClearFaults()
+	if got := get(t, srv, DemoKey, "/api/v1/bookings").text(); got != plain {
+		t.Errorf("after ClearFaults: %s, want %s", got, plain)
+	}
+}
+
 func TestUnknownEndpointNamePanics(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
@@ -271,6 +318,9 @@ func TestUnknownEndpointNamePanics(t *testing.T) {
 		"FailNext":   func() { srv.FailNext("GET /api/v1/slots", Fault{}) },
 		"SetLatency": func() { srv.SetLatency("POST /bookings/cancel", time.Second) },
 		"DropNext":   func() { srv.DropNext("get /slots") },
+		"EditAnswers": func() {
+			srv.EditAnswers("GET /bookings/", func(map[string]any) {})
+		},
 	} {
 		func() {
 			defer func() {

@@ -61,10 +61,11 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// One critical section: the availability recheck and the insert are atomic.
 		rep = s.handleLocked(endpoint, bookingID, r, body, tooLarge, token)
 	}
+	edit := s.edits[endpoint]
 	s.mu.Unlock()
 
 	if !faulted {
-		s.send(w, req, rep)
+		s.send(w, req, rep.edited(edit))
 		return
 	}
 	switch f.kind {
@@ -445,7 +446,7 @@ func jsonReply(status int, v any) reply {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		panic("bookingtest: encoding reply: " + err.Error()) // only our own plain types get here
+		panic("bookingtest: encoding reply: " + err.Error()) // only plain types get here, or a test's edit went wrong
 	}
 	return reply{status: status, contentType: jsonContentType, body: buf.Bytes()}
 }

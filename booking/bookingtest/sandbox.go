@@ -61,6 +61,7 @@ type Sandbox struct {
 
 	latency map[string]time.Duration
 	faults  map[string][]fault
+	edits   map[string]func(map[string]any)
 	quit    chan struct{} // closed by release: stop hanging and waiting
 
 	// onUnknownRoute is set by NewServer to fail the test.
@@ -181,6 +182,7 @@ func (s *Sandbox) initLocked() {
 	s.perIP, s.perEvent = DefaultPerIPPerMinute, DefaultPerEventPerHour
 	s.latency = map[string]time.Duration{}
 	s.faults = map[string][]fault{}
+	s.edits = map[string]func(map[string]any){}
 	s.quit = make(chan struct{})
 }
 
