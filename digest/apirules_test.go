@@ -4,17 +4,14 @@ package digest
 // digest runner, through real HTTP and the booking client.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
 )
 
 // §2 Booking and §3: listings hold only confirmed bookings, with status
@@ -49,37 +46,9 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotInTheDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var on atomic.Bool
-	on.Store(true)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !on.Load() || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
-			env.srv.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		env.srv.ServeHTTP(rec, r)
-		var body struct {
-			Bookings []map[string]any `json:"bookings"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-			t.Errorf("sandbox list: %v", err)
-		}
-		body.Bookings = append(body.Bookings, ghost)
-		out, _ := json.Marshal(body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
-	}))
-	t.Cleanup(front.Close)
-	key, err := booking.NewKey(env.srv.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := booking.NewClient(front.URL, key, booking.WithClock(env.clock.Now),
-		booking.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.runner.Source = client
+	env.srv.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		body["bookings"] = append(body["bookings"].([]any), ghost)
+	})
 
 	res, err := env.runner.Run(t.Context(), day)
 	if !errors.Is(err, booking.ErrBadResponse) || res.Posted {
@@ -92,7 +61,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotInTheDigest(t *testing.T) {
 		t.Errorf("failure notices = %+v, want one saying %q", fails, booking.ErrBadResponse)
 	}
 
-	on.Store(false)
+	env.srv.EditAnswers(bookingtest.EndpointListBookings, nil)
 	res, err = env.runner.Run(t.Context(), day)
 	if err != nil || !res.Posted {
 		t.Fatalf("once listed as documented: %+v, %v", res, err)

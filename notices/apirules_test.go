@@ -7,11 +7,8 @@ package notices_test
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,29 +16,13 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 )
 
-// reformatting sits in front of the sandbox and, once on, rewrites every
-// timestamp of GET /bookings to the same instant in +05:30 with six
-// fraction digits, and adds fields the API text does not document.
-type reformatting struct {
-	on atomic.Bool
-}
-
-func (rf *reformatting) front(t *testing.T, sb *bookingtest.Server) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !rf.on.Load() || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
-			sb.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		sb.ServeHTTP(rec, r)
-		var body map[string]any
-		if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &body) != nil {
-			t.Errorf("sandbox list: %d %s", rec.Code, rec.Body)
-			return
-		}
+// reformat writes every timestamp of a GET /bookings answer as the same
+// instant in +05:30 with six fraction digits, and adds fields the API text
+// does not document.
+func reformat(t *testing.T) func(body map[string]any) {
+	return func(body map[string]any) {
 		ist := time.FixedZone("IST", 5*3600+1800)
-		list, _ := body["bookings"].([]any)
+		list := body["bookings"].([]any)
 		for _, e := range list {
 			b := e.(map[string]any)
 			for _, f := range []string{"starts_at", "ends_at"} {
@@ -56,12 +37,7 @@ func (rf *reformatting) front(t *testing.T, sb *bookingtest.Server) *httptest.Se
 			b["rescheduled_from"] = nil
 		}
 		body["total"] = len(list)
-		out, _ := json.Marshal(body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	}
 }
 
 // §2: clients parse timestamps as instants and do not depend on a
@@ -73,21 +49,13 @@ func (rf *reformatting) front(t *testing.T, sb *bookingtest.Server) *httptest.Se
 func TestAPIRuleSameInstantInAnotherFormatIsNoChange(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	rf := &reformatting{}
-	front := rf.front(t, w.sb)
-	c, err := booking.NewClient(front.URL, mustKeyOf(t, bookingtest.DemoKey), booking.WithClock(w.clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.list.c.Store(c)
-
 	wt := w.watcher()
 	w.poll(wt) // the baseline, as the sandbox formats times
-	rf.on.Store(true)
-	if list, err := c.Bookings(t.Context()); err != nil || len(list) == 0 {
-		t.Fatalf("list through the front: %d, %v", len(list), err)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, reformat(t))
+	if list, err := w.client.Bookings(t.Context()); err != nil || len(list) == 0 {
+		t.Fatalf("reformatted list: %d, %v", len(list), err)
 	} else if _, off := list[0].Start.Zone(); off != 5*3600+1800 {
-		t.Fatalf("the front did not reformat: %s", list[0].Start)
+		t.Fatalf("the list was not reformatted: %s", list[0].Start)
 	}
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
@@ -99,7 +67,7 @@ func TestAPIRuleSameInstantInAnotherFormatIsNoChange(t *testing.T) {
 	if calls := w.pub.take(); len(calls) != 0 {
 		t.Errorf("after a restart, the same bookings in another format announced %v", kinds(calls))
 	}
-	rf.on.Store(false)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, nil)
 	w.clock.Advance(time.Minute)
 	w.poll(wt) // and back
 	if calls := w.pub.take(); len(calls) != 0 {
@@ -107,7 +75,7 @@ func TestAPIRuleSameInstantInAnotherFormatIsNoChange(t *testing.T) {
 	}
 
 	// A real change is still seen through the other format.
-	rf.on.Store(true)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, reformat(t))
 	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -120,72 +88,6 @@ func TestAPIRuleSameInstantInAnotherFormatIsNoChange(t *testing.T) {
 	}
 }
 
-func mustKeyOf(t *testing.T, s string) booking.Key {
-	t.Helper()
-	k, err := booking.NewKey(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// restating sits in front of the sandbox and, once on, gives entries of
-// GET /bookings another status by ID, and lists ghosts: entries the
-// sandbox no longer lists, as they were.
-type restating struct {
-	mu     sync.Mutex
-	on     bool
-	status map[string]string
-	ghosts []map[string]any
-}
-
-func (rs *restating) set(on bool, status map[string]string, ghosts ...map[string]any) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	rs.on, rs.status, rs.ghosts = on, status, ghosts
-}
-
-func (rs *restating) front(t *testing.T, sb *bookingtest.Server) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rs.mu.Lock()
-		defer rs.mu.Unlock()
-		if !rs.on || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
-			sb.ServeHTTP(w, r)
-			return
-		}
-		var body struct {
-			Bookings []map[string]any `json:"bookings"`
-		}
-		if err := json.Unmarshal(sandboxList(t, sb, r), &body); err != nil {
-			t.Errorf("sandbox list: %v", err)
-			return
-		}
-		for _, b := range body.Bookings {
-			if s, ok := rs.status[b["booking_id"].(string)]; ok {
-				b["status"] = s
-			}
-		}
-		body.Bookings = append(body.Bookings, rs.ghosts...)
-		out, _ := json.Marshal(body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// sandboxList is the sandbox's own answer to a GET /bookings.
-func sandboxList(t *testing.T, sb *bookingtest.Server, r *http.Request) []byte {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	sb.ServeHTTP(rec, r)
-	if rec.Code != 200 {
-		t.Errorf("sandbox list: %d %s", rec.Code, rec.Body)
-	}
-	return rec.Body.Bytes()
-}
-
 // §2 Booking and §3: listings hold only confirmed bookings, with status
 // confirmed; cancelled ones are not listed. A read listing a booking the
 // attendee has cancelled as "cancelled", and a new one as "pending", is
@@ -196,23 +98,18 @@ func sandboxList(t *testing.T, sb *bookingtest.Server, r *http.Request) []byte {
 func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	rs := &restating{}
-	front := rs.front(t, w.sb)
-	c, err := booking.NewClient(front.URL, mustKeyOf(t, bookingtest.DemoKey), booking.WithClock(w.clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.list.c.Store(c)
 	wt := w.watcher()
 	w.poll(wt) // the baseline
 
+	req := httptest.NewRequest("GET", "/api/v1/bookings", nil)
+	req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
+	rec := httptest.NewRecorder()
+	w.sb.ServeHTTP(rec, req)
 	var before struct {
 		Bookings []map[string]any `json:"bookings"`
 	}
-	req := httptest.NewRequest("GET", "/api/v1/bookings", nil)
-	req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
-	if err := json.Unmarshal(sandboxList(t, w.sb, req), &before); err != nil || len(before.Bookings) == 0 {
-		t.Fatalf("sandbox list: %v", err)
+	if err := json.Unmarshal(rec.Body.Bytes(), &before); rec.Code != 200 || err != nil || len(before.Bookings) == 0 {
+		t.Fatalf("sandbox list: %d %s", rec.Code, rec.Body)
 	}
 	gone := before.Bookings[0]
 	goneID := gone["booking_id"].(string)
@@ -224,7 +121,15 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs.set(true, map[string]string{newID: "pending"}, gone)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		list := body["bookings"].([]any)
+		for _, e := range list {
+			if b := e.(map[string]any); b["booking_id"] == newID {
+				b["status"] = "pending"
+			}
+		}
+		body["bookings"] = append(list, gone)
+	})
 
 	for range 2 {
 		w.clock.Advance(time.Minute)
@@ -236,7 +141,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 		}
 	}
 
-	rs.set(false, nil)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, nil)
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
 	got := kinds(w.pub.take())

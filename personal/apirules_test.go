@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -67,25 +66,6 @@ func TestAPIRuleReminderOnceWhateverTheOffset(t *testing.T) {
 	}
 }
 
-// ghostFront sits in front of the sandbox and, while on, adds entries to
-// GET /bookings as given, after the sandbox's own.
-func ghostFront(t *testing.T, sb *bookingtest.Server, on *atomic.Bool, ghosts ...map[string]any) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !on.Load() || r.Method != "GET" || r.URL.Path != "/api/v1/bookings" {
-			sb.ServeHTTP(w, r)
-			return
-		}
-		body := sandboxList(t, sb)
-		body.Bookings = append(body.Bookings, ghosts...)
-		out, _ := json.Marshal(body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 type listBody struct {
 	Bookings []map[string]any `json:"bookings"`
 }
@@ -128,18 +108,9 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotRemindedOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	ghost["status"] = "cancelled"
-	var on atomic.Bool
-	on.Store(true)
-	key, err := booking.NewKey(bookingtest.DemoKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := booking.NewClient(ghostFront(t, p.sb, &on, ghost).URL, key,
-		booking.WithClock(p.clock.Now), booking.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.cfg.List = client
+	p.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		body["bookings"] = append(body["bookings"].([]any), ghost)
+	})
 	tick := func() error { return personal.NewRunner(p.cfg).Tick(t.Context()) }
 
 	local := b.Start.In(berlin)
@@ -157,7 +128,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotRemindedOf(t *testing.T) {
 		}
 	}
 
-	on.Store(false)
+	p.sb.EditAnswers(bookingtest.EndpointListBookings, nil)
 	p.clock.Set(morning.Add(time.Minute))
 	if err := tick(); err != nil {
 		t.Fatal(err)
