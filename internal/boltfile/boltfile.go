@@ -29,9 +29,16 @@ var (
 	versionKey = []byte("version")
 )
 
-// LockWait bounds the wait for another process's hold on the file; bookbot
-// holds it for milliseconds at a time.
+// LockWait bounds the wait for another process's hold on the file, unless
+// Options say otherwise; bookbot holds it for milliseconds at a time.
 const LockWait = 5 * time.Second
+
+// Options are a File's settings beyond its store's name and format.
+type Options struct {
+	// LockWait bounds the wait for another process's hold on the file
+	// (0: LockWait).
+	LockWait time.Duration
+}
 
 // File is a store's bbolt file. It is safe for concurrent use, and the
 // Files of one path in a process take turns rather than contend for the
@@ -41,6 +48,7 @@ type File struct {
 	name    string        // the store's, in errors: "notices"
 	version uint64        // the format this bookbot writes
 	turn    chan struct{} // this process's turn at the file; shared by path
+	opts    Options
 }
 
 // turns holds a turn (a chan struct{} of capacity 1) for each file opened
@@ -54,12 +62,20 @@ var turns sync.Map
 //
 // Errors begin "<name> store <path>: ".
 func Open(path, name string, version uint64, buckets ...[]byte) (*File, error) {
+	return OpenWith(path, name, version, Options{}, buckets...)
+}
+
+// OpenWith is Open with opts.
+func OpenWith(path, name string, version uint64, opts Options, buckets ...[]byte) (*File, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s store %s: %w", name, path, err)
 	}
+	if opts.LockWait == 0 {
+		opts.LockWait = LockWait
+	}
 	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
-	f := &File{path: path, name: name, version: version, turn: turn.(chan struct{})}
+	f := &File{path: path, name: name, version: version, turn: turn.(chan struct{}), opts: opts}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, f.wrap(err)
 	}
@@ -147,9 +163,9 @@ func (f *File) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) erro
 		return f.wrap(err)
 	}
 
-	db, err := bolt.Open(f.path, 0o600, &bolt.Options{Timeout: LockWait, ReadOnly: !write})
+	db, err := bolt.Open(f.path, 0o600, &bolt.Options{Timeout: f.opts.LockWait, ReadOnly: !write})
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return f.wrap(fmt.Errorf("another process held the file for over %v: %w", LockWait, err))
+		return f.wrap(fmt.Errorf("another process held the file for over %v: %w", f.opts.LockWait, err))
 	}
 	if err != nil {
 		return f.wrap(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +177,8 @@ func TestOpensTheFileForEachTransaction(t *testing.T) {
 	// once.
 	release := hold(t, path, false)
 
-	// While it holds the file, Open and transactions wait for it.
+	// While it holds the file, Open and transactions wait for it (one for
+	// the lock, the other for its turn), and go on once it lets go.
 	done := make(chan error, 2)
 	go func() {
 		_, err := boltfile.Open(path, "test", 1, items, other)
@@ -185,11 +187,7 @@ func TestOpensTheFileForEachTransaction(t *testing.T) {
 	go func() {
 		done <- put(t.Context(), f, "b", "2")
 	}()
-	select {
-	case err := <-done:
-		t.Fatalf("a transaction ended while another process held the file: %v", err)
-	case <-time.After(300 * time.Millisecond):
-	}
+	awaitLockRetries(t, done)
 	release()
 	for range 2 {
 		if err := <-done; err != nil {
@@ -205,22 +203,60 @@ func TestOpensTheFileForEachTransaction(t *testing.T) {
 	release()
 }
 
-func TestLockWaitIsBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits out the 5s lock wait")
+// awaitLockRetries waits until a goroutine of the test found the file's
+// lock held and waits to try again (in bbolt's flock), failing the test if
+// a transaction ends first.
+func awaitLockRetries(t *testing.T, done <-chan error) {
+	t.Helper()
+	ours := "boltfile_test." + t.Name() + ".func"
+	buf := make([]byte, 1<<20)
+	for {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for g := range strings.SplitSeq(stacks, "\n\n") {
+			if strings.Contains(g, ours) && strings.Contains(g, "go.etcd.io/bbolt.flock(") && strings.Contains(g, "time.Sleep(") {
+				return
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("a transaction ended while another process held the file: %v", err)
+		case <-time.After(time.Millisecond): // look again
+		}
 	}
+}
+
+// TestLockWaitIsBounded has another process hold the file: Open and
+// transactions wait for it up to the lock wait, then fail saying so,
+// without getting into the file.
+func TestLockWaitIsBounded(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "test.db")
-	f := open(t, path)
-	release := hold(t, path, false)
-	defer release()
-	begun := time.Now()
-	err := put(t.Context(), f, "k", "v")
-	if !errors.Is(err, bolterrors.ErrTimeout) || !strings.HasPrefix(err.Error(), "test store "+path+": another process held the file for over 5s") {
-		t.Fatalf("Update while another process holds the file: %v, want a timeout naming the store and the file", err)
+	short := boltfile.Options{LockWait: 100 * time.Millisecond}
+	f, err := boltfile.OpenWith(path, "test", 1, short, items, other)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if waited := time.Since(begun); waited < 4*time.Second || waited > 15*time.Second {
-		t.Errorf("waited %v, want about %v", waited, boltfile.LockWait)
+	release := hold(t, path, false)
+	waited := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, bolterrors.ErrTimeout) || !strings.HasPrefix(err.Error(), "test store "+path+": another process held the file for over 100ms") {
+			t.Errorf("%s while another process holds the file: %v, want a timeout naming the store, the file and the wait", what, err)
+		}
+	}
+	_, err = boltfile.OpenWith(path, "test", 1, short, items, other)
+	waited("Open", err)
+	ran := false
+	err = f.Update(t.Context(), func(*bolt.Tx) error { ran = true; return nil })
+	waited("Update", err)
+	_, err = get(t.Context(), f, "k")
+	waited("View", err)
+	if ran {
+		t.Error("Update ran its transaction while another process held the file")
+	}
+
+	release()
+	if err := put(t.Context(), f, "k", "v"); err != nil {
+		t.Errorf("Update after the other process let go: %v", err)
 	}
 }
 
