@@ -154,6 +154,20 @@ func (s *Sandbox) EditAnswers(endpoint string, edit func(body map[string]any)) {
 	s.edits[endpoint] = edit
 }
 
+// ListedStatus is an edit for [Sandbox.EditAnswers] of EndpointListBookings
+// that lists the bookings of the given IDs with another status, which the API
+// text rules out and a client must still cope with.
+func ListedStatus(byID map[string]string) func(body map[string]any) {
+	return func(body map[string]any) {
+		for _, e := range body["bookings"].([]any) {
+			b := e.(map[string]any)
+			if st, ok := byID[b["booking_id"].(string)]; ok {
+				b["status"] = st
+			}
+		}
+	}
+}
+
 // edited is rep passed through edit when it is a successful answer.
 func (rep reply) edited(edit func(map[string]any)) reply {
 	if edit == nil || rep.status/100 != 2 {

@@ -311,6 +311,22 @@ func TestEditAnswers(t *testing.T) {
 	}
 }
 
+func TestListedStatus(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	const id = "5eed0000-0000-4000-8000-000000000002"
+	srv.EditAnswers(EndpointListBookings, ListedStatus(map[string]string{id: "cancelled", "unlisted": "pending"}))
+	var got []string
+	for _, b := range listBookings(t, srv, DemoKey) {
+		if b.Status != "confirmed" {
+			got = append(got, b.BookingID+" "+b.Status)
+		}
+	}
+	if want := []string{id + " cancelled"}; !slices.Equal(got, want) {
+		t.Errorf("listed not confirmed: %q, want %q", got, want)
+	}
+}
+
 func TestUnknownEndpointNamePanics(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
