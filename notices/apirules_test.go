@@ -5,9 +5,7 @@ package notices_test
 // diff and the store.
 
 import (
-	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -101,35 +99,19 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 	wt := w.watcher()
 	w.poll(wt) // the baseline
 
-	req := httptest.NewRequest("GET", "/api/v1/bookings", nil)
-	req.Header.Set("Authorization", "Bearer "+bookingtest.DemoKey)
-	rec := httptest.NewRecorder()
-	w.sb.ServeHTTP(rec, req)
-	var before struct {
-		Bookings []map[string]any `json:"bookings"`
+	list, err := w.client.Bookings(t.Context())
+	if err != nil || len(list) == 0 {
+		t.Fatalf("list: %d, %v", len(list), err)
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &before); rec.Code != 200 || err != nil || len(before.Bookings) == 0 {
-		t.Fatalf("sandbox list: %d %s", rec.Code, rec.Body)
-	}
-	gone := before.Bookings[0]
-	goneID := gone["booking_id"].(string)
-	if err := w.sb.CancelAsAttendee(goneID); err != nil {
-		t.Fatal(err)
-	}
-	gone["status"] = "cancelled"
+	goneID := list[0].ID
 	newID, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
-		list := body["bookings"].([]any)
-		for _, e := range list {
-			if b := e.(map[string]any); b["booking_id"] == newID {
-				b["status"] = "pending"
-			}
-		}
-		body["bookings"] = append(list, gone)
-	})
+	// The attendee's cancel and the new booking are listed first against
+	// the text, with statuses cancelled and pending, then as documented.
+	w.sb.EditAnswers(bookingtest.EndpointListBookings,
+		bookingtest.ListedStatus(map[string]string{goneID: "cancelled", newID: "pending"}))
 
 	for range 2 {
 		w.clock.Advance(time.Minute)
@@ -141,6 +123,9 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 		}
 	}
 
+	if err := w.sb.CancelAsAttendee(goneID); err != nil {
+		t.Fatal(err)
+	}
 	w.sb.EditAnswers(bookingtest.EndpointListBookings, nil)
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
