@@ -27,6 +27,26 @@ func (v *validator) errf(ptr, format string, args ...any) {
 	v.msgs = append(v.msgs, fmt.Sprintf("[ERROR] %s [json-pointer:%s]", fmt.Sprintf(format, args...), ptr))
 }
 
+// ValidateMessage checks a message's notification text and blocks, as
+// decoded from JSON, against the limits Slack enforces on chat.postMessage
+// and chat.update. It returns Slack's error messages, none when Slack would
+// take the message, so a renderer's test can hold its output to them
+// without a server.
+func ValidateMessage(text string, blocks []any) []string {
+	v := &validator{surface: surfaceMessage, blockIDs: map[string]bool{}}
+	if utf8.RuneCountInString(text) > maxMessageText {
+		v.errf("/text", "must be less than %d characters", maxMessageText+1)
+	}
+	v.blocks(blocks, "/blocks")
+	return v.msgs
+}
+
+// ValidateView checks a modal or App Home view, as decoded from JSON,
+// against the limits Slack enforces on views.open, views.update, views.push
+// and views.publish; kind is "modal" or "home". It returns Slack's error
+// messages, none when Slack would take the view.
+func ValidateView(view map[string]any, kind string) []string { return validateView(view, kind) }
+
 // validateView checks a modal or Home tab. kind is "modal" or "home".
 func validateView(spec map[string]any, kind string) []string {
 	v := &validator{surface: surfaceModal, blockIDs: map[string]bool{}}
@@ -205,6 +225,9 @@ func (v *validator) element(el map[string]any, p string) {
 	if el["placeholder"] != nil {
 		v.text(el["placeholder"], p+"/placeholder", 150, true)
 	}
+	if el["confirm"] != nil {
+		v.confirm(el["confirm"], p+"/confirm")
+	}
 	switch t := str(el, "type"); t {
 	case "":
 		v.errf(p, "missing required field: type")
@@ -289,13 +312,29 @@ func (v *validator) options(list any, p string, limit int, plainOnly bool) {
 		om, _ := o.(map[string]any)
 		op := fmt.Sprintf("%s/%d", p, i)
 		v.text(om["text"], op+"/text", 75, plainOnly)
-		if utf8.RuneCountInString(str(om, "value")) > 150 {
+		switch n := utf8.RuneCountInString(str(om, "value")); {
+		case n == 0:
+			v.errf(op+"/value", "missing required field: value")
+		case n > 150:
 			v.errf(op+"/value", "must be less than 151 characters")
 		}
 		if om["description"] != nil {
 			v.text(om["description"], op+"/description", 75, plainOnly)
 		}
 	}
+}
+
+// confirm checks the dialog that asks before an element acts.
+func (v *validator) confirm(c any, p string) {
+	cm, isObj := c.(map[string]any)
+	if !isObj {
+		v.errf(p, "must be an object")
+		return
+	}
+	v.text(cm["title"], p+"/title", 100, true)
+	v.text(cm["text"], p+"/text", 300, false)
+	v.text(cm["confirm"], p+"/confirm", 30, true)
+	v.text(cm["deny"], p+"/deny", 30, true)
 }
 
 // initialOptions checks that initial options are among the options, exactly.
