@@ -45,10 +45,7 @@ func ValidateMessage(text string, blocks []any) []string {
 // against the limits Slack enforces on views.open, views.update, views.push
 // and views.publish; kind is "modal" or "home". It returns Slack's error
 // messages, none when Slack would take the view.
-func ValidateView(view map[string]any, kind string) []string { return validateView(view, kind) }
-
-// validateView checks a modal or Home tab. kind is "modal" or "home".
-func validateView(spec map[string]any, kind string) []string {
+func ValidateView(spec map[string]any, kind string) []string {
 	v := &validator{surface: surfaceModal, blockIDs: map[string]bool{}}
 	if kind == "home" {
 		v.surface = surfaceHome

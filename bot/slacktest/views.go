@@ -56,7 +56,7 @@ func (s *Server) parseView(raw json.RawMessage, kind string) (map[string]any, ma
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return nil, apiErrorMessages("invalid_arguments", []string{"[ERROR] view must be a JSON object [json-pointer:/view]"})
 	}
-	if msgs := validateView(spec, kind); len(msgs) > 0 {
+	if msgs := ValidateView(spec, kind); len(msgs) > 0 {
 		s.blockKitBreach(kind+" view", msgs)
 		return nil, apiErrorMessages("invalid_arguments", msgs)
 	}
