@@ -20,16 +20,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/boltfile"
 )
 
 // FileName is the journal's file under the state directory.
@@ -45,17 +45,11 @@ var (
 	createsBucket = []byte("creates")
 	// cancelledBucket maps a booking ID to the cancel entry that cancelled it.
 	cancelledBucket = []byte("cancelled")
-	// metaBucket holds the file's format version.
-	metaBucket = []byte("meta")
 )
 
 // version 2 indexes creates and keeps no notes; Open brings older files up
-// to it.
+// to it. A file of a newer format is refused.
 const version = 2
-
-// lockWait bounds the wait for another process's hold on the file (an audit
-// reading it); bookbot holds it for milliseconds at a time.
-const lockWait = 5 * time.Second
 
 // Entry is one write: the intent, and once known, its outcome and review.
 type Entry struct {
@@ -103,9 +97,8 @@ type Journal struct {
 	// the entries of its own owner alone: they are still in flight here.
 	Owner string
 
-	path     string
+	file     *boltfile.File
 	readOnly bool
-	mu       sync.Mutex // one bbolt handle at a time in this process
 }
 
 // Options for Open.
@@ -117,59 +110,51 @@ type Options struct {
 
 // Open opens (creating, unless read-only) the journal under dir.
 func Open(dir string, opts Options) (*Journal, error) {
-	j := &Journal{path: filepath.Join(dir, FileName), readOnly: opts.ReadOnly}
-	if opts.ReadOnly {
-		return j, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	migrated := false
-	err := j.update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{entriesBucket, attentionBucket, createsBucket, cancelledBucket, metaBucket} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		meta := tx.Bucket(metaBucket)
-		if v := meta.Get([]byte("version")); len(v) == 8 && binary.BigEndian.Uint64(v) >= version {
-			return nil
-		}
-		// An older file: rewrite every entry, which drops the notes and
-		// zones it kept, and index it.
-		var all []Entry
-		err := tx.Bucket(entriesBucket).ForEach(func(k, v []byte) error {
-			e, err := decode(k, v)
-			all = append(all, e)
+	f, err := boltfile.OpenWith(filepath.Join(dir, FileName), "journal", version, boltfile.Options{
+		ReadOnly: opts.ReadOnly,
+		Upgrade: func(tx *bolt.Tx, _ uint64) (err error) {
+			migrated, err = rewrite(tx)
 			return err
-		})
-		if err != nil {
-			return err
-		}
-		for i := range all {
-			if err := put(tx, &all[i]); err != nil {
-				return err
-			}
-			if err := index(tx, &all[i]); err != nil {
-				return err
-			}
-		}
-		migrated = len(all) > 0
-		return meta.Put([]byte("version"), binary.BigEndian.AppendUint64(nil, version))
-	})
+		},
+	}, entriesBucket, attentionBucket, createsBucket, cancelledBucket)
 	if err != nil {
 		return nil, err
 	}
 	if migrated {
-		if err := j.compact(); err != nil {
+		if err := f.Compact(context.Background()); err != nil {
 			return nil, err
 		}
 	}
-	return j, nil
+	return &Journal{file: f, readOnly: opts.ReadOnly}, nil
+}
+
+// rewrite brings an older file up to version: it rewrites every entry,
+// which drops the notes and zones it kept, and indexes it. It reports
+// whether there were any.
+func rewrite(tx *bolt.Tx) (bool, error) {
+	var all []Entry
+	err := tx.Bucket(entriesBucket).ForEach(func(k, v []byte) error {
+		e, err := decode(k, v)
+		all = append(all, e)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	for i := range all {
+		if err := put(tx, &all[i]); err != nil {
+			return false, err
+		}
+		if err := index(tx, &all[i]); err != nil {
+			return false, err
+		}
+	}
+	return len(all) > 0, nil
 }
 
 // Path is the journal's file.
-func (j *Journal) Path() string { return j.path }
+func (j *Journal) Path() string { return j.file.Path() }
 
 func (j *Journal) now() time.Time {
 	if j.Now != nil {
@@ -185,52 +170,22 @@ func (j *Journal) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-func (j *Journal) db() (*bolt.DB, error) {
-	db, err := bolt.Open(j.path, 0o600, &bolt.Options{Timeout: lockWait, ReadOnly: j.readOnly})
-	if errors.Is(err, os.ErrNotExist) && j.readOnly {
-		return nil, errNoJournal
-	}
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", j.path, err)
-	}
-	return db, nil
-}
-
-var errNoJournal = errors.New("no journal yet")
-
 // ErrNoEntry means the journal does not hold the entry: it was pruned (see
 // Prune), or never existed.
 var ErrNoEntry = errors.New("no such entry")
 
 func (j *Journal) update(fn func(*bolt.Tx) error) error {
-	if j.readOnly {
-		return errors.New("journal opened read-only")
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	db, err := j.db()
-	if err != nil {
-		return err
-	}
-	if err := db.Update(fn); err != nil {
-		_ = db.Close()
-		return fmt.Errorf("journal %s: %w", j.path, err)
-	}
-	return db.Close()
+	return j.file.Update(context.Background(), fn)
 }
 
+// view runs fn on the journal; a read-only journal that does not exist yet
+// reads as empty.
 func (j *Journal) view(fn func(*bolt.Tx) error) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	db, err := j.db()
-	if errors.Is(err, errNoJournal) {
+	err := j.file.View(context.Background(), fn)
+	if j.readOnly && errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(fn)
+	return err
 }
 
 func key(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
@@ -483,50 +438,11 @@ func (j *Journal) Prune(t time.Time) (int, error) {
 		return 0, err
 	}
 	if n > 0 {
-		if err := j.compact(); err != nil {
-			return n, fmt.Errorf("journal %s: %d entries pruned, but the file could not be rewritten without them: %w", j.path, n, err)
+		if err := j.file.Compact(context.Background()); err != nil {
+			return n, fmt.Errorf("journal: %d entries pruned, but the file could not be rewritten without them: %w", n, err)
 		}
 	}
 	return n, nil
-}
-
-// compact rewrites the file with only its live data and renames it into
-// place. A reader that opened the old file keeps reading it; the next open
-// finds the new one.
-func (j *Journal) compact() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	src, err := j.db()
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	tmp := j.path + ".compact"
-	_ = os.Remove(tmp) // left by a process that died while compacting
-	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: lockWait})
-	if err != nil {
-		return err
-	}
-	if err := bolt.Compact(dst, src, 0); err != nil {
-		_ = dst.Close()
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := dst.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, j.path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	// The rename is durable only once the directory is synced.
-	d, err := os.Open(filepath.Dir(j.path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // attention lists the indexed entries keep accepts, oldest first.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -257,6 +258,15 @@ func TestOpenRewritesAnOlderJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// An audit reads it as it is, before `bookbot run` rewrites it.
+	reader, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := reader.Since(time.Time{}); err != nil || len(list) != 1 || list[0].Created != "bk_1" {
+		t.Errorf("read-only, before the rewrite: %+v, %v", list, err)
+	}
+
 	j, _ := open(t, dir)
 	raw, err := os.ReadFile(j.Path())
 	if err != nil {
@@ -282,5 +292,41 @@ func TestOpenRewritesAnOlderJournal(t *testing.T) {
 	finish(&booking.Result{Outcome: booking.Confirmed})
 	if list, _ := j.Since(time.Time{}); len(list) != 2 || list[1].Seq != 2 {
 		t.Errorf("the sequence did not carry over: %+v", list)
+	}
+}
+
+// A journal a newer bookbot wrote is refused, by an audit too: what it
+// holds is not known here.
+func TestRefusesANewerJournal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, _ := open(t, dir)
+	reader, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(j.Path(), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, 3))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	newer := "format version 3 is newer than this bookbot knows (2)"
+	if _, err := journal.Open(dir, journal.Options{}); err == nil || !strings.Contains(err.Error(), newer) {
+		t.Errorf("Open: %v, want %q", err, newer)
+	}
+	if _, err := j.Begin(t.Context(), create); err == nil || !strings.Contains(err.Error(), newer) {
+		t.Errorf("Begin: %v, want %q", err, newer)
+	}
+	if _, err := reader.Since(time.Time{}); err == nil || !strings.Contains(err.Error(), newer) {
+		t.Errorf("Since, read-only: %v, want %q", err, newer)
 	}
 }

@@ -5,7 +5,8 @@
 // The file holds a meta bucket with the format version the store wrote it
 // in, checked on every transaction: a file of a newer format, one that is
 // not a bbolt file, or one that lost its meta bucket (replaced, or removed
-// and created afresh) is refused.
+// and created afresh) is refused. A store may upgrade a file of an older
+// format when it opens it (Options.Upgrade).
 package boltfile
 
 import (
@@ -38,7 +39,21 @@ type Options struct {
 	// LockWait bounds the wait for another process's hold on the file
 	// (0: LockWait).
 	LockWait time.Duration
+	// Upgrade, when set, brings a file of a format older than the store's
+	// up to it in Open's transaction, after the buckets are created. from
+	// is 0 for a file without a format version: one Open creates, or one
+	// written before formats were recorded. Without Upgrade an older file
+	// keeps its format.
+	Upgrade func(tx *bolt.Tx, from uint64) error
+	// ReadOnly has Open neither create nor change the file, which may be
+	// missing (View then fails with an error that is fs.ErrNotExist), and
+	// refuses Update. A file without a meta bucket is read as it is: one
+	// written before formats were recorded, which the bookbot that writes
+	// the file upgrades.
+	ReadOnly bool
 }
+
+var errReadOnly = errors.New("opened read-only")
 
 // File is a store's bbolt file. It is safe for concurrent use, and the
 // Files of one path in a process take turns rather than contend for the
@@ -76,33 +91,45 @@ func OpenWith(path, name string, version uint64, opts Options, buckets ...[]byte
 	}
 	turn, _ := turns.LoadOrStore(abs, make(chan struct{}, 1))
 	f := &File{path: path, name: name, version: version, turn: turn.(chan struct{}), opts: opts}
+	if opts.ReadOnly {
+		return f, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, f.wrap(err)
 	}
 	err = f.do(context.Background(), true, false, func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(metaBucket)
-		if err != nil {
-			return err
-		}
-		if meta.Get(versionKey) == nil {
-			if err := meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, version)); err != nil {
-				return err
-			}
-		}
-		if err := f.checkVersion(tx); err != nil {
-			return err
-		}
-		for _, b := range buckets {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return nil
+		return f.setUp(tx, buckets)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// setUp creates the meta bucket and buckets, and writes the version into a
+// file without one or, with Upgrade, into an older file it upgraded.
+func (f *File) setUp(tx *bolt.Tx, buckets [][]byte) error {
+	for _, b := range append([][]byte{metaBucket}, buckets...) {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(metaBucket)
+	v := meta.Get(versionKey)
+	// A version is kept unless Upgrade brings an older one up.
+	if v != nil && (f.opts.Upgrade == nil || len(v) != 8 || binary.BigEndian.Uint64(v) >= f.version) {
+		return f.checkVersion(tx)
+	}
+	if f.opts.Upgrade != nil {
+		var from uint64
+		if v != nil {
+			from = binary.BigEndian.Uint64(v)
+		}
+		if err := f.opts.Upgrade(tx, from); err != nil {
+			return err
+		}
+	}
+	return meta.Put(versionKey, binary.BigEndian.AppendUint64(nil, f.version))
 }
 
 // Path is the file's path, as given to Open.
@@ -132,6 +159,9 @@ func (f *File) wrap(err error) error {
 // checkVersion fails unless the file is of a format this bookbot knows.
 func (f *File) checkVersion(tx *bolt.Tx) error {
 	meta := tx.Bucket(metaBucket)
+	if meta == nil && f.opts.ReadOnly {
+		return nil
+	}
 	if meta == nil {
 		return fmt.Errorf("not a %s store (no meta bucket): was the file replaced?", f.name)
 	}
@@ -145,10 +175,67 @@ func (f *File) checkVersion(tx *bolt.Tx) error {
 	return nil
 }
 
+// Compact rewrites the file with only its live data, so that the bytes of
+// what was deleted do not linger in its free pages, and renames the copy
+// into place. A reader that opened the old file keeps reading it; the next
+// open finds the new one.
+func (f *File) Compact(ctx context.Context) error {
+	return f.withDB(ctx, true, func(src *bolt.DB) error {
+		tmp := f.path + ".compact"
+		_ = os.Remove(tmp) // left by a process that died while compacting
+		dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: f.opts.LockWait})
+		if err != nil {
+			return err
+		}
+		if err := bolt.Compact(dst, src, 0); err != nil {
+			_ = dst.Close()
+			_ = os.Remove(tmp)
+			return err
+		}
+		if err := dst.Close(); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+		if err := os.Rename(tmp, f.path); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+		// The rename is durable only once the directory is synced.
+		d, err := os.Open(filepath.Dir(f.path))
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Sync()
+	})
+}
+
 // do opens the file, runs fn in one transaction (read-write when write is
 // set) and closes the file. With check set the file's version is checked
 // first.
 func (f *File) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) error) error {
+	return f.withDB(ctx, write, func(db *bolt.DB) error {
+		run := func(tx *bolt.Tx) error {
+			if check {
+				if err := f.checkVersion(tx); err != nil {
+					return err
+				}
+			}
+			return fn(tx)
+		}
+		if write {
+			return db.Update(run)
+		}
+		return db.View(run)
+	})
+}
+
+// withDB opens the file in this process's turn at it (read-write when
+// write is set), runs fn and closes the file.
+func (f *File) withDB(ctx context.Context, write bool, fn func(*bolt.DB) error) error {
+	if write && f.opts.ReadOnly {
+		return f.wrap(errReadOnly)
+	}
 	if err := ctx.Err(); err != nil {
 		return f.wrap(err)
 	}
@@ -170,19 +257,7 @@ func (f *File) do(ctx context.Context, write, check bool, fn func(*bolt.Tx) erro
 	if err != nil {
 		return f.wrap(err)
 	}
-	run := func(tx *bolt.Tx) error {
-		if check {
-			if err := f.checkVersion(tx); err != nil {
-				return err
-			}
-		}
-		return fn(tx)
-	}
-	if write {
-		err = db.Update(run)
-	} else {
-		err = db.View(run)
-	}
+	err = fn(db)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}

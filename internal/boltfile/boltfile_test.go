@@ -1,12 +1,15 @@
 package boltfile_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -417,5 +420,163 @@ func TestFileRemoved(t *testing.T) {
 	}
 	if _, err := get(t.Context(), f, "a"); err == nil {
 		t.Error("View after the file was removed and made again: no error")
+	}
+}
+
+func TestUpgrade(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := put(t.Context(), open(t, path), "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	var froms []uint64
+	upgrade := boltfile.Options{Upgrade: func(tx *bolt.Tx, from uint64) error {
+		froms = append(froms, from)
+		// The buckets are there, the new one too.
+		return tx.Bucket(other).Put([]byte("upgraded"), []byte("yes"))
+	}}
+	version := func(path string) (v string) {
+		update(t, path, func(tx *bolt.Tx) error {
+			v = string(tx.Bucket([]byte("meta")).Get([]byte("version")))
+			return nil
+		})
+		return v
+	}
+	const v1, v2 = "\x00\x00\x00\x00\x00\x00\x00\x01", "\x00\x00\x00\x00\x00\x00\x00\x02"
+
+	// An upgrade that fails leaves the file as it was.
+	failing := boltfile.Options{Upgrade: func(*bolt.Tx, uint64) error { return errors.New("cannot") }}
+	if _, err := boltfile.OpenWith(path, "test", 2, failing, items); err == nil || err.Error() != "test store "+path+": cannot" {
+		t.Errorf("Open with a failing upgrade: %v, want its error naming the store", err)
+	}
+	if v := version(path); v != v1 {
+		t.Errorf("after a failed upgrade the version is %q, want 1", v)
+	}
+
+	f, err := boltfile.OpenWith(path, "test", 2, upgrade, items, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := version(path); v != v2 || !slices.Equal(froms, []uint64{1}) {
+		t.Errorf("upgraded from %v to version %q, want from 1 to 2", froms, v)
+	}
+	if v, err := get(t.Context(), f, "a"); err != nil || v != "1" {
+		t.Errorf("after the upgrade: %q, %v", v, err)
+	}
+	if _, err := boltfile.OpenWith(path, "test", 2, upgrade, items, other); err != nil || len(froms) != 1 {
+		t.Errorf("Open of an upgraded file: %v; upgraded from %v, want once", err, froms)
+	}
+
+	// A file without a version, new or from before formats were recorded,
+	// is upgraded from 0.
+	froms = nil
+	old := filepath.Join(t.TempDir(), "test.db")
+	update(t, old, func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket(items)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("a"), []byte("old"))
+	})
+	f, err = boltfile.OpenWith(old, "test", 2, upgrade, items, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := boltfile.OpenWith(filepath.Join(t.TempDir(), "test.db"), "test", 2, upgrade, items, other); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := get(t.Context(), f, "a"); err != nil || v != "old" || version(old) != v2 || !slices.Equal(froms, []uint64{0, 0}) {
+		t.Errorf("a file from before formats: %q, %v, upgraded from %v to %q; want it kept, from 0 to 2", v, err, froms, version(old))
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "none")
+	path := filepath.Join(dir, "test.db")
+	r, err := boltfile.OpenWith(path, "test", 1, boltfile.Options{ReadOnly: true}, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(t.Context(), r, "a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("View of a missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a read-only Open created %s", dir)
+	}
+
+	f := open(t, path)
+	if err := put(t.Context(), f, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := get(t.Context(), r, "a"); err != nil || v != "1" {
+		t.Errorf("View: %q, %v", v, err)
+	}
+	ran := false
+	err = r.Update(t.Context(), func(*bolt.Tx) error { ran = true; return nil })
+	if err == nil || err.Error() != "test store "+path+": opened read-only" || ran {
+		t.Errorf("Update: %v, ran %v; want it refused", err, ran)
+	}
+	if err := r.Compact(t.Context()); err == nil {
+		t.Error("Compact of a read-only file: no error")
+	}
+
+	setVersion(t, path, 2)
+	if _, err := get(t.Context(), r, "a"); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("View of a version 2 file: %v, want the version refused", err)
+	}
+
+	// A file from before formats were recorded is read as it is, while a
+	// File that writes refuses it.
+	update(t, path, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("meta")) })
+	if v, err := get(t.Context(), r, "a"); err != nil || v != "1" {
+		t.Errorf("View of a file without a meta bucket: %q, %v", v, err)
+	}
+	if _, err := get(t.Context(), f, "a"); err == nil {
+		t.Error("View without ReadOnly of a file without a meta bucket: no error")
+	}
+}
+
+// Compact leaves no trace of deleted data in the file, and keeps the rest.
+func TestCompact(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	const secret = "a value deleted long ago"
+	if err := put(t.Context(), f, "gone", secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t.Context(), f, "kept", "v"); err != nil {
+		t.Fatal(err)
+	}
+	err := f.Update(t.Context(), func(tx *bolt.Tx) error { return tx.Bucket(items).Delete([]byte("gone")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds := func() bool {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Contains(raw, []byte(secret))
+	}
+	if !holds() {
+		t.Fatal("the file lost the deleted value without a rewrite: this test shows nothing")
+	}
+
+	if err := f.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if holds() {
+		t.Error("the file still holds the deleted value")
+	}
+	if v, err := get(t.Context(), f, "kept"); err != nil || v != "v" {
+		t.Errorf("after Compact: %q, %v", v, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after Compact: %v, %v; want mode 0600", fi, err)
+	}
+	if _, err := os.Stat(path + ".compact"); !os.IsNotExist(err) {
+		t.Errorf("Compact left its copy behind: %v", err)
 	}
 }
