@@ -609,6 +609,10 @@ func hasInputBlock(v slack.View, blockID string) bool {
 }
 
 func pendingView(meta modalMeta, requester *time.Location, types []booking.EventType) *slack.ModalViewRequest {
+	// Replicas keep this view for a redelivery (Seen.KeepAck), and the note
+	// and the attendee's zone are never written down; the view has no
+	// action that would read them.
+	meta.Note, meta.TZ = "", ""
 	text := fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
 		short(titleOf(booking.Some(meta.Event), types)), short(meta.Name))
 	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {

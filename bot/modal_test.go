@@ -73,6 +73,11 @@ func TestBookingModalFullFlow(t *testing.T) {
 	if sa.ResponseAction != "update" || !strings.Contains(textOf(sa.View), "Booking *Intro call*") {
 		t.Errorf("submission ack: %s %s", sa.ResponseAction, textOf(sa.View))
 	}
+	// Replicas keep this ack in their database, and the note and the
+	// attendee's zone are never written down.
+	if strings.Contains(string(sa.View), "compilers") || strings.Contains(string(sa.View), "New_York") {
+		t.Errorf("the submission's ack carries the note or the attendee's zone: %s", sa.View)
+	}
 
 	done := h.waitView("Booked", func(x slacktest.View) bool {
 		return x.ID == v.ID && strings.Contains(textOf(x.Blocks), "Booked")
