@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -60,7 +61,7 @@ func (db *DB) Dedupe(ttl time.Duration) *Dedupe {
 // concurrent statements, from any replica, each ID once.
 const firstTimes = `INSERT INTO bookbot_envelopes_seen AS s (id, seen_s, seen_ns)
 	SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::integer[])
-	ON CONFLICT (id) DO UPDATE SET seen_s = excluded.seen_s, seen_ns = excluded.seen_ns
+	ON CONFLICT (id) DO UPDATE SET seen_s = excluded.seen_s, seen_ns = excluded.seen_ns, ack = NULL
 	WHERE s.seen_s::numeric * 1000000000 + s.seen_ns < excluded.seen_s::numeric * 1000000000 + excluded.seen_ns - $4
 	RETURNING id`
 
@@ -160,4 +161,30 @@ func (d *Dedupe) ask(query string, batch []*seenAsk) {
 		a.answer <- seenAnswer{first: err == nil && first[a.id], err: err}
 		delete(first, a.id) // later questions about it are not first
 	}
+}
+
+// KeepAck records ack, the JSON payload of the ack sent for the envelope id
+// (empty: an empty ack), for a redelivery another replica gets. An id not
+// seen within the TTL keeps nothing.
+func (d *Dedupe) KeepAck(ctx context.Context, id string, ack []byte) error {
+	if ack == nil {
+		ack = []byte{} // NULL is "none kept"
+	}
+	_, err := d.pool.Exec(ctx, "UPDATE bookbot_envelopes_seen SET ack = $2 WHERE id = $1", []byte(id), ack)
+	if err != nil {
+		return fmt.Errorf("envelope ack (postgres): %w", err)
+	}
+	return nil
+}
+
+// Ack returns the ack kept for the envelope id; kept is false while none is.
+func (d *Dedupe) Ack(ctx context.Context, id string) (ack []byte, kept bool, err error) {
+	err = d.pool.QueryRow(ctx, "SELECT ack FROM bookbot_envelopes_seen WHERE id = $1", []byte(id)).Scan(&ack)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("envelope ack (postgres): %w", err)
+	}
+	return ack, ack != nil, nil
 }

@@ -154,6 +154,59 @@ func TestDedupeTTL(t *testing.T) {
 	}
 }
 
+// The ack one replica keeps for an envelope is the other's to read, as
+// kept: none before it is kept, an empty one as empty, none for an
+// envelope not seen, and none once the envelope is seen anew after the TTL.
+func TestDedupeAck(t *testing.T) {
+	u := migrated(t)
+	const ttl = 15 * time.Minute
+	a, b := open(t, u).Dedupe(ttl), open(t, u).Dedupe(ttl)
+	t0 := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	ack := func(id string) string {
+		t.Helper()
+		got, kept, err := b.Ack(t.Context(), id)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case !kept && got != nil:
+			t.Errorf("Ack(%q) = %q, not kept", id, got)
+		case !kept:
+			return "none"
+		}
+		return fmt.Sprintf("%q", got)
+	}
+	for _, id := range []string{"E1", "E2"} {
+		if first, err := a.FirstTime(t.Context(), id, t0); err != nil || !first {
+			t.Fatalf("FirstTime(%s) = %v, %v", id, first, err)
+		}
+	}
+	if got := ack("E1"); got != "none" {
+		t.Errorf("before it is kept: %s", got)
+	}
+	view := []byte(`{"response_action":"update","view":{"type":"modal"}}`)
+	for id, kept := range map[string][]byte{"E1": view, "E2": nil, "unseen": view} {
+		if err := a.KeepAck(t.Context(), id, kept); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, want := range map[string]string{"E1": fmt.Sprintf("%q", view), "E2": `""`, "unseen": "none"} {
+		if got := ack(id); got != want {
+			t.Errorf("Ack(%s) = %s, want %s", id, got, want)
+		}
+	}
+	if first, err := b.FirstTime(t.Context(), "E1", t0.Add(ttl+time.Nanosecond)); err != nil || !first {
+		t.Fatalf("E1 after the TTL: %v, %v; want first", first, err)
+	}
+	if got := ack("E1"); got != "none" {
+		t.Errorf("E1 seen anew: the old ack %s", got)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := b.Ack(ctx, "E2"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Ack with a cancelled context: %v", err)
+	}
+}
+
 // BenchmarkDedupeFirstTime is one envelope's check: one round trip.
 func BenchmarkDedupeFirstTime(b *testing.B) {
 	d := open(b, migrated(b)).Dedupe(bot.SeenTTL)
