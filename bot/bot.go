@@ -326,7 +326,8 @@ func (b *Bot) Idle(ctx context.Context) error {
 // carry only what can be computed in memory. With a shared Seen, an
 // envelope new to this replica is asked about there (bounded at 500 ms):
 // after its ack, unless the ack carries a view (a submission), whose
-// answer belongs to the replica that does the work.
+// answer belongs to the replica that does the work. That replica keeps
+// the view there, and one a redelivery reaches acks with it.
 func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
@@ -362,7 +363,7 @@ func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 	act, answers, asksFirst := b.route(evt)
 	if asksFirst && !b.seen.sharedFirst(id) {
 		b.redelivered(evt)
-		ack(nil) // the first ack is the other replica's
+		ack(b.seen.sharedAck(id)) // the first replica's, which the person may not have got
 		return
 	}
 	var payload any
@@ -371,6 +372,9 @@ func (b *Bot) Handle(evt socketmode.Event, ack Acker) {
 		payload = act(&later)
 	}
 	b.seen.store(id, payload)
+	if asksFirst && id != "" && b.seen.shared != nil {
+		later.add("keep-ack", func(ctx context.Context) { b.seen.keepShared(ctx, id) })
+	}
 	b.work.add(len(later))
 	ack(payload)
 	if !asksFirst && !b.seen.sharedFirst(id) {

@@ -3,6 +3,7 @@ package bot
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"reflect"
@@ -18,13 +19,31 @@ import (
 )
 
 // memSeen is a shared Seen in memory, standing for the database.
-type memSeen struct{ *seenSet }
+type memSeen struct {
+	*seenSet
+	acks *sync.Map // envelope ID → the ack kept, []byte
+}
 
-func newMemSeen(now func() time.Time) memSeen { return memSeen{newSeenSet(SeenTTL, now)} }
+func newMemSeen(now func() time.Time) memSeen {
+	return memSeen{newSeenSet(SeenTTL, now), new(sync.Map)}
+}
 
 func (m memSeen) FirstTime(_ context.Context, id string, now time.Time) (bool, error) {
 	_, dup := m.reserve(id, now)
 	return !dup, nil
+}
+
+func (m memSeen) KeepAck(_ context.Context, id string, ack []byte) error {
+	m.acks.Store(id, bytes.Clone(ack))
+	return nil
+}
+
+func (m memSeen) Ack(_ context.Context, id string) ([]byte, bool, error) {
+	ack, kept := m.acks.Load(id)
+	if !kept {
+		return nil, false, nil
+	}
+	return ack.([]byte), true, nil
 }
 
 // failingSeen fails every question, after delay, or ignores its context
@@ -39,15 +58,25 @@ func (f *failingSeen) FirstTime(ctx context.Context, id string, _ time.Time) (bo
 	if f.asked != nil {
 		f.asked <- id
 	}
+	return false, f.fail(ctx)
+}
+
+func (f *failingSeen) KeepAck(ctx context.Context, _ string, _ []byte) error { return f.fail(ctx) }
+
+func (f *failingSeen) Ack(ctx context.Context, _ string) ([]byte, bool, error) {
+	return nil, false, f.fail(ctx)
+}
+
+func (f *failingSeen) fail(ctx context.Context) error {
 	if f.release != nil {
 		<-f.release
-		return false, nil
+		return nil
 	}
 	select {
 	case <-time.After(f.delay):
-		return false, errors.New("database unreachable")
+		return errors.New("database unreachable")
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return ctx.Err()
 	}
 }
 
@@ -115,8 +144,88 @@ func TestSeenSharedFails(t *testing.T) {
 			if !strings.Contains(logs.String(), "shared envelope memory failed") || !strings.Contains(logs.String(), "E1") {
 				t.Errorf("the failure is not logged: %s", logs.String())
 			}
+			// A redelivered submission's ack is not found: acked empty.
+			if ack := s.sharedAck("E1"); ack != nil {
+				t.Errorf("ack found in a shared Seen that cannot tell: %s", ack)
+			}
+			if !strings.Contains(logs.String(), "redelivered submission acked empty") {
+				t.Errorf("the ack not found is not logged: %s", logs.String())
+			}
+			if name == "fails" { // the others wait out the context they are given, or more
+				s.keepShared(t.Context(), "E1")
+				if !strings.Contains(logs.String(), "could not be shared") {
+					t.Errorf("the ack not kept is not logged: %s", logs.String())
+				}
+			}
 		})
 	}
+}
+
+// lateKeep is a shared Seen whose first question about an ack comes before
+// the ack is kept: it says so on polled.
+type lateKeep struct {
+	memSeen
+	polled chan struct{}
+	once   sync.Once
+}
+
+func (l *lateKeep) Ack(ctx context.Context, id string) ([]byte, bool, error) {
+	ack, kept, err := l.memSeen.Ack(ctx, id)
+	l.once.Do(func() { close(l.polled) })
+	return ack, kept, err
+}
+
+// A redelivered submission is acked with the ack the replica that took it
+// kept, waited for while it has not kept it yet, and remembered; an empty
+// ack kept is empty there too, and none kept in time is an empty ack.
+func TestSeenSharedAck(t *testing.T) {
+	shared := &lateKeep{memSeen: newMemSeen(time.Now), polled: make(chan struct{})}
+	var logs syncBuffer
+	a := newSeenSet(SeenTTL, time.Now).sharing(shared, nil)
+	b := newSeenSet(SeenTTL, time.Now).sharing(shared, slog.New(slog.NewTextHandler(&logs, nil)))
+	took := func(id string, ack any) {
+		t.Helper()
+		if _, dup := a.check(id); dup || !a.sharedFirst(id) {
+			t.Fatalf("%s seen before it came", id)
+		}
+		a.store(id, ack)
+		if _, dup := b.check(id); dup || b.sharedFirst(id) {
+			t.Fatalf("%s, redelivered to the other replica, is first there", id)
+		}
+	}
+
+	took("E1", map[string]string{"response_action": "update"})
+	got := make(chan any, 1)
+	go func() { got <- b.sharedAck("E1") }()
+	<-shared.polled // b has found nothing kept yet
+	a.keepShared(t.Context(), "E1")
+	want := `{"response_action":"update"}`
+	if ack := <-got; !jsonEqual(ack, want) {
+		t.Errorf("redelivered: acked %v, want %s", ack, want)
+	}
+	if ack, dup := b.check("E1"); !dup || !jsonEqual(ack, want) {
+		t.Errorf("redelivered there again: %v, %v; want %s", ack, dup, want)
+	}
+
+	took("E2", nil)
+	a.keepShared(t.Context(), "E2")
+	if ack := b.sharedAck("E2"); ack != nil {
+		t.Errorf("an empty ack kept: acked %s", ack)
+	}
+
+	took("E3", map[string]string{"response_action": "clear"}) // never kept
+	if ack := b.sharedAck("E3"); ack != nil {
+		t.Errorf("no ack kept: acked %s", ack)
+	}
+	if !strings.Contains(logs.String(), "redelivered submission acked empty") || !strings.Contains(logs.String(), "E3") {
+		t.Errorf("an ack not found is not logged: %s", logs.String())
+	}
+}
+
+// jsonEqual reports whether ack marshals to want.
+func jsonEqual(ack any, want string) bool {
+	b, err := json.Marshal(ack)
+	return err == nil && ack != nil && string(b) == want
 }
 
 // countingSeen is a shared Seen that counts its questions.
@@ -172,7 +281,8 @@ func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bo
 
 // Through Handle: a command is acked from the replica's memory, before the
 // shared Seen is asked; a submission's ack waits for it, and the replica a
-// redelivered submission reaches second acks it empty and does nothing.
+// redelivered submission reaches second acks it as the first did and does
+// nothing.
 func TestHandleSharedSeen(t *testing.T) {
 	cfg := Config{Allowed: func(string) bool { return true }}
 	shared := &orderSeen{memSeen: newMemSeen(time.Now)}
@@ -207,8 +317,8 @@ func TestHandleSharedSeen(t *testing.T) {
 	a.Handle(submit, func(p any) { first = p; shared.note("acked") })
 	submit.Request.RetryAttempt = 1
 	b.Handle(submit, func(p any) { again = p; shared.note("acked") })
-	if first == nil || again != nil {
-		t.Errorf("submission acks: first %v, redelivered %v; want an answer, then nil", first, again)
+	if want, _ := json.Marshal(first); first == nil || !jsonEqual(again, string(want)) {
+		t.Errorf("submission acks: first %v, redelivered %v; want the same answer twice", first, again)
 	}
 	if got := strings.Join(shared.seq, " "); got != "asked acked asked acked" {
 		t.Errorf("submission: %s; want each question before its ack", got)

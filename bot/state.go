@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -16,17 +17,30 @@ const SeenTTL = 15 * time.Minute
 // another replica than the first delivery did: a Seen they share (the
 // PostgreSQL one, pgstore.Dedupe, made with SeenTTL) tells it so. The
 // bot's own memory is asked first in any case, and alone without one.
+//
+// A submission's ack is the view the person sees next, and only the
+// replica that acts on the submission can make it: that replica keeps it
+// there (KeepAck), and one a redelivery reaches sends the same (Ack).
 type Seen interface {
 	// FirstTime reports whether id is seen for the first time within the
 	// TTL, and records it as seen at now. Of concurrent calls for one id,
 	// one reports true.
 	FirstTime(ctx context.Context, id string, now time.Time) (bool, error)
+	// KeepAck records the JSON of the ack sent for id (empty: none).
+	KeepAck(ctx context.Context, id string, ack []byte) error
+	// Ack returns the ack kept for id; kept is false while none is.
+	Ack(ctx context.Context, id string) (ack []byte, kept bool, err error)
 }
 
-// sharedSeenWait bounds the question to the shared Seen: the ack waits for
-// the answer, and must reach Slack within 3 s. Without an answer in time,
-// this replica's memory answers.
+// sharedSeenWait bounds each question to the shared Seen: the ack waits
+// for the answer, and must reach Slack within 3 s. Without an answer in
+// time, this replica's memory answers.
 const sharedSeenWait = 500 * time.Millisecond
+
+// ackPoll is how often a redelivered submission's ack is looked for while
+// the replica that took it has not kept it yet (it does so just after its
+// own ack).
+const ackPoll = 20 * time.Millisecond
 
 // seenSet remembers envelope IDs (and the ack sent) for ttl, longer than
 // Slack's last redelivery (5 minutes). The ack is kept as the JSON it goes
@@ -36,8 +50,7 @@ const sharedSeenWait = 500 * time.Millisecond
 // An ack equal to the one before shares its bytes (a run of help answers).
 //
 // With a shared Seen, an envelope new here is also asked about there: one
-// another replica saw first is a redelivery, acked empty (the first ack
-// is that replica's) and not acted on.
+// another replica saw first is a redelivery, not acted on here.
 type seenSet struct {
 	ttl time.Duration
 	now func() time.Time
@@ -89,28 +102,76 @@ func (s *seenSet) sharedFirst(id string) bool {
 		return true
 	}
 	now := s.now()
+	first, err := bounded(func(ctx context.Context) (bool, error) { return s.shared.FirstTime(ctx, id, now) })
+	if err != nil {
+		s.log.Warn("shared envelope memory failed; this replica's memory answers", "envelope_id", id, "err", err)
+		return true
+	}
+	return first
+}
+
+// keepShared keeps the ack stored for id in the shared Seen, for a
+// redelivery that reaches another replica.
+func (s *seenSet) keepShared(ctx context.Context, id string) {
+	s.mu.Lock()
+	ack := s.seen[id].ack
+	s.mu.Unlock()
+	if err := s.shared.KeepAck(ctx, id, []byte(ack)); err != nil {
+		s.log.Warn("the ack could not be shared; a redelivery to another replica will be acked empty", "envelope_id", id, "err", err)
+	}
+}
+
+// sharedAck is the ack the replica that took id kept in the shared Seen,
+// looked for until sharedSeenWait has passed, or nil. It is remembered
+// here for a further redelivery.
+func (s *seenSet) sharedAck(id string) any {
+	ack, err := bounded(func(ctx context.Context) ([]byte, error) {
+		tick := time.NewTicker(ackPoll)
+		defer tick.Stop()
+		for {
+			ack, kept, err := s.shared.Ack(ctx, id)
+			if err != nil || kept {
+				return ack, err
+			}
+			select {
+			case <-ctx.Done():
+				return nil, errors.New("the replica that took it has kept no ack")
+			case <-tick.C:
+			}
+		}
+	})
+	if err != nil {
+		s.log.Warn("redelivered submission acked empty", "envelope_id", id, "err", err)
+		return nil
+	}
+	s.storeJSON(id, ack)
+	if len(ack) == 0 {
+		return nil
+	}
+	return json.RawMessage(ack)
+}
+
+// bounded runs fn with sharedSeenWait, and returns when that has passed
+// even if fn ignores its context.
+func bounded[T any](fn func(ctx context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sharedSeenWait)
 	defer cancel()
 	type answer struct {
-		first bool
-		err   error
+		v   T
+		err error
 	}
 	done := make(chan answer, 1)
 	go func() {
-		first, err := s.shared.FirstTime(ctx, id, now)
-		done <- answer{first, err}
+		v, err := fn(ctx)
+		done <- answer{v, err}
 	}()
-	var a answer
 	select {
-	case a = <-done:
+	case a := <-done:
+		return a.v, a.err
 	case <-ctx.Done():
-		a.err = ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
-	if a.err != nil {
-		s.log.Warn("shared envelope memory failed; this replica's memory answers", "envelope_id", id, "err", a.err)
-		return true
-	}
-	return a.first
 }
 
 // reserve is check in this replica's memory, at now.
@@ -138,12 +199,17 @@ func (s *seenSet) reserve(id string, now time.Time) (any, bool) {
 }
 
 func (s *seenSet) store(id string, payload any) {
-	if id == "" {
-		return
-	}
 	var b []byte
 	if payload != nil {
 		b, _ = json.Marshal(payload) // on error, as slack-go's Ack fails too
+	}
+	s.storeJSON(id, b)
+}
+
+// storeJSON is store with the ack's JSON.
+func (s *seenSet) storeJSON(id string, b []byte) {
+	if id == "" {
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
