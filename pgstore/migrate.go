@@ -15,16 +15,26 @@ import (
 
 // migrationFiles are the schema's steps, NNNN_name.sql, numbered from 1
 // without gaps. A step, once released, is never edited: a change is a new
-// step.
+// step. A step whose first line begins "-- additive:" (saying why) leaves
+// the schema one a bookbot that knows only the steps before it runs on:
+// new tables, new nullable columns. Replicas being upgraded, or rolled
+// back, then run old and new binaries on one database.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
 type migration struct {
-	version int
-	name    string
-	sql     string
+	version  int
+	name     string
+	sql      string
+	additive bool
 }
+
+// additiveMark begins the first line of an additive step.
+const additiveMark = "-- additive:"
+
+// Latest is the schema version this bookbot migrates to.
+func Latest() int { return len(migrations) }
 
 // migrations are the steps in order; a misnumbered file fails every test.
 var migrations = mustLoad(migrationFiles)
@@ -53,7 +63,7 @@ func load(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, name: path.Base(name), sql: string(b)})
+		ms = append(ms, migration{version: v, name: path.Base(name), sql: string(b), additive: strings.HasPrefix(string(b), additiveMark)})
 	}
 	return ms, nil
 }
@@ -62,22 +72,30 @@ func load(fsys fs.FS) ([]migration, error) {
 // ASCII.
 const migrateLock int64 = 0x626f6f6b626f74
 
-const createMigrations = `CREATE TABLE IF NOT EXISTS bookbot_schema_migrations (
+// createMigrations and recordAdditive make the record of the steps run;
+// additive came after the first bookbots.
+const (
+	createMigrations = `CREATE TABLE IF NOT EXISTS bookbot_schema_migrations (
 	version    integer PRIMARY KEY,
 	applied_at timestamptz NOT NULL
 )`
+	recordAdditive = `ALTER TABLE bookbot_schema_migrations ADD COLUMN IF NOT EXISTS additive boolean NOT NULL DEFAULT false`
+)
 
 // Migrate brings the schema to the latest version this bookbot knows,
 // each step in a transaction of its own. Replicas starting together take
 // turns: the steps run under a session advisory lock. A database of a
-// newer version than this bookbot knows is refused. It returns the
-// schema's version as it found it under the lock, and as it left it.
+// newer version than this bookbot knows is left as it is when every newer
+// step is additive, and refused otherwise. It returns the schema's version
+// as it found it under the lock, and as it left it.
 func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 	// A session lock belongs to a connection, and ends with it if this
 	// process dies.
 	err = db.holding(ctx, "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)", []any{migrateLock}, func(conn *pgxpool.Conn) error {
-		if _, err := conn.Exec(ctx, createMigrations); err != nil {
-			return err
+		for _, q := range []string{createMigrations, recordAdditive} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				return err
+			}
 		}
 		var err error
 		if from, err = version(ctx, conn); err != nil {
@@ -85,14 +103,18 @@ func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 		}
 		to = from
 		if from > len(migrations) {
-			return fmt.Errorf("the database's schema version %d is newer than this bookbot knows (%d): it was migrated by a newer bookbot", from, len(migrations))
+			b, err := breaking(ctx, conn)
+			if err == nil && b != 0 {
+				err = fmt.Errorf("the database's schema version %d is newer than this bookbot knows (%d), and its step %d is not additive: it was migrated by a newer bookbot", from, len(migrations), b)
+			}
+			return err
 		}
 		for _, m := range migrations[from:] {
 			err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 				if _, err := tx.Exec(ctx, m.sql); err != nil {
 					return err
 				}
-				_, err := tx.Exec(ctx, "INSERT INTO bookbot_schema_migrations (version, applied_at) VALUES ($1, now())", m.version)
+				_, err := tx.Exec(ctx, "INSERT INTO bookbot_schema_migrations (version, applied_at, additive) VALUES ($1, now(), $2)", m.version, m.additive)
 				return err
 			})
 			if err != nil {
@@ -120,6 +142,25 @@ func (db *DB) Version(ctx context.Context) (current, latest int, err error) {
 		return 0, 0, fmt.Errorf("postgres schema version: %w", err)
 	}
 	return current, len(migrations), nil
+}
+
+// Breaking returns the first step above this bookbot's latest that the
+// database has run and that is not additive, 0 if none: then this bookbot
+// runs on the database, whatever its version.
+func (db *DB) Breaking(ctx context.Context) (int, error) {
+	b, err := breaking(ctx, db.pool)
+	if err != nil {
+		return 0, fmt.Errorf("postgres schema steps: %w", err)
+	}
+	return b, nil
+}
+
+func breaking(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRow(ctx, "SELECT coalesce(min(version), 0) FROM bookbot_schema_migrations WHERE version > $1 AND NOT additive", len(migrations)).Scan(&v)
+	return v, err
 }
 
 func version(ctx context.Context, q interface {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,6 +148,42 @@ func TestMigrateConcurrent(t *testing.T) {
 	}
 }
 
+// Each step's record says whether it is additive, as its file does; a
+// record from before additive steps gets the column.
+func TestMigrateRecordsAdditive(t *testing.T) {
+	u := migrated(t)
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(files) != pgstore.Latest() {
+		t.Fatalf("%d migration files, %v; want %d", len(files), err, pgstore.Latest())
+	}
+	admin := conn(t, u)
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var additive bool
+		if err := admin.QueryRow(t.Context(), "SELECT additive FROM bookbot_schema_migrations WHERE version = $1", i+1).Scan(&additive); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.HasPrefix(string(b), "-- additive:"); additive != want {
+			t.Errorf("%s recorded additive %v, want %v", f, additive, want)
+		}
+	}
+	if _, err := admin.Exec(t.Context(), "ALTER TABLE bookbot_schema_migrations DROP COLUMN additive"); err != nil {
+		t.Fatal(err)
+	}
+	if from, to, err := open(t, u).Migrate(t.Context()); err != nil || from != pgstore.Latest() || to != from {
+		t.Errorf("Migrate of a record without the column: from %d to %d, %v", from, to, err)
+	}
+	if b, err := open(t, u).Breaking(t.Context()); err != nil || b != 0 {
+		t.Errorf("Breaking after the column came back = %d, %v", b, err)
+	}
+}
+
+// A database a newer bookbot migrated runs this one while the newer steps
+// are additive (replicas being upgraded or rolled back), and is refused
+// from the first that is not.
 func TestMigrateNewer(t *testing.T) {
 	u := migrated(t)
 	db := open(t, u)
@@ -153,16 +191,34 @@ func TestMigrateNewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = conn(t, u).Exec(t.Context(), "INSERT INTO bookbot_schema_migrations VALUES ($1, now())", latest+1)
-	if err != nil {
-		t.Fatal(err)
+	if latest != pgstore.Latest() {
+		t.Errorf("Version's latest %d, Latest() %d", latest, pgstore.Latest())
 	}
+	step := func(v int, additive bool) {
+		t.Helper()
+		_, err := conn(t, u).Exec(t.Context(), "INSERT INTO bookbot_schema_migrations VALUES ($1, now(), $2)", v, additive)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(latest+1, true)
+	if from, to, err := db.Migrate(t.Context()); err != nil || from != latest+1 || to != latest+1 {
+		t.Errorf("Migrate with an additive newer step: from %d to %d, %v; want from and to %d", from, to, err, latest+1)
+	}
+	if b, err := db.Breaking(t.Context()); err != nil || b != 0 {
+		t.Errorf("Breaking = %d, %v; want 0", b, err)
+	}
+	step(latest+2, false)
+	step(latest+3, true)
 	_, _, err = db.Migrate(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "newer") {
-		t.Errorf("Migrate of a database of version %d, latest %d: %v; want it refused as newer", latest+1, latest, err)
+	if want := fmt.Sprintf("step %d is not additive", latest+2); err == nil || !strings.Contains(err.Error(), "newer") || !strings.Contains(err.Error(), want) {
+		t.Errorf("Migrate of a database of version %d, latest %d: %v; want it refused as newer, %s", latest+3, latest, err, want)
 	}
-	if cur, _, err := db.Version(t.Context()); err != nil || cur != latest+1 {
-		t.Errorf("Version = %d, %v; want %d", cur, err, latest+1)
+	if b, err := db.Breaking(t.Context()); err != nil || b != latest+2 {
+		t.Errorf("Breaking = %d, %v; want %d", b, err, latest+2)
+	}
+	if cur, _, err := db.Version(t.Context()); err != nil || cur != latest+3 {
+		t.Errorf("Version = %d, %v; want %d", cur, err, latest+3)
 	}
 	// The lock was given back: another replica of this database (advisory
 	// locks are a database's own) takes it, and is refused the same way.
