@@ -415,15 +415,24 @@ func checkDatabase(ctx context.Context, url string) result {
 		return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check that the user may read the database")
 	case current < latest:
 		return fail(fmt.Sprintf("database schema is at version %d, this bookbot's is %d", current, latest), "run bookbot migrate (bookbot run also migrates at start)")
-	case current > latest:
-		return fail(fmt.Sprintf("database schema is at version %d, newer than this bookbot's %d", current, latest), "run the bookbot version that migrated it, or a newer one")
+	}
+	schema := fmt.Sprintf("schema version %d", current)
+	if current > latest {
+		b, err := db.Breaking(ctx)
+		switch {
+		case err != nil:
+			return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check that the user may read the database")
+		case b != 0:
+			return fail(fmt.Sprintf("database schema is at version %d, newer than this bookbot's %d, and its step %d is not additive", current, latest, b), "run the bookbot version that migrated it, or a newer one")
+		}
+		schema += fmt.Sprintf(", newer than this bookbot's %d but only by additive steps, which it runs on", latest)
 	}
 	who, err := db.WhoLeads(ctx, "bookbot")
 	switch {
 	case err != nil:
 		return fail("database: which replica leads cannot be read: "+err.Error(), "check that bookbot migrate has run")
 	case who.Replica == "" || !who.Leading:
-		return pass("database works: schema version %d; no replica leads now (none runs, or one is taking over)", current)
+		return pass("database works: %s; no replica leads now (none runs, or one is taking over)", schema)
 	}
-	return pass("database works: schema version %d; replica %s leads (term %d, confirmed %s ago)", current, who.Replica, who.Token, who.Age.Round(time.Second))
+	return pass("database works: %s; replica %s leads (term %d, confirmed %s ago)", schema, who.Replica, who.Token, who.Age.Round(time.Second))
 }

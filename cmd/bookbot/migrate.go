@@ -66,7 +66,11 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if after == before {
+	switch {
+	case before > pgstore.Latest():
+		fmt.Fprintf(stdout, "schema at version %d, newer than this bookbot's %d by additive steps only: nothing to do\n", before, pgstore.Latest())
+		return nil
+	case after == before:
 		fmt.Fprintf(stdout, "schema already at version %d\n", after)
 		return nil
 	}

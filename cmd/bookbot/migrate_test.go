@@ -1,13 +1,17 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
 
@@ -29,6 +33,30 @@ func TestMigrate(t *testing.T) {
 	}
 	if out, err = migrate(); err != nil || !strings.HasPrefix(out, "schema already at version ") {
 		t.Fatalf("migrate again: %v %q", err, out)
+	}
+
+	// A newer bookbot's steps: additive ones are left as they are, and
+	// the first that is not is refused.
+	step(t, url, pgstore.Latest()+1, true)
+	if out, err = migrate(); err != nil || !strings.Contains(out, "newer than this bookbot's") || !strings.Contains(out, "nothing to do") {
+		t.Fatalf("migrate with an additive newer step: %v %q", err, out)
+	}
+	step(t, url, pgstore.Latest()+2, false)
+	if out, err = migrate(); err == nil || !strings.Contains(out, fmt.Sprintf("step %d is not additive", pgstore.Latest()+2)) {
+		t.Fatalf("migrate with a newer step that is not additive: %v %q", err, out)
+	}
+}
+
+// step records that a newer bookbot ran schema step v.
+func step(t *testing.T, url string, v int, additive bool) {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(t.Context())
+	if _, err := c.Exec(t.Context(), "INSERT INTO bookbot_schema_migrations (version, applied_at, additive) VALUES ($1, now(), $2)", v, additive); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
 
@@ -237,6 +238,26 @@ func TestCheckDatabase(t *testing.T) {
 		t.Errorf("with a replica leading:\n%s", got)
 	}
 	stopRun(t, cmd, out)
+
+	// A newer bookbot migrated the database, by an additive step: this
+	// one still runs on it (an upgrade or a rollback in progress); by a
+	// step that is not, it says so and does not start.
+	step(t, url, pgstore.Latest()+1, true)
+	if got := check(); !strings.Contains(got, "✓ database works: schema version ") || !strings.Contains(got, "only by additive steps") {
+		t.Errorf("with an additive newer step:\n%s", got)
+	}
+	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "by additive steps only", 1)
+	stopRun(t, cmd, out)
+	step(t, url, pgstore.Latest()+2, false)
+	if got := check(); !strings.Contains(got, "✗ database schema is at version ") || !strings.Contains(got, "is not additive") {
+		t.Errorf("with a newer step that is not additive:\n%s", got)
+	}
+	run := exec.CommandContext(ctx, binary, "run")
+	run.Env = e
+	if b, err := run.CombinedOutput(); err == nil || !strings.Contains(string(b), "is not additive") {
+		t.Errorf("run on a schema it cannot run on: %v\n%s", err, b)
+	}
 }
 
 // A rolling restart: each of three replicas in turn is stopped (SIGTERM)

@@ -105,9 +105,14 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	if err != nil {
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
-	if _, _, err := db.Migrate(octx); err != nil {
+	from, _, err := db.Migrate(octx)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+	}
+	if from > pgstore.Latest() {
+		log.Info("the database's schema is newer than this bookbot's, by additive steps only: this bookbot runs on it (replicas being upgraded or rolled back)",
+			"schema_version", from, "this_bookbot", pgstore.Latest())
 	}
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
