@@ -36,6 +36,22 @@ const additiveMark = "-- additive:"
 // Latest is the schema version this bookbot migrates to.
 func Latest() int { return len(migrations) }
 
+// Step is one of the schema's steps.
+type Step struct {
+	Version  int
+	Name     string // its file's: 0006_envelope_acks.sql
+	Additive bool   // older bookbots run on the schema it leaves
+}
+
+// Steps returns this bookbot's steps after version from.
+func Steps(from int) []Step {
+	var steps []Step
+	for _, m := range migrations[min(max(from, 0), len(migrations)):] {
+		steps = append(steps, Step{Version: m.version, Name: m.name, Additive: m.additive})
+	}
+	return steps
+}
+
 // migrations are the steps in order; a misnumbered file fails every test.
 var migrations = mustLoad(migrationFiles)
 

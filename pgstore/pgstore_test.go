@@ -181,6 +181,21 @@ func TestMigrateRecordsAdditive(t *testing.T) {
 	}
 }
 
+// Steps lists the steps after a version, each with its file's name and
+// mark.
+func TestSteps(t *testing.T) {
+	all := pgstore.Steps(0)
+	if len(all) != pgstore.Latest() || len(pgstore.Steps(-1)) != len(all) || len(pgstore.Steps(pgstore.Latest())) != 0 || len(pgstore.Steps(pgstore.Latest()+1)) != 0 {
+		t.Fatalf("Steps: %d of %d from 0", len(all), pgstore.Latest())
+	}
+	if got := pgstore.Steps(5); len(got) == 0 || got[0] != (pgstore.Step{Version: 6, Name: "0006_envelope_acks.sql", Additive: true}) {
+		t.Errorf("Steps(5) = %+v", got)
+	}
+	if all[0] != (pgstore.Step{Version: 1, Name: "0001_stores.sql"}) {
+		t.Errorf("the first step: %+v", all[0])
+	}
+}
+
 // A database a newer bookbot migrated runs this one while the newer steps
 // are additive (replicas being upgraded or rolled back), and is refused
 // from the first that is not.

@@ -60,6 +60,16 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			return fmt.Errorf("migrate: %w", err)
 		}
 		fmt.Fprintf(stdout, "schema version %d; this bookbot's is %d\n", current, latest)
+		for _, st := range pgstore.Steps(current) {
+			switch {
+			case current == 0:
+				fmt.Fprintf(stdout, "to run: %s\n", st.Name)
+			case st.Additive:
+				fmt.Fprintf(stdout, "to run: %s (additive: replicas of the older bookbot run on it too)\n", st.Name)
+			default:
+				fmt.Fprintf(stdout, "to run: %s (not additive: stop replicas of the older bookbot first)\n", st.Name)
+			}
+		}
 		return nil
 	}
 	before, after, err := db.Migrate(ctx)
