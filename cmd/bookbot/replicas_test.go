@@ -248,6 +248,7 @@ func TestCheckDatabase(t *testing.T) {
 	}
 	cmd, out = startRun(ctx, t, sl, e)
 	out.waitCount(ctx, t, "by additive steps only", 1)
+	out.waitCount(ctx, t, "leading: the digest", 1) // up, so SIGTERM finds it serving
 	stopRun(t, cmd, out)
 	step(t, url, pgstore.Latest()+2, false)
 	if got := check(); !strings.Contains(got, "✗ database schema is at version ") || !strings.Contains(got, "is not additive") {
