@@ -301,6 +301,46 @@ func TestAPIRuleCancelRequestShapeAndRepeat(t *testing.T) {
 	}
 }
 
+// §4 cancel: the 200 answer is {cancelled: true}, always true. A 200 that
+// does not say cancelled: true is no such answer: the cancel is settled by
+// the list, as after any unclear answer (§7 rule 3), and is not sent again.
+func TestAPIRuleCancelAnsweredWithoutCancelledTrueIsSettledByTheList(t *testing.T) {
+	t.Parallel()
+	listed := entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "ada@example.com")
+	for _, body := range []string{`{}`, `{"cancelled":false}`, `{"cancelled":null}`} {
+		for _, tt := range []struct {
+			after    string // the list after the cancel
+			list     func() string
+			want     booking.Outcome
+			verified bool // by the list
+		}{
+			{"still listed", listOf(listed), booking.NotCancelled, false},
+			{"gone", listOf(), booking.Cancelled, true},
+		} {
+			t.Run(body+"/"+tt.after, func(t *testing.T) {
+				t.Parallel()
+				f := newFakeAPI(t)
+				f.created, f.listed = true, listOf(listed)
+				f.cancel = func(w http.ResponseWriter, _ *http.Request) {
+					f.listed = tt.list
+					reply(w, 200, body)
+				}
+				res, err := f.client(t).Cancel(t.Context(), "bk-1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Outcome != tt.want || res.Verified != tt.verified || res.Reconciled != tt.verified {
+					t.Errorf("200 %s, then %s: %s verified %v reconciled %v, want %s as the list tells; seen %q",
+						body, tt.after, res.Outcome, res.Verified, res.Reconciled, tt.want, res.Seen)
+				}
+				if n := f.postCount(); n != 1 {
+					t.Errorf("cancel calls = %d, want 1", n)
+				}
+			})
+		}
+	}
+}
+
 // §1 rule 5, §4: writes are form-encoded, never JSON, and the body holds
 // only the documented CreateBooking fields (§2: other fields are not
 // supported).
