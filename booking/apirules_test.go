@@ -341,35 +341,6 @@ func TestAPIRuleCancelAnsweredWithoutCancelledTrueIsSettledByTheList(t *testing.
 	}
 }
 
-// §1 rule 5, §4: writes are form-encoded, never JSON, and the body holds
-// only the documented CreateBooking fields (§2: other fields are not
-// supported).
-func TestAPIRuleCreateSendsOnlyDocumentedFormFields(t *testing.T) {
-	t.Parallel()
-	f := newFakeAPI(t)
-	f.create = answer(201, `{"booking":null}`)
-	c := f.client(t)
-	if _, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call"))); err != nil {
-		t.Fatal(err)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if ct := f.posts[0].Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
-		t.Errorf("Content-Type = %q", ct)
-	}
-	if strings.HasPrefix(strings.TrimSpace(f.bodies[0]), "{") {
-		t.Errorf("body looks like JSON: %q", f.bodies[0])
-	}
-	form, _ := url.ParseQuery(f.bodies[0])
-	documented := map[string]bool{"event_type": true, "start": true, "end": true, "name": true, "email": true,
-		"booker_tz": true, "q:booking-note": true}
-	for k := range form {
-		if !documented[k] {
-			t.Errorf("undocumented form field %q sent", k)
-		}
-	}
-}
-
 // §3 and §4 cancel: a booking of the key owner is cancelled whether or not
 // it has started (the API sets no condition on its start), but GET
 // /bookings lists only upcoming bookings (§4, §8), so a started booking's

@@ -98,6 +98,9 @@ func calls(srv *bookingtest.Server, endpoint string) int {
 	return n
 }
 
+// TestCreateConfirmed also holds the create to §1 rule 5 and §2
+// CreateBooking: it is form-encoded, never JSON, and sends the documented
+// fields and no other (other fields are not supported).
 func TestCreateConfirmed(t *testing.T) {
 	t.Parallel()
 	c, srv := sandbox(t)
