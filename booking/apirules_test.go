@@ -91,6 +91,18 @@ func (f *fakeAPI) client(t *testing.T) *booking.Client {
 	return c
 }
 
+// book sends a create of the first slot offered, through a client of its
+// own, and returns its result.
+func (f *fakeAPI) book(t *testing.T) *booking.Result {
+	t.Helper()
+	c := f.client(t)
+	res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func (f *fakeAPI) postCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -130,11 +142,7 @@ func TestAPIRuleTimestampsAreInstants(t *testing.T) {
 	f := newFakeAPI(t)
 	f.create = answer(201, `{"booking":{"booking_id":"bk-1","starts_at":"2026-03-24T10:00:00+01:00","ends_at":"2026-03-24T10:15:00.000+01:00"}}`)
 	f.listed = listOf(entry("bk-1", "intro-call", "2026-03-24T14:30:00.000000+05:30", "2026-03-24T14:45:00.000000+05:30", "ADA@example.com"))
-	c := f.client(t)
-	res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := f.book(t)
 	if res.Outcome != booking.Confirmed || !res.Verified || res.Reconciled || res.Booking == nil || res.Booking.ID != "bk-1" {
 		t.Fatalf("result = %+v; seen %q", res, res.Seen)
 	}
@@ -166,11 +174,7 @@ func TestAPIRuleReceiptIsVerifiedByEveryField(t *testing.T) {
 			f := newFakeAPI(t)
 			f.create = answer(201, receipt)
 			f.listed = listOf(tt.entry)
-			c := f.client(t)
-			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := f.book(t)
 			if res.Outcome == booking.Confirmed || res.Verified || !res.NeedsHuman() {
 				t.Fatalf("a listed booking with %s confirmed the create: %+v; seen %q", tt.name, res, res.Seen)
 			}
@@ -226,11 +230,7 @@ func TestAPIRuleConflictWithBodyStatus200(t *testing.T) {
 	t.Parallel()
 	f := newFakeAPI(t)
 	f.create = answer(409, `{"error":"not booked","status":200}`)
-	c := f.client(t)
-	res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := f.book(t)
 	if res.Outcome != booking.NotBooked || !errors.Is(res.Err, booking.ErrNotBooked) || res.Verified || res.Booking != nil {
 		t.Fatalf("result = %+v; seen %q", res, res.Seen)
 	}
@@ -250,11 +250,7 @@ func TestAPIRuleCreatedWithoutBookingIsNotConfirmed(t *testing.T) {
 	for _, body := range []string{`{}`, `{"booking":{}}`, `{"booking":{"starts_at":"` + fakeSlotStart + `","ends_at":"` + fakeSlotEnd + `"}}`} {
 		f := newFakeAPI(t)
 		f.create = answer(201, body)
-		c := f.client(t)
-		res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := f.book(t)
 		if res.Outcome == booking.Confirmed || res.Verified || res.Receipt != nil {
 			t.Errorf("201 %s: result = %+v", body, res)
 		}
@@ -489,11 +485,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNoBooking(t *testing.T) {
 			t.Parallel()
 			f := newFakeAPI(t)
 			f.create, f.listed = answer(201, receipt), listOf(other)
-			c := f.client(t)
-			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := f.book(t)
 			if res.Outcome != booking.Unknown || res.Verified || res.Booking != nil || !res.NeedsHuman() {
 				t.Fatalf("a receipt listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
 			}
@@ -502,11 +494,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNoBooking(t *testing.T) {
 			t.Parallel()
 			f := newFakeAPI(t)
 			f.create, f.listed = answer(409, `{"error":"not booked","status":200}`), listOf(other)
-			c := f.client(t)
-			res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := f.book(t)
 			if res.Outcome != booking.NotBooked || res.Verified || res.Booking != nil {
 				t.Fatalf("a 409 then listed %s: %s verified %v; seen %q", status, res.Outcome, res.Verified, res.Seen)
 			}
