@@ -122,11 +122,11 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 }
 
 // Find looks for the notices that carry claims among the messages posted
-// at or after since: in channel, and in thread when it is not nil. It
-// needs the channels:history scope (groups:history for a private
-// channel); without it, or when bookbot is not in the channel, it fails
-// with notices.ErrCannotLook.
-func (p SlackNoticePublisher) Find(ctx context.Context, channel string, thread *notices.Message, claims []string, since time.Time) (map[string]notices.Found, error) {
+// at or after since: in channel, and in each of threads. It needs the
+// channels:history scope (groups:history for a private channel); without
+// it, or when bookbot is not in the channel, it fails with
+// notices.ErrCannotLook.
+func (p SlackNoticePublisher) Find(ctx context.Context, channel string, threads []notices.Message, claims []string, since time.Time) (map[string]notices.Found, error) {
 	want := map[string]bool{}
 	for _, c := range claims {
 		want[c] = true
@@ -149,16 +149,15 @@ func (p SlackNoticePublisher) Find(ctx context.Context, channel string, thread *
 	if err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) { look(channel, ms) }); err != nil {
 		return nil, findErr("the history of "+channel, err)
 	}
-	if thread == nil {
-		return found, nil
-	}
-	err := threadReplies(ctx, p.Slack, *thread, since, func(ms []slack.Message) { look(thread.Channel, ms) })
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) && se.Err == "thread_not_found" {
-		return found, nil // its first notice was deleted: nothing was posted in it
-	}
-	if err != nil {
-		return nil, findErr("a thread of "+thread.Channel, err)
+	for _, thread := range threads {
+		err := threadReplies(ctx, p.Slack, thread, since, func(ms []slack.Message) { look(thread.Channel, ms) })
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && se.Err == "thread_not_found" {
+			continue // its first notice was deleted: nothing was posted in it
+		}
+		if err != nil {
+			return nil, findErr("a thread of "+thread.Channel, err)
+		}
 	}
 	return found, nil
 }

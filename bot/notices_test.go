@@ -260,3 +260,48 @@ func TestFindWithoutHistoryScope(t *testing.T) {
 		t.Errorf("find when Slack fails for now: %v, want an error to try again", err)
 	}
 }
+
+// Find looks in the channel and in each thread it is given, past one whose
+// first notice is gone.
+func TestFindLooksInEachThread(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
+	notice := func(kind notices.Kind, claim string) notices.Notice {
+		return notices.Notice{Change: notices.Change{Kind: kind}, Claim: claim}
+	}
+	var threads []notices.Message
+	for _, claim := range []string{"root1", "root2"} {
+		m, err := p.Post(t.Context(), "CNOTES", notice(notices.New, claim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads = append(threads, m)
+	}
+	var replies []notices.Message
+	for i, claim := range []string{"reply1", "reply2"} {
+		m, err := p.Reply(t.Context(), threads[i], notice(notices.Cancelled, claim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, m)
+	}
+
+	gone := notices.Message{Channel: "CNOTES", TS: "1.000001"}
+	claims := []string{"root1", "reply1", "reply2", "never"}
+	found, err := p.Find(t.Context(), "CNOTES", []notices.Message{gone, threads[0], threads[1]}, claims, t0.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]notices.Message{"root1": threads[0], "reply1": replies[0], "reply2": replies[1]}
+	if len(found) != len(want) {
+		t.Errorf("found %+v, want %+v", found, want)
+	}
+	for claim, m := range want {
+		if f, ok := found[claim]; !ok || f.Message != m || f.Burst {
+			t.Errorf("claim %s: found %+v, %v; want %+v", claim, f, ok, m)
+		}
+	}
+}

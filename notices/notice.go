@@ -54,9 +54,8 @@ type Publisher interface {
 // lost on the way.
 type Finder interface {
 	// Find returns, of the claims given, those a message carries that
-	// bookbot posted at or after since: in channel, and in thread when it is
-	// not nil.
-	Find(ctx context.Context, channel string, thread *Message, claims []string, since time.Time) (map[string]Found, error)
+	// bookbot posted at or after since: in channel, and in each of threads.
+	Find(ctx context.Context, channel string, threads []Message, claims []string, since time.Time) (map[string]Found, error)
 }
 
 // Found is a message a Finder found.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -211,12 +212,12 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 	retry := false
 	for _, r := range rs {
 		k := key(r.Notice, since)
-		post, again, err := w.claim(ctx, channel, r, k)
+		post, again, err := w.claim(ctx, channel, []routed{r}, []Key{k})
 		retry = retry || again
 		if err != nil {
 			return retry, err
 		}
-		if !post {
+		if !post[0] {
 			continue
 		}
 		n := r.Notice
@@ -241,21 +242,22 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 // burst posts many notices in one message, and updates each one's first
 // notice in place.
 func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
+	all := make([]Key, len(rs))
+	for i, r := range rs {
+		all[i] = key(r.Notice, since)
+	}
+	post, retry, err := w.claim(ctx, channel, rs, all)
+	if err != nil {
+		return retry, err
+	}
 	var keys []Key
 	var fresh []Notice
 	var threads []*Message
-	retry := false
-	for _, r := range rs {
-		k := key(r.Notice, since)
-		post, again, err := w.claim(ctx, channel, r, k)
-		retry = retry || again
-		if err != nil {
-			return retry, err
-		}
-		if post {
+	for i, r := range rs {
+		if post[i] {
 			n := r.Notice
-			n.Claim = k.ID()
-			keys = append(keys, k)
+			n.Claim = all[i].ID()
+			keys = append(keys, all[i])
 			fresh = append(fresh, n)
 			threads = append(threads, r.thread)
 		}
@@ -276,56 +278,94 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 	return retry, nil
 }
 
-// claim claims k's notice. It reports whether to post the notice now, and
-// whether its change must be tried again at the next read.
+// claim claims the notices of rs, under keys. It reports which to post
+// now, and whether any change must be tried again at the next read.
 //
 // A claim with no message recorded is a post whose answer never came:
 // lost on the way, or the process posting it died. SettleAfter its claim,
 // that post has ended, and the Finder tells whether it is in Slack: if so
 // it is recorded, if not the notice is posted now. Without a Finder it is
-// never posted again, so that it cannot appear twice.
-func (w *Watcher) claim(ctx context.Context, channel string, r routed, k Key) (post, retry bool, err error) {
-	claimed, err := w.cfg.Store.Claim(ctx, k, w.cfg.Now())
-	if err != nil || claimed {
-		return claimed, false, err
+// never posted again, so that it cannot appear twice. All such notices
+// are looked for at once, so that a lost burst costs one look.
+func (w *Watcher) claim(ctx context.Context, channel string, rs []routed, keys []Key) (post []bool, retry bool, err error) {
+	post = make([]bool, len(rs))
+	var lost []int // indexes of the claims to look for
+	var from time.Time
+	for i, k := range keys {
+		if post[i], err = w.cfg.Store.Claim(ctx, k, w.cfg.Now()); err != nil {
+			return post, retry, err
+		}
+		if post[i] {
+			continue
+		}
+		var at time.Time
+		var open bool
+		if at, open, err = w.cfg.Store.Unsettled(ctx, k); err != nil {
+			return post, retry, err
+		}
+		switch {
+		case !open || w.cfg.Finder == nil:
+			// announced before, or at most once
+		case w.cfg.Now().Sub(at) < SettleAfter:
+			retry = true // its post may still be on the way
+		default:
+			if len(lost) == 0 || at.Before(from) {
+				from = at
+			}
+			lost = append(lost, i)
+		}
 	}
-	at, open, err := w.cfg.Store.Unsettled(ctx, k)
-	if err != nil || !open || w.cfg.Finder == nil {
-		return false, false, err // announced before, or at most once
+	if len(lost) == 0 {
+		return post, retry, nil
 	}
-	if w.cfg.Now().Sub(at) < SettleAfter {
-		return false, true, nil // its post may still be on the way
+
+	var threads []Message
+	claims := make([]string, len(lost))
+	for j, i := range lost {
+		claims[j] = keys[i].ID()
+		if th := rs[i].thread; th != nil && !slices.Contains(threads, *th) {
+			threads = append(threads, *th)
+		}
 	}
-	found, err := w.cfg.Finder.Find(ctx, channel, r.thread, []string{k.ID()}, at.Add(-lookBack))
-	if errors.Is(err, ErrCannotLook) {
-		w.metricNotice(k.Kind, "maybe_posted")
-		w.cfg.Log.Warn("notices: a notice whose post was cut short cannot be looked for in Slack; it is not posted again, so it cannot appear twice",
-			"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
-		return false, false, nil
-	}
+	found, err := w.cfg.Finder.Find(ctx, channel, threads, claims, from.Add(-lookBack))
 	if err != nil {
-		w.cfg.Log.Warn("notices: a notice whose post was cut short could not be looked for in Slack; looking again at the next read",
-			"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
-		return false, true, nil
-	}
-	if m, ok := found[k.ID()]; ok {
-		if err := w.cfg.Store.Posted(ctx, k, m.Message, r.thread == nil && !m.Burst); err != nil {
-			return false, false, err
+		cannot := errors.Is(err, ErrCannotLook)
+		for _, i := range lost {
+			k := keys[i]
+			if cannot {
+				w.metricNotice(k.Kind, "maybe_posted")
+				w.cfg.Log.Warn("notices: a notice whose post was cut short cannot be looked for in Slack; it is not posted again, so it cannot appear twice",
+					"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
+			} else {
+				w.cfg.Log.Warn("notices: a notice whose post was cut short could not be looked for in Slack; looking again at the next read",
+					"booking_id", k.BookingID, "kind", string(k.Kind), "error", err)
+			}
 		}
-		w.metricNotice(k.Kind, "posted")
-		w.cfg.Log.Info("notices: a notice whose post was cut short is in Slack; it is not posted again",
-			"booking_id", k.BookingID, "kind", string(k.Kind), "channel", m.Channel, "ts", m.TS)
-		if r.thread != nil {
-			w.update(ctx, *r.thread, r.Notice)
+		return post, retry || !cannot, nil
+	}
+	for _, i := range lost {
+		k, r := keys[i], rs[i]
+		if m, ok := found[k.ID()]; ok {
+			if err := w.cfg.Store.Posted(ctx, k, m.Message, r.thread == nil && !m.Burst); err != nil {
+				return post, retry, err
+			}
+			w.metricNotice(k.Kind, "posted")
+			w.cfg.Log.Info("notices: a notice whose post was cut short is in Slack; it is not posted again",
+				"booking_id", k.BookingID, "kind", string(k.Kind), "channel", m.Channel, "ts", m.TS)
+			if r.thread != nil {
+				w.update(ctx, *r.thread, r.Notice)
+			}
+			continue
 		}
-		return false, false, nil
+		// Not in Slack: the post never got there.
+		if err := w.cfg.Store.Release(ctx, k); err != nil {
+			return post, retry, err
+		}
+		if post[i], err = w.cfg.Store.Claim(ctx, k, w.cfg.Now()); err != nil {
+			return post, retry, err
+		}
 	}
-	// Not in Slack: the post never got there.
-	if err := w.cfg.Store.Release(ctx, k); err != nil {
-		return false, false, err
-	}
-	claimed, err = w.cfg.Store.Claim(ctx, k, w.cfg.Now())
-	return claimed, false, err
+	return post, retry, nil
 }
 
 // update rewrites a booking's first notice; when it fails, the notice's

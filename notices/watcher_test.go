@@ -103,7 +103,7 @@ type finder struct {
 	looks atomic.Int32
 }
 
-func (f *finder) Find(_ context.Context, channel string, thread *notices.Message, claims []string, _ time.Time) (map[string]notices.Found, error) {
+func (f *finder) Find(_ context.Context, channel string, threads []notices.Message, claims []string, _ time.Time) (map[string]notices.Found, error) {
 	f.looks.Add(1)
 	if f.err != nil {
 		return nil, f.err
@@ -112,7 +112,7 @@ func (f *finder) Find(_ context.Context, channel string, thread *notices.Message
 	defer f.r.mu.Unlock()
 	out := map[string]notices.Found{}
 	for _, s := range f.r.inSlack {
-		inThread := thread != nil && s.p.call == "reply" && s.p.thread == *thread
+		inThread := s.p.call == "reply" && slices.Contains(threads, s.p.thread)
 		if s.p.channel != channel || (s.p.call == "reply" && !inThread) {
 			continue
 		}
@@ -771,6 +771,43 @@ func TestCutShortPostIsSettledFromSlack(t *testing.T) {
 	}
 }
 
+// A reply whose answer was lost is looked for in its booking's thread:
+// found there, it is not posted again.
+func TestCutShortReplyIsFoundInItsThread(t *testing.T) {
+	t.Parallel()
+	f := &finder{}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	w.poll(w.watcher())
+	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher())
+	w.pub.take()
+
+	if err := w.sb.CancelAsAttendee(ada); err != nil {
+		t.Fatal(err)
+	}
+	w.pub.fail = []error{errLost}
+	w.clock.Advance(time.Minute)
+	if err := w.watcher().Poll(t.Context()); err == nil {
+		t.Fatal("a reply whose answer was lost was not reported")
+	}
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"update cancelled " + ada, "reply cancelled " + ada}) {
+		t.Fatalf("the cancel: %v", got)
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(w.watcher())
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"update cancelled " + ada}) {
+		t.Errorf("once settled: %v, want the reply found and not posted again", got)
+	}
+	if w.counts.notices["cancelled posted"] != 1 {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
 // A burst whose answer was lost is found in Slack as a burst: its notices
 // are settled, and none becomes a booking's thread.
 func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
@@ -801,6 +838,10 @@ func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 	calls := w.pub.take()
 	if len(calls) != 1 || calls[0].call != "burst" || len(calls[0].ns) != len(cancelled) {
 		t.Errorf("calls %v, want the one burst", kinds(calls))
+	}
+	// Its notices are looked for together.
+	if n := f.looks.Load(); n != 1 {
+		t.Errorf("%d looks in Slack for one burst, want 1", n)
 	}
 	for _, id := range cancelled {
 		if _, ok, err := w.store.Thread(t.Context(), id); err != nil || ok {
