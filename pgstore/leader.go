@@ -331,7 +331,6 @@ func (l *Leader) serve(ctx context.Context, c *pgxpool.Conn, t *term, lastOK tim
 		lead(leadCtx, t.Term)
 	}()
 
-	var closed bool
 	next := lastOK.Add(l.opts.Check)
 	for t.lost == nil && returned.Err() == nil {
 		// Between checks, wait on the connection: a session ended by the
@@ -353,7 +352,6 @@ func (l *Leader) serve(ctx context.Context, c *pgxpool.Conn, t *term, lastOK tim
 			}
 			lastOK, next = sent, sent.Add(l.opts.Check)
 			if l.db.closing.Load() {
-				closed = true
 				t.lost = errClosed
 			}
 		}
@@ -365,7 +363,7 @@ func (l *Leader) serve(ctx context.Context, c *pgxpool.Conn, t *term, lastOK tim
 		l.drop(c)
 		l.log.Warn("leadership lost", "token", t.Token, "why", t.lost.Error())
 		<-returned.Done()
-		if closed {
+		if t.lost == errClosed {
 			return l.errorf("%w", errClosed)
 		}
 		return nil
