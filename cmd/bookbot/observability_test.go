@@ -87,6 +87,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("no booking list: %v\n%s", err, out.String())
 	}
+	out.waitCount(ctx, t, "notices off", 1) // logged by the scheduled work, once it runs
 	code, metrics := get(ctx, t, base+"/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("/metrics = %d", code)
@@ -107,6 +108,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 		`bookbot_digest_runs_total{result="failed"}`:                                 0,
 		`bookbot_rate_limit_refusals_total`:                                          0,
 		`bookbot_slack_api_errors_total{error="user_not_found",method="users.info"}`: 1,
+		`bookbot_leader`:                                                             1, // the embedded store's one process runs the scheduled work
 	} {
 		metricstest.Want(t, metrics, series, want)
 	}

@@ -123,6 +123,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	go func() {
 		defer close(singletonDone)
 		st.singleton(singletonCtx, func(ctx context.Context) {
+			m.SetLeader(true)
+			defer m.SetLeader(false)
 			scheduled(ctx, cfg, st, bk, api, runner, b, &reminders, m, log)
 		})
 	}()

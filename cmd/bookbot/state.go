@@ -139,8 +139,6 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	st.singleton = func(ctx context.Context, work func(context.Context)) {
 		err := leader.Run(ctx, func(ctx context.Context, term pgstore.Term) {
 			log.Info("leading: the digest, notices, reminders and settling writes run here", "replica", owner, "term", term.Token)
-			m.SetLeader(true)
-			defer m.SetLeader(false)
 			work(ctx)
 			log.Info("no longer leading", "replica", owner, "term", term.Token)
 		})
