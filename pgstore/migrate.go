@@ -171,17 +171,18 @@ func (db *DB) Breaking(ctx context.Context) (int, error) {
 	return b, nil
 }
 
-func breaking(ctx context.Context, q interface {
+// queryRower is a pool or a connection of one.
+type queryRower interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
-}) (int, error) {
+}
+
+func breaking(ctx context.Context, q queryRower) (int, error) {
 	var v int
 	err := q.QueryRow(ctx, "SELECT coalesce(min(version), 0) FROM bookbot_schema_migrations WHERE version > $1 AND NOT additive", len(migrations)).Scan(&v)
 	return v, err
 }
 
-func version(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}) (int, error) {
+func version(ctx context.Context, q queryRower) (int, error) {
 	var v int
 	err := q.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM bookbot_schema_migrations").Scan(&v)
 	return v, err
