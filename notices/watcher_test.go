@@ -125,6 +125,16 @@ func (f *finder) Find(_ context.Context, channel string, threads []notices.Messa
 	return out, nil
 }
 
+// finderWorld is a world whose watcher looks for notices among the
+// recorder's messages; err makes every look fail.
+func finderWorld(t *testing.T, err error) (*world, *finder) {
+	t.Helper()
+	f := &finder{err: err}
+	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
+	f.r = w.pub
+	return w, f
+}
+
 // take returns the calls made since the last take.
 func (r *recorder) take() []published {
 	r.mu.Lock()
@@ -257,6 +267,25 @@ func (w *world) slot(slug string, n int) time.Time {
 		w.t.Fatalf("%s has %d slots", slug, len(slots))
 	}
 	return slots[n].Start
+}
+
+// cancelUpcoming cancels, as their attendees, all bookings starting after
+// now: more than BurstSize, or it fails. It returns their IDs.
+func (w *world) cancelUpcoming() []string {
+	w.t.Helper()
+	var ids []string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(w.clock.Now()) {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				w.t.Fatal(err)
+			}
+			ids = append(ids, b.ID)
+		}
+	}
+	if len(ids) <= notices.BurstSize {
+		w.t.Fatalf("only %d cancelled", len(ids))
+	}
+	return ids
 }
 
 func kinds(calls []published) []string {
@@ -714,9 +743,7 @@ func TestBurstSizeIsPostedOneByOne(t *testing.T) {
 // recorded and not posted again; not found, it is posted, once.
 func TestCutShortPostIsSettledFromSlack(t *testing.T) {
 	t.Parallel()
-	f := &finder{}
-	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
-	f.r = w.pub
+	w, f := finderWorld(t, nil)
 	w.poll(w.watcher())
 
 	// Ada's notice reaches Slack but its answer is lost; Alan's never
@@ -775,9 +802,7 @@ func TestCutShortPostIsSettledFromSlack(t *testing.T) {
 // found there, it is not posted again.
 func TestCutShortReplyIsFoundInItsThread(t *testing.T) {
 	t.Parallel()
-	f := &finder{}
-	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
-	f.r = w.pub
+	w, _ := finderWorld(t, nil)
 	w.poll(w.watcher())
 	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
 	if err != nil {
@@ -812,22 +837,9 @@ func TestCutShortReplyIsFoundInItsThread(t *testing.T) {
 // are settled, and none becomes a booking's thread.
 func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 	t.Parallel()
-	f := &finder{}
-	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
-	f.r = w.pub
+	w, f := finderWorld(t, nil)
 	w.poll(w.watcher())
-	var cancelled []string
-	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
-		if !b.Cancelled && b.Start.After(t0) {
-			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
-				t.Fatal(err)
-			}
-			cancelled = append(cancelled, b.ID)
-		}
-	}
-	if len(cancelled) <= notices.BurstSize {
-		t.Fatalf("only %d cancelled", len(cancelled))
-	}
+	cancelled := w.cancelUpcoming()
 	w.pub.fail = []error{errLost}
 	w.clock.Advance(time.Minute)
 	if err := w.watcher().Poll(t.Context()); err == nil {
@@ -857,9 +869,7 @@ func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 // notices of its bookings, as a burst whose answer came does.
 func TestCutShortBurstUpdatesFirstNotices(t *testing.T) {
 	t.Parallel()
-	f := &finder{}
-	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
-	f.r = w.pub
+	w, _ := finderWorld(t, nil)
 	w.poll(w.watcher())
 	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
 	if err != nil {
@@ -871,18 +881,7 @@ func TestCutShortBurstUpdatesFirstNotices(t *testing.T) {
 		t.Fatalf("Ada's booking: %v", got)
 	}
 
-	n := 0
-	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
-		if !b.Cancelled && b.Start.After(w.clock.Now()) {
-			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-	}
-	if n <= notices.BurstSize {
-		t.Fatalf("only %d cancelled", n)
-	}
+	w.cancelUpcoming()
 	w.pub.fail = []error{errLost}
 	w.clock.Advance(time.Minute)
 	if err := w.watcher().Poll(t.Context()); err == nil {
@@ -902,9 +901,7 @@ func TestCutShortBurstUpdatesFirstNotices(t *testing.T) {
 // not posted again, and the next reads go on.
 func TestCutShortPostCannotBeLookedFor(t *testing.T) {
 	t.Parallel()
-	f := &finder{err: fmt.Errorf("%w: missing_scope", notices.ErrCannotLook)}
-	w := newWorld(t, func(c *notices.Config) { c.Finder = f })
-	f.r = w.pub
+	w, f := finderWorld(t, fmt.Errorf("%w: missing_scope", notices.ErrCannotLook))
 	wt := w.watcher()
 	w.poll(wt)
 	if _, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com"); err != nil {
