@@ -1,8 +1,11 @@
 package bot_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,21 +19,22 @@ import (
 const reviewChannel = "CREVIEW"
 
 // journaledHarness runs the bot with a write journal; reviews go to the
-// review channel when inChannel, else by DM to bob.
-func journaledHarness(t *testing.T, inChannel bool, extra ...booking.Option) (*harness, *journal.Journal) {
+// review channel when inChannel, else by DM to bob. opts adjust the rest
+// of its configuration.
+func journaledHarness(t *testing.T, inChannel bool, opts ...func(*harness, *bot.Config)) (*harness, *journal.Journal) {
 	t.Helper()
 	j, err := journal.Open(t.TempDir(), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessWith(t, append([]booking.Option{booking.WithJournal(j)}, extra...), func(h *harness, cfg *bot.Config) {
+	h := newHarnessWith(t, []booking.Option{booking.WithJournal(j)}, append([]func(*harness, *bot.Config){func(h *harness, cfg *bot.Config) {
 		j.Now = h.clock.Now
 		cfg.Journal, cfg.Reviewers = j, []string{bob, ada}
 		if inChannel {
 			h.sl.AddChannel(slacktest.Channel{ID: reviewChannel, Name: "bookbot-review", Members: []string{h.sl.BotUserID(), ada, bob}})
 			cfg.ReviewChannel = reviewChannel
 		}
-	})
+	}}, opts...)...)
 	return h, j
 }
 
@@ -88,6 +92,49 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	h.drain()
 	if n, _ := j.AwaitingReview(); n != 0 {
 		t.Errorf("awaiting review = %d after the check, want 0", n)
+	}
+}
+
+// With replicas, the reports are made holding the lock they share, so an
+// entry is reported once however many look; while the lock cannot be
+// taken, none is made, and the entry waits for a later sweep.
+func TestReviewsAreReportedHoldingTheSharedLock(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex // held as the lock is
+	lockErr := errors.New("database unreachable")
+	madeInside := 0 // reports made while the lock was held
+	h, _ := journaledHarness(t, true, func(h *harness, cfg *bot.Config) {
+		cfg.ReviewLock = func(ctx context.Context, fn func(context.Context) error) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if lockErr != nil {
+				return lockErr
+			}
+			before := len(messagesIn(h, reviewChannel, "needs a human look"))
+			err := fn(ctx)
+			madeInside += len(messagesIn(h, reviewChannel, "needs a human look")) - before
+			return err
+		}
+	})
+	bookUnclear(h, 503)
+	h.dm(ada, "Probably not booked")
+	h.drain()
+	h.bot.ReportReviews(h.ctx())
+	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 0 {
+		t.Fatalf("%d reports made without the lock, want none", n)
+	}
+	if !strings.Contains(h.logs.String(), "the review reports' lock could not be taken") {
+		t.Errorf("the lock not taken is not logged:\n%s", h.logs)
+	}
+
+	mu.Lock()
+	lockErr = nil
+	mu.Unlock()
+	h.bot.ReportReviews(h.ctx())
+	mu.Lock()
+	defer mu.Unlock()
+	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 1 || madeInside != 1 {
+		t.Errorf("%d reports once the lock is taken, %d of them holding it; want 1, 1", n, madeInside)
 	}
 }
 
