@@ -80,11 +80,10 @@ func (db *DB) listen(ctx context.Context, channel string, fn func()) (bool, erro
 		defer cancel()
 		_ = c.Close(cctx)
 	}()
-	// Named in pg_stat_activity.
-	if _, err := c.Exec(ctx, "SELECT set_config('application_name', $1, false)", "bookbot listen "+channel); err != nil {
-		return false, err
-	}
-	if _, err := c.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+	// Named in pg_stat_activity. One round trip on the new session: the
+	// simple protocol takes both statements at once, and prepares none.
+	if _, err := c.Exec(ctx, "SELECT set_config('application_name', $1, false); LISTEN "+pgx.Identifier{channel}.Sanitize(),
+		pgx.QueryExecModeSimpleProtocol, "bookbot listen "+channel); err != nil {
 		return false, err
 	}
 	fn()
