@@ -134,21 +134,28 @@ func (r *terms) check(t *testing.T) {
 	}
 }
 
-// running is a Leader's Run in the background.
+// running is a call in the background (a Leader's Run, a Listen) until
+// its context is cancelled.
 type running struct {
+	what   string // the call, in failures
 	cancel context.CancelFunc
 	done   chan error
 }
 
-func run(t *testing.T, l *pgstore.Leader, lead func(context.Context, pgstore.Term)) *running {
+// background runs fn, stopped when the test ends if not before.
+func background(t *testing.T, what string, fn func(context.Context) error) *running {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- l.Run(ctx, lead) }()
+	r := &running{what: what, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- fn(ctx) }()
 	t.Cleanup(func() { r.stop(t) })
 	return r
 }
 
-// stop cancels Run and returns its error.
+func run(t *testing.T, l *pgstore.Leader, lead func(context.Context, pgstore.Term)) *running {
+	return background(t, "Run", func(ctx context.Context) error { return l.Run(ctx, lead) })
+}
+
+// stop cancels the call and returns its error.
 func (r *running) stop(t *testing.T) error {
 	t.Helper()
 	r.cancel()
@@ -162,7 +169,7 @@ func (r *running) wait(t *testing.T, within time.Duration) error {
 		r.done <- err // for the next stop
 		return err
 	case <-time.After(within):
-		t.Fatalf("Run did not return within %v", within)
+		t.Fatalf("%s did not return within %v", r.what, within)
 		return nil
 	}
 }

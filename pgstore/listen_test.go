@@ -15,18 +15,20 @@ import (
 // listening is a Listen in the background; calls gets one value per call
 // of its fn.
 type listening struct {
+	*running
 	calls chan struct{}
-	done  chan error
 }
 
+// listen starts a Listen, and waits for its first call of fn. When the test
+// ends, it is stopped, and must return nil.
 func listen(t *testing.T, db *pgstore.DB, channel string) *listening {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &listening{calls: make(chan struct{}, 100), done: make(chan error, 1)}
-	go func() { l.done <- db.Listen(ctx, channel, nil, func() { l.calls <- struct{}{} }) }()
+	l := &listening{calls: make(chan struct{}, 100)}
+	l.running = background(t, "Listen", func(ctx context.Context) error {
+		return db.Listen(ctx, channel, nil, func() { l.calls <- struct{}{} })
+	})
 	t.Cleanup(func() {
-		cancel()
-		if err := l.wait(t); err != nil {
+		if err := l.stop(t); err != nil {
 			t.Errorf("Listen after its context was cancelled: %v", err)
 		}
 	})
@@ -49,18 +51,6 @@ func (l *listening) idle(t *testing.T, what string) {
 	t.Helper()
 	if n := len(l.calls); n > 0 {
 		t.Errorf("%d calls of fn %s, want none", n, what)
-	}
-}
-
-func (l *listening) wait(t *testing.T) error {
-	t.Helper()
-	select {
-	case err := <-l.done:
-		l.done <- err
-		return err
-	case <-time.After(10 * time.Second):
-		t.Fatal("Listen did not return")
-		return nil
 	}
 }
 
@@ -134,22 +124,7 @@ func TestListenBackendTerminated(t *testing.T) {
 func TestListenEnds(t *testing.T) {
 	u := migrated(t)
 	a := open(t, u)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	listening := make(chan struct{}, 1)
-	go func() {
-		done <- a.Listen(ctx, pgstore.PersonalChannel, nil, func() {
-			select {
-			case listening <- struct{}{}:
-			default:
-			}
-		})
-	}()
-	select {
-	case <-listening:
-	case <-time.After(10 * time.Second):
-		t.Fatal("not listening")
-	}
+	l := listen(t, a, pgstore.PersonalChannel)
 	closed := make(chan struct{})
 	go func() { a.Close(); close(closed) }()
 	select {
@@ -157,14 +132,8 @@ func TestListenEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close waited for Listen")
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Listen after its context ended = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Listen did not return")
+	if err := l.stop(t); err != nil {
+		t.Errorf("Listen after its context ended = %v", err)
 	}
 
 	err := a.Listen(t.Context(), pgstore.PersonalChannel, nil, func() { t.Error("fn called on a closed DB") })
