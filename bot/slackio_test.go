@@ -1,0 +1,89 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// channelHistory passes every page of a channel's top-level messages
+// posted since a time, newest first; threadReplies a thread's messages,
+// oldest first.
+func TestHistoryPages(t *testing.T) {
+	t.Parallel()
+	clock := fakeclock.New(time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC))
+	sl := slacktest.NewServer(t, func(o *slacktest.Options) { o.Now = clock.Now })
+	sl.AddChannel(slacktest.Channel{ID: "C1", Name: "notes", Members: []string{sl.BotUserID()}})
+	api := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL))
+	ctx := t.Context()
+	post := func(opts ...slack.MsgOption) string {
+		t.Helper()
+		_, ts, err := api.PostMessageContext(ctx, "C1", append([]slack.MsgOption{slack.MsgOptionText("m", false)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	post() // before since
+	clock.Advance(time.Second)
+	since := clock.Now()
+	root := post()
+	tops, thread := []string{root}, []string{root}
+	for range 250 { // three pages of slacktest's 100
+		tops = append(tops, post())
+	}
+	for range 120 {
+		thread = append(thread, post(slack.MsgOptionTS(root)))
+	}
+	slices.Reverse(tops)
+
+	var got []string
+	collect := func(ms []slack.Message) {
+		for _, m := range ms {
+			got = append(got, m.Timestamp)
+		}
+	}
+	if err := channelHistory(ctx, api, "C1", since, collect); err != nil || !slices.Equal(got, tops) {
+		t.Errorf("channel history: %v, %d messages; want the %d since, newest first", err, len(got), len(tops))
+	}
+	got = nil
+	if err := threadReplies(ctx, api, notices.Message{Channel: "C1", TS: root}, since, collect); err != nil || !slices.Equal(got, thread) {
+		t.Errorf("thread replies: %v, %d messages; want the %d, oldest first", err, len(got), len(thread))
+	}
+}
+
+// endlessHistory always has a page more.
+type endlessHistory struct{ pages int }
+
+func (e *endlessHistory) GetConversationHistoryContext(context.Context, *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
+	e.pages++
+	h := &slack.GetConversationHistoryResponse{HasMore: true}
+	h.ResponseMetaData.NextCursor = "more"
+	return h, nil
+}
+
+func (e *endlessHistory) GetConversationRepliesContext(context.Context, *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error) {
+	e.pages++
+	return nil, true, "more", nil
+}
+
+// A look back gives up past historyPages pages.
+func TestHistoryPagesBounded(t *testing.T) {
+	t.Parallel()
+	var sl endlessHistory
+	if err := channelHistory(t.Context(), &sl, "C1", time.Time{}, func([]slack.Message) {}); !errors.Is(err, errTooMuchHistory) || sl.pages != historyPages {
+		t.Errorf("channel history: %v after %d pages; want errTooMuchHistory after %d", err, sl.pages, historyPages)
+	}
+	sl.pages = 0
+	if err := threadReplies(t.Context(), &sl, notices.Message{Channel: "C1", TS: "1.000001"}, time.Time{}, func([]slack.Message) {}); !errors.Is(err, errTooMuchHistory) || sl.pages != historyPages {
+		t.Errorf("thread replies: %v after %d pages; want errTooMuchHistory after %d", err, sl.pages, historyPages)
+	}
+}
