@@ -74,10 +74,7 @@ func TestAPIRuleSameInstantInAnotherFormatIsNoChange(t *testing.T) {
 
 	// A real change is still seen through the other format.
 	w.sb.EditAnswers(bookingtest.EndpointListBookings, reformat(t))
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
 	calls := w.pub.take()
@@ -104,10 +101,7 @@ func TestAPIRuleListedStatusOtherThanConfirmedIsNotAnnounced(t *testing.T) {
 		t.Fatalf("list: %d, %v", len(list), err)
 	}
 	goneID := list[0].ID
-	newID, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	newID := w.book("intro-call", 0, "Ada", "ada@example.com")
 	// The attendee's cancel and the new booking are listed first against
 	// the text, with statuses cancelled and pending, then as documented.
 	w.sb.EditAnswers(bookingtest.EndpointListBookings,

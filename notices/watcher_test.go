@@ -288,6 +288,17 @@ func (w *world) cancelUpcoming() []string {
 	return ids
 }
 
+// book books the n-th free slot of an event as an attendee on the
+// booking page, and returns the booking's ID.
+func (w *world) book(slug string, n int, name, email string) string {
+	w.t.Helper()
+	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, slug, w.slot(slug, n), name, email)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return id
+}
+
 func kinds(calls []published) []string {
 	var out []string
 	for _, c := range calls {
@@ -320,10 +331,7 @@ func TestAttendeeChangesAreAnnounced(t *testing.T) {
 	wt := w.watcher()
 	w.poll(wt)
 
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", w.slot("consultation", 2), "Grace <!here> Hopper", "grace@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("consultation", 2, "Grace <!here> Hopper", "grace@example.com")
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
 	calls := w.pub.take()
@@ -379,10 +387,7 @@ func TestRemovedEventTypeIsNamedBySlug(t *testing.T) {
 	w := newWorld(t)
 	wt := w.watcher()
 	w.poll(wt)
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", w.slot("consultation", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("consultation", 0, "Ada", "ada@example.com")
 	w.sb.RemoveEventType(bookingtest.DemoOwner, "consultation")
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
@@ -422,10 +427,7 @@ func TestNothingTwiceAcrossARestart(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.poll(w.watcher())
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
 	// The notice goes out, then the snapshot cannot be saved: as if the
 	// process died in between.
 	lost := &failingSave{BoltStore: w.store}
@@ -474,10 +476,7 @@ func TestRefusedNoticeIsTriedAgain(t *testing.T) {
 	w := newWorld(t)
 	wt := w.watcher()
 	w.poll(wt)
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
 	refused := fmt.Errorf("%w: not_in_channel", notices.ErrNotPosted)
 	w.pub.fail = []error{refused, refused}
 	for range 2 {
@@ -499,10 +498,7 @@ func TestRefusedNoticeIsTriedAgain(t *testing.T) {
 	}
 
 	// The answer to this one is lost: it may be in the channel.
-	other, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 3), "Alan", "alan@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := w.book("intro-call", 3, "Alan", "alan@example.com")
 	w.pub.fail = []error{context.DeadlineExceeded}
 	w.clock.Advance(time.Minute)
 	w.poll(wt)
@@ -524,10 +520,7 @@ func TestRevokedKeyAlertsOnce(t *testing.T) {
 	wt := w.watcher()
 	w.poll(wt)
 	w.list.c.Store(w.newClient(t, "revoked_key_000"))
-	id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
 	for range 3 {
 		w.clock.Advance(time.Minute)
 		if err := wt.Poll(t.Context()); !errors.Is(err, booking.ErrUnauthorized) {
@@ -668,10 +661,7 @@ func TestBurstsAndRoutes(t *testing.T) {
 			cancelled = append(cancelled, b.ID)
 		}
 	}
-	deep, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "deep-dive", w.slot("deep-dive", 0), "Alan", "alan@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	deep := w.book("deep-dive", 0, "Alan", "alan@example.com")
 	if len(cancelled) <= notices.BurstSize {
 		t.Fatalf("only %d cancelled", len(cancelled))
 	}
@@ -703,9 +693,7 @@ func TestBurstsAndRoutes(t *testing.T) {
 	})
 	wt2 := w2.watcher()
 	w2.poll(wt2)
-	if _, err := w2.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w2.slot("intro-call", 0), "Ada", "ada@example.com"); err != nil {
-		t.Fatal(err)
-	}
+	w2.book("intro-call", 0, "Ada", "ada@example.com")
 	w2.clock.Advance(time.Minute)
 	w2.poll(wt2)
 	if calls := w2.pub.take(); len(calls) != 0 {
@@ -722,10 +710,7 @@ func TestBurstSizeIsPostedOneByOne(t *testing.T) {
 	w.poll(wt)
 	var want []string
 	for i := range notices.BurstSize {
-		id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", fmt.Sprintf("ada%d@example.com", i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := w.book("intro-call", 0, "Ada", fmt.Sprintf("ada%d@example.com", i))
 		want = append(want, "post new "+id)
 	}
 	w.clock.Advance(time.Minute)
@@ -748,14 +733,8 @@ func TestCutShortPostIsSettledFromSlack(t *testing.T) {
 
 	// Ada's notice reaches Slack but its answer is lost; Alan's never
 	// gets there.
-	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	alan, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 3), "Alan", "alan@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ada := w.book("intro-call", 0, "Ada", "ada@example.com")
+	alan := w.book("intro-call", 3, "Alan", "alan@example.com")
 	w.pub.fail = []error{errLost, context.DeadlineExceeded}
 	w.clock.Advance(time.Minute)
 	if err := w.watcher().Poll(t.Context()); err == nil {
@@ -804,10 +783,7 @@ func TestCutShortReplyIsFoundInItsThread(t *testing.T) {
 	t.Parallel()
 	w, _ := finderWorld(t, nil)
 	w.poll(w.watcher())
-	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ada := w.book("intro-call", 0, "Ada", "ada@example.com")
 	w.clock.Advance(time.Minute)
 	w.poll(w.watcher())
 	w.pub.take()
@@ -871,10 +847,7 @@ func TestCutShortBurstUpdatesFirstNotices(t *testing.T) {
 	t.Parallel()
 	w, _ := finderWorld(t, nil)
 	w.poll(w.watcher())
-	ada, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ada := w.book("intro-call", 0, "Ada", "ada@example.com")
 	w.clock.Advance(time.Minute)
 	w.poll(w.watcher())
 	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + ada}) {
@@ -904,9 +877,7 @@ func TestCutShortPostCannotBeLookedFor(t *testing.T) {
 	w, f := finderWorld(t, fmt.Errorf("%w: missing_scope", notices.ErrCannotLook))
 	wt := w.watcher()
 	w.poll(wt)
-	if _, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", w.slot("intro-call", 0), "Ada", "ada@example.com"); err != nil {
-		t.Fatal(err)
-	}
+	w.book("intro-call", 0, "Ada", "ada@example.com")
 	w.pub.fail = []error{context.DeadlineExceeded}
 	w.clock.Advance(time.Minute)
 	if err := wt.Poll(t.Context()); err == nil {
