@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +19,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/notices"
 )
 
 const (
@@ -335,6 +340,10 @@ func TestRunPrunesTheJournal(t *testing.T) {
 	}
 	if len(left) != 1 || left[0].BookingID != "bk_unknown" || !left[0].AwaitingReview() {
 		t.Errorf("journal after pruning: %+v; want only the unchecked unclear cancel", left)
+	}
+	// Notices are off, so their file is not made.
+	if _, err := os.Stat(filepath.Join(state, notices.BoltFileName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("notices off, yet %s: %v", notices.BoltFileName, err)
 	}
 }
 

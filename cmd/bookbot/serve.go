@@ -166,7 +166,7 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 	} else {
 		log.Info("digest off: DIGEST_CHANNEL is not set")
 	}
-	if cfg.NotifyChannel != "" || len(cfg.NotifyRoutes) > 0 {
+	if noticesOn(cfg) {
 		pub := bot.SlackNoticePublisher{Slack: api, Zone: cfg.DigestZone, IncludeEmails: cfg.NotifyIncludeEmails}
 		w := notices.NewWatcher(notices.Config{
 			List:      bk,
@@ -196,6 +196,12 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 		wg.Go(func() { st.personalSaved(ctx, r.Wake) })
 	}
 	<-ctx.Done()
+}
+
+// noticesOn says whether live notices are posted: to one channel, or by
+// event type.
+func noticesOn(cfg *config.Config) bool {
+	return cfg.NotifyChannel != "" || len(cfg.NotifyRoutes) > 0
 }
 
 // settleLeftBehind settles, every minute, the writes that replicas which

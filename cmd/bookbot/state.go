@@ -35,7 +35,7 @@ const writeLeftAfter = 5 * time.Minute
 type store struct {
 	journal  journal.Store
 	ledger   digest.Ledger // nil without DIGEST_CHANNEL
-	notices  notices.Store
+	notices  notices.Store // nil with notices off and the embedded store
 	personal personal.Store
 	seen     bot.Seen // nil: this process's memory
 	// reviewLock is the lock review reports are made under; nil: this
@@ -88,8 +88,10 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 			return fail("digest state", err)
 		}
 	}
-	if st.notices, err = notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName)); err != nil {
-		return fail("notices state", err)
+	if noticesOn(cfg) {
+		if st.notices, err = notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName)); err != nil {
+			return fail("notices state", err)
+		}
 	}
 	if st.personal, err = personal.OpenBolt(filepath.Join(cfg.StateDir, personal.BoltFileName)); err != nil {
 		return fail("reminder and agenda settings", err)
