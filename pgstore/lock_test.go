@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -52,11 +54,7 @@ func TestWithLock(t *testing.T) {
 				t.Fatal("a second replica entered while the first held the lock")
 			default:
 			}
-			var waiting int
-			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
-			return waiting > 0
+			return lockWaiters(t, admin) > 0
 		}, func() string { return "the second replica to wait for the lock" })
 		return nil
 	}); err != nil {
@@ -72,4 +70,17 @@ func TestWithLock(t *testing.T) {
 	}); err != nil {
 		t.Error(err)
 	}
+}
+
+// lockWaiters counts the sessions of c's database waiting for an advisory
+// lock; other tests' databases are not counted.
+func lockWaiters(t *testing.T, c *pgx.Conn) int {
+	t.Helper()
+	var n int
+	err := c.QueryRow(t.Context(), `SELECT count(*) FROM pg_locks k JOIN pg_database d ON d.oid = k.database
+		WHERE k.locktype = 'advisory' AND NOT k.granted AND d.datname = current_database()`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
