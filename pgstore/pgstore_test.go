@@ -344,4 +344,19 @@ func TestOnQueryError(t *testing.T) {
 	if _, _, err := db.Notices().Last(t.Context()); err == nil || failed.Load() != 1 {
 		t.Errorf("a missing table: %v, %d failed, want 1", err, failed.Load())
 	}
+
+	// A statement its caller gave up on, while the database carried it
+	// out, is not counted: here one waiting for a lock held.
+	ctx, cancel := context.WithCancel(t.Context())
+	err = db.WithLock(t.Context(), "held", func(context.Context) error {
+		waited := make(chan error, 1)
+		go func() { waited <- db.WithLock(ctx, "held", func(context.Context) error { return nil }) }()
+		eventually(t, 10*time.Second, func() bool { return lockWaiters(t, drop) > 0 },
+			func() string { return "the second WithLock to wait for the lock" })
+		cancel()
+		return <-waited
+	})
+	if !errors.Is(err, context.Canceled) || failed.Load() != 1 {
+		t.Errorf("a statement given up on: %v, %d failed, want context.Canceled and still 1", err, failed.Load())
+	}
 }
