@@ -9,12 +9,14 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot/slacktest"
 )
 
@@ -260,6 +262,18 @@ func TestSeenSharedAskedOnce(t *testing.T) {
 	}
 }
 
+// cancelCounter is a Booker that counts the cancels asked of it, and
+// fails them; nothing else is asked of it.
+type cancelCounter struct {
+	Booker
+	cancels atomic.Int32
+}
+
+func (c *cancelCounter) Cancel(context.Context, string) (*booking.Result, error) {
+	c.cancels.Add(1)
+	return nil, errors.New("no booking API here")
+}
+
 // orderSeen is a shared Seen that notes when it is asked in a sequence the
 // test's acks are noted in too.
 type orderSeen struct {
@@ -286,7 +300,8 @@ func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bo
 func TestHandleSharedSeen(t *testing.T) {
 	cfg := Config{Allowed: func(string) bool { return true }}
 	shared := &orderSeen{memSeen: newMemSeen(time.Now)}
-	a, b := New(cfg, nil, nil), New(cfg, nil, nil)
+	booker := &cancelCounter{}
+	a, b := New(cfg, nil, nil), New(cfg, booker, nil)
 	a.seen.sharing(shared, nil)
 	b.seen.sharing(shared, nil)
 
@@ -339,6 +354,9 @@ func TestHandleSharedSeen(t *testing.T) {
 	b.Handle(press, func(any) { acks++ })
 	if acks != 1 || !b.creating.tryLock("cancel\x00bk_1") {
 		t.Errorf("a button another replica took: %d acks, its cancel started here", acks)
+	}
+	if err := b.Idle(t.Context()); err != nil || booker.cancels.Load() != 0 {
+		t.Errorf("a button another replica took: %d cancels sent here (%v)", booker.cancels.Load(), err)
 	}
 
 	// A command another replica took leaves none of its work counted here,
