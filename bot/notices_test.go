@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -302,6 +304,50 @@ func TestFindLooksInEachThread(t *testing.T) {
 	for claim, m := range want {
 		if f, ok := found[claim]; !ok || f.Message != m || f.Burst {
 			t.Errorf("claim %s: found %+v, %v; want %+v", claim, f, ok, m)
+		}
+	}
+}
+
+// A burst too long for one message carries, in each of its messages, the
+// claims of the notices that message tells of, so that Find finds each
+// notice in its own message, as a burst.
+func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
+	var ns []notices.Notice
+	var claims []string
+	for i := range 200 {
+		id := fmt.Sprintf("booking-%03d", i)
+		start := t0.Add(time.Duration(i) * time.Hour)
+		b := booking.Booking{ID: id, Start: start, End: start.Add(30 * time.Minute), BookerName: booking.Some("Ada Lovelace")}
+		ns = append(ns, notices.Notice{Change: notices.Change{Kind: notices.Cancelled, Booking: b}, Claim: "claim-" + id})
+		claims = append(claims, "claim-"+id)
+	}
+	seen := len(h.sl.Messages())
+	if _, err := p.Burst(t.Context(), "CNOTES", ns); err != nil {
+		t.Fatal(err)
+	}
+	msgs := channelMessages(h, seen, "CNOTES")
+	if len(msgs) < 2 {
+		t.Fatalf("a burst of %d notices in %d message(s), want several", len(ns), len(msgs))
+	}
+
+	found, err := p.Find(t.Context(), "CNOTES", nil, claims, t0.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns {
+		var in string
+		for _, m := range msgs {
+			if strings.Contains(m.Text, n.Booking.ID) {
+				in = m.TS
+			}
+		}
+		if f, ok := found[n.Claim]; !ok || !f.Burst || f.TS != in {
+			t.Errorf("%s: found %+v, %v; want the burst message %s that tells of it", n.Booking.ID, f, ok, in)
 		}
 	}
 }
