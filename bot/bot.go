@@ -269,10 +269,8 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 			return fmt.Errorf("slack refused SLACK_APP_TOKEN (%s); check the app-level token and its connections:write scope", se.Err)
 		}
 		b.log.Warn("Socket Mode connection failed; retrying", "err", connectReason(err), "wait", wait)
-		select {
-		case <-ctx.Done():
+		if sleepContext(ctx, wait) != nil {
 			return nil
-		case <-time.After(wait):
 		}
 		wait = min(2*wait, time.Minute)
 	}

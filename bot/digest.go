@@ -348,7 +348,7 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 		}
 		sleep := p.sleep
 		if sleep == nil {
-			sleep = digestSleep
+			sleep = sleepContext
 		}
 		if serr := sleep(ctx, wait); serr != nil {
 			return "", err // still the 429: nothing was posted
@@ -385,15 +385,4 @@ func digestNotPosted(err error) bool {
 		return op.Op == "dial"
 	}
 	return false
-}
-
-func digestSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
