@@ -163,14 +163,8 @@ func TestCrashMidCreateIsReconciledAndReportedOnce(t *testing.T) {
 	if n := len(reviewReports(sl)); n != 1 {
 		t.Errorf("%d review reports after another restart, want 1", n)
 	}
-	posts := 0
-	for _, r := range sb.Requests() {
-		if r.Endpoint == bookingtest.EndpointCreateBooking {
-			posts++
-		}
-	}
-	if posts != 1 {
-		t.Errorf("%d POST /bookings, want 1: recovery never books again", posts)
+	if n := posts(sb); n != 1 {
+		t.Errorf("%d POST /bookings, want 1: recovery never books again", n)
 	}
 
 	// bookbot audit shows the entry, settled and reported.

@@ -84,6 +84,7 @@ func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s str
 	}
 }
 
+// posts counts the POST /bookings the sandbox received.
 func posts(sb *bookingtest.Server) int {
 	n := 0
 	for _, r := range sb.Requests() {
