@@ -245,7 +245,8 @@ func TestCutShortNoticesAreFoundInSlack(t *testing.T) {
 	}
 }
 
-// Without the history scope, Find says no look can succeed.
+// Without the history scope, or with more history since the claim than
+// it reads through, Find says no look can succeed.
 func TestFindWithoutHistoryScope(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -261,6 +262,21 @@ func TestFindWithoutHistoryScope(t *testing.T) {
 	if _, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); err == nil || errors.Is(err, notices.ErrCannotLook) {
 		t.Errorf("find when Slack fails for now: %v, want an error to try again", err)
 	}
+	// Looking further would not fit in a read: no look will.
+	p.Slack = endlessHistory{api}
+	if _, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); !errors.Is(err, notices.ErrCannotLook) {
+		t.Errorf("find through more history than is looked through: %v, want ErrCannotLook", err)
+	}
+}
+
+// endlessHistory answers every read of a channel's history with a page
+// that has more after it.
+type endlessHistory struct{ *slack.Client }
+
+func (endlessHistory) GetConversationHistoryContext(context.Context, *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
+	h := &slack.GetConversationHistoryResponse{HasMore: true}
+	h.ResponseMetaData.NextCursor = "more"
+	return h, nil
 }
 
 // Find looks in the channel and in each thread it is given, past one whose
