@@ -19,11 +19,7 @@ func TestRunRemindsOnceAcrossARestart(t *testing.T) {
 	sb := bookingtest.NewServer(t)
 	sl := slacktest.NewServer(t)
 	sl.AddUser(slacktest.User{ID: "UADA", Name: "ada", RealName: "Ada Lovelace", TZ: "Europe/Berlin"})
-	slug := "intro-call"
-	id := sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
-		BookerName: ptr("Grace <!here> Hopper"), BookerEmail: ptr("grace@example.com"),
-	})
+	id := meetingSoon(sb, "Grace <!here> Hopper")
 	e := env(sb, sl, "LOG_LEVEL=debug", "LOG_FORMAT=text")
 
 	cmd, out := startRun(ctx, t, sl, e)
@@ -51,6 +47,16 @@ func TestRunRemindsOnceAcrossARestart(t *testing.T) {
 // isReminder is a reminder's direct message (not the reply to `remind`).
 func isReminder(m slacktest.Message) bool {
 	return m.Kind == "message" && strings.HasPrefix(m.Text, "Reminder:")
+}
+
+// meetingSoon adds an intro call with name ten minutes from now, so
+// `remind 15m` is due at once, and returns its ID.
+func meetingSoon(sb *bookingtest.Server, name string) string {
+	slug := "intro-call"
+	return sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
+		BookerName: ptr(name), BookerEmail: ptr("grace@example.com"),
+	})
 }
 
 func ptr(s string) *string { return &s }

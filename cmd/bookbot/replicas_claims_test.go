@@ -77,11 +77,7 @@ func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	rs, sb, sl := startReplicas(ctx, t, 2)
-	slug := "intro-call"
-	id := sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
-		BookerName: ptr("Grace Hopper"), BookerEmail: ptr("grace@example.com"),
-	})
+	id := meetingSoon(sb, "Grace Hopper")
 	remind := func() {
 		t.Helper()
 		if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "remind 15m", UserID: ada}); err != nil {

@@ -22,11 +22,7 @@ func TestReplicasWakeTheLeadersReminders(t *testing.T) {
 	url := pgtest.URL(t)
 	sb := bookingtest.NewServer(t)
 	sl := newStandIn(t)
-	slug := "intro-call"
-	sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
-		BookerName: ptr("Grace Hopper"), BookerEmail: ptr("grace@example.com"),
-	})
+	meetingSoon(sb, "Grace Hopper")
 	e := env(sb, sl, "BOOKBOT_DATABASE_URL="+url, "LOG_LEVEL=debug", "LOG_FORMAT=text")
 	start := func(n int) (*logLines, []slacktest.ConnInfo) {
 		t.Helper()
