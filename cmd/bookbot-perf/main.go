@@ -71,7 +71,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *serve {
 		return serveBot(ctx)
 	}
-	databaseURL = *database
 	if *burstKind != "list" && *burstKind != "foreign" {
 		return fmt.Errorf("-burst %q: want list or foreign", *burstKind)
 	}
@@ -111,7 +110,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	figs = append(figs, figure{name: "static binary size", value: fmt.Sprintf("%.1f MB", float64(st.Size())/1e6), target: "reported", ok: true})
 
 	if want("startup") || want("ack") || want("modal") || want("overhead") || want("memory") {
-		p, err := start(ctx, []string{bin, "run"}, dir)
+		var env []string
+		if *database != "" { // the -serve-bot child keeps no state: only `bookbot run` takes it
+			if err := emptyDatabase(ctx, *database); err != nil {
+				return err
+			}
+			env = append(env, "BOOKBOT_DATABASE_URL="+*database)
+		}
+		p, err := start(ctx, []string{bin, "run"}, dir, env...)
 		if err != nil {
 			return err
 		}
@@ -196,10 +202,7 @@ type proc struct {
 	stats   *http.Client // the -serve-bot child's stats endpoint
 }
 
-// databaseURL is -database: "" keeps the bot's state in its state directory.
-var databaseURL string
-
-// emptyDatabase drops everything in the database's public schema, so each
+// emptyDatabase drops everything in the database's public schema, so the
 // start begins with no journal, as with a fresh state directory.
 func emptyDatabase(ctx context.Context, url string) error {
 	pool, err := pgxpool.New(ctx, url) // takes the pool_ settings bookbot does
@@ -212,12 +215,6 @@ func emptyDatabase(ctx context.Context, url string) error {
 }
 
 func start(ctx context.Context, argv []string, dir string, env ...string) (*proc, error) {
-	if databaseURL != "" && argv[len(argv)-1] == "run" {
-		if err := emptyDatabase(ctx, databaseURL); err != nil {
-			return nil, err
-		}
-		env = append(env, "BOOKBOT_DATABASE_URL="+databaseURL)
-	}
 	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
 	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
