@@ -12,8 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// ready says whether bookbot can serve: Socket Mode connected and the
-// booking API not answering 401. reason is a short line for /readyz.
+// ready says whether bookbot can serve: Socket Mode connected, the
+// database (if any) answering and the booking API not answering 401.
+// reasons are short lines for /readyz.
 func (m *Recorder) ready(ctx context.Context) (ok bool, reasons []string) {
 	if !m.socket.connected() {
 		reasons = append(reasons, "socket mode not connected")
@@ -151,8 +152,9 @@ func (w *socketWatch) healthy() (bool, string) {
 //	GET /healthz  200 "ok" while the process serves; 503 with the reason
 //	              once Socket Mode has been down too long (see WatchSocket):
 //	              the liveness probe, as a restart may fix that
-//	GET /readyz   200 when Socket Mode is connected and the last booking
-//	              API answer was not a 401; else 503 with the reasons
+//	GET /readyz   200 when Socket Mode is connected, the database (see
+//	              SetDatabase) answers and the last booking API answer
+//	              was not a 401; else 503 with the reasons
 //	GET /metrics  Prometheus text format
 func (m *Recorder) Handler() http.Handler {
 	mux := http.NewServeMux()
