@@ -87,8 +87,8 @@ func messageMetadata(q *request) (json.RawMessage, map[string]any) {
 const historyPage = 100
 
 // conversationsHistoryLocked answers with a conversation's top-level
-// messages, newest first, between oldest and latest (exclusive unless
-// inclusive), a page at a time.
+// messages and the thread replies also sent to it, newest first, between
+// oldest and latest (exclusive unless inclusive), a page at a time.
 func (s *Server) conversationsHistoryLocked(q *request) map[string]any {
 	c, code := s.historyConvLocked(q)
 	if code != "" {
@@ -98,7 +98,7 @@ func (s *Server) conversationsHistoryLocked(q *request) map[string]any {
 	for i := len(s.messages) - 1; i >= 0; i-- {
 		m := s.messages[i]
 		p := s.posted[m.TS]
-		if m.Kind != "message" || p == nil || p.deleted || p.dm != c.id || p.threadTS != "" || !inRange(q, m.TS) {
+		if m.Kind != "message" || p == nil || p.deleted || p.dm != c.id || (p.threadTS != "" && !p.broadcast) || !inRange(q, m.TS) {
 			continue
 		}
 		msgs = append(msgs, s.historyJSONLocked(m.TS, p, q.bool("include_all_metadata")))
@@ -145,6 +145,9 @@ func (s *Server) historyJSONLocked(ts string, p *postedMessage, withMetadata boo
 	m := s.botMessageJSON(ts, p.text, p.blocks)
 	if p.threadTS != "" {
 		m["thread_ts"] = p.threadTS
+	}
+	if p.broadcast {
+		m["subtype"] = "thread_broadcast"
 	}
 	if withMetadata && p.metadata != nil {
 		m["metadata"] = p.metadata

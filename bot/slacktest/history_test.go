@@ -124,3 +124,51 @@ func TestStallNext(t *testing.T) {
 		t.Errorf("messages %q, want the carried-out stall and the answered call", texts)
 	}
 }
+
+// A thread reply posted with reply_broadcast is also in the channel: its
+// history lists it, as Slack does, with subtype thread_broadcast. Outside
+// a thread the flag means nothing.
+func TestThreadBroadcast(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddChannel(Channel{ID: "CNOTES", Name: "notes", Members: []string{DefaultBotUserID}})
+	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL))
+	ctx := testCtx(t)
+
+	post := func(text string, opts ...slack.MsgOption) string {
+		t.Helper()
+		_, ts, err := api.PostMessageContext(ctx, "CNOTES", append(opts, slack.MsgOptionText(text, false))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	root := post("root", slack.MsgOptionBroadcast())
+	post("quiet reply", slack.MsgOptionTS(root))
+	loud := post("broadcast reply", slack.MsgOptionTS(root), slack.MsgOptionBroadcast())
+
+	var broadcast []string
+	for _, m := range srv.Messages() {
+		if m.Broadcast {
+			broadcast = append(broadcast, m.Text)
+		}
+	}
+	if len(broadcast) != 1 || broadcast[0] != "broadcast reply" {
+		t.Errorf("recorded as broadcast: %q, want only the broadcast reply", broadcast)
+	}
+	h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CNOTES"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 2 || h.Messages[0].Timestamp != loud || h.Messages[0].SubType != "thread_broadcast" ||
+		h.Messages[0].ThreadTimestamp != root || h.Messages[1].Timestamp != root {
+		t.Errorf("history: %+v, want the broadcast reply, then the root", h.Messages)
+	}
+	msgs, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "CNOTES", Timestamp: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 3 {
+		t.Errorf("replies: %d messages, want the root and both replies", len(msgs))
+	}
+}

@@ -210,6 +210,9 @@ type Message struct {
 	Blocks  json.RawMessage
 	// ThreadTS is the thread a message was posted into.
 	ThreadTS string
+	// Broadcast is a thread reply posted with reply_broadcast: it is also
+	// shown in the channel.
+	Broadcast bool
 	// Metadata is a chat.postMessage's metadata as sent, nil for none.
 	Metadata json.RawMessage
 	// OriginalTS is the message a response_url post replaced or deleted.
@@ -322,6 +325,7 @@ type postedMessage struct {
 	deleted   bool
 	user      string
 	threadTS  string
+	broadcast bool            // a thread reply also shown in the channel
 	metadata  json.RawMessage // as posted, nil for none
 }
 

@@ -536,12 +536,14 @@ func (s *Server) chatPostMessageLocked(q *request) map[string]any {
 	if errResp != nil {
 		return errResp
 	}
+	// Slack ignores reply_broadcast outside a thread.
+	broadcast := threadTS != "" && q.bool("reply_broadcast")
 	ts := s.tsLocked()
 	rendered := renderMessageBlocks(blocks)
-	s.posted[ts] = &postedMessage{channel: channel, dm: c.id, text: text, blocks: rendered, threadTS: threadTS, metadata: metadata}
+	s.posted[ts] = &postedMessage{channel: channel, dm: c.id, text: text, blocks: rendered, threadTS: threadTS, broadcast: broadcast, metadata: metadata}
 	s.messages = append(s.messages, Message{
 		Kind: "message", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks),
-		ThreadTS: threadTS, Metadata: cloneRaw(metadata), At: s.now(),
+		ThreadTS: threadTS, Broadcast: broadcast, Metadata: cloneRaw(metadata), At: s.now(),
 	})
 	return ok(map[string]any{"channel": c.id, "ts": ts, "message": s.botMessageJSON(ts, text, rendered)})
 }
