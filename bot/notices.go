@@ -10,6 +10,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -51,9 +52,22 @@ func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notice
 	return p.post(ctx, channel, "", m, false, n.Claim)
 }
 
-// Reply posts n in the thread of the booking's first notice.
+// Reply posts n in the thread of the booking's first notice, and in the
+// channel too when it changes a booking near in time.
 func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
-	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), p.now()), false, n.Claim)
+	now := p.now()
+	if nearInTime(n, now) {
+		p.Slack = alsoInChannel{p.Slack}
+	}
+	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), now), false, n.Claim)
+}
+
+// alsoInChannel posts thread replies with reply_broadcast: Slack shows
+// them in the channel too, under a link to the thread's first message.
+type alsoInChannel struct{ NoticeSlack }
+
+func (s alsoInChannel) PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error) {
+	return s.NoticeSlack.PostMessageContext(ctx, channelID, append(options, slack.MsgOptionBroadcast())...)
 }
 
 // Update rewrites the booking's first notice to show it as it is now.
@@ -272,6 +286,26 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	}
 	fallback += ": " + noticeFallback(n, zone)
 	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(code(b.ID))}}
+}
+
+// nearWindow is how far ahead a cancel or a move is said in the channel
+// too, not only in the thread of the booking's first notice: a change to
+// today's or tomorrow's meeting is one people must see where they look.
+const nearWindow = 48 * time.Hour
+
+// nearInTime reports whether a reply about n goes to the channel too: a
+// cancel of a booking not yet over that starts within nearWindow of now,
+// or a move from or to such a time (whoever expects the meeting at its
+// old time needs to hear as much as whoever must come at the new one).
+func nearInTime(n notices.Notice, now time.Time) bool {
+	soon := func(b booking.Booking) bool { return b.End.After(now) && b.Start.Before(now.Add(nearWindow)) }
+	switch n.Kind {
+	case notices.Cancelled:
+		return soon(n.Booking)
+	case notices.Moved:
+		return soon(n.Booking) || soon(n.Was)
+	}
+	return false
 }
 
 // burstPart is a message of a burst, telling of its next notices.

@@ -367,3 +367,58 @@ func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 		}
 	}
 }
+
+// A cancel or a move of a booking in the next 48 hours is seen in the
+// channel, not only in the thread of its first notice: the reply is also
+// sent to the channel. A change further ahead stays in the thread.
+func TestNearChangesAreAlsoSentToTheChannel(t *testing.T) {
+	t.Parallel()
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+	api := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL))
+	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: func() time.Time { return t0 }}
+	at := func(d time.Duration) booking.Booking {
+		return booking.Booking{ID: "bk_near", Start: t0.Add(d), End: t0.Add(d + 30*time.Minute), BookerName: booking.Some("Ada Lovelace")}
+	}
+	for _, c := range []struct {
+		name      string
+		kind      notices.Kind
+		was, now  time.Duration // Was (moves only) and Booking, from now
+		broadcast bool
+	}{
+		{"cancel in 3 hours", notices.Cancelled, 0, 3 * time.Hour, true},
+		{"cancel of one going on", notices.Cancelled, 0, -10 * time.Minute, true},
+		{"cancel in 47 hours", notices.Cancelled, 0, 47 * time.Hour, true},
+		{"cancel in 5 days", notices.Cancelled, 0, 5 * 24 * time.Hour, false},
+		{"move into the next 48 hours", notices.Moved, 5 * 24 * time.Hour, 3 * time.Hour, true},
+		{"move out of the next 48 hours", notices.Moved, 3 * time.Hour, 5 * 24 * time.Hour, true},
+		{"move from 5 to 6 days ahead", notices.Moved, 5 * 24 * time.Hour, 6 * 24 * time.Hour, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, err := p.Post(t.Context(), "CNOTES", notices.Notice{Change: notices.Change{Kind: notices.New, Booking: at(c.was)}, Title: "Consultation"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := notices.Notice{Change: notices.Change{Kind: c.kind, Booking: at(c.now)}, Title: "Consultation"}
+			if c.kind == notices.Moved {
+				n.Was = at(c.was)
+			}
+			reply, err := p.Reply(t.Context(), root, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *slacktest.Message
+			for _, m := range sl.Messages() {
+				if m.TS == reply.TS {
+					got = &m
+				}
+			}
+			if got == nil || got.ThreadTS != root.TS {
+				t.Fatalf("reply %+v not posted in the thread of %s", got, root.TS)
+			}
+			if got.Broadcast != c.broadcast {
+				t.Errorf("reply also sent to the channel: %v, want %v (%s)", got.Broadcast, c.broadcast, got.Text)
+			}
+		})
+	}
+}
