@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -881,7 +882,29 @@ var (
 	// mentions and links. Any other < or > in mrkdwn is data left unescaped.
 	goldenTwice  = regexp.MustCompile(`&amp;(amp|lt|gt);`)
 	goldenMarkup = regexp.MustCompile(`<!date\^\d+\^[^|<>]*\|[^<>]*>|<@[A-Z0-9]+>|<https?://[^|<>\s]+\|[^<>]*>`)
+	// goldenClock is a time of day as bookbot writes it; with seconds it is
+	// a raw value (2026-03-24T08:00:00Z), not a time said to a person.
+	goldenClock = regexp.MustCompile(`\d{1,2}:\d{2}(:\d{2})?`)
 )
+
+// goldenClocks are the times of day text s shows as plain text, and those
+// its date tokens show (as their fallbacks have them).
+func goldenClocks(s string) (plain, tokens []string) {
+	for _, m := range goldenToken.FindAllStringSubmatch(s, -1) {
+		tokens = append(tokens, goldenClockValues(m[1])...)
+	}
+	return goldenClockValues(goldenToken.ReplaceAllString(s, "")), tokens
+}
+
+func goldenClockValues(s string) []string {
+	var out []string
+	for _, m := range goldenClock.FindAllStringSubmatch(s, -1) {
+		if m[1] == "" {
+			out = append(out, m[0])
+		}
+	}
+	return out
+}
 
 // goldenCheck holds every doc to Slack's limits, as the stand-in checks
 // them on every test's messages and views, and to what slacktest cannot
@@ -928,6 +951,17 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 		total := 0
 		goldenTexts(blocks, func(obj map[string]any, s string) {
 			total += utf8.RuneCountInString(s)
+			// A time is said once, as a date token: beside it, the same
+			// time as text reads as another time to whoever sees the
+			// token as 2:00 PM.
+			if plain, tokens := goldenClocks(s); len(tokens) > 0 {
+				for _, clock := range plain {
+					if slices.Contains(tokens, clock) {
+						fail("shows %s both as a date token and as plain text: %q", clock, goldenClip(goldenTokens(s)))
+						break
+					}
+				}
+			}
 			// plain_text is never read for mentions or links: data goes
 			// there as it is, and "&lt;" would show as such.
 			if obj["type"] != "mrkdwn" {

@@ -130,7 +130,7 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 		if s.Agenda != nil {
 			lines = append(lines, ":sunrise: Agenda: the day's bookings in a direct message, "+agendaWords(*s.Agenda)+" "+yourZone(loc, d.known)+".")
 			if at := personal.NextAgenda(s, loc, now); d.known && !at.IsZero() {
-				next = append(next, "Next agenda: "+moment(at, loc))
+				next = append(next, "Next agenda: "+day(at, loc))
 			}
 		} else {
 			lines = append(lines, ":no_bell: Agenda: off.")

@@ -33,7 +33,7 @@ var _ NoticeSlack = (*slack.Client)(nil)
 // in its thread.
 type SlackNoticePublisher struct {
 	Slack         NoticeSlack
-	Zone          *time.Location // the digest zone, named next to each time
+	Zone          *time.Location // the digest zone: of the times' fallbacks and the notification text
 	IncludeEmails bool
 	Now           func() time.Time // nil: time.Now
 }
@@ -241,7 +241,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	if emails && b.BookerEmail.String != "" {
 		attendee += " · " + address(b.BookerEmail.String)
 	}
-	timeLine := span(b.Start, b.End, zone) + " · " + escape(localSpan(b.Start, b.End, zone))
+	timeLine := span(b.Start, b.End, zone)
 	var head, by, fallback string
 	switch n.Kind {
 	case notices.Cancelled:

@@ -561,7 +561,7 @@ func agendaSetting(cmd string, s personal.Settings, set bool, next time.Time, lo
 		text = "No agenda."
 	}
 	if s.Agenda != nil && !next.IsZero() {
-		lines = append(lines, "Next agenda: "+moment(next, loc)+".")
+		lines = append(lines, "Next agenda: "+day(next, loc)+".")
 	}
 	if s.Remind > 0 {
 		lines = append(lines, "Your reminders stay as they are: "+leadWords(s.Remind)+" before each booking.")
@@ -677,8 +677,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	if d.Late {
 		head += " bookbot could not remind you earlier."
 	}
-	body := fmt.Sprintf("%s\n*%s* · your time: %s (%s)\nWith %s · %s", head, span(bk.Start, bk.End, loc),
-		escape(localSpan(bk.Start, bk.End, loc)), escape(loc.String()), orMissing(name), code(bk.ID))
+	body := fmt.Sprintf("%s\n*%s*\nWith %s · %s", head, span(bk.Start, bk.End, loc), orMissing(name), code(bk.ID))
 	return message{Text: text, Blocks: []slack.Block{
 		section(body),
 		slack.NewActionBlock("reminder_actions",

@@ -175,6 +175,11 @@ func moment(t time.Time, loc *time.Location) string {
 	return dateTokenAs(t, "{date_short_pretty} {time}", t.In(loc).Format(momentLayout))
 }
 
+// day is the day of t, where the time of day is said already.
+func day(t time.Time, loc *time.Location) string {
+	return dateTokenAs(t, "{date_short_pretty}", t.In(loc).Format(dayLayout))
+}
+
 // span is a booking's time: its day, start and end.
 func span(start, end time.Time, loc *time.Location) string {
 	return tokenRange(start, end, loc, "{date_short_pretty} {time}")
