@@ -885,7 +885,22 @@ var (
 	// goldenClock is a time of day as bookbot writes it; with seconds it is
 	// a raw value (2026-03-24T08:00:00Z), not a time said to a person.
 	goldenClock = regexp.MustCompile(`\d{1,2}:\d{2}(:\d{2})?`)
+	// goldenIDSpan is a booking ID as a code span: every booking of the
+	// cases has an ID that begins bk_.
+	goldenIDSpan = regexp.MustCompile("`bk_[^`]*`")
 )
+
+// goldenQuietIDs reports whether the case's lines name bookings where an
+// ID must be the quietest thing on a line: notices, reminders, agendas,
+// today and App Home.
+func goldenQuietIDs(name string) bool {
+	for _, p := range []string{"notice_", "reminder", "remind_", "agenda", "today", "home_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // goldenClocks are the times of day text s shows as plain text, and those
 // its date tokens show (as their fallbacks have them).
@@ -960,6 +975,11 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 						fail("shows %s both as a date token and as plain text: %q", clock, goldenClip(goldenTokens(s)))
 						break
 					}
+				}
+			}
+			if goldenQuietIDs(c.name) {
+				if m := goldenIDSpan.FindString(s); m != "" {
+					fail("a booking ID is a code span, not the quietest thing on its line: %s in %q", m, goldenClip(goldenTokens(s)))
 				}
 			}
 			// plain_text is never read for mentions or links: data goes

@@ -80,7 +80,7 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 			order = append(order, key)
 		}
 		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc),
-			orMissing(short(titleOf(bk.EventType, types))), orMissing(short(bk.BookerName.String)), code(bk.ID)))
+			orMissing(short(titleOf(bk.EventType, types))), orMissing(short(bk.BookerName.String)), bookingID(bk.ID)))
 		count++
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), escape(cmd))))

@@ -264,7 +264,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		Text: fallback,
 		Blocks: []slack.Block{
 			section(head + "\n" + timeLine + "\n" + attendee),
-			contextLine(by + " · " + code(b.ID)),
+			contextLine(by + " · " + bookingID(b.ID)),
 		},
 	}
 }
@@ -285,7 +285,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 		return noticeMessage(n, zone, false, now)
 	}
 	fallback += ": " + noticeFallback(n, zone)
-	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(code(b.ID))}}
+	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(bookingID(b.ID))}}
 }
 
 // nearWindow is how far ahead a cancel or a move is said in the channel
@@ -335,7 +335,7 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []burs
 		default:
 			l = fmt.Sprintf(":calendar: New · %s · %s · %s", span(b.Start, b.End, zone), noticeTitle(n), who)
 		}
-		lines = append(lines, cut(l, 2900)+" · "+code(b.ID))
+		lines = append(lines, cut(l, 2900))
 		ids = append(ids, escape(b.ID))
 	}
 	var summary []string

@@ -516,8 +516,8 @@ func remindSetting(cmd string, s personal.Settings, set bool, next reminderNext,
 			lines = append(lines, "None of the upcoming bookings has a reminder still to come.")
 		case next.booking != nil:
 			bk := next.booking
-			lines = append(lines, fmt.Sprintf("Next reminder: %s, for %s · %s · %s", moment(next.at, loc),
-				orMissing(short(titleOf(bk.EventType, next.types))), orMissing(short(bk.BookerName.String)), code(bk.ID)))
+			lines = append(lines, fmt.Sprintf("Next reminder: %s, for %s · %s", moment(next.at, loc),
+				orMissing(short(titleOf(bk.EventType, next.types))), orMissing(short(bk.BookerName.String))))
 		default:
 			lines = append(lines, "Next reminder: "+moment(next.at, loc)+".")
 		}
@@ -677,9 +677,10 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	if d.Late {
 		head += " bookbot could not remind you earlier."
 	}
-	body := fmt.Sprintf("%s\n*%s*\nWith %s · %s", head, span(bk.Start, bk.End, loc), orMissing(name), code(bk.ID))
+	body := fmt.Sprintf("%s\n*%s*\nWith %s", head, span(bk.Start, bk.End, loc), orMissing(name))
 	return message{Text: text, Blocks: []slack.Block{
 		section(body),
+		contextLine(bookingID(bk.ID)),
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
 			cancelButton(bk.ID),
@@ -759,12 +760,12 @@ const minParts = 60
 func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
 	used := 0
 	for i, bk := range day {
-		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + code(bk.ID)
+		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
 		budget := max(avail/len(day)-len(fixed), minParts)
 		title := orMissing(short(titleOf(bk.EventType, types)))
 		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
 		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
-		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, code(bk.ID))
+		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
 		if used+len(line)+1 > avail {
 			return lines, len(day) - i
 		}

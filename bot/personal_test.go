@@ -77,7 +77,7 @@ func TestRemindAndAgendaCommands(t *testing.T) {
 
 	r := h.command(ada, "remind 15m")
 	text := textOf(r.Blocks)
-	for _, want := range []string{"Reminders on.", "15 minutes before each booking", "Next reminder: Tue 24 Mar, 08:45 CET", firstBooking, "Europe/Berlin — your Slack time zone"} {
+	for _, want := range []string{"Reminders on.", "15 minutes before each booking", "Next reminder: Tue 24 Mar, 08:45 CET, for Intro call · Ada Lovelace", "Europe/Berlin — your Slack time zone"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the reply lacks %q:\n%s", want, text)
 		}
@@ -276,7 +276,7 @@ func TestTodayCommand(t *testing.T) {
 	})
 	r = h.command(ada, "today")
 	text := textOf(r.Blocks)
-	for _, want := range []string{"Today, Mon 23 Mar", "15:00–15:30 CET  Consultation · &lt;!channel&gt; Eve &amp; *co* · `" + id + "`", "1 booking"} {
+	for _, want := range []string{"Today, Mon 23 Mar", "15:00–15:30 CET  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + id, "1 booking"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("today lacks %q:\n%s", want, text)
 		}
@@ -516,7 +516,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
-	for _, w := range []string{"Your day: Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · `" + bk.ID + "`", "America/New_York"} {
+	for _, w := range []string{"Your day: Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the agenda lacks %q:\n%s", w, text)
 		}

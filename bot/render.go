@@ -118,6 +118,11 @@ func escape(s string) string { return escaper.Replace(plaintext.Line(s)) }
 // code span early.
 func code(s string) string { return "`" + escape(strings.ReplaceAll(s, "`", "ˋ")) + "`" }
 
+// bookingID is a booking's ID where it is named for search and support:
+// plain, as the last and quietest thing on its line. A backtick is shown
+// as code() shows it, so that none starts a code span.
+func bookingID(id string) string { return "ID " + escape(strings.ReplaceAll(id, "`", "ˋ")) }
+
 // mention is a Slack user by ID, as a mention.
 func mention(userID string) string { return "<@" + escape(userID) + ">" }
 
