@@ -553,6 +553,9 @@ func (c *Console) messageHeading(m slacktest.Message) string {
 		if m.Channel == c.User || m.Channel == c.Slack.DMChannel(c.User) {
 			return "── bookbot, in your DMs ──"
 		}
+		if m.ThreadTS != "" && m.Broadcast {
+			return "── bookbot in channel " + m.Channel + ", in the thread of " + m.ThreadTS + " and also sent to the channel ──"
+		}
 		if m.ThreadTS != "" {
 			return "── bookbot in channel " + m.Channel + ", in the thread of " + m.ThreadTS + " ──"
 		}
