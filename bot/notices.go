@@ -276,7 +276,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	var text, fallback string
 	switch n.Kind {
 	case notices.Cancelled:
-		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeWhere(n.By, "outside Slack", now, zone), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
+		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeBy(n.By, "outside Slack"), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
 		fallback = "Cancelled"
 	case notices.Moved:
 		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), noticeName(n), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
@@ -371,17 +371,26 @@ func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []burs
 	return out
 }
 
-// madeWhere says where a change was made: "by @alice in Slack" when it went
+// madeBy says where a change was made: "by @alice in Slack" when it went
 // through bookbot, otherwise elsewhere (outside names where).
-func madeWhere(by *notices.By, outside string, now time.Time, zone *time.Location) string {
+func madeBy(by *notices.By, outside string) string {
 	switch {
 	case by != nil && by.Actor != "":
-		return fmt.Sprintf("by %s in Slack, %s", mention(by.Actor), moment(by.At, zone))
+		return "by " + mention(by.Actor) + " in Slack"
 	case by != nil:
-		return "in Slack, " + moment(by.At, zone)
+		return "in Slack"
 	default:
+		return outside
+	}
+}
+
+// madeWhere is madeBy and when: when it was made through bookbot, or else
+// when bookbot noticed it. A reply needs no when: it is posted then.
+func madeWhere(by *notices.By, outside string, now time.Time, zone *time.Location) string {
+	if by == nil {
 		return outside + ", noticed " + moment(now, zone)
 	}
+	return madeBy(by, outside) + ", " + moment(by.At, zone)
 }
 
 func noticeTitle(n notices.Notice) string {
