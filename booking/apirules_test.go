@@ -257,6 +257,42 @@ func TestAPIRuleCreatedWithoutBookingIsNotConfirmed(t *testing.T) {
 	}
 }
 
+// §4 POST /bookings: the answer is {booking: Receipt or null}. booking null
+// says the flow is not supported (NotConfirmed); a 201 without a booking
+// key says nothing of the kind, so it is an unclear answer, settled by
+// listing like a dropped one: confirmed when the list shows the booking,
+// for a person to check when it does not.
+func TestAPIRuleCreatedWithoutBookingKeyIsUnclear(t *testing.T) {
+	t.Parallel()
+	listed := entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "ada@example.com")
+	tests := []struct {
+		body   string
+		listed func() string
+		want   booking.Outcome
+	}{
+		{`{"booking":null}`, nil, booking.NotConfirmed},
+		{`{}`, nil, booking.ProbablyNotBooked},
+		{`{"error":"upstream timeout"}`, nil, booking.ProbablyNotBooked},
+		{`null`, nil, booking.ProbablyNotBooked},
+		{`{}`, listOf(listed), booking.Confirmed},
+	}
+	for _, tt := range tests {
+		f := newFakeAPI(t)
+		f.create = answer(201, tt.body)
+		f.listed = tt.listed
+		res := f.book(t)
+		if res.Outcome != tt.want {
+			t.Errorf("201 %s, listed %v: outcome %s, want %s; seen %q", tt.body, tt.listed != nil, res.Outcome, tt.want, res.Seen)
+		}
+		if tt.want != booking.NotConfirmed && !errors.Is(res.Err, booking.ErrBadResponse) {
+			t.Errorf("201 %s: Err = %v, want ErrBadResponse", tt.body, res.Err)
+		}
+		if n := f.postCount(); n != 1 {
+			t.Errorf("201 %s: POST /bookings calls = %d, want 1", tt.body, n)
+		}
+	}
+}
+
 // §4 cancel: the body is empty (and not JSON), the ID goes into the path
 // exactly, and a repeat cancel of an already-cancelled booking, answered
 // 200 {cancelled: true} again, is Cancelled, not an error. The list, which

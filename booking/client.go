@@ -291,6 +291,11 @@ func (c *Client) retryAfter(ctx context.Context, n int, err error) (time.Duratio
 		reason = "429"
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 500:
 		reason = strconv.Itoa(apiErr.StatusCode)
+	case errors.As(err, &apiErr) && apiErr.StatusCode/100 == 2:
+		// A success the client cannot read ({"error":"upstream timeout"},
+		// an HTML page, a body cut short) is what a proxy or an upstream
+		// answers for a moment, as with a 5xx; a read is safe to repeat.
+		reason = strconv.Itoa(apiErr.StatusCode) + " that could not be read"
 	case errors.Is(err, ErrTransport):
 		reason = "transport: " + errors.Unwrap(err).Error()
 	default:
@@ -357,6 +362,11 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Sample: sanitize(raw, key)}
+	}
+	if s, ok := out.(shaped); ok {
+		if lacks := s.misshapen(); lacks != "" {
+			return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Lacks: lacks, Sample: sanitize(raw, key)}
+		}
 	}
 	return resp.StatusCode, nil
 }

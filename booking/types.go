@@ -152,8 +152,11 @@ type (
 		StartsAt  string `json:"starts_at"`
 		EndsAt    string `json:"ends_at"`
 	}
+	// wireCreated is a create's answer: booking null is one the API
+	// documents (a flow it does not support), no booking key at all is not.
 	wireCreated struct {
-		Booking *wireReceipt `json:"booking"`
+		Booking *wireReceipt
+		has     bool // the answer had a booking key, null or not
 	}
 	wireBooking struct {
 		BookingID   string  `json:"booking_id"`
@@ -175,6 +178,44 @@ type (
 		Status *int   `json:"status"`
 	}
 )
+
+// shaped is a wire answer that says whether it had the shape the API text
+// gives it. json.Unmarshal leaves a missing or null field at its zero
+// value, and a list read so is empty: {"error":"upstream timeout"} with
+// status 200 would say that every booking is gone.
+type shaped interface {
+	// misshapen says what the answer lacks, "" when it lacks nothing.
+	misshapen() string
+}
+
+// An empty array decodes to an empty slice, missing and null to nil.
+func (w *wireEventTypes) misshapen() string { return missing(w.EventTypes == nil, "event_types") }
+func (w *wireSlots) misshapen() string      { return missing(w.Slots == nil, "slots") }
+func (w *wireBookings) misshapen() string   { return missing(w.Bookings == nil, "bookings") }
+func (w *wireCreated) misshapen() string {
+	if !w.has {
+		return `no "booking" key`
+	}
+	return ""
+}
+
+func missing(absent bool, array string) string {
+	if absent {
+		return fmt.Sprintf("no %q array", array)
+	}
+	return ""
+}
+
+func (w *wireCreated) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Booking json.RawMessage `json:"booking"` // "null" when null, nil when absent
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || raw.Booking == nil {
+		return err
+	}
+	w.has = true
+	return json.Unmarshal(raw.Booking, &w.Booking)
+}
 
 func (w wireSlot) slot(eventType string) (Slot, error) {
 	start, err := parseTime("slot start", w.Start)

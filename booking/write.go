@@ -336,7 +336,7 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
 		res.Outcome = Rejected
 		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
-	default: // 5xx, a 2xx that is not JSON, a timeout or a dropped connection
+	default: // 5xx, a 2xx that is not the JSON asked for (no booking key, say), a timeout or a dropped connection
 		res.saw("POST /bookings gave no clear answer: %v", err)
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	}
