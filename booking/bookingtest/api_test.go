@@ -548,3 +548,27 @@ func TestListBookings(t *testing.T) {
 		}
 	})
 }
+
+// Every answer is dated by the sandbox's clock, as the service dates its
+// answers by its own: a client reads the service's clock from it, and
+// what "upcoming" means follows that clock, not the client's.
+func TestAnswersAreDatedByTheSandboxClock(t *testing.T) {
+	t.Parallel()
+	srv, clock := newTestServer(t)
+	clock.Advance(4*time.Minute + 700*time.Millisecond)
+	want := "Mon, 23 Mar 2026 10:11:00 GMT"
+	srv.FailNext(EndpointSlots, HTMLError(http.StatusServiceUnavailable)) // a fault's answer is dated too
+	for _, path := range []string{"/api/v1/bookings", "/api/v1/event-types", "/api/v1/slots?event_type=intro-call"} {
+		key := DemoKey
+		if path == "/api/v1/event-types" {
+			key = "" // a 401 is dated too
+		}
+		r, err := trySend(t, srv.Client(), srv.URL, key, "GET", path, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.header.Get("Date"); got != want {
+			t.Errorf("GET %s (%d): Date %q, want %q", path, r.status, got, want)
+		}
+	}
+}

@@ -459,12 +459,15 @@ func notBooked(status, bodyStatus int) reply {
 	return jsonReply(status, errorBody{Error: "not booked", Status: bodyStatus})
 }
 
-// send records the status in the log and writes rep.
+// send records the status in the log and writes rep, dated by the
+// sandbox's clock, as the service dates its answers by its own.
 func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
 	s.lock()
 	req.Status = rep.status
+	now := s.now()
 	s.mu.Unlock()
 	h := w.Header()
+	h.Set("Date", now.UTC().Format(http.TimeFormat))
 	if rep.contentType == "" {
 		h["Content-Type"] = nil // stops net/http from sniffing one
 	} else {
