@@ -47,6 +47,7 @@ type Client struct {
 	dryRun    bool
 	lists     sharedList[Booking]
 	types     sharedList[EventType]
+	clock     apiClock
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -80,7 +81,8 @@ func WithBackoff(b Backoff) Option { return func(c *Client) { c.backoff = b } }
 // limits need a limiter they share. A nil l keeps the default.
 func WithLimiter(l Limiter) Option { return func(c *Client) { c.limiter = l } }
 
-// WithClock sets the clock used to refuse slots that have already started.
+// WithClock sets the clock used to refuse slots that have already started,
+// and against which the booking API's clock is measured (see Skew).
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
 
 // WithSleep replaces the wait between read retries; tests use it to record
@@ -334,13 +336,14 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 
-	start := time.Now()
+	start, sent := time.Now(), c.now()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.observer.Request(ep.name, 0, time.Since(start))
 		return 0, c.transportError(ctx, ep, err)
 	}
 	defer resp.Body.Close()
+	c.measureClock(ctx, resp.Header.Get("Date"), sent, c.now())
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	took := time.Since(start)
 	c.observer.Request(ep.name, resp.StatusCode, took)
