@@ -673,3 +673,76 @@ func TestAPIRuleReadRetriesAreJittered(t *testing.T) {
 		t.Errorf("waits %v all alike: no jitter", waits)
 	}
 }
+
+// The real service keeps a booking's ID when its attendee reschedules it
+// and lists it with event_type null from then on. Bookings gives it the
+// event type it last listed for that ID; a booking it never listed with
+// one (a legacy record) stays null.
+func TestBookingsKeepTheEventTypeOfARescheduledBooking(t *testing.T) {
+	t.Parallel()
+	const later = "2026-03-25T09:00:00Z"
+	var (
+		mu   sync.Mutex
+		list string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		reply(w, 200, list)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := booking.NewClient(srv.URL, mustKey(t, "live_8c1f.region-eu.secretpart"), booking.WithClock(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := func(id, event, start string) string {
+		return entry(id, event, start, start, "ada@example.com")
+	}
+	untyped := func(id, start string) string {
+		return strings.Replace(typed(id, "x", start), `"event_type":"x"`, `"event_type":null`, 1)
+	}
+	read := func(entries ...string) map[string]booking.NullString {
+		t.Helper()
+		mu.Lock()
+		list = `{"bookings":[` + strings.Join(entries, ",") + `]}`
+		mu.Unlock()
+		got, err := c.Bookings(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := map[string]booking.NullString{}
+		for _, b := range got {
+			types[b.ID] = b.EventType
+		}
+		return types
+	}
+
+	read(typed("moved", "consultation", fakeSlotStart), untyped("legacy", fakeSlotStart))
+	got := read(untyped("moved", later), untyped("legacy", later))
+	if got["moved"] != booking.Some("consultation") {
+		t.Errorf("the rescheduled booking's event type = %+v, want consultation as listed before", got["moved"])
+	}
+	if got["legacy"].Valid {
+		t.Errorf("a booking never listed with an event type got %+v", got["legacy"])
+	}
+	if got := read(untyped("moved", later)); got["moved"] != booking.Some("consultation") {
+		t.Errorf("listed null twice: %+v, want consultation still", got["moved"])
+	}
+	// One list that leaves it out for a moment does not make the next
+	// forget it.
+	read()
+	if got := read(untyped("moved", later)); got["moved"] != booking.Some("consultation") {
+		t.Errorf("after one list without it: %+v, want consultation still", got["moved"])
+	}
+	// Two lists without it, and it is forgotten: what is kept is bounded.
+	read()
+	read()
+	if got := read(untyped("moved", later)); got["moved"].Valid {
+		t.Errorf("after two lists without it: %+v, want null", got["moved"])
+	}
+	// A listed event type wins over what was seen.
+	read(typed("retyped", "intro-call", fakeSlotStart))
+	if got := read(typed("retyped", "deep-dive", later)); got["retyped"] != booking.Some("deep-dive") {
+		t.Errorf("listed deep-dive, got %+v", got["retyped"])
+	}
+}

@@ -48,6 +48,7 @@ type Client struct {
 	lists     sharedList[Booking]
 	types     sharedList[EventType]
 	clock     apiClock
+	seenTypes seenTypes
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -205,6 +206,10 @@ func (c *Client) Slots(ctx context.Context, eventType string) ([]Slot, error) {
 // Bookings lists up to MaxListed upcoming confirmed bookings, ordered by
 // start (GET /bookings). A list of MaxListed may be incomplete. Calls made
 // while a list is being fetched share its answer (see sharedList).
+//
+// The API lists a booking its attendee rescheduled with a null event type.
+// Such a booking gets the event type this client last listed for its ID;
+// one it never listed with one (a legacy record) stays null.
 func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
 	list, err := c.lists.do(ctx, c.bookings)
 	if err != nil && err == ctx.Err() {
@@ -230,6 +235,7 @@ func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
 		}
 		list = append(list, b)
 	}
+	c.seenTypes.fill(list)
 	return list, nil
 }
 
