@@ -746,3 +746,42 @@ func TestBookingsKeepTheEventTypeOfARescheduledBooking(t *testing.T) {
 		t.Errorf("listed deep-dive, got %+v", got["retyped"])
 	}
 }
+
+// Against the sandbox, whose attendee reschedule lists the booking with
+// event_type null as the real service does.
+func TestBookingsKeepTheEventTypeAfterAnAttendeeReschedule(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "consultation")
+	id, err := srv.BookAsAttendee(bookingtest.DemoOwner, "consultation", slot.Start, "Ada Lovelace", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	to := srv.Slots(bookingtest.DemoOwner, "consultation")[3].Start
+	if err := srv.MoveAsAttendee(id, to); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list {
+		if b.ID == id && (!b.Start.Equal(to) || b.EventType != booking.Some("consultation")) {
+			t.Errorf("moved booking listed as %+v, want at %v, still a consultation", b, to)
+		}
+	}
+	// A client that never listed it before the move cannot know.
+	fresh := clientAt(t, srv.URL, srv)
+	list, err = fresh.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list {
+		if b.ID == id && b.EventType.Valid {
+			t.Errorf("a client that never saw its event type lists %+v", b.EventType)
+		}
+	}
+}

@@ -225,6 +225,10 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 		if !b.Start.After(now) {
 			continue // upcoming means not started: one in progress is left out
 		}
+		eventType := b.EventType
+		if b.Rescheduled {
+			eventType = nil
+		}
 		out = append(out, bookingJSON{
 			BookingID:   b.ID,
 			StartsAt:    listTime(b.Start),
@@ -232,7 +236,7 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 			Status:      "confirmed",
 			BookerName:  b.BookerName,
 			BookerEmail: b.BookerEmail,
-			EventType:   b.EventType,
+			EventType:   eventType,
 		})
 	}
 	return jsonReply(http.StatusOK, struct {

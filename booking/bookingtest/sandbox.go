@@ -139,6 +139,10 @@ type Booking struct {
 	BookerName  *string
 	BookerEmail *string
 	Cancelled   bool
+	// Rescheduled: the attendee moved it (see [Sandbox.MoveAsAttendee]).
+	// Upstream lists such a booking with event_type null from then on,
+	// though it still belongs to its event type.
+	Rescheduled bool
 
 	// What the create request carried besides the above, for assertions.
 	BookerTZ       string
