@@ -22,8 +22,8 @@ import (
 	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
-// fakeAPI is a hand-written booking API with one slot of "intro-call" at
-// 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
+// fakeAPI is a hand-written booking API, on the fixed clock, with one slot
+// of "intro-call" at 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
 // a create has been sent, and is listed() after.
 type fakeAPI struct {
 	t       *testing.T
@@ -54,6 +54,8 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// Its clock is the client's (fixed), as the service's is a real one's.
+	w.Header().Set("Date", fixed().UTC().Format(http.TimeFormat))
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/api/v1/slots":
 		reply(w, 200, f.slots)

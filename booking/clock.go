@@ -29,6 +29,13 @@ func (c *Client) Skew() (d time.Duration, ok bool) {
 	return time.Duration(c.clock.skew.Load()), true
 }
 
+// apiNow is the time by the API's clock, as far as its answers told: the
+// list shows only bookings that have not started by it.
+func (c *Client) apiNow() time.Time {
+	d, _ := c.Skew()
+	return c.now().Add(d)
+}
+
 // measureClock reads the API's clock from an answer's Date header, sent and
 // received being the client's clock when the request went and the answer
 // came. A missing or unreadable Date says nothing and changes nothing.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
 // dateServer answers every GET /bookings with an empty list and the Date
@@ -161,5 +162,62 @@ func TestSkewOfTheSandbox(t *testing.T) {
 	}
 	if d, ok := c.Skew(); !ok || (d-4*time.Minute).Abs() > time.Second {
 		t.Errorf("Skew() = %v, %v; want 4m (±1s), true", d, ok)
+	}
+}
+
+// aheadSandbox is a sandbox whose clock runs 4 minutes ahead of the
+// client's, behind a front that moves both clocks by inFlight() while a
+// write is being sent; the client is on the behind clock.
+func aheadSandbox(t *testing.T, inFlight func() time.Duration) (*booking.Client, *bookingtest.Server, *fakeclock.Clock) {
+	t.Helper()
+	clock := fakeclock.New(monday)
+	srv := bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time { return clock.Now().Add(4 * time.Minute) }))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			clock.Advance(inFlight())
+		}
+		srv.Sandbox.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return clientAt(t, front.URL, srv, booking.WithClock(clock.Now)), srv, clock
+}
+
+// The list leaves a booking out once it has started by the API's clock. A
+// cancel whose answer was lost, of a booking that started there meanwhile
+// though not yet here, is not settled as cancelled by its absence.
+func TestCancelSettledByTheAPIClock(t *testing.T) {
+	t.Parallel()
+	c, srv, _ := aheadSandbox(t, func() time.Duration { return 2 * time.Minute })
+	id := srv.AddBooking(bookingtest.DemoOwner, booking30(monday.Add(5*time.Minute))) // in 1 minute there, in 5 here
+	srv.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Verified {
+		t.Errorf("cancel = %s verified %v, want unknown: it started by the API's clock, so the list cannot tell; seen %q", res.Outcome, res.Verified, res.Seen)
+	}
+	if cancelledInSandbox(t, srv, id) {
+		t.Error("the sandbox holds it cancelled")
+	}
+}
+
+// The same for a create whose answer was lost: a slot that started by the
+// API's clock cannot be in the list, whatever the create did.
+func TestCreateSettledByTheAPIClock(t *testing.T) {
+	t.Parallel()
+	var slot booking.Slot
+	c, srv, _ := aheadSandbox(t, func() time.Duration {
+		// Past the slot's start there, not yet here.
+		return slot.Start.Sub(monday.Add(4*time.Minute)) + time.Minute
+	})
+	slot = firstSlot(t, c, "consultation")
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown {
+		t.Errorf("create = %s, want unknown: the slot started by the API's clock, so the list cannot tell; seen %q", res.Outcome, res.Seen)
 	}
 }
