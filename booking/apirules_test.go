@@ -22,8 +22,8 @@ import (
 	"github.com/bookbot/bookbot/internal/fakeclock"
 )
 
-// fakeAPI is a hand-written booking API with one slot of "intro-call" at
-// 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
+// fakeAPI is a hand-written booking API, on the fixed clock, with one slot
+// of "intro-call" at 09:00–09:15 UTC on the day after monday. Its bookings list is empty until
 // a create has been sent, and is listed() after.
 type fakeAPI struct {
 	t       *testing.T
@@ -54,6 +54,8 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// Its clock is the client's (fixed), as the service's is a real one's.
+	w.Header().Set("Date", fixed().UTC().Format(http.TimeFormat))
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/api/v1/slots":
 		reply(w, 200, f.slots)
@@ -253,6 +255,42 @@ func TestAPIRuleCreatedWithoutBookingIsNotConfirmed(t *testing.T) {
 		res := f.book(t)
 		if res.Outcome == booking.Confirmed || res.Verified || res.Receipt != nil {
 			t.Errorf("201 %s: result = %+v", body, res)
+		}
+	}
+}
+
+// §4 POST /bookings: the answer is {booking: Receipt or null}. booking null
+// says the flow is not supported (NotConfirmed); a 201 without a booking
+// key says nothing of the kind, so it is an unclear answer, settled by
+// listing like a dropped one: confirmed when the list shows the booking,
+// for a person to check when it does not.
+func TestAPIRuleCreatedWithoutBookingKeyIsUnclear(t *testing.T) {
+	t.Parallel()
+	listed := entry("bk-1", "intro-call", fakeSlotStart, fakeSlotEnd, "ada@example.com")
+	tests := []struct {
+		body   string
+		listed func() string
+		want   booking.Outcome
+	}{
+		{`{"booking":null}`, nil, booking.NotConfirmed},
+		{`{}`, nil, booking.ProbablyNotBooked},
+		{`{"error":"upstream timeout"}`, nil, booking.ProbablyNotBooked},
+		{`null`, nil, booking.ProbablyNotBooked},
+		{`{}`, listOf(listed), booking.Confirmed},
+	}
+	for _, tt := range tests {
+		f := newFakeAPI(t)
+		f.create = answer(201, tt.body)
+		f.listed = tt.listed
+		res := f.book(t)
+		if res.Outcome != tt.want {
+			t.Errorf("201 %s, listed %v: outcome %s, want %s; seen %q", tt.body, tt.listed != nil, res.Outcome, tt.want, res.Seen)
+		}
+		if tt.want != booking.NotConfirmed && !errors.Is(res.Err, booking.ErrBadResponse) {
+			t.Errorf("201 %s: Err = %v, want ErrBadResponse", tt.body, res.Err)
+		}
+		if n := f.postCount(); n != 1 {
+			t.Errorf("201 %s: POST /bookings calls = %d, want 1", tt.body, n)
 		}
 	}
 }
@@ -635,5 +673,117 @@ func TestAPIRuleReadRetriesAreJittered(t *testing.T) {
 	}
 	if slices.Min(waits) == slices.Max(waits) {
 		t.Errorf("waits %v all alike: no jitter", waits)
+	}
+}
+
+// The real service keeps a booking's ID when its attendee reschedules it
+// and lists it with event_type null from then on. Bookings gives it the
+// event type it last listed for that ID; a booking it never listed with
+// one (a legacy record) stays null.
+func TestBookingsKeepTheEventTypeOfARescheduledBooking(t *testing.T) {
+	t.Parallel()
+	const later = "2026-03-25T09:00:00Z"
+	var (
+		mu   sync.Mutex
+		list string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		reply(w, 200, list)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := booking.NewClient(srv.URL, mustKey(t, "live_8c1f.region-eu.secretpart"), booking.WithClock(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := func(id, event, start string) string {
+		return entry(id, event, start, start, "ada@example.com")
+	}
+	untyped := func(id, start string) string {
+		return strings.Replace(typed(id, "x", start), `"event_type":"x"`, `"event_type":null`, 1)
+	}
+	read := func(entries ...string) map[string]booking.NullString {
+		t.Helper()
+		mu.Lock()
+		list = `{"bookings":[` + strings.Join(entries, ",") + `]}`
+		mu.Unlock()
+		got, err := c.Bookings(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := map[string]booking.NullString{}
+		for _, b := range got {
+			types[b.ID] = b.EventType
+		}
+		return types
+	}
+
+	read(typed("moved", "consultation", fakeSlotStart), untyped("legacy", fakeSlotStart))
+	got := read(untyped("moved", later), untyped("legacy", later))
+	if got["moved"] != booking.Some("consultation") {
+		t.Errorf("the rescheduled booking's event type = %+v, want consultation as listed before", got["moved"])
+	}
+	if got["legacy"].Valid {
+		t.Errorf("a booking never listed with an event type got %+v", got["legacy"])
+	}
+	if got := read(untyped("moved", later)); got["moved"] != booking.Some("consultation") {
+		t.Errorf("listed null twice: %+v, want consultation still", got["moved"])
+	}
+	// One list that leaves it out for a moment does not make the next
+	// forget it.
+	read()
+	if got := read(untyped("moved", later)); got["moved"] != booking.Some("consultation") {
+		t.Errorf("after one list without it: %+v, want consultation still", got["moved"])
+	}
+	// Two lists without it, and it is forgotten: what is kept is bounded.
+	read()
+	read()
+	if got := read(untyped("moved", later)); got["moved"].Valid {
+		t.Errorf("after two lists without it: %+v, want null", got["moved"])
+	}
+	// A listed event type wins over what was seen.
+	read(typed("retyped", "intro-call", fakeSlotStart))
+	if got := read(typed("retyped", "deep-dive", later)); got["retyped"] != booking.Some("deep-dive") {
+		t.Errorf("listed deep-dive, got %+v", got["retyped"])
+	}
+}
+
+// Against the sandbox, whose attendee reschedule lists the booking with
+// event_type null as the real service does.
+func TestBookingsKeepTheEventTypeAfterAnAttendeeReschedule(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "consultation")
+	id, err := srv.BookAsAttendee(bookingtest.DemoOwner, "consultation", slot.Start, "Ada Lovelace", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	to := srv.Slots(bookingtest.DemoOwner, "consultation")[3].Start
+	if err := srv.MoveAsAttendee(id, to); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list {
+		if b.ID == id && (!b.Start.Equal(to) || b.EventType != booking.Some("consultation")) {
+			t.Errorf("moved booking listed as %+v, want at %v, still a consultation", b, to)
+		}
+	}
+	// A client that never listed it before the move cannot know.
+	fresh := clientAt(t, srv.URL, srv)
+	list, err = fresh.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list {
+		if b.ID == id && b.EventType.Valid {
+			t.Errorf("a client that never saw its event type lists %+v", b.EventType)
+		}
 	}
 }

@@ -47,6 +47,8 @@ type Client struct {
 	dryRun    bool
 	lists     sharedList[Booking]
 	types     sharedList[EventType]
+	clock     apiClock
+	seenTypes seenTypes
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -80,7 +82,8 @@ func WithBackoff(b Backoff) Option { return func(c *Client) { c.backoff = b } }
 // limits need a limiter they share. A nil l keeps the default.
 func WithLimiter(l Limiter) Option { return func(c *Client) { c.limiter = l } }
 
-// WithClock sets the clock used to refuse slots that have already started.
+// WithClock sets the clock used to refuse slots that have already started,
+// and against which the booking API's clock is measured (see Skew).
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
 
 // WithSleep replaces the wait between read retries; tests use it to record
@@ -203,6 +206,10 @@ func (c *Client) Slots(ctx context.Context, eventType string) ([]Slot, error) {
 // Bookings lists up to MaxListed upcoming confirmed bookings, ordered by
 // start (GET /bookings). A list of MaxListed may be incomplete. Calls made
 // while a list is being fetched share its answer (see sharedList).
+//
+// The API lists a booking its attendee rescheduled with a null event type.
+// Such a booking gets the event type this client last listed for its ID;
+// one it never listed with one (a legacy record) stays null.
 func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
 	list, err := c.lists.do(ctx, c.bookings)
 	if err != nil && err == ctx.Err() {
@@ -228,6 +235,7 @@ func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
 		}
 		list = append(list, b)
 	}
+	c.seenTypes.fill(list)
 	return list, nil
 }
 
@@ -291,6 +299,11 @@ func (c *Client) retryAfter(ctx context.Context, n int, err error) (time.Duratio
 		reason = "429"
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 500:
 		reason = strconv.Itoa(apiErr.StatusCode)
+	case errors.As(err, &apiErr) && apiErr.StatusCode/100 == 2:
+		// A success the client cannot read ({"error":"upstream timeout"},
+		// an HTML page, a body cut short) is what a proxy or an upstream
+		// answers for a moment, as with a 5xx; a read is safe to repeat.
+		reason = strconv.Itoa(apiErr.StatusCode) + " that could not be read"
 	case errors.Is(err, ErrTransport):
 		reason = "transport: " + errors.Unwrap(err).Error()
 	default:
@@ -329,13 +342,14 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 
-	start := time.Now()
+	start, sent := time.Now(), c.now()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.observer.Request(ep.name, 0, time.Since(start))
 		return 0, c.transportError(ctx, ep, err)
 	}
 	defer resp.Body.Close()
+	c.measureClock(ctx, resp.Header.Get("Date"), sent, c.now())
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	took := time.Since(start)
 	c.observer.Request(ep.name, resp.StatusCode, took)
@@ -357,6 +371,11 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Sample: sanitize(raw, key)}
+	}
+	if s, ok := out.(shaped); ok {
+		if lacks := s.misshapen(); lacks != "" {
+			return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Lacks: lacks, Sample: sanitize(raw, key)}
+		}
 	}
 	return resp.StatusCode, nil
 }

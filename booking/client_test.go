@@ -236,6 +236,95 @@ func TestErrorResponses(t *testing.T) {
 	}
 }
 
+// A 200 that is JSON but not the list asked for is a failed read, never
+// an empty list: read as one, {"error":"upstream timeout"} would say that
+// every booking was cancelled.
+func TestListWithoutItsArrayIsBadResponse(t *testing.T) {
+	t.Parallel()
+	reads := []struct {
+		array string
+		read  func(context.Context, *Client) (int, error)
+	}{
+		{"event_types", func(ctx context.Context, c *Client) (int, error) {
+			l, err := c.EventTypes(ctx)
+			return len(l), err
+		}},
+		{"slots", func(ctx context.Context, c *Client) (int, error) {
+			l, err := c.Slots(ctx, "intro-call")
+			return len(l), err
+		}},
+		{"bookings", func(ctx context.Context, c *Client) (int, error) {
+			l, err := c.Bookings(ctx)
+			return len(l), err
+		}},
+	}
+	for _, r := range reads {
+		bad := []string{
+			`{}`, `{"error":"upstream timeout"}`, `{"error":"upstream timeout for ` + testKey + `"}`,
+			`null`, `[]`, `"x"`, `0`,
+			`{"ARRAY":null}`, `{"ARRAY":{}}`, `{"ARRAY":"x"}`, `{"ARRAY":1}`,
+		}
+		for _, body := range bad {
+			body = strings.ReplaceAll(body, "ARRAY", r.array)
+			t.Run(r.array+" "+body, func(t *testing.T) {
+				t.Parallel()
+				c, _ := setup(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, body) },
+					WithBackoff(Backoff{Attempts: 1}))
+				n, err := r.read(t.Context(), c)
+				if !errors.Is(err, ErrBadResponse) {
+					t.Fatalf("200 %s read as %d entries, err %v; want ErrBadResponse", body, n, err)
+				}
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != 200 || apiErr.Sample == "" {
+					t.Errorf("err = %#v, want an APIError with the status and a sample of the body", err)
+				}
+				if strings.Contains(err.Error(), testKey) {
+					t.Errorf("the error shows the key: %v", err)
+				}
+			})
+		}
+		t.Run(r.array+" empty", func(t *testing.T) {
+			t.Parallel()
+			c, _ := setup(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, `{"`+r.array+`":[]}`) })
+			if n, err := r.read(t.Context(), c); n != 0 || err != nil {
+				t.Errorf("an empty %s array = %d entries, %v; want none and no error", r.array, n, err)
+			}
+		})
+	}
+}
+
+// A success the client cannot read is retried as a 5xx is: a proxy or an
+// upstream answers one for a moment. The error names what was missing.
+func TestListWithoutItsArrayIsRetried(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	calls := 0
+	c, sl := setup(t, func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			writeJSON(w, 200, `{"error":"upstream timeout"}`)
+			return
+		}
+		writeJSON(w, 200, `{"bookings":[]}`)
+	})
+	if _, err := c.Bookings(t.Context()); err != nil {
+		t.Fatalf("err = %v, want the retry's answer", err)
+	}
+	if calls != 2 || len(sl.waits()) != 1 {
+		t.Errorf("calls = %d, waits = %v; want a second call after one wait", calls, sl.waits())
+	}
+
+	c, _ = setup(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, `{"error":"upstream timeout"}`) },
+		WithBackoff(Backoff{Attempts: 2}))
+	_, err := c.Bookings(t.Context())
+	if want := `booking API: GET /bookings: 200 OK, no "bookings" array, body: "{\"error\":\"upstream timeout\"}"`; err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
 func TestNonJSONSuccessIsBadResponse(t *testing.T) {
 	t.Parallel()
 	c, _ := setup(t, func(w http.ResponseWriter, r *http.Request) {

@@ -37,6 +37,7 @@ type APIError struct {
 	BodyStatus int           // the body's "status" (the form handler's), 0 when absent
 	RetryAfter time.Duration // from a 429's Retry-After, 0 when absent
 	Sample     string        // a short, sanitized sample of a body that was not the expected JSON
+	Lacks      string        // what a success's JSON lacks, as `no "bookings" array`; "" otherwise
 	Location   string        // a 3xx's target, scheme and host only ("https://api.example.com"); "" when it named none
 }
 
@@ -51,6 +52,9 @@ func (e *APIError) Error() string {
 	}
 	if e.BodyStatus != 0 {
 		fmt.Fprintf(&b, " (form handler status %d)", e.BodyStatus)
+	}
+	if e.Lacks != "" {
+		fmt.Fprintf(&b, ", %s", e.Lacks)
 	}
 	if e.Sample != "" {
 		fmt.Fprintf(&b, ", body: %q", e.Sample)

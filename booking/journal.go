@@ -55,6 +55,9 @@ type Observer interface {
 	// Wrote reports the outcome of a create or cancel, including those held
 	// back by the guard and dry runs.
 	Wrote(op Op, res *Result)
+	// ClockSkew reports the booking API's clock minus bookbot's, each time
+	// an answer's Date header tells it (see Client.Skew).
+	ClockSkew(d time.Duration)
 }
 
 // WithJournal records every create and cancel in j.
@@ -112,3 +115,4 @@ type nopObserver struct{}
 
 func (nopObserver) Request(string, int, time.Duration) {}
 func (nopObserver) Wrote(Op, *Result)                  {}
+func (nopObserver) ClockSkew(time.Duration)            {}

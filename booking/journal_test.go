@@ -24,6 +24,7 @@ type recorder struct {
 	finished []*booking.Result
 	requests []string
 	wrote    []booking.Outcome
+	skews    []time.Duration
 }
 
 func (r *recorder) Begin(ctx context.Context, w booking.Write) (func(*booking.Result), error) {
@@ -50,6 +51,12 @@ func (r *recorder) Request(endpoint string, status int, _ time.Duration) {
 func (r *recorder) Wrote(op booking.Op, res *booking.Result) {
 	r.mu.Lock()
 	r.wrote = append(r.wrote, booking.Outcome(string(op)+":"+string(res.Outcome)))
+	r.mu.Unlock()
+}
+
+func (r *recorder) ClockSkew(d time.Duration) {
+	r.mu.Lock()
+	r.skews = append(r.skews, d)
 	r.mu.Unlock()
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -152,8 +153,11 @@ type (
 		StartsAt  string `json:"starts_at"`
 		EndsAt    string `json:"ends_at"`
 	}
+	// wireCreated is a create's answer: booking null is one the API
+	// documents (a flow it does not support), no booking key at all is not.
 	wireCreated struct {
-		Booking *wireReceipt `json:"booking"`
+		Booking *wireReceipt
+		has     bool // the answer had a booking key, null or not
 	}
 	wireBooking struct {
 		BookingID   string  `json:"booking_id"`
@@ -175,6 +179,44 @@ type (
 		Status *int   `json:"status"`
 	}
 )
+
+// shaped is a wire answer that says whether it had the shape the API text
+// gives it. json.Unmarshal leaves a missing or null field at its zero
+// value, and a list read so is empty: {"error":"upstream timeout"} with
+// status 200 would say that every booking is gone.
+type shaped interface {
+	// misshapen says what the answer lacks, "" when it lacks nothing.
+	misshapen() string
+}
+
+// An empty array decodes to an empty slice, missing and null to nil.
+func (w *wireEventTypes) misshapen() string { return missing(w.EventTypes == nil, "event_types") }
+func (w *wireSlots) misshapen() string      { return missing(w.Slots == nil, "slots") }
+func (w *wireBookings) misshapen() string   { return missing(w.Bookings == nil, "bookings") }
+func (w *wireCreated) misshapen() string {
+	if !w.has {
+		return `no "booking" key`
+	}
+	return ""
+}
+
+func missing(absent bool, array string) string {
+	if absent {
+		return fmt.Sprintf("no %q array", array)
+	}
+	return ""
+}
+
+func (w *wireCreated) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Booking json.RawMessage `json:"booking"` // "null" when null, nil when absent
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || raw.Booking == nil {
+		return err
+	}
+	w.has = true
+	return json.Unmarshal(raw.Booking, &w.Booking)
+}
 
 func (w wireSlot) slot(eventType string) (Slot, error) {
 	start, err := parseTime("slot start", w.Start)
@@ -229,4 +271,42 @@ func (w wireBooking) booking() (Booking, error) {
 		BookerEmail: nullable(w.BookerEmail),
 		EventType:   nullable(w.EventType),
 	}, nil
+}
+
+// seenTypes remembers the event type of each booking the latest lists
+// showed with one, so that a booking listed later with none (as the API
+// lists one its attendee rescheduled) keeps it. It holds the IDs of the
+// last two lists only: bounded, and one list that left bookings out for
+// a moment does not make the next forget them.
+type seenTypes struct {
+	mu         sync.Mutex
+	last, prev map[string]string // event slug by booking ID
+}
+
+// fill gives each booking of list with a null event type the one last seen
+// for its ID, and remembers list's.
+func (s *seenTypes) fill(list []Booking) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]string, len(list))
+	for i := range list {
+		b := &list[i]
+		if !b.EventType.Valid {
+			if slug, ok := s.lookup(b.ID); ok {
+				b.EventType = Some(slug)
+			}
+		}
+		if b.EventType.Valid {
+			seen[b.ID] = b.EventType.String
+		}
+	}
+	s.prev, s.last = s.last, seen
+}
+
+func (s *seenTypes) lookup(id string) (string, bool) {
+	if slug, ok := s.last[id]; ok {
+		return slug, true
+	}
+	slug, ok := s.prev[id]
+	return slug, ok
 }

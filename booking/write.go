@@ -336,7 +336,7 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
 		res.Outcome = Rejected
 		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
-	default: // 5xx, a 2xx that is not JSON, a timeout or a dropped connection
+	default: // 5xx, a 2xx that is not the JSON asked for (no booking key, say), a timeout or a dropped connection
 		res.saw("POST /bookings gave no clear answer: %v", err)
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	}
@@ -461,9 +461,9 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
 		return
 	}
-	if !slot.Start.After(c.now()) {
+	if !slot.Start.After(c.apiNow()) {
 		res.Outcome = Unknown
-		res.saw("the slot has started by now, and GET /bookings lists only bookings that have not started, so it cannot show whether this one was made")
+		res.saw("the slot has started by the booking API's clock, and GET /bookings lists only bookings that have not started, so it cannot show whether this one was made")
 		return
 	}
 	res.Outcome = absent
@@ -536,9 +536,9 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 // settleCancel checks the list after a cancel. res.Outcome is Cancelled when
 // the API said so, and empty when its answer was unclear. start is the
 // booking's start as listed before the cancel, zero when it was not listed
-// then: once it has passed, or when it is not known, the list (upcoming
-// bookings only) may not show the booking either way, so its absence
-// settles nothing.
+// then: once it has passed (by the API's clock, which the list goes by), or
+// when it is not known, the list (upcoming bookings only) may not show the
+// booking either way, so its absence settles nothing.
 func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
@@ -570,7 +570,7 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
 	case start.IsZero():
 		res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)
-	case !start.After(c.now()):
+	case !start.After(c.apiNow()):
 		res.saw("GET /bookings does not list %s, but it started at %s, and the list shows only bookings that have not started", id, start.UTC().Format(time.RFC3339))
 	default:
 		res.Outcome, res.Verified = Cancelled, true

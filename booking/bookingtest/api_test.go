@@ -31,12 +31,14 @@ func TestAuth(t *testing.T) {
 	}{
 		{"missing", nil, `{"error":"missing bearer token"}`},
 		{"wrong key", []string{"Bearer sandbox_wrong_key_000000"}, `{"error":"invalid token"}`},
-		{"no scheme", []string{DemoKey}, `{"error":"missing bearer token"}`},
-		{"basic scheme", []string{"Basic " + DemoKey}, `{"error":"missing bearer token"}`},
+		// Present but not a bearer token: the service calls it invalid.
+		{"no scheme", []string{DemoKey}, `{"error":"invalid token"}`},
+		{"basic scheme", []string{"Basic " + DemoKey}, `{"error":"invalid token"}`},
 		{"extended key", []string{"Bearer " + DemoKey + "0"}, `{"error":"invalid token"}`},
 		{"truncated key", []string{"Bearer " + DemoKey[:len(DemoKey)-1]}, `{"error":"invalid token"}`},
-		{"key with a leading space", []string{"Bearer  " + DemoKey}, `{"error":"invalid token"}`},
+		{"key with a space inside", []string{"Bearer " + DemoKey[:4] + " " + DemoKey[4:]}, `{"error":"invalid token"}`},
 		{"empty key", []string{"Bearer "}, `{"error":"missing bearer token"}`},
+		{"only spaces after the scheme", []string{"bearer     "}, `{"error":"missing bearer token"}`},
 		{"repeated header", []string{"Bearer " + DemoKey, "Bearer " + DemoKey}, `{"error":"missing bearer token"}`},
 	}
 	for _, ep := range endpoints {
@@ -68,18 +70,22 @@ func TestAuth(t *testing.T) {
 	}
 }
 
-// The scheme is matched in any case; the key itself is used intact.
+// The scheme is matched in any case, and spaces around the key are
+// dropped, as the service does; the key itself is used intact.
 func TestAuthSchemeAnyCase(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
-	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
-		t.Run(scheme, func(t *testing.T) {
+	for _, header := range []string{
+		"Bearer " + DemoKey, "bearer " + DemoKey, "BEARER " + DemoKey, "bEaReR " + DemoKey,
+		"bearer    " + DemoKey + "  ", "Bearer  " + DemoKey, "  Bearer " + DemoKey,
+	} {
+		t.Run(strings.ReplaceAll(header, DemoKey, "KEY"), func(t *testing.T) {
 			t.Parallel()
 			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/api/v1/bookings", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Authorization", scheme+" "+DemoKey)
+			req.Header.Set("Authorization", header)
 			r, err := doRequest(srv.Client(), req)
 			if err != nil {
 				t.Fatal(err)
@@ -110,8 +116,7 @@ func TestUnknownRoutes(t *testing.T) {
 		{http.MethodPost, "/api/v1/event-types"},
 		{http.MethodDelete, "/api/v1/bookings"},
 		{http.MethodPut, "/api/v1/bookings"},
-		{http.MethodGet, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001"},
-		{http.MethodGet, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel"},
+		{http.MethodGet, "/api/v1/bookings/"},
 		{http.MethodPost, "/api/v1/bookings//cancel"},
 		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/cancel/"},
 		{http.MethodPost, "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001/reschedule"},
@@ -127,6 +132,36 @@ func TestUnknownRoutes(t *testing.T) {
 				r.want(t, http.StatusNotFound, `{"error":"no such endpoint"}`)
 			})
 		}
+	}
+}
+
+// Any GET under /bookings/ is answered as GET /bookings, as the service
+// does, key check included; under NewServer it still fails the test, as no
+// client should rely on it.
+func TestGetUnderBookingsLists(t *testing.T) {
+	t.Parallel()
+	rec := &recordingTB{TB: t}
+	srv := NewServer(rec, WithClock(fakeclock.New(monday).Now))
+	list := get(t, srv, DemoKey, "/api/v1/bookings")
+	paths := []string{"/api/v1/bookings/x/cancel", "/api/v1/bookings/5eed0000-0000-4000-8000-000000000001", "/api/v1/bookings/x/y/z"}
+	for _, path := range paths {
+		r := get(t, srv, DemoKey, path)
+		if r.status != http.StatusOK || r.text() != list.text() {
+			t.Errorf("GET %s: %d %s, want 200 with the list", path, r.status, r.text())
+		}
+		get(t, srv, "", path).want(t, http.StatusUnauthorized, `{"error":"missing bearer token"}`)
+	}
+	if errs := rec.Errors(); len(errs) != 2*len(paths) || !strings.Contains(errs[0], "GET /api/v1/bookings/x/cancel (answered as GET /bookings, as the service does)") {
+		t.Errorf("errors = %q, want one for each request naming its route", errs)
+	}
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Endpoint == EndpointListBookings {
+			n++
+		}
+	}
+	if n != 1+2*len(paths) {
+		t.Errorf("the log has %d GET /bookings, want %d", n, 1+2*len(paths))
 	}
 }
 
@@ -210,15 +245,17 @@ func TestEventTypes(t *testing.T) {
 		key  string
 		want []wireEventType
 	}{
+		// Sorted by slug, as the service lists them, not in the order
+		// they were made.
 		{DemoKey, []wireEventType{
-			{"sch_1001", "intro-call", "Intro call", 15, "solo"},
+			{"sch_1005", "board-review", "Board review", 45, "collective"},
 			{"sch_1002", "consultation", "Consultation", 30, "solo"},
 			{"sch_1003", "deep-dive", "Deep dive", 60, "solo"},
-			{"sch_1004", "team-sync", "Team sync", 30, "round_robin"},
-			{"sch_1005", "board-review", "Board review", 45, "collective"},
+			{"sch_1001", "intro-call", "Intro call", 15, "solo"},
 			// legacy-demo is removed and not listed.
 			// The API does not tell that office-hours needs email verification.
 			{"sch_1007", "office-hours", "Office hours", 30, "solo"},
+			{"sch_1004", "team-sync", "Team sync", 30, "round_robin"},
 		}},
 		{OtherKey, []wireEventType{{"sch_2001", "other-call", "Other call", 30, "solo"}}},
 	} {
@@ -234,6 +271,24 @@ func TestEventTypes(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("added at runtime", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t)
+		srv.AddEventType(DemoOwner, EventType{Slug: "a-first", Title: "A first", DurationMinutes: 30})
+		srv.AddEventType(DemoOwner, EventType{Slug: "zz-last", Title: "Zz last", DurationMinutes: 30})
+		var body struct {
+			EventTypes []wireEventType `json:"event_types"`
+		}
+		get(t, srv, DemoKey, "/api/v1/event-types").decode(t, &body)
+		var slugs []string
+		for _, et := range body.EventTypes {
+			slugs = append(slugs, et.Slug)
+		}
+		if want := []string{"a-first", "board-review", "consultation", "deep-dive", "intro-call", "office-hours", "team-sync", "zz-last"}; !slices.Equal(slugs, want) {
+			t.Errorf("slugs %q, want %q", slugs, want)
+		}
+	})
 
 	t.Run("removed at runtime", func(t *testing.T) {
 		t.Parallel()
@@ -547,4 +602,28 @@ func TestListBookings(t *testing.T) {
 			t.Errorf("Bookings() = %d, want all 130", n)
 		}
 	})
+}
+
+// Every answer is dated by the sandbox's clock, as the service dates its
+// answers by its own: a client reads the service's clock from it, and
+// what "upcoming" means follows that clock, not the client's.
+func TestAnswersAreDatedByTheSandboxClock(t *testing.T) {
+	t.Parallel()
+	srv, clock := newTestServer(t)
+	clock.Advance(4*time.Minute + 700*time.Millisecond)
+	want := "Mon, 23 Mar 2026 10:11:00 GMT"
+	srv.FailNext(EndpointSlots, HTMLError(http.StatusServiceUnavailable)) // a fault's answer is dated too
+	for _, path := range []string{"/api/v1/bookings", "/api/v1/event-types", "/api/v1/slots?event_type=intro-call"} {
+		key := DemoKey
+		if path == "/api/v1/event-types" {
+			key = "" // a 401 is dated too
+		}
+		r, err := trySend(t, srv.Client(), srv.URL, key, "GET", path, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.header.Get("Date"); got != want {
+			t.Errorf("GET %s (%d): Date %q, want %q", path, r.status, got, want)
+		}
+	}
 }

@@ -82,7 +82,9 @@ func (s *Sandbox) CancelAsAttendee(id string) error {
 
 // MoveAsAttendee reschedules a booking as its attendee does through the link
 // in their mail: the same booking, with the same ID, host and attendee,
-// gets the new start and an end one event duration later. start must be
+// gets the new start and an end one event duration later, and GET /bookings
+// lists it with event_type null from then on, as upstream does (it stays
+// of its event type here: Rescheduled is set). start must be
 // offered for the booking's event type now, counting the booking's own
 // time as free, else the error wraps [ErrNotOffered]; an unknown or
 // cancelled booking wraps [ErrNoBooking]. A legacy booking without an event
@@ -110,7 +112,7 @@ func (s *Sandbox) MoveAsAttendee(id string, start time.Time) error {
 	if !ok {
 		return fmt.Errorf("bookingtest: moving %s to %s: %w", id, slotTime(start), ErrNotOffered)
 	}
-	r.b.Start, r.b.End = slot.Start, slot.End
+	r.b.Start, r.b.End, r.b.Rescheduled = slot.Start, slot.End, true
 	return nil
 }
 

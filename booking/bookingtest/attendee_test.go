@@ -3,6 +3,7 @@ package bookingtest
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -16,6 +17,16 @@ func findListed(t *testing.T, srv *Server, id string) *wireBooking {
 		}
 	}
 	return nil
+}
+
+// storedBooking is the sandbox's own record of the demo owner's booking id.
+func storedBooking(srv *Server, id string) Booking {
+	for _, b := range srv.Bookings(DemoOwner) {
+		if b.ID == id {
+			return b
+		}
+	}
+	return Booking{}
 }
 
 func stored(srv *Server, ownerID, id string) *Booking {
@@ -208,8 +219,17 @@ func TestMoveAsAttendee(t *testing.T) {
 	listed := listBookings(t, srv, DemoKey)
 	b := findListed(t, srv, id)
 	if len(listed) != before || b == nil || b.StartsAt != "2026-03-24T10:00:00.000Z" || b.EndsAt != "2026-03-24T10:30:00.000Z" ||
-		*b.BookerEmail != "ada@example.com" || *b.BookerName != "Ada Lovelace" || *b.EventType != "consultation" {
+		*b.BookerEmail != "ada@example.com" || *b.BookerName != "Ada Lovelace" {
 		t.Fatalf("after the move: %d listed (was %d), %+v", len(listed), before, b)
+	}
+	// As upstream lists a booking its attendee rescheduled: event_type
+	// null, though it is still a consultation.
+	if raw := get(t, srv, DemoKey, "/api/v1/bookings").text(); b.EventType != nil ||
+		!strings.Contains(raw, `"booking_id":"`+id+`","starts_at":"2026-03-24T10:00:00.000Z","ends_at":"2026-03-24T10:30:00.000Z","status":"confirmed","booker_name":"Ada Lovelace","booker_email":"ada@example.com","event_type":null}`) {
+		t.Errorf("the moved booking is listed with event_type %v, want null:\n%s", b.EventType, raw)
+	}
+	if stored := storedBooking(srv, id); stored.EventType == nil || *stored.EventType != "consultation" || !stored.Rescheduled {
+		t.Errorf("stored after the move: %+v, want a rescheduled consultation", stored)
 	}
 	slots := slotStarts(listSlots(t, srv, DemoKey, "consultation"))
 	if !slots[freeSlot] || slots[to] {

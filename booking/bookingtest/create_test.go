@@ -465,6 +465,10 @@ func TestCreateTooLargeBeforeKey(t *testing.T) {
 		if r.status != http.StatusRequestEntityTooLarge || r.text() != "request too large" || r.header.Get("Content-Type") != "text/plain" {
 			t.Fatalf("key %v: got %d %q %q", key != "", r.status, r.header.Get("Content-Type"), r.body)
 		}
+		// In the service's words, not net/http's "Request Entity Too Large".
+		if r.statusLine != "413 Payload Too Large" || r.header.Get("Date") == "" {
+			t.Errorf("key %v: status line %q, Date %q; want 413 Payload Too Large, dated", key != "", r.statusLine, r.header.Get("Date"))
+		}
 	}
 	// The limit of 5 a minute is untouched.
 	for i := range DefaultPerIPPerMinute {

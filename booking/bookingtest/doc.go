@@ -23,9 +23,16 @@
 //     type has no note question, dropped;
 //   - a round robin booking may go to a teammate: the receipt is null and the
 //     booking is invisible to the key; collective events book normally;
-//   - 413 is plain text and comes before the key is checked; the fault hooks
-//     produce HTML 5xx pages, dropped connections and writes that commit
-//     although the client never hears about it.
+//   - 413 is plain text, its status line says "Payload Too Large", and it
+//     comes before the key is checked; the fault hooks produce HTML 5xx
+//     pages, dropped connections and writes that commit although the client
+//     never hears about it;
+//   - the Bearer scheme is taken in any case and spaces around the key are
+//     dropped; another scheme is an "invalid token", no header a "missing
+//     bearer token";
+//   - any GET under /bookings/ answers as GET /bookings, event types are
+//     listed by slug, every answer is dated by the sandbox's clock, and a
+//     booking the attendee rescheduled is listed with event_type null.
 //
 // [Sandbox.EditAnswers] lets a test reshape successful answers into what the
 // API text allows the real service to send and the sandbox does not.

@@ -34,9 +34,10 @@ func newTestServer(t *testing.T, opts ...func(*Options)) (*Server, *fakeclock.Cl
 }
 
 type response struct {
-	status int
-	header http.Header
-	body   []byte
+	status     int
+	statusLine string // "413 Payload Too Large"
+	header     http.Header
+	body       []byte
 }
 
 func (r response) decode(t *testing.T, v any) {
@@ -90,7 +91,7 @@ func doRequest(c *http.Client, req *http.Request) (response, error) {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}, err
+	return response{status: resp.StatusCode, statusLine: resp.Status, header: resp.Header, body: b}, err
 }
 
 func get(t *testing.T, srv *Server, key, path string) response {

@@ -3,9 +3,11 @@ package bookingtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,16 +27,16 @@ const (
 // ServeHTTP serves the booking API under /api/v1. Unknown routes, including a
 // known path with the wrong method, answer 404 {"error":"no such endpoint"}.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	endpoint, bookingID := route(r.Method, r.URL.EscapedPath())
+	endpoint, bookingID, undocumented := route(r.Method, r.URL.EscapedPath())
 	var body []byte
 	tooLarge := false
 	if r.Method == http.MethodPost && endpoint != "" {
 		body, tooLarge = readBody(r.Body)
 	}
-	token := bearerToken(r.Header)
+	token, bearer := credential(r.Header)
 
 	s.lock()
-	req := s.logLocked(r, endpoint, body, tooLarge, token)
+	req := s.logLocked(r, endpoint, body, tooLarge, token, bearer)
 	path, delay, quit := req.Path, s.latency[endpoint], s.quit
 	onUnknown, served := s.onUnknownRoute, s.testHookServed
 	s.mu.Unlock()
@@ -44,10 +46,13 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if endpoint == "" {
 		if onUnknown != nil {
-			onUnknown(r.Method, path)
+			onUnknown(r.Method, path, "404")
 		}
 		s.send(w, req, errorReply(http.StatusNotFound, "no such endpoint"))
 		return
+	}
+	if undocumented && onUnknown != nil {
+		onUnknown(r.Method, path, "as "+endpoint+", as the service does")
 	}
 	if delay > 0 && !wait(r.Context(), delay, quit) {
 		closeConn(w) // the client gave up during the latency; it gets nothing
@@ -59,7 +64,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var rep reply
 	if !faulted || f.kind.commits() {
 		// One critical section: the availability recheck and the insert are atomic.
-		rep = s.handleLocked(endpoint, bookingID, r, body, tooLarge, token)
+		rep = s.handleLocked(endpoint, bookingID, r, body, tooLarge, token, bearer)
 	}
 	edit := s.edits[endpoint]
 	s.mu.Unlock()
@@ -88,29 +93,33 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // route maps a request to an endpoint name, or "" for an unknown route. The
 // booking ID is one escaped path segment, unescaped, so an ID containing
-// "/" or spaces still addresses the one booking.
-func route(method, escapedPath string) (endpoint, bookingID string) {
+// "/" or spaces still addresses the one booking. undocumented is a route
+// the API text does not have, which the service answers as endpoint all
+// the same: any GET under /bookings/ lists the bookings.
+func route(method, escapedPath string) (endpoint, bookingID string, undocumented bool) {
 	rest, ok := strings.CutPrefix(escapedPath, apiPrefix)
 	if !ok {
-		return "", ""
+		return "", "", false
 	}
 	switch seg := strings.Split(rest, "/"); {
 	case method == http.MethodGet && rest == "event-types":
-		return EndpointEventTypes, ""
+		return EndpointEventTypes, "", false
 	case method == http.MethodGet && rest == "slots":
-		return EndpointSlots, ""
+		return EndpointSlots, "", false
 	case method == http.MethodGet && rest == "bookings":
-		return EndpointListBookings, ""
+		return EndpointListBookings, "", false
+	case method == http.MethodGet && seg[0] == "bookings" && len(rest) > len("bookings/"):
+		return EndpointListBookings, "", true
 	case method == http.MethodPost && rest == "bookings":
-		return EndpointCreateBooking, ""
+		return EndpointCreateBooking, "", false
 	case method == http.MethodPost && len(seg) == 3 && seg[0] == "bookings" && seg[1] != "" && seg[2] == "cancel":
 		id, err := url.PathUnescape(seg[1])
 		if err != nil {
-			return "", ""
+			return "", "", false
 		}
-		return EndpointCancelBooking, id
+		return EndpointCancelBooking, id, false
 	}
-	return "", ""
+	return "", "", false
 }
 
 // readBody reads at most maxBody+1 bytes and reports whether there was more
@@ -122,22 +131,28 @@ func readBody(body io.Reader) ([]byte, bool) {
 	return b, len(b) > maxBody
 }
 
-// bearerToken returns the key of an "Authorization: Bearer <key>" header,
-// the scheme in any case and the key used intact, or "" when the header is
-// missing, repeated, of another scheme or without a key.
-func bearerToken(h http.Header) string {
+// credential reads the Authorization header as the service does. token is
+// the key it presents: what follows the scheme, spaces around it dropped
+// and otherwise intact, or the whole value when it names no scheme; ""
+// when the header is missing, repeated or has nothing after its scheme.
+// bearer says the scheme is Bearer, in any case; a token of another
+// scheme, or none, is refused as invalid.
+func credential(h http.Header) (token string, bearer bool) {
 	vals := h.Values("Authorization")
 	if len(vals) != 1 {
-		return ""
+		return "", false
 	}
-	scheme, tok, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
+	scheme, tok, ok := strings.Cut(strings.Trim(vals[0], " "), " ")
+	if !ok {
+		if strings.EqualFold(scheme, "Bearer") {
+			return "", true
+		}
+		return scheme, false
 	}
-	return tok
+	return strings.Trim(tok, " "), strings.EqualFold(scheme, "Bearer")
 }
 
-func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body []byte, tooLarge bool, token string) reply {
+func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body []byte, tooLarge bool, token string, bearer bool) reply {
 	if endpoint == EndpointCreateBooking && tooLarge {
 		// The body cap comes first, before the key is even looked at.
 		return reply{status: http.StatusRequestEntityTooLarge, contentType: "text/plain", body: []byte("request too large")}
@@ -146,7 +161,7 @@ func (s *Sandbox) handleLocked(endpoint, bookingID string, r *http.Request, body
 		return errorReply(http.StatusUnauthorized, "missing bearer token")
 	}
 	o := s.keys[token]
-	if o == nil {
+	if o == nil || !bearer {
 		return errorReply(http.StatusUnauthorized, "invalid token")
 	}
 	now := s.now()
@@ -181,6 +196,7 @@ func (s *Sandbox) listEventTypes(o *owner) reply {
 		}
 		out = append(out, eventTypeJSON{et.ScheduleID, et.Slug, et.Title, et.DurationMinutes, et.Kind})
 	}
+	slices.SortFunc(out, func(a, b eventTypeJSON) int { return strings.Compare(a.Slug, b.Slug) }) // as the service lists them
 	return jsonReply(http.StatusOK, struct {
 		EventTypes []eventTypeJSON `json:"event_types"`
 	}{out})
@@ -225,6 +241,10 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 		if !b.Start.After(now) {
 			continue // upcoming means not started: one in progress is left out
 		}
+		eventType := b.EventType
+		if b.Rescheduled {
+			eventType = nil
+		}
 		out = append(out, bookingJSON{
 			BookingID:   b.ID,
 			StartsAt:    listTime(b.Start),
@@ -232,7 +252,7 @@ func (s *Sandbox) listBookings(o *owner, now time.Time) reply {
 			Status:      "confirmed",
 			BookerName:  b.BookerName,
 			BookerEmail: b.BookerEmail,
-			EventType:   b.EventType,
+			EventType:   eventType,
 		})
 	}
 	return jsonReply(http.StatusOK, struct {
@@ -459,12 +479,15 @@ func notBooked(status, bodyStatus int) reply {
 	return jsonReply(status, errorBody{Error: "not booked", Status: bodyStatus})
 }
 
-// send records the status in the log and writes rep.
+// send records the status in the log and writes rep, dated by the
+// sandbox's clock, as the service dates its answers by its own.
 func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
 	s.lock()
 	req.Status = rep.status
+	now := s.now()
 	s.mu.Unlock()
 	h := w.Header()
+	h.Set("Date", now.UTC().Format(http.TimeFormat))
 	if rep.contentType == "" {
 		h["Content-Type"] = nil // stops net/http from sniffing one
 	} else {
@@ -474,7 +497,42 @@ func (s *Sandbox) send(w http.ResponseWriter, req *Request, rep reply) {
 		h.Set("Retry-After", rep.retryAfter)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(rep.body)))
+	if text, ok := statusText[rep.status]; ok && writeRaw(w, rep.status, text, rep.body) {
+		return
+	}
 	w.WriteHeader(rep.status)
 	// A write error means the client left; there is no one to tell.
 	_, _ = w.Write(rep.body)
+}
+
+// statusText is the service's status line text where it differs from
+// net/http's ("Request Entity Too Large").
+var statusText = map[int]string{http.StatusRequestEntityTooLarge: "Payload Too Large"}
+
+// writeRaw writes an answer with its own status line text, which net/http
+// cannot, on the connection taken over from it, then closes the
+// connection. It reports false when w cannot be taken over (HTTP/2).
+func writeRaw(w http.ResponseWriter, status int, text string, body []byte) bool {
+	h := w.Header().Clone()
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	h.Set("Connection", "close")
+	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\n", status, text)
+	_ = h.Write(buf)
+	_, _ = buf.WriteString("\r\n")
+	_, _ = buf.Write(body)
+	if buf.Flush() != nil {
+		return true // the client left
+	}
+	// As net/http does before it closes: the rest of a request body the
+	// client is still sending must not reset the connection before the
+	// client has read the answer.
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.Copy(io.Discard, conn)
+	}
+	return true
 }

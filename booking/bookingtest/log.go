@@ -51,7 +51,7 @@ func (s *Sandbox) ResetRequests() {
 	s.requests = nil
 }
 
-func (s *Sandbox) logLocked(r *http.Request, endpoint string, body []byte, tooLarge bool, token string) *Request {
+func (s *Sandbox) logLocked(r *http.Request, endpoint string, body []byte, tooLarge bool, token string, bearer bool) *Request {
 	form := r.URL.Query()
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == formContentType && r.Method == http.MethodPost && !tooLarge {
@@ -75,7 +75,7 @@ func (s *Sandbox) logLocked(r *http.Request, endpoint string, body []byte, tooLa
 		At:          s.now(),
 		Endpoint:    endpoint,
 	}
-	if o := s.keys[token]; o != nil {
+	if o := s.keys[token]; o != nil && bearer {
 		req.Authorized, req.Owner = true, o.id
 	}
 	req.LeakedKey = red.leaked

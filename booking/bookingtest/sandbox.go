@@ -64,8 +64,9 @@ type Sandbox struct {
 	edits   map[string]func(map[string]any)
 	quit    chan struct{} // closed by release: stop hanging and waiting
 
-	// onUnknownRoute is set by NewServer to fail the test.
-	onUnknownRoute func(method, path string)
+	// onUnknownRoute is set by NewServer to fail the test; answered says
+	// how the request was answered.
+	onUnknownRoute func(method, path, answered string)
 	// testHookServed, when set, runs when ServeHTTP returns.
 	testHookServed func()
 }
@@ -74,7 +75,7 @@ type owner struct {
 	id, key    string
 	zone       *time.Location
 	hours      WeeklyHours
-	eventTypes []EventType    // in listing order
+	eventTypes []EventType    // in the order added; GET /event-types sorts them by slug
 	turns      map[string]int // round robin bookings made so far, by slug
 }
 
@@ -139,6 +140,10 @@ type Booking struct {
 	BookerName  *string
 	BookerEmail *string
 	Cancelled   bool
+	// Rescheduled: the attendee moved it (see [Sandbox.MoveAsAttendee]).
+	// Upstream lists such a booking with event_type null from then on,
+	// though it still belongs to its event type.
+	Rescheduled bool
 
 	// What the create request carried besides the above, for assertions.
 	BookerTZ       string
@@ -256,7 +261,7 @@ func (s *Sandbox) RemoveEventType(ownerID, slug string) {
 }
 
 // EventTypes returns all of an owner's event types, removed ones included,
-// in listing order; nil for an unknown owner.
+// in the order they were added; nil for an unknown owner.
 func (s *Sandbox) EventTypes(ownerID string) []EventType {
 	s.lock()
 	defer s.mu.Unlock()

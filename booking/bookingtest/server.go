@@ -26,9 +26,10 @@ type Server struct {
 	srv *loopback.Server
 }
 
-// NewServer starts a seeded Sandbox for t. A request to an unknown route
-// answers 404 and also fails t, because a client calling a route the API
-// does not have is a bug the 404 alone could hide.
+// NewServer starts a seeded Sandbox for t. A request to a route the API
+// text does not have answers as the service does (404, or for a GET under
+// /bookings/ the list) and also fails t, because a client calling such a
+// route is a bug the answer alone could hide.
 func NewServer(t TB, opts ...func(*Options)) *Server {
 	t.Helper()
 	o := Options{Seed: true}
@@ -37,8 +38,8 @@ func NewServer(t TB, opts ...func(*Options)) *Server {
 	}
 	sb := New(o)
 	sb.lock()
-	sb.onUnknownRoute = func(method, path string) {
-		t.Errorf("bookingtest: request to unknown route %s %s (answered 404)", method, path)
+	sb.onUnknownRoute = func(method, path, answered string) {
+		t.Errorf("bookingtest: request to a route the API text does not have, %s %s (answered %s)", method, path, answered)
 	}
 	sb.mu.Unlock()
 	srv := loopback.Start(sb)

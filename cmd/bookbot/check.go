@@ -31,6 +31,9 @@ const (
 	passed outcome = iota
 	failed
 	skipped
+	// warned: worth a look, but not a fault of bookbot's configuration,
+	// so it does not fail the command.
+	warned
 )
 
 func (o outcome) mark() string {
@@ -39,6 +42,8 @@ func (o outcome) mark() string {
 		return "✓"
 	case failed:
 		return "✗"
+	case warned:
+		return "!"
 	}
 	return "–"
 }
@@ -48,7 +53,7 @@ type result struct {
 	outcome outcome
 	text    string   // what was found
 	detail  []string // more about it, such as each configuration problem
-	advice  string   // what to do; shown for failures only
+	advice  string   // what to do; shown for failures and warnings only
 }
 
 func pass(format string, args ...any) result {
@@ -59,6 +64,10 @@ func fail(text, advice string) result {
 	return result{outcome: failed, text: text, advice: advice}
 }
 
+func warn(text, advice string) result {
+	return result{outcome: warned, text: text, advice: advice}
+}
+
 func skip(format string, args ...any) result {
 	return result{outcome: skipped, text: fmt.Sprintf(format, args...)}
 }
@@ -66,8 +75,8 @@ func skip(format string, args ...any) result {
 // checklist prints results as they come, so a slow check shows where it is,
 // and counts them for the exit status.
 type checklist struct {
-	w           io.Writer
-	ran, failed int
+	w                   io.Writer
+	ran, failed, warned int
 }
 
 func (c *checklist) add(r result) {
@@ -75,15 +84,18 @@ func (c *checklist) add(r result) {
 	for _, d := range r.detail {
 		fmt.Fprintf(c.w, "    %s\n", d)
 	}
-	if r.outcome == failed && r.advice != "" {
+	if (r.outcome == failed || r.outcome == warned) && r.advice != "" {
 		fmt.Fprintf(c.w, "    → %s\n", r.advice)
 	}
-	if r.outcome != skipped {
-		c.ran++
-	}
-	if r.outcome == failed {
+	switch r.outcome {
+	case skipped:
+		return
+	case failed:
 		c.failed++
+	case warned:
+		c.warned++
 	}
+	c.ran++
 }
 
 // note prints information that is not a check.
@@ -96,6 +108,10 @@ func (c *checklist) note(format string, args ...any) {
 func (c *checklist) done() error {
 	if c.failed > 0 {
 		return fmt.Errorf("%d of %d checks failed", c.failed, c.ran)
+	}
+	if c.warned > 0 {
+		fmt.Fprintf(c.w, "No check failed; %d of %d warned (!).\n", c.warned, c.ran)
+		return nil
 	}
 	fmt.Fprintf(c.w, "All %d checks passed.\n", c.ran)
 	return nil
@@ -120,7 +136,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	cfg, err := config.Load(getenv, config.NeedBooking|config.NeedSlack)
 	if err != nil {
 		list.add(configFailure(err))
-		for _, what := range []string{"allowed users", "booking API key", "bot token", "app token", "digest channel", "review channel", "state directory"} {
+		for _, what := range []string{"allowed users", "booking API key", "booking API's clock", "bot token", "app token", "digest channel", "review channel", "state directory"} {
 			list.add(skip("%s: not checked, the configuration has problems", what))
 		}
 		return list.done()
@@ -136,7 +152,9 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		list.note("BOOKBOT_DRY_RUN is off: bookings and cancels are sent to the booking API for real")
 	}
 
-	list.add(checkBookingKey(ctx, cfg, secretSource(getenv, "BOOKING_API_KEY"), stderr))
+	key, clock := checkBookingKey(ctx, cfg, secretSource(getenv, "BOOKING_API_KEY"), stderr)
+	list.add(key)
+	list.add(clock)
 	api := newSlack(cfg)
 	auth, bot := checkBotToken(ctx, api, cfg, secretSource(getenv, "SLACK_BOT_TOKEN"))
 	list.add(bot)
@@ -207,17 +225,18 @@ func secretSource(getenv func(string) string, name string) string {
 }
 
 // checkBookingKey lists the event types: the cheapest read that proves the
-// key, the base URL and the account.
-func checkBookingKey(ctx context.Context, cfg *config.Config, source string, stderr io.Writer) result {
+// key, the base URL and the account. Whatever the API answered also tells
+// its clock.
+func checkBookingKey(ctx context.Context, cfg *config.Config, source string, stderr io.Writer) (key, clock result) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	bk, err := newBookingClient(cfg, newLogger(cfg, stderr))
 	if err != nil {
-		return fail("booking API client: "+err.Error(), "check BOOKING_BASE_URL")
+		return fail("booking API client: "+err.Error(), "check BOOKING_BASE_URL"), skip("booking API's clock: not checked, the API cannot be asked")
 	}
 	types, err := bk.EventTypes(ctx)
 	if err != nil {
-		return bookingFailure(err, cfg.BookingBaseURL, source)
+		return bookingFailure(err, cfg.BookingBaseURL, source), checkAPIClock(bk)
 	}
 	bookable := 0
 	for _, t := range types {
@@ -225,7 +244,27 @@ func checkBookingKey(ctx context.Context, cfg *config.Config, source string, std
 			bookable++
 		}
 	}
-	return pass("booking API key works: %d event types, %d bookable (key from %s)", len(types), bookable, source)
+	return pass("booking API key works: %d event types, %d bookable (key from %s)", len(types), bookable, source), checkAPIClock(bk)
+}
+
+// checkAPIClock compares the booking API's clock, from the Date of its
+// answer, with this machine's. A skew warns rather than fails: it is no
+// fault of bookbot's configuration, and bookbot goes by the API's clock.
+func checkAPIClock(bk *booking.Client) result {
+	d, ok := bk.Skew()
+	apart := d.Abs().Round(time.Second)
+	switch {
+	case !ok:
+		return skip("booking API's clock: not checked, no answer carried a Date header")
+	case d.Abs() <= booking.SkewTolerance:
+		return pass("booking API's clock agrees with this machine's: %v apart (up to %v is fine)", apart, booking.SkewTolerance)
+	}
+	way := "ahead"
+	if d < 0 {
+		way = "behind"
+	}
+	return warn(fmt.Sprintf("booking API's clock differs from this machine's by %v (it is %s)", apart, way),
+		"check NTP on this machine (timedatectl) — bookbot judges whether a booking has started by the API's clock")
 }
 
 // bookingFailure turns an error of the booking client, which never carries

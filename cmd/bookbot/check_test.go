@@ -53,7 +53,8 @@ func TestCheck(t *testing.T) {
 		setup func(t *testing.T, e map[string]string, sb *bookingtest.Server, sl *slacktest.Server)
 		// want are substrings of the output, in this order.
 		want    []string
-		wantErr string // "" when every check passes
+		wantErr string // "" when no check fails
+		warns   bool   // a check warns
 	}{
 		{
 			name: "everything works",
@@ -62,12 +63,13 @@ func TestCheck(t *testing.T) {
 				"✓ allowed users: 1 (BOOKBOT_ALLOWED_USERS)",
 				"• BOOKBOT_DRY_RUN is off",
 				"✓ booking API key works: 6 event types, 4 bookable (key from BOOKING_API_KEY)",
+				"✓ booking API's clock agrees with this machine's: 0s apart (up to 30s is fine)",
 				"✓ bot token works: team Bookbot Test, bot bookbot",
 				"✓ app token works: Socket Mode can connect",
 				"✓ digest channel works: #team (C0DIGEST), the bot is a member and can read its history",
 				"✓ review channel works: #review (G0REVIEW), the bot is a member",
 				"✓ state directory ",
-				"All 8 checks passed.",
+				"All 9 checks passed.",
 			},
 		},
 		{
@@ -88,7 +90,7 @@ func TestCheck(t *testing.T) {
 				"(key from BOOKING_API_KEY_FILE /", // the path follows
 				"– digest off: DIGEST_CHANNEL is not set",
 				"– review channel not set: outcomes that need a human go by direct message",
-				"All 6 checks passed.",
+				"All 7 checks passed.",
 			},
 		},
 		{
@@ -100,10 +102,11 @@ func TestCheck(t *testing.T) {
 				"✓ configuration",
 				"✗ booking API refused the key from BOOKING_API_KEY (401): it is missing, revoked or invalid",
 				"    → create a new key on the booking app's API keys page and put it in BOOKING_API_KEY",
+				"✓ booking API's clock agrees with this machine's", // a refusal is dated too
 				"✓ bot token works",
 				"✓ state directory",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "booking API unreachable",
@@ -115,9 +118,41 @@ func TestCheck(t *testing.T) {
 			want: []string{
 				"✗ booking API: GET /event-types:",
 				"→ check BOOKING_BASE_URL (http://127.0.0.1:",
+				"– booking API's clock: not checked, no answer carried a Date header",
 				"✓ bot token works",
 			},
 			wantErr: "1 of 8 checks failed",
+		},
+		{
+			// The API's clock is no part of bookbot's configuration, and
+			// bookbot goes by it: a warning with what to do, not a failure.
+			name: "booking API's clock 4 minutes ahead",
+			setup: func(_ *testing.T, _ map[string]string, sb *bookingtest.Server, _ *slacktest.Server) {
+				sb.SetNow(func() time.Time { return time.Now().Add(4*time.Minute + 2*time.Second) })
+			},
+			want: []string{
+				"✓ booking API key works",
+				"! booking API's clock differs from this machine's by 4m", // and some seconds
+				"(it is ahead)\n",
+				"    → check NTP on this machine (timedatectl) — bookbot judges whether a booking has started by the API's clock",
+				"✓ bot token works",
+				"✓ state directory",
+				"No check failed; 1 of 9 warned (!).",
+			},
+			warns: true,
+		},
+		{
+			name: "booking API's clock 5 minutes behind",
+			setup: func(_ *testing.T, _ map[string]string, sb *bookingtest.Server, _ *slacktest.Server) {
+				sb.SetNow(func() time.Time { return time.Now().Add(-5 * time.Minute) })
+			},
+			want: []string{
+				"! booking API's clock differs from this machine's by 5m",
+				"(it is behind)\n",
+				"    → check NTP on this machine",
+				"No check failed; 1 of 9 warned (!).",
+			},
+			warns: true,
 		},
 		{
 			name: "wrong bot token skips the channels",
@@ -133,7 +168,7 @@ func TestCheck(t *testing.T) {
 				"– review channel G0REVIEW: not checked, the bot token does not work",
 				"✓ state directory",
 			},
-			wantErr: "1 of 6 checks failed",
+			wantErr: "1 of 7 checks failed",
 		},
 		{
 			name: "wrong app token",
@@ -146,7 +181,7 @@ func TestCheck(t *testing.T) {
 				"→ generate an app-level token with the connections:write scope",
 				"✓ digest channel works",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "bot not in the digest channel",
@@ -159,7 +194,7 @@ func TestCheck(t *testing.T) {
 				"    → /invite @bookbot in that channel",
 				"✓ review channel works",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "notice channels",
@@ -176,7 +211,7 @@ func TestCheck(t *testing.T) {
 				"    → /invite @bookbot in that channel",
 				"✓ review channel works",
 			},
-			wantErr: "1 of 10 checks failed",
+			wantErr: "1 of 11 checks failed",
 		},
 		{
 			name: "digest channel unknown",
@@ -187,7 +222,7 @@ func TestCheck(t *testing.T) {
 				"✗ digest channel C0NOSUCH (DIGEST_CHANNEL): conversations.info: channel_not_found",
 				"→ check the channel ID in DIGEST_CHANNEL",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "app lacks the scope to read channels' history",
@@ -204,7 +239,7 @@ func TestCheck(t *testing.T) {
 				"→ add the channels:history bot scope (and groups:history for a private channel) to the app",
 				"✓ review channel works",
 			},
-			wantErr: "2 of 9 checks failed",
+			wantErr: "2 of 10 checks failed",
 		},
 		{
 			name: "app lacks the scope to read channels",
@@ -216,7 +251,7 @@ func TestCheck(t *testing.T) {
 				"→ add the channels:read bot scope (and groups:read for a private channel) to the app",
 				"✓ review channel works",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "no allow-list is a failure, not a reason to stop",
@@ -232,7 +267,7 @@ func TestCheck(t *testing.T) {
 				"✓ app token works",
 				"✓ state directory",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 		{
 			name: "state directory under a file",
@@ -249,7 +284,7 @@ func TestCheck(t *testing.T) {
 				"cannot be created: not a directory",
 				"→ make it writable by the user bookbot runs as",
 			},
-			wantErr: "1 of 8 checks failed",
+			wantErr: "1 of 9 checks failed",
 		},
 	}
 	for _, tt := range tests {
@@ -271,7 +306,7 @@ func TestCheck(t *testing.T) {
 			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
 				t.Errorf("err = %v, want %q\n%s", err, tt.wantErr, out)
 			}
-			if tt.wantErr == "" {
+			if tt.wantErr == "" && !tt.warns {
 				assertAllPassed(t, out)
 			}
 			assertInOrder(t, out, tt.want)
@@ -366,8 +401,8 @@ func TestCheckBookingRedirect(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := run(t.Context(), []string{"check"}, func(k string) string { return e[k] }, &stdout, &stderr)
 			out := stdout.String()
-			if err == nil || err.Error() != "1 of 8 checks failed" {
-				t.Errorf("err = %v, want 1 of 8 checks failed\n%s", err, out)
+			if err == nil || err.Error() != "1 of 9 checks failed" {
+				t.Errorf("err = %v, want 1 of 9 checks failed\n%s", err, out)
 			}
 			assertInOrder(t, out, []string{
 				"✓ configuration",

@@ -81,7 +81,7 @@ func TestDockerfileBuildRunsAndChecks(t *testing.T) {
 		wantExit int
 		want     string
 	}{
-		{"good configuration", good, 0, "All 7 checks passed."},
+		{"good configuration", good, 0, "All 8 checks passed."},
 		{"revoked key", append(slices.Clone(good), "BOOKING_API_KEY="+revokedKey), 1, "✗ booking API refused the key"},
 	} {
 		cmd := exec.CommandContext(t.Context(), bin, "check")

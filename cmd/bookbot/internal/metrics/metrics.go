@@ -49,6 +49,7 @@ type Recorder struct {
 
 	database   atomic.Pointer[func(context.Context) error] // pinged by /readyz; nil: no database
 	lastStatus atomic.Int64                                // of the last booking API answer; 0: none yet
+	apiSkew    atomic.Uint64                               // math.Float64bits of the API's clock skew in seconds; NaN: none yet
 	socket     socketWatch                                 // what /healthz answers from
 
 	reviewMu       sync.Mutex
@@ -132,6 +133,7 @@ func New() *Recorder {
 		}),
 		now: time.Now,
 	}
+	m.apiSkew.Store(math.Float64bits(math.NaN()))
 	for _, r := range digestResults {
 		m.digestRuns.WithLabelValues(r)
 	}
@@ -163,6 +165,10 @@ func New() *Recorder {
 			Name: "bookbot_journal_awaiting_review",
 			Help: "Journal entries whose outcome a person still has to review (NaN when the journal cannot be read; 0 without a journal).",
 		}, m.reviewCount),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "bookbot_booking_api_clock_skew_seconds",
+			Help: "The booking API's clock minus this machine's, from the Date header of its last answer that had one (NaN before); beyond ±30 s a booking that started there may look cancelled here.",
+		}, func() float64 { return math.Float64frombits(m.apiSkew.Load()) }),
 	)
 	return m
 }
@@ -190,6 +196,11 @@ func (m *Recorder) Wrote(op booking.Op, res *booking.Result) {
 	if res.Held {
 		m.refusals.Inc()
 	}
+}
+
+// ClockSkew implements booking.Observer.
+func (m *Recorder) ClockSkew(d time.Duration) {
+	m.apiSkew.Store(math.Float64bits(d.Seconds()))
 }
 
 // Acked implements bot.Metrics.

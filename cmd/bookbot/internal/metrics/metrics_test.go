@@ -132,6 +132,18 @@ func TestMetricsNotices(t *testing.T) {
 	}
 }
 
+// The API's clock is unknown until an answer tells it, then it is what
+// the latest answer told.
+func TestMetricsClockSkew(t *testing.T) {
+	t.Parallel()
+	m := New()
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_booking_api_clock_skew_seconds", math.NaN())
+	m.ClockSkew(4*time.Minute + 2*time.Second)
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_booking_api_clock_skew_seconds", 242)
+	m.ClockSkew(-1500 * time.Millisecond)
+	metricstest.Want(t, scrape(t, m.Handler()), "bookbot_booking_api_clock_skew_seconds", -1.5)
+}
+
 func TestMetricsJournalAwaitingReview(t *testing.T) {
 	t.Parallel()
 	m := New()
