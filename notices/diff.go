@@ -126,3 +126,18 @@ func byID(list []booking.Booking) map[string]booking.Booking {
 	}
 	return m
 }
+
+// keepEventTypes returns list with the event type prev showed filled in for
+// each booking listed now without one: the service lists a booking its
+// attendee rescheduled with no event type from then on. list is not
+// modified.
+func keepEventTypes(prev, list []booking.Booking) []booking.Booking {
+	was := byID(prev)
+	out := slices.Clone(list)
+	for i, b := range out {
+		if old, ok := was[b.ID]; ok && !b.EventType.Valid && old.EventType.Valid {
+			out[i].EventType = old.EventType
+		}
+	}
+	return out
+}

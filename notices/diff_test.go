@@ -376,3 +376,23 @@ func TestDiffFullLists(t *testing.T) {
 		t.Errorf("pushed off: got %s, want %s", show(got), show(want))
 	}
 }
+
+// A booking listed now without an event type keeps the one it was listed
+// with before; one never listed with an event type has none.
+func TestKeepEventTypes(t *testing.T) {
+	t.Parallel()
+	untyped := func(b booking.Booking) booking.Booking { b.EventType = booking.NullString{}; return b }
+	retyped := bk("c", 90)
+	retyped.EventType = booking.Some("deep-dive")
+	prev := list(bk("a", 60), untyped(bk("legacy", 70)), bk("c", 90))
+	next := list(untyped(bk("a", 120)), untyped(bk("legacy", 70)), retyped, untyped(bk("new", 30)))
+	nextCopy := slices.Clone(next)
+	got := keepEventTypes(prev, next)
+	want := list(bk("a", 120), untyped(bk("legacy", 70)), retyped, untyped(bk("new", 30)))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("keepEventTypes:\n got %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(next, nextCopy) {
+		t.Error("keepEventTypes modified the caller's list")
+	}
+}

@@ -135,6 +135,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(list))
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
+	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
 	w.cfg.Log.Debug("notices: list read", "bookings", len(list), "changes", len(changes))
 	if len(changes) == 0 {

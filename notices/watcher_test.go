@@ -420,6 +420,53 @@ func TestStartedIsNotCancelled(t *testing.T) {
 	}
 }
 
+// An attendee's reschedule keeps the booking's ID, and the service lists
+// it without its event type from then on: the move, and what is saved for
+// the reads after, keep the event type it had.
+func TestRescheduleKeepsTheEventType(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	id := w.book("consultation", 2, "Grace", "grace@example.com")
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.pub.take()
+
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		for _, b := range body["bookings"].([]any) {
+			if b := b.(map[string]any); b["booking_id"] == id {
+				b["event_type"] = nil
+			}
+		}
+	})
+	if err := w.sb.MoveAsAttendee(id, w.slot("consultation", 6)); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"update moved " + id, "reply moved " + id}) {
+		t.Fatalf("after the move: %v", got)
+	}
+	for _, c := range calls {
+		if n := c.ns[0]; n.Booking.EventType != booking.Some("consultation") || n.Title != "Consultation" {
+			t.Errorf("%s: event type %+v, title %q; want the consultation's", c.call, n.Booking.EventType, n.Title)
+		}
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	s, _, err := w.store.Last(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range s.Bookings {
+		if b.ID == id && b.EventType != booking.Some("consultation") {
+			t.Errorf("saved after two reads without it: event type %+v", b.EventType)
+		}
+	}
+}
+
 // A change is announced once, also when bookbot stopped between posting
 // it and recording the read; changes made while it was down are
 // announced when it is back.
