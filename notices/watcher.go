@@ -56,7 +56,10 @@ type Config struct {
 	Routes   map[string]string // event slug → channel, instead of Channel
 	Interval time.Duration     // between reads; DefaultInterval when 0
 	Now      func() time.Time  // nil: time.Now
-	Log      *slog.Logger      // nil: discarded
+	// Skew is the booking API's clock minus bookbot's, as its latest
+	// answer told; ok is false while it is not known. nil: never known.
+	Skew func() (d time.Duration, ok bool)
+	Log  *slog.Logger // nil: discarded
 }
 
 // Watcher reads the bookings list every Interval and posts what changed.
@@ -123,7 +126,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		w.readFailed(ctx, err)
 		return err
 	}
-	next := Snapshot{At: w.cfg.Now(), Bookings: list}
+	next := w.snapshot(list)
 	w.metricPoll(true)
 	w.resume(ctx, "read", "the bookings list can be read again")
 
@@ -179,6 +182,17 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		return errors.New("some notices are not settled; they are tried again, or looked for in Slack, at the next read")
 	}
 	return w.cfg.Store.SaveLast(ctx, next)
+}
+
+// snapshot is a read of list made now, on both clocks.
+func (w *Watcher) snapshot(list []booking.Booking) Snapshot {
+	s := Snapshot{At: w.cfg.Now(), Bookings: list}
+	if w.cfg.Skew != nil {
+		if d, ok := w.cfg.Skew(); ok {
+			s.ServiceAt = s.At.Add(d)
+		}
+	}
+	return s
 }
 
 // routed is a notice and its booking's thread, read once per poll.

@@ -207,13 +207,16 @@ type world struct {
 	alerts  *alerts
 	counts  *counts
 	cfg     notices.Config
+	ahead   atomic.Int64 // the sandbox's clock minus the watcher's
 }
 
 func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 	t.Helper()
 	w := &world{t: t, clock: fakeclock.New(t0), pub: &recorder{}, alerts: &alerts{},
 		counts: &counts{polls: map[bool]int{}, notices: map[string]int{}}}
-	w.sb = bookingtest.NewServer(t, bookingtest.WithClock(w.clock.Now))
+	w.sb = bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time {
+		return w.clock.Now().Add(time.Duration(w.ahead.Load()))
+	}))
 	dir := t.TempDir()
 	var err error
 	if w.journal, err = journal.Open(dir, journal.Options{}); err != nil {
@@ -247,6 +250,13 @@ func (w *world) newClient(t *testing.T, key string) *booking.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// serviceAhead sets the booking API's clock d ahead of the watcher's (behind
+// when d < 0), as the watcher's Skew tells it, for the watchers made after.
+func (w *world) serviceAhead(d time.Duration) {
+	w.ahead.Store(int64(d))
+	w.cfg.Skew = func() (time.Duration, bool) { return d, true }
 }
 
 // watcher is a fresh Watcher over the world's store, as after a restart.
@@ -406,17 +416,65 @@ func TestStartedIsNotCancelled(t *testing.T) {
 	w := newWorld(t)
 	wt := w.watcher()
 	w.poll(wt)
-	first := w.sb.Bookings(bookingtest.DemoOwner)
-	var next time.Time
-	for _, b := range first {
-		if !b.Cancelled && b.Start.After(t0) && (next.IsZero() || b.Start.Before(next)) {
-			next = b.Start
-		}
-	}
-	w.clock.Set(next.Add(time.Second))
+	w.clock.Set(w.nextStart(t0).Add(time.Second))
 	w.poll(wt)
 	if calls := w.pub.take(); len(calls) != 0 {
 		t.Errorf("a booking that started was announced: %v", kinds(calls))
+	}
+}
+
+// nextStart is the start of the first booking after t.
+func (w *world) nextStart(t time.Time) time.Time {
+	w.t.Helper()
+	var next time.Time
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(t) && (next.IsZero() || b.Start.Before(next)) {
+			next = b.Start
+		}
+	}
+	if next.IsZero() {
+		w.t.Fatalf("no booking after %s", t)
+	}
+	return next
+}
+
+// With the service's clock 4 minutes ahead, a booking that started there
+// left the list: it was not cancelled, though it starts later here.
+func TestStartedByTheServiceClock(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.serviceAhead(4 * time.Minute)
+	wt := w.watcher()
+	w.poll(wt)
+	w.clock.Set(w.nextStart(t0.Add(5 * time.Minute)).Add(-2 * time.Minute))
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a booking that started by the service's clock was announced: %v", kinds(calls))
+	}
+}
+
+// With the service's clock 5 minutes behind, a booking cancelled 3 minutes
+// before its start is announced as cancelled.
+func TestCancelledJustBeforeItsStartBehindTheServiceClock(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.serviceAhead(-5 * time.Minute)
+	wt := w.watcher()
+	w.poll(wt)
+	start := w.nextStart(t0.Add(5 * time.Minute))
+	var id string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.Equal(start) {
+			id = b.ID
+		}
+	}
+	w.clock.Set(start.Add(-3 * time.Minute))
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post cancelled " + id}) {
+		t.Errorf("a booking cancelled 3 minutes before its start: %v", got)
 	}
 }
 
