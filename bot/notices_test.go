@@ -32,6 +32,7 @@ func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 	w := notices.NewWatcher(notices.Config{
 		List: h.client, Store: store, Channel: "CNOTES", Now: h.clock.Now,
 		Publisher: pub, Finder: pub,
+		Sleep: func(_ context.Context, d time.Duration) error { h.clock.Advance(d); return nil },
 	})
 	if err := w.Poll(t.Context()); err != nil {
 		t.Fatal(err)

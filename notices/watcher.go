@@ -40,6 +40,14 @@ const (
 	// lookBack is how much earlier than its claim a notice is looked for:
 	// Slack's clock and the claimer's may disagree.
 	lookBack = time.Minute
+
+	// ConfirmAfter is how long after a read that cancels many bookings the
+	// list is read again before anything is announced: the service can
+	// answer an empty or short list for a moment (a deploy, a failover).
+	ConfirmAfter = 5 * time.Second
+	// manyCancelled is how many cancellations, if they are also half the
+	// bookings listed before or more, one read is not believed about.
+	manyCancelled = 3
 )
 
 // Config configures a Watcher.
@@ -59,7 +67,10 @@ type Config struct {
 	// Skew is the booking API's clock minus bookbot's, as its latest
 	// answer told; ok is false while it is not known. nil: never known.
 	Skew func() (d time.Duration, ok bool)
-	Log  *slog.Logger // nil: discarded
+	// Sleep waits d, or less when ctx ends first: then it returns ctx's
+	// error. nil: a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger // nil: discarded
 }
 
 // Watcher reads the bookings list every Interval and posts what changed.
@@ -83,6 +94,9 @@ func NewWatcher(cfg Config) *Watcher {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
 	}
 	return &Watcher{cfg: cfg, paused: map[string]string{}}
 }
@@ -118,29 +132,30 @@ func (w *Watcher) Run(ctx context.Context) error {
 }
 
 // Poll reads the list once and posts what changed since the last read. The
-// first read ever is the baseline and announces nothing.
+// first read ever is the baseline and announces nothing. A read that
+// cancels many bookings is believed only once a second read, ConfirmAfter
+// later, cancels no others.
 func (w *Watcher) Poll(ctx context.Context) error {
-	list, err := w.cfg.List.Bookings(ctx)
+	next, err := w.read(ctx)
 	if err != nil {
-		w.metricPoll(false)
-		w.readFailed(ctx, err)
 		return err
 	}
-	next := w.snapshot(list)
-	w.metricPoll(true)
-	w.resume(ctx, "read", "the bookings list can be read again")
-
 	prev, ok, err := w.cfg.Store.Last(ctx)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(list))
+		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(next.Bookings))
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	w.cfg.Log.Debug("notices: list read", "bookings", len(list), "changes", len(changes))
+	if first := cancelledIDs(changes); cancelsMany(prev, first) {
+		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
+			return err
+		}
+	}
+	w.cfg.Log.Debug("notices: list read", "bookings", len(next.Bookings), "changes", len(changes))
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
@@ -182,6 +197,67 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		return errors.New("some notices are not settled; they are tried again, or looked for in Slack, at the next read")
 	}
 	return w.cfg.Store.SaveLast(ctx, next)
+}
+
+// read reads the list.
+func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
+	list, err := w.cfg.List.Bookings(ctx)
+	if err != nil {
+		w.metricPoll(false)
+		w.readFailed(ctx, err)
+		return Snapshot{}, err
+	}
+	w.metricPoll(true)
+	w.resume(ctx, "read", "the bookings list can be read again")
+	return w.snapshot(list), nil
+}
+
+// confirm reads the list again, ConfirmAfter after a read that cancelled
+// the bookings first names, and returns that read and its changes when it
+// cancels none but those: each cancellation it shows, the first read
+// showed too. When it lists them again, its changes have none of them, and
+// the first read is forgotten.
+func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]bool) (Snapshot, []Change, error) {
+	w.cfg.Log.Warn("notices: a read cancels many bookings; reading again before announcing anything",
+		"cancelled", len(first), "listed_before", len(prev.Bookings), "again_in", ConfirmAfter.String())
+	if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+		return Snapshot{}, nil, err
+	}
+	next, err := w.read(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
+	changes := Diff(prev, next)
+	second := cancelledIDs(changes)
+	for id := range second {
+		if !first[id] {
+			return Snapshot{}, nil, fmt.Errorf("two reads %s apart cancel different bookings (%d, then %d); nothing is announced until reads agree", ConfirmAfter, len(first), len(second))
+		}
+	}
+	if cancelsMany(prev, second) {
+		w.cfg.Log.Info("notices: a second read confirms the cancellations", "cancelled", len(second))
+	} else {
+		w.cfg.Log.Info("notices: a second read lists the bookings again; the read that dropped them is not announced", "cancelled", len(second))
+	}
+	return next, changes, nil
+}
+
+// cancelledIDs are the bookings changes cancel.
+func cancelledIDs(changes []Change) map[string]bool {
+	ids := map[string]bool{}
+	for _, c := range changes {
+		if c.Kind == Cancelled {
+			ids[c.Booking.ID] = true
+		}
+	}
+	return ids
+}
+
+// cancelsMany reports whether cancelling ids is too much for one read to
+// be believed: manyCancelled or more, and half or more of what prev listed.
+func cancelsMany(prev Snapshot, ids map[string]bool) bool {
+	return len(ids) >= manyCancelled && 2*len(ids) >= len(prev.Bookings)
 }
 
 // snapshot is a read of list made now, on both clocks.
@@ -545,6 +621,18 @@ func (w *Watcher) metricPoll(ok bool) {
 func (w *Watcher) metricNotice(k Kind, result string) {
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.Notice(k, result)
+	}
+}
+
+// sleep waits d, or less if ctx ends first: then it returns ctx's error.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -208,6 +208,7 @@ type world struct {
 	counts  *counts
 	cfg     notices.Config
 	ahead   atomic.Int64 // the sandbox's clock minus the watcher's
+	slept   atomic.Int64 // the watcher's waits, in all
 }
 
 func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
@@ -231,6 +232,11 @@ func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 	w.cfg = notices.Config{
 		List: w.list, Store: w.store, Publisher: w.pub, Alerter: w.alerts, Writes: w.journal, Metrics: w.counts,
 		Channel: "CNOTES", Interval: time.Minute, Now: w.clock.Now,
+		Sleep: func(_ context.Context, d time.Duration) error {
+			w.slept.Add(int64(d))
+			w.clock.Advance(d)
+			return nil
+		},
 	}
 	for _, o := range opts {
 		o(&w.cfg)
@@ -522,6 +528,140 @@ func TestRescheduleKeepsTheEventType(t *testing.T) {
 		if b.ID == id && b.EventType != booking.Some("consultation") {
 			t.Errorf("saved after two reads without it: event type %+v", b.EventType)
 		}
+	}
+}
+
+// emptyList is a 200 with an empty list, as the service answers for a
+// moment during a deploy or a failover.
+var emptyList = bookingtest.Fault{Status: http.StatusOK, ContentType: "application/json", Body: `{"bookings":[]}`}
+
+// last is the snapshot saved last.
+func (w *world) last() notices.Snapshot {
+	w.t.Helper()
+	s, ok, err := w.store.Last(w.t.Context())
+	if err != nil || !ok {
+		w.t.Fatalf("no snapshot: %v", err)
+	}
+	return s
+}
+
+// One empty list between good reads announces nothing: the second read,
+// ConfirmAfter later, lists the bookings again, and the empty one is never
+// saved, so nothing is new afterwards. A booking made meanwhile is new.
+func TestAnEmptyReadIsNotBelieved(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	listed := len(w.last().Bookings)
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
+	w.sb.FailNext(bookingtest.EndpointListBookings, emptyList)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Errorf("after an empty read: %v, want only the new booking", got)
+	}
+	if d := time.Duration(w.slept.Load()); d != notices.ConfirmAfter {
+		t.Errorf("waited %s before reading again, want %s", d, notices.ConfirmAfter)
+	}
+	if s := w.last(); len(s.Bookings) != listed+1 {
+		t.Errorf("saved %d bookings, want %d", len(s.Bookings), listed+1)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("the read after: %v", kinds(calls))
+	}
+}
+
+// Many bookings cancelled at once are announced once a second read shows
+// them cancelled too.
+func TestManyCancellationsAreConfirmed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if len(calls) != 1 || calls[0].call != "burst" || len(calls[0].ns) != len(ids) {
+		t.Errorf("after %d cancellations: %v", len(ids), kinds(calls))
+	}
+	if d := time.Duration(w.slept.Load()); d != notices.ConfirmAfter {
+		t.Errorf("waited %s before announcing, want %s", d, notices.ConfirmAfter)
+	}
+}
+
+// scripted lists through Lister, except that the reads numbered in answers
+// (from 1) get that answer instead.
+type scripted struct {
+	notices.Lister
+	answers map[int]error // nil: an empty list
+	n       atomic.Int32
+}
+
+func (s *scripted) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	if err, ok := s.answers[int(s.n.Add(1))]; ok {
+		return []booking.Booking{}, err
+	}
+	return s.Lister.Bookings(ctx)
+}
+
+// Two reads ConfirmAfter apart that cancel different bookings announce
+// nothing and save nothing; so does a second read that fails. The next
+// reads that agree announce each cancellation once.
+func TestReadsThatDisagreeAnnounceNothing(t *testing.T) {
+	t.Parallel()
+	for name, second := range map[string]error{
+		"empty second read":  nil,
+		"failed second read": &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			wt := w.watcher()
+			w.poll(wt)
+			base := w.last()
+			// Half the bookings are cancelled: too many for one read.
+			var ids []string
+			for _, b := range base.Bookings[len(base.Bookings)/2:] {
+				if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, b.ID)
+			}
+			cfg := w.cfg
+			cfg.List = &scripted{Lister: w.list, answers: map[int]error{2: second}}
+			wt = notices.NewWatcher(cfg)
+			w.clock.Advance(time.Minute)
+			if err := wt.Poll(t.Context()); err == nil {
+				t.Error("reads that disagree reported nothing")
+			}
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Errorf("reads that disagree announced %v", kinds(calls))
+			}
+			if s := w.last(); !s.At.Equal(base.At) {
+				t.Errorf("saved the read of %s, want the baseline's still", s.At)
+			}
+
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			var got []string
+			for _, c := range w.pub.take() {
+				for _, n := range c.ns {
+					if n.Kind != notices.Cancelled {
+						t.Errorf("%s %s %s", c.call, n.Kind, n.Booking.ID)
+					}
+					got = append(got, n.Booking.ID)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(ids)
+			if !slices.Equal(got, ids) {
+				t.Errorf("announced %v, want each of %v once", got, ids)
+			}
+		})
 	}
 }
 
