@@ -48,6 +48,12 @@ const (
 	// manyCancelled is how many cancellations, if they are also half the
 	// bookings listed before or more, one read is not believed about.
 	manyCancelled = 3
+
+	// HoldFor is how long after bookbot sent a create or a cancel whose
+	// answer has not come a change it may have made waits for it, so that
+	// the notice says who made it; after that it is announced as made
+	// elsewhere.
+	HoldFor = 3 * time.Minute
 )
 
 // Config configures a Watcher.
@@ -159,7 +165,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
-	notices := w.notices(ctx, changes)
+	notices, held := w.notices(ctx, changes)
 
 	// Notices go out channel by channel, in the order of the changes.
 	byChannel := map[string][]routed{}
@@ -195,6 +201,11 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		// The snapshot stays, so the next read finds the same changes;
 		// the ones already posted are claimed and not posted again.
 		return errors.New("some notices are not settled; they are tried again, or looked for in Slack, at the next read")
+	}
+	if held > 0 {
+		// The snapshot stays, so the next read finds the held changes again.
+		w.cfg.Log.Info("notices: changes bookbot's own writes may have made wait for their answers", "changes", held)
+		return nil
 	}
 	return w.cfg.Store.SaveLast(ctx, next)
 }
@@ -554,8 +565,9 @@ func (w *Watcher) alert(ctx context.Context, text string) {
 }
 
 // notices turns changes into notices: titles, and who made them through
-// bookbot.
-func (w *Watcher) notices(ctx context.Context, changes []Change) []Notice {
+// bookbot. It holds back, and counts, the changes a write of bookbot's
+// still in flight may have made, for at most HoldFor.
+func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, held int) {
 	titles := map[string]string{}
 	if types, err := w.cfg.List.EventTypes(ctx); err == nil {
 		for _, t := range types {
@@ -569,43 +581,60 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) []Notice {
 			w.cfg.Log.Warn("notices: the journal could not be read; changes are not attributed", "error", err)
 		}
 	}
-	out := make([]Notice, len(changes))
-	for i, c := range changes {
+	for _, c := range changes {
 		n := Notice{Change: c, Title: titles[c.Booking.EventType.String]}
 		if n.Title == "" {
 			n.Title = c.Booking.EventType.Or("")
 		}
-		n.By = madeBy(c, writes)
-		out[i] = n
+		var inFlight *journal.Entry
+		n.By, inFlight = madeBy(c, writes)
+		if inFlight != nil {
+			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
+				held++
+				continue
+			}
+			w.cfg.Log.Warn("notices: bookbot's own write that may have made a change has had no answer; the change is announced as made elsewhere",
+				"booking_id", c.Booking.ID, "kind", string(c.Kind), "journal_seq", inFlight.Seq)
+		}
+		out = append(out, n)
 	}
-	return out
+	return out, held
 }
 
-// madeBy finds the write through bookbot behind a change: the create that
-// made a new booking (found by ID, or by event, start and email while its
-// answer is still on the way), or the cancel that cancelled one.
-func madeBy(c Change, writes []journal.Entry) *By {
+// madeBy finds the write through bookbot that made a change, if bookbot
+// knows it did: its create of that booking ID, or its cancel of it, with
+// the outcome confirmed. A create refused, blocked, failed, unclear or
+// dry-run made nothing bookbot can vouch for, even when the list shows a
+// booking like it, made elsewhere. When the newest write that may have
+// made the change is still in flight (a create of the same event, start
+// and attendee, or a cancel of that ID), it is returned as inFlight: once
+// its answer comes, it tells.
+func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) {
 	b := c.Booking
 	for i := len(writes) - 1; i >= 0; i-- {
 		e := writes[i]
+		if e.DryRun {
+			continue
+		}
 		switch {
 		case c.Kind == New && e.Op == booking.OpCreate:
-			if e.Created == b.ID || e.BookingID == b.ID {
-				return &By{Actor: e.Actor, At: e.At}
-			}
-			unclear := e.Open() || e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked
-			if !unclear || e.DryRun || e.Created != "" {
-				continue
+			if e.Outcome == booking.Confirmed && e.Created == b.ID {
+				return &By{Actor: e.Actor, At: e.At}, nil
 			}
 			start, err := time.Parse(time.RFC3339Nano, e.Start)
-			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); err == nil && found != nil {
-				return &By{Actor: e.Actor, At: e.At}
+			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); e.Open() && err == nil && found != nil {
+				return nil, &writes[i]
 			}
 		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == b.ID:
-			return &By{Actor: e.Actor, At: e.At}
+			if id, ok := e.CancelledBooking(); ok && id == b.ID {
+				return &By{Actor: e.Actor, At: e.At}, nil
+			}
+			if e.Open() {
+				return nil, &writes[i]
+			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func key(n Notice, since time.Time) Key {

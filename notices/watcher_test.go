@@ -835,55 +835,193 @@ func TestOwnWritesAreAttributed(t *testing.T) {
 // writes is a journal holding the entries given.
 type writes []journal.Entry
 
-func (ws writes) Since(time.Time) ([]journal.Entry, error) { return ws, nil }
+func (ws *writes) Since(time.Time) ([]journal.Entry, error) { return *ws, nil }
 
-// A new booking is bookbot's while the answer to its create is on the way
-// or unclear: the create's event, start and attendee (in any case) match
-// it. A create that was settled, or was a dry run, or whose attendee or
-// time differs, is not it.
-func TestUnclearCreatesAreAttributed(t *testing.T) {
+// creditWorld is a world whose journal holds ws.
+func creditWorld(t *testing.T, ws *writes) (*world, *notices.Watcher) {
+	t.Helper()
+	w := newWorld(t, func(c *notices.Config) { c.Writes = ws })
+	wt := w.watcher()
+	w.poll(wt)
+	return w, wt
+}
+
+// createOf is bookbot's create, asked by UADA, of the n-th intro call slot
+// for Ada, in flight.
+func (w *world) createOf(n int) journal.Entry {
+	return journal.Entry{At: w.clock.Now(), Write: booking.Write{
+		Op: booking.OpCreate, Actor: "UADA", EventType: "intro-call", Start: w.slot("intro-call", n).Format(time.RFC3339), Email: "ada@example.com",
+	}}
+}
+
+// A new booking credits a Slack user only when bookbot's create of that
+// booking ID was confirmed: one refused because the attendee booked the
+// same time elsewhere ("already booked"), or blocked, failed, unclear or a
+// dry run, made nothing bookbot can vouch for.
+func TestOnlyConfirmedCreatesAreCredited(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name   string
-		change func(e *journal.Entry) // of an entry in flight that matches
-		wantBy bool
+		name     string
+		settle   func(e *journal.Entry, id string)
+		credited bool
 	}{
-		{"in flight", func(e *journal.Entry) { e.Email = "ADA@example.com" }, true},
-		{"unknown", func(e *journal.Entry) { e.Outcome = booking.Unknown }, true},
-		{"probably not booked", func(e *journal.Entry) { e.Outcome = booking.ProbablyNotBooked }, true},
-		{"not booked", func(e *journal.Entry) { e.Outcome = booking.NotBooked }, false},
-		{"dry run", func(e *journal.Entry) { e.DryRun = true }, false},
-		{"made another booking", func(e *journal.Entry) { e.Outcome, e.Created = booking.Unknown, "other" }, false},
-		{"another attendee", func(e *journal.Entry) { e.Email = "alan@example.com" }, false},
-		{"another event", func(e *journal.Entry) { e.EventType = "consultation" }, false},
-		{"another time", func(e *journal.Entry) { e.Start = "2026-03-23T00:00:00Z" }, false},
+		{"confirmed", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.Confirmed, id }, true},
+		{"confirmed, attendee in another case", func(e *journal.Entry, id string) {
+			e.Outcome, e.Created, e.Email = booking.Confirmed, id, "ADA@example.com"
+		}, true},
+		{"already booked elsewhere", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.AlreadyBooked, id }, false},
+		{"not booked", func(e *journal.Entry, _ string) { e.Outcome = booking.NotBooked }, false},
+		{"rejected", func(e *journal.Entry, _ string) { e.Outcome = booking.Rejected }, false},
+		{"rate limited", func(e *journal.Entry, _ string) { e.Outcome, e.Held = booking.RateLimited, true }, false},
+		{"not confirmed", func(e *journal.Entry, _ string) { e.Outcome = booking.NotConfirmed }, false},
+		{"probably not booked", func(e *journal.Entry, _ string) { e.Outcome = booking.ProbablyNotBooked }, false},
+		{"unknown", func(e *journal.Entry, _ string) { e.Outcome = booking.Unknown }, false},
+		{"unknown, listed", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.Unknown, id }, false},
+		{"dry run", func(e *journal.Entry, id string) { e.Outcome, e.DryRun, e.Created = booking.DryRun, true, id }, false},
+		{"confirmed, another booking", func(e *journal.Entry, _ string) { e.Outcome, e.Created = booking.Confirmed, "other" }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var ws writes
-			w := newWorld(t, func(c *notices.Config) { c.Writes = &ws })
-			wt := w.watcher()
-			w.poll(wt)
-			slot := w.slot("intro-call", 0)
-			e := journal.Entry{Write: booking.Write{
-				Op: booking.OpCreate, Actor: "UADA", EventType: "intro-call", Start: slot.Format(time.RFC3339), Email: "ada@example.com",
-			}}
-			tc.change(&e)
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			tc.settle(&e, id)
 			ws = writes{e}
-			id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", slot, "Ada", "ada@example.com")
-			if err != nil {
-				t.Fatal(err)
-			}
 			w.clock.Advance(time.Minute)
 			w.poll(wt)
 			calls := w.pub.take()
 			if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
 				t.Fatalf("after the booking: %v", got)
 			}
-			if by := calls[0].ns[0].By; (by != nil) != tc.wantBy || (by != nil && by.Actor != "UADA") {
-				t.Errorf("attributed to %+v, want attributed: %v", by, tc.wantBy)
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited || (by != nil && by.Actor != "UADA") {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
 			}
 		})
+	}
+}
+
+// A cancel credits a Slack user only when bookbot's cancel of that
+// booking was confirmed, by the API or by the list.
+func TestOnlyConfirmedCancelsAreCredited(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		settle   func(e *journal.Entry)
+		credited bool
+	}{
+		{"cancelled", func(e *journal.Entry) { e.Outcome = booking.Cancelled }, true},
+		{"cancelled, verified by the list", func(e *journal.Entry) { e.Outcome, e.Verified = booking.Cancelled, true }, true},
+		{"not cancelled", func(e *journal.Entry) { e.Outcome = booking.NotCancelled }, false},
+		{"not found", func(e *journal.Entry) { e.Outcome = booking.NotFound }, false},
+		{"rejected", func(e *journal.Entry) { e.Outcome = booking.Rejected }, false},
+		{"unknown", func(e *journal.Entry) { e.Outcome = booking.Unknown }, false},
+		{"dry run", func(e *journal.Entry) { e.Outcome, e.DryRun = booking.DryRun, true }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			id := w.last().Bookings[len(w.last().Bookings)-1].ID
+			e := journal.Entry{At: w.clock.Now(), Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}
+			tc.settle(&e)
+			ws = writes{e}
+			if err := w.sb.CancelAsAttendee(id); err != nil {
+				t.Fatal(err)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+				t.Fatalf("after the cancel: %v", got)
+			}
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited || (by != nil && by.Actor != "UBOB") {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
+			}
+		})
+	}
+}
+
+// A change that a write of bookbot's still in flight may have made waits
+// for its answer: credited once it is confirmed, not once it is refused,
+// and announced as made elsewhere when no answer comes within HoldFor.
+// Other changes are announced meanwhile.
+func TestChangeWaitsForAWriteInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		then     func(w *world, e *journal.Entry, id string)
+		credited bool
+	}{
+		{"confirmed", func(_ *world, e *journal.Entry, id string) { e.Outcome, e.Created = booking.Confirmed, id }, true},
+		{"already booked elsewhere", func(_ *world, e *journal.Entry, id string) { e.Outcome, e.Created = booking.AlreadyBooked, id }, false},
+		{"no answer", func(w *world, _ *journal.Entry, _ string) { w.clock.Advance(notices.HoldFor) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			ws = writes{e}
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			other := w.book("consultation", 0, "Alan", "alan@example.com")
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + other}) {
+				t.Fatalf("while the create is in flight: %v, want only the other booking", got)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Fatalf("a minute later, still in flight: %v", kinds(calls))
+			}
+
+			tc.then(w, &e, id)
+			ws = writes{e}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
+				t.Fatalf("once settled: %v", got)
+			}
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Errorf("the read after: %v", kinds(calls))
+			}
+		})
+	}
+}
+
+// A cancel in flight holds the cancellation's notice as a create does.
+func TestCancelWaitsForACancelInFlight(t *testing.T) {
+	t.Parallel()
+	var ws writes
+	w, wt := creditWorld(t, &ws)
+	id := w.last().Bookings[len(w.last().Bookings)-1].ID
+	e := journal.Entry{At: w.clock.Now(), Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}
+	ws = writes{e}
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Fatalf("while the cancel is in flight: %v", kinds(calls))
+	}
+	e.Outcome = booking.Cancelled
+	ws = writes{e}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+		t.Fatalf("once confirmed: %v", got)
+	}
+	if by := calls[0].ns[0].By; by == nil || by.Actor != "UBOB" {
+		t.Errorf("credited to %+v, want UBOB", by)
 	}
 }
 
