@@ -309,7 +309,8 @@ func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
 }
 
 // each posts notices one by one. It reports whether any must be tried
-// again.
+// again. After a notice Slack did not post it posts no more: the ones
+// after it wait for the next read, so as not to overtake it.
 func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	retry := false
 	for _, r := range rs {
@@ -325,24 +326,27 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 		n := r.Notice
 		n.Claim = k.ID()
 		var m Message
+		var postErr error
 		root := r.thread == nil // a post starts the booking's thread; a reply does not
 		if r.thread != nil {
 			w.update(ctx, *r.thread, n)
-			m, err = w.cfg.Publisher.Reply(ctx, *r.thread, n)
+			m, postErr = w.cfg.Publisher.Reply(ctx, *r.thread, n)
 		} else {
-			m, err = w.cfg.Publisher.Post(ctx, channel, n)
+			m, postErr = w.cfg.Publisher.Post(ctx, channel, n)
 		}
-		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, err)
+		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, postErr)
 		retry = retry || again
-		if err != nil {
+		if err != nil || errors.Is(postErr, ErrNotPosted) {
 			return retry, err
 		}
 	}
 	return retry, nil
 }
 
-// burst posts many notices in one message, and updates each one's first
-// notice in place.
+// burst posts many notices in one message, or as few as fit, and updates
+// each one's first notice in place. Each notice is settled as its own
+// message went: one not sent, after a message that was not posted or
+// whose answer was lost, is released and tried again at the next read.
 func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	all := make([]Key, len(rs))
 	for i, r := range rs {
@@ -367,13 +371,25 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 	if len(fresh) == 0 {
 		return retry, nil
 	}
-	m, err := w.cfg.Publisher.Burst(ctx, channel, fresh)
-	again, err := w.settle(ctx, keys, "burst", m, false, err)
-	if again || err != nil {
-		return retry || again, err
+	sent := w.cfg.Publisher.Burst(ctx, channel, fresh)
+	if len(sent) < len(fresh) {
+		w.cfg.Log.Info("notices: the rest of a burst was not sent after a message that did not surely go out; it is posted at the next read",
+			"channel", channel, "notices", len(fresh)-len(sent))
 	}
 	for i, n := range fresh {
-		if threads[i] != nil {
+		if i >= len(sent) {
+			if err := w.cfg.Store.Release(ctx, keys[i]); err != nil {
+				return true, err
+			}
+			retry = true
+			continue
+		}
+		again, err := w.settle(ctx, keys[i:i+1], n.Kind, sent[i].Message, false, sent[i].Err)
+		retry = retry || again
+		if err != nil {
+			return retry, err
+		}
+		if sent[i].Err == nil && threads[i] != nil {
 			w.update(ctx, *threads[i], n)
 		}
 	}

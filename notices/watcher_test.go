@@ -36,11 +36,12 @@ type published struct {
 // posts fail with the errors given, in turn. A post failing with errLost
 // is in Slack all the same, as when its answer is lost on the way.
 type recorder struct {
-	mu      sync.Mutex
-	calls   []published
-	fail    []error
-	ts      int
-	inSlack []sent // every message posted, for Find
+	mu       sync.Mutex
+	calls    []published
+	fail     []error
+	partSize int // notices per message of a burst; 0: all in one
+	ts       int
+	inSlack  []sent // every message posted, for Find
 }
 
 // errLost is a post's answer lost on the way: the post is in Slack.
@@ -89,10 +90,26 @@ func (r *recorder) Update(_ context.Context, thread notices.Message, n notices.N
 	return nil
 }
 
-func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
+// Burst sends ns in messages of partSize notices (all in one when 0), and
+// stops at the first that fails.
+func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) []notices.Sent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.send(published{call: "burst", channel: channel, ns: ns})
+	size := r.partSize
+	if size == 0 {
+		size = len(ns)
+	}
+	var sent []notices.Sent
+	for part := range slices.Chunk(ns, size) {
+		m, err := r.send(published{call: "burst", channel: channel, ns: part})
+		for range part {
+			sent = append(sent, notices.Sent{Message: m, Err: err})
+		}
+		if err != nil {
+			break
+		}
+	}
+	return sent
 }
 
 // finder finds the recorder's messages by the claims of their notices; err
@@ -1221,6 +1238,123 @@ func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 	}
 	if w.counts.notices["cancelled posted"] != len(cancelled) {
 		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
+// announced counts, by booking ID, the notices in Slack.
+func (r *recorder) announced() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for _, s := range r.inSlack {
+		for _, n := range s.p.ns {
+			out[n.Booking.ID]++
+		}
+	}
+	return out
+}
+
+// wantEachOnce fails unless every one of ids is in Slack exactly once.
+func (w *world) wantEachOnce(ids []string) {
+	w.t.Helper()
+	got := w.pub.announced()
+	for _, id := range ids {
+		if got[id] != 1 {
+			w.t.Errorf("booking %s announced %d times, want once", id, got[id])
+		}
+	}
+	if len(got) != len(ids) {
+		w.t.Errorf("%d bookings announced, want %d", len(got), len(ids))
+	}
+}
+
+// A burst whose second message Slack refuses (a 429 that outlasted the
+// read) is settled notice by notice: the first message's notices are
+// posted, the rest released and posted at the next read, each once.
+func TestBurstIsSettledNoticeByNotice(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.pub.partSize = 3
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.pub.fail = []error{nil, fmt.Errorf("%w: ratelimited", notices.ErrNotPosted)}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a burst cut short reported nothing")
+	}
+	if got := w.pub.announced(); len(got) != 3 {
+		t.Errorf("after the refusal: %v, want the first message's 3", got)
+	}
+	if w.counts.notices["cancelled posted"] != 3 || w.counts.notices["cancelled failed"] != 3 {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "ratelimited") {
+		t.Errorf("alerts: %q", a)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+}
+
+// A burst whose second message's answer is lost: that message's notices
+// are looked for in Slack once SettleAfter has passed, and the notices
+// after it, never sent, are posted at the next read; each is in Slack
+// once.
+func TestBurstWithALostAnswer(t *testing.T) {
+	t.Parallel()
+	w, _ := finderWorld(t, nil)
+	w.pub.partSize = 3
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.pub.fail = []error{nil, errLost}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a burst cut short reported nothing")
+	}
+	if got := w.pub.announced(); len(got) != 6 {
+		t.Errorf("after the lost answer: %v, want two messages' 6", got)
+	}
+	w.clock.Advance(notices.SettleAfter / 4)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a read with a lost answer not yet settled reported nothing")
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+	if w.counts.notices["cancelled posted"] != len(ids) {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
+// After a notice Slack did not post, none of the same read overtakes it:
+// they are posted at the next read, in order.
+func TestRefusedNoticeIsNotOvertaken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	var want []string
+	for i, name := range []string{"Ada", "Alan", "Grace"} {
+		id := w.book("intro-call", 0, name, fmt.Sprintf("guest%d@example.com", i))
+		want = append(want, "post new "+id)
+	}
+	w.pub.fail = []error{nil, fmt.Errorf("%w: ratelimited", notices.ErrNotPosted)}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a refused notice was not reported")
+	}
+	if got := kinds(w.pub.take()); !slices.Equal(got, want[:1]) {
+		t.Errorf("the read with the refusal posted %v, want %v", got, want[:1])
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, want[1:]) {
+		t.Errorf("the next read posted %v, want %v", got, want[1:])
 	}
 }
 
