@@ -128,18 +128,25 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 	}
 }
 
-// noticePostAttempts is how often one notice message is tried when Slack
-// answers 429.
-const noticePostAttempts = 3
+const (
+	// noticePostAttempts is how often one notice message is tried when
+	// Slack answers 429.
+	noticePostAttempts = 3
+	// noticePostSpare is the time a wait for a 429 leaves before ctx's
+	// deadline for the post after it: a post the deadline cuts short
+	// leaves it unknown whether the message is in Slack.
+	noticePostSpare = 5 * time.Second
+)
 
-// waitRateLimit waits out the 429 err is, if that wait ends before ctx's
-// deadline, and reports whether it did.
+// waitRateLimit waits out the 429 err is, if that wait leaves the post
+// after it noticePostSpare before ctx's deadline, and reports whether it
+// did.
 func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool {
 	wait, limited := digestRateLimited(err)
 	if !limited {
 		return false
 	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait+noticePostSpare {
 		return false
 	}
 	sleep := p.Sleep

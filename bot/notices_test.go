@@ -465,14 +465,15 @@ func TestBurstWaitsOutARateLimit(t *testing.T) {
 	}
 }
 
-// A 429 whose wait outlasts the deadline is no wait: the message and the
-// rest of the burst are reported not posted, and the rest are not sent.
+// A 429 whose wait would leave no time before the deadline to post is not
+// waited: the message and the rest of the burst are reported not posted,
+// and the rest are not sent.
 func TestBurstRateLimitedBeyondTheDeadline(t *testing.T) {
 	t.Parallel()
 	ns := cancellations(200)
 	burstParts(t, ns)
 	sl, p, waits := noticePublisher(t)
-	sl.RateLimitAfter("chat.postMessage", 1, 30*time.Second)
+	sl.RateLimitAfter("chat.postMessage", 1, 17*time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	sent := p.Burst(ctx, "CNOTES", ns)
