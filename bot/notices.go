@@ -36,6 +36,9 @@ type SlackNoticePublisher struct {
 	Zone          *time.Location // the digest zone: of the times' fallbacks and the notification text
 	IncludeEmails bool
 	Now           func() time.Time // nil: time.Now
+	// Sleep waits out a 429, or less when ctx ends first: then it returns
+	// ctx's error. nil: sleepContext. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 var (
@@ -78,33 +81,32 @@ func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message
 	return err
 }
 
-// Burst posts many notices in as few messages as Slack's limits allow,
-// and returns the first.
-func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
-	var first notices.Message
-	for i, part := range burstMessages(ns, p.zone(), p.IncludeEmails) {
+// Burst posts many notices in as few messages as Slack's limits allow, in
+// order, and reports what became of each one it sent. It stops at the first
+// message not surely posted: the notices after it are left for the next
+// read, so that none overtakes it.
+func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []notices.Notice) []notices.Sent {
+	var sent []notices.Sent
+	for _, part := range burstMessages(ns, p.zone(), p.IncludeEmails) {
 		var claims []string
 		for _, n := range ns[:part.notices] {
 			claims = append(claims, n.Claim)
 		}
 		ns = ns[part.notices:]
-		got, err := p.post(ctx, channel, "", part.message, true, claims...)
-		if err != nil {
-			if i > 0 {
-				// The first part is out: the rest may not be retried as new.
-				return first, errors.Join(errors.New("notice burst cut short"), unwrapNotPosted(err))
-			}
-			return first, err
+		m, err := p.post(ctx, channel, "", part.message, true, claims...)
+		for range part.notices {
+			sent = append(sent, notices.Sent{Message: m, Err: err})
 		}
-		if i == 0 {
-			first = got
+		if err != nil {
+			break
 		}
 	}
-	return first, nil
+	return sent
 }
 
 // post posts m, with the claims of the notices it tells of in its
-// metadata.
+// metadata. A 429 proves m was not posted: it is waited out and m posted
+// again, while ctx's deadline allows.
 func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst bool, claims ...string) (notices.Message, error) {
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(m.Text, false), // already escaped
@@ -122,17 +124,50 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
 	}
-	ch, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
-	if err != nil {
+	for attempt := 1; ; attempt++ {
+		ch, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
+		if err == nil {
+			if ch == "" {
+				ch = channel
+			}
+			return notices.Message{Channel: ch, TS: ts}, nil
+		}
+		if attempt < noticePostAttempts && p.waitRateLimit(ctx, err) {
+			continue
+		}
 		if digestNotPosted(err) {
 			return notices.Message{}, fmt.Errorf("%w: %s", notices.ErrNotPosted, slackErr(err))
 		}
 		return notices.Message{}, err
 	}
-	if ch == "" {
-		ch = channel
+}
+
+const (
+	// noticePostAttempts is how often one notice message is tried when
+	// Slack answers 429.
+	noticePostAttempts = 3
+	// noticePostSpare is the time a wait for a 429 leaves before ctx's
+	// deadline for the post after it: a post the deadline cuts short
+	// leaves it unknown whether the message is in Slack.
+	noticePostSpare = 5 * time.Second
+)
+
+// waitRateLimit waits out the 429 err is, if that wait leaves the post
+// after it noticePostSpare before ctx's deadline, and reports whether it
+// did.
+func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool {
+	wait, limited := digestRateLimited(err)
+	if !limited {
+		return false
 	}
-	return notices.Message{Channel: ch, TS: ts}, nil
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait+noticePostSpare {
+		return false
+	}
+	sleep := p.Sleep
+	if sleep == nil {
+		sleep = sleepContext
+	}
+	return sleep(ctx, wait) == nil
 }
 
 // Find looks for the notices that carry claims among the messages posted
@@ -191,15 +226,6 @@ func findErr(where string, err error) error {
 		return fmt.Errorf("%w: reading %s: %w", notices.ErrCannotLook, where, err)
 	}
 	return fmt.Errorf("reading %s: %w", where, err)
-}
-
-// unwrapNotPosted keeps a later part's refusal from reading as proof that
-// nothing of the burst was posted.
-func unwrapNotPosted(err error) error {
-	if errors.Is(err, notices.ErrNotPosted) {
-		return errors.New(strings.Replace(err.Error(), notices.ErrNotPosted.Error(), "part not posted", 1))
-	}
-	return err
 }
 
 func (p SlackNoticePublisher) zone() *time.Location {

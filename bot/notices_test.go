@@ -2,9 +2,11 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +34,7 @@ func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 	w := notices.NewWatcher(notices.Config{
 		List: h.client, Store: store, Channel: "CNOTES", Now: h.clock.Now,
 		Publisher: pub, Finder: pub,
+		Sleep: func(_ context.Context, d time.Duration) error { h.clock.Advance(d); return nil },
 	})
 	if err := w.Poll(t.Context()); err != nil {
 		t.Fatal(err)
@@ -337,18 +340,16 @@ func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
 	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
-	var ns []notices.Notice
+	ns := cancellations(200)
 	var claims []string
-	for i := range 200 {
-		id := fmt.Sprintf("booking-%03d", i)
-		start := t0.Add(time.Duration(i) * time.Hour)
-		b := booking.Booking{ID: id, Start: start, End: start.Add(30 * time.Minute), BookerName: booking.Some("Ada Lovelace")}
-		ns = append(ns, notices.Notice{Change: notices.Change{Kind: notices.Cancelled, Booking: b}, Claim: "claim-" + id})
-		claims = append(claims, "claim-"+id)
+	for _, n := range ns {
+		claims = append(claims, n.Claim)
 	}
 	seen := len(h.sl.Messages())
-	if _, err := p.Burst(t.Context(), "CNOTES", ns); err != nil {
-		t.Fatal(err)
+	for _, s := range p.Burst(t.Context(), "CNOTES", ns) {
+		if s.Err != nil {
+			t.Fatal(s.Err)
+		}
 	}
 	msgs := channelMessages(h, seen, "CNOTES")
 	if len(msgs) < 2 {
@@ -424,5 +425,191 @@ func TestNearChangesAreAlsoSentToTheChannel(t *testing.T) {
 				t.Errorf("reply also sent to the channel: %v, want %v (%s)", got.Broadcast, c.broadcast, got.Text)
 			}
 		})
+	}
+}
+
+// cancellations are n notices of cancelled bookings, each with a claim.
+func cancellations(n int) []notices.Notice {
+	var ns []notices.Notice
+	for i := range n {
+		id := fmt.Sprintf("booking-%03d", i)
+		start := t0.Add(time.Duration(i) * time.Hour)
+		b := booking.Booking{ID: id, Start: start, End: start.Add(30 * time.Minute), BookerName: booking.Some("Ada Lovelace")}
+		ns = append(ns, notices.Notice{Change: notices.Change{Kind: notices.Cancelled, Booking: b}, Claim: "claim-" + id})
+	}
+	return ns
+}
+
+// noticePublisher is a publisher posting to CNOTES in a Slack stand-in;
+// the waits it is asked for are recorded on waits, not waited.
+func noticePublisher(t *testing.T) (*slacktest.Server, bot.SlackNoticePublisher, *[]time.Duration) {
+	t.Helper()
+	sl := slacktest.NewServer(t)
+	sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+	var waits []time.Duration
+	p := bot.SlackNoticePublisher{
+		Slack: slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL)), Zone: berlin,
+		Now:   func() time.Time { return t0 },
+		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
+	}
+	return sl, p, &waits
+}
+
+// claimsIn are the claims each message in CNOTES carries, in order.
+func claimsIn(t *testing.T, sl *slacktest.Server) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, m := range sl.Messages() {
+		if m.Channel != "CNOTES" {
+			continue
+		}
+		var md struct {
+			Payload struct {
+				Claims string `json:"claims"`
+			} `json:"event_payload"`
+		}
+		if err := json.Unmarshal(m.Metadata, &md); err != nil {
+			t.Fatalf("metadata %s: %v", m.Metadata, err)
+		}
+		out = append(out, strings.Fields(md.Payload.Claims))
+	}
+	return out
+}
+
+// burstParts is how many messages a burst of ns takes, posted to a Slack
+// of its own; it fails the test unless they are at least three.
+func burstParts(t *testing.T, ns []notices.Notice) int {
+	t.Helper()
+	sl, p, _ := noticePublisher(t)
+	p.Burst(t.Context(), "CNOTES", ns)
+	n := len(claimsIn(t, sl))
+	if n < 3 {
+		t.Fatalf("test setup: a burst of %d notices takes %d messages, want 3 or more", len(ns), n)
+	}
+	return n
+}
+
+// A 429 on the second message of a burst proves it was not posted: it is
+// waited out and posted, then the rest, each message once and in order.
+func TestBurstWaitsOutARateLimit(t *testing.T) {
+	t.Parallel()
+	ns := cancellations(200)
+	parts := burstParts(t, ns)
+	sl, p, waits := noticePublisher(t)
+	sl.RateLimitAfter("chat.postMessage", 1, 7*time.Second)
+	sent := p.Burst(t.Context(), "CNOTES", ns)
+	if !slices.Equal(*waits, []time.Duration{7 * time.Second}) {
+		t.Errorf("waited %v, want the Retry-After once", *waits)
+	}
+	got := claimsIn(t, sl)
+	if len(got) != parts {
+		t.Fatalf("%d messages, want %d", len(got), parts)
+	}
+	var i int
+	for _, claims := range got {
+		for _, c := range claims {
+			if i >= len(ns) || c != ns[i].Claim {
+				t.Fatalf("claim %q in message order at %d, want the notices' order", c, i)
+			}
+			i++
+		}
+	}
+	if i != len(ns) || len(sent) != len(ns) {
+		t.Fatalf("%d notices in Slack, %d reported sent; want all %d", i, len(sent), len(ns))
+	}
+	for i, s := range sent {
+		if s.Err != nil || s.Message.TS == "" {
+			t.Errorf("notice %d: %+v", i, s)
+		}
+	}
+}
+
+// A 429 whose wait would leave no time before the deadline to post is not
+// waited: the message and the rest of the burst are reported not posted,
+// and the rest are not sent.
+func TestBurstRateLimitedBeyondTheDeadline(t *testing.T) {
+	t.Parallel()
+	ns := cancellations(200)
+	burstParts(t, ns)
+	sl, p, waits := noticePublisher(t)
+	sl.RateLimitAfter("chat.postMessage", 1, 17*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	sent := p.Burst(ctx, "CNOTES", ns)
+	if len(*waits) != 0 {
+		t.Errorf("waited %v past the deadline", *waits)
+	}
+	got := claimsIn(t, sl)
+	if len(got) != 1 {
+		t.Fatalf("%d messages, want the first", len(got))
+	}
+	first := len(got[0])
+	if len(sent) <= first {
+		t.Fatalf("%d notices reported, want the first message's %d and the second's", len(sent), first)
+	}
+	for i, s := range sent {
+		if notPosted := errors.Is(s.Err, notices.ErrNotPosted); (i >= first) != notPosted {
+			t.Errorf("notice %d: %v", i, s.Err)
+		}
+	}
+	for i := len(sent); i < len(ns); i++ {
+		if slices.Contains(got[0], ns[i].Claim) {
+			t.Errorf("notice %d was posted", i)
+		}
+	}
+}
+
+// lostSecond posts through Slack, but the answer to its second post is
+// lost: the message is in Slack.
+type lostSecond struct {
+	bot.NoticeSlack
+	posts int
+}
+
+func (l *lostSecond) PostMessageContext(ctx context.Context, channel string, opts ...slack.MsgOption) (string, string, error) {
+	ch, ts, err := l.NoticeSlack.PostMessageContext(ctx, channel, opts...)
+	if l.posts++; l.posts == 2 {
+		return "", "", context.DeadlineExceeded
+	}
+	return ch, ts, err
+}
+
+// A lost answer on the second message: its notices may be posted, and the
+// rest are not sent.
+func TestBurstWithALostAnswer(t *testing.T) {
+	t.Parallel()
+	ns := cancellations(200)
+	burstParts(t, ns)
+	sl, p, _ := noticePublisher(t)
+	p.Slack = &lostSecond{NoticeSlack: p.Slack}
+	sent := p.Burst(t.Context(), "CNOTES", ns)
+	got := claimsIn(t, sl)
+	if len(got) != 2 {
+		t.Fatalf("%d messages, want the first two", len(got))
+	}
+	first, second := len(got[0]), len(got[1])
+	if len(sent) != first+second {
+		t.Fatalf("%d notices reported, want the first two messages' %d", len(sent), first+second)
+	}
+	for i, s := range sent {
+		switch lost := i >= first; {
+		case !lost && s.Err != nil:
+			t.Errorf("notice %d of the first message: %v", i, s.Err)
+		case lost && (s.Err == nil || errors.Is(s.Err, notices.ErrNotPosted)):
+			t.Errorf("notice %d of the second message: %v, want it unknown", i, s.Err)
+		}
+	}
+}
+
+// A notice answered 429 is waited out and posted.
+func TestNoticeWaitsOutARateLimit(t *testing.T) {
+	t.Parallel()
+	sl, p, waits := noticePublisher(t)
+	sl.RateLimitNext("chat.postMessage", 2*time.Second)
+	if _, err := p.Post(t.Context(), "CNOTES", cancellations(1)[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimsIn(t, sl); len(got) != 1 || !slices.Equal(*waits, []time.Duration{2 * time.Second}) {
+		t.Errorf("%d messages after waiting %v; want one after the Retry-After", len(got), *waits)
 	}
 }

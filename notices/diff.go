@@ -8,15 +8,28 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
-// StartSlack is how soon after the next read a vanished booking still
-// counts as started rather than cancelled: the service's clock may run
-// ahead of ours.
+// StartSlack is how soon after the next read, on the service's clock, a
+// vanished booking still counts as started rather than cancelled: that
+// clock is known to the second at best, and only when its answers carry a
+// Date header.
 const StartSlack = time.Minute
 
 // Snapshot is one good read of GET /bookings.
 type Snapshot struct {
-	At       time.Time         // when the answer arrived, on bookbot's clock
-	Bookings []booking.Booking // as listed
+	At time.Time // when the answer arrived, on bookbot's clock
+	// ServiceAt is At on the booking API's clock, which decides when a
+	// booking has started and leaves the list; zero when not known.
+	ServiceAt time.Time
+	Bookings  []booking.Booking // as listed
+}
+
+// serviceTime is when the read was made on the service's clock, or on
+// bookbot's when the service's is not known.
+func (s Snapshot) serviceTime() time.Time {
+	if s.ServiceAt.IsZero() {
+		return s.At
+	}
+	return s.ServiceAt
 }
 
 // Full reports whether the list is at the cap of GET /bookings: bookings may
@@ -67,8 +80,10 @@ type Change struct {
 // Diff returns what happened between prev and next, in order of the
 // booking's (new) start, then ID. It reports only what the two reads prove:
 //
-//   - a booking that vanished and starts at or before next.At+StartSlack
-//     has started, because the list holds only bookings that have not;
+//   - a booking that vanished and starts at or before next's time on the
+//     service's clock (ServiceAt, else At) plus StartSlack has started,
+//     because the list holds only bookings that have not started by that
+//     clock;
 //   - a booking that vanished from a full next list at or after its last
 //     start may just have been cut off, so it is not Cancelled;
 //   - a booking that appeared at or after the last start of a full prev
@@ -84,7 +99,7 @@ type Change struct {
 func Diff(prev, next Snapshot) []Change {
 	was, is := byID(prev.Bookings), byID(next.Bookings)
 	before, after := prev.view(), next.view()
-	started := next.At.Add(StartSlack)
+	started := next.serviceTime().Add(StartSlack)
 
 	var changes []Change
 	for id, b := range is {
@@ -125,4 +140,19 @@ func byID(list []booking.Booking) map[string]booking.Booking {
 		}
 	}
 	return m
+}
+
+// keepEventTypes returns list with the event type prev showed filled in for
+// each booking listed now without one: the service lists a booking its
+// attendee rescheduled with no event type from then on. list is not
+// modified.
+func keepEventTypes(prev, list []booking.Booking) []booking.Booking {
+	was := byID(prev)
+	out := slices.Clone(list)
+	for i, b := range out {
+		if old, ok := was[b.ID]; ok && !b.EventType.Valid && old.EventType.Valid {
+			out[i].EventType = old.EventType
+		}
+	}
+	return out
 }

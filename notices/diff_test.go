@@ -376,3 +376,61 @@ func TestDiffFullLists(t *testing.T) {
 		t.Errorf("pushed off: got %s, want %s", show(got), show(want))
 	}
 }
+
+// The list drops a booking when it starts by the service's clock: with
+// that clock ahead, a booking that started there is not cancelled; with it
+// behind, one that vanished before its start there was cancelled, though
+// bookbot's clock has passed its start.
+func TestDiffJudgesStartedByTheServiceClock(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		ahead int // the service's clock minus bookbot's, in minutes
+		prev  []booking.Booking
+		want  []Change
+	}{
+		{name: "4 minutes ahead: started there is not cancelled", ahead: 4,
+			prev: list(bk("a", 2), bk("b", 4+slack), bk("z", 60))},
+		{name: "4 minutes ahead: past the slack there is cancelled", ahead: 4,
+			prev: list(bk("a", 4+slack+1), bk("z", 60)),
+			want: []Change{cancelled(bk("a", 4+slack+1))}},
+		{name: "5 minutes behind: cancelled 3 minutes before its start", ahead: -5,
+			prev: list(bk("a", 3), bk("z", 60)),
+			want: []Change{cancelled(bk("a", 3))}},
+		{name: "5 minutes behind: gone 2 minutes after its start here, before it there", ahead: -5,
+			prev: list(bk("a", -2), bk("z", 60)),
+			want: []Change{cancelled(bk("a", -2))}},
+		{name: "5 minutes behind: started there is not cancelled", ahead: -5,
+			prev: list(bk("a", -5+slack), bk("z", 60))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prev := Snapshot{At: base.Add(-5 * time.Minute), Bookings: tt.prev}
+			next := Snapshot{At: base, ServiceAt: base.Add(time.Duration(tt.ahead) * time.Minute), Bookings: list(bk("z", 60))}
+			if got := Diff(prev, next); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Diff:\n got %s\nwant %s", show(got), show(tt.want))
+			}
+		})
+	}
+}
+
+// A booking listed now without an event type keeps the one it was listed
+// with before; one never listed with an event type has none.
+func TestKeepEventTypes(t *testing.T) {
+	t.Parallel()
+	untyped := func(b booking.Booking) booking.Booking { b.EventType = booking.NullString{}; return b }
+	retyped := bk("c", 90)
+	retyped.EventType = booking.Some("deep-dive")
+	prev := list(bk("a", 60), untyped(bk("legacy", 70)), bk("c", 90))
+	next := list(untyped(bk("a", 120)), untyped(bk("legacy", 70)), retyped, untyped(bk("new", 30)))
+	nextCopy := slices.Clone(next)
+	got := keepEventTypes(prev, next)
+	want := list(bk("a", 120), untyped(bk("legacy", 70)), retyped, untyped(bk("new", 30)))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("keepEventTypes:\n got %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(next, nextCopy) {
+		t.Error("keepEventTypes modified the caller's list")
+	}
+}

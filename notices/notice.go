@@ -10,8 +10,8 @@ import (
 )
 
 // ErrNotPosted wraps a Publisher's error when Slack certainly did not post
-// the notice (it answered with an error): the claim is released and the
-// notice is tried again on the next read. Any other error may have posted
+// the notice (it answered with an error, a 429 included): the claim is
+// released and the notice is tried again on the next read. Any other error may have posted
 // it: with a Finder, Slack's history settles it later; without one, it is
 // not tried again.
 var ErrNotPosted = errors.New("notice not posted")
@@ -45,8 +45,20 @@ type Publisher interface {
 	Reply(ctx context.Context, thread Message, n Notice) (Message, error)
 	// Update rewrites the booking's first notice to show it as it is now.
 	Update(ctx context.Context, thread Message, n Notice) error
-	// Burst posts many notices at once, compactly.
-	Burst(ctx context.Context, channel string, ns []Notice) (Message, error)
+	// Burst posts many notices at once, compactly, in as few messages as
+	// Slack's limits allow, in order. It returns what became of each
+	// notice it sent, in the order of ns: it stops at the first message
+	// not surely posted, and the notices after that one's, not sent, have
+	// no entry.
+	Burst(ctx context.Context, channel string, ns []Notice) []Sent
+}
+
+// Sent is what became of a notice a Publisher sent.
+type Sent struct {
+	Message Message // where it was posted, when Err is nil
+	// Err is nil when the notice was posted, wraps ErrNotPosted when Slack
+	// certainly did not post it, and is any other error when it may have.
+	Err error
 }
 
 // Finder finds notices in Slack by their claims. It settles a claim whose

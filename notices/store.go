@@ -100,10 +100,10 @@ type Message struct {
 	TS      string `json:"ts"`
 }
 
-// EncodeSnapshot is s as every Store keeps it: JSON of its time and its
+// EncodeSnapshot is s as every Store keeps it: JSON of its times and its
 // bookings.
 func EncodeSnapshot(s Snapshot) ([]byte, error) {
-	w := wireSnapshot{At: s.At, Bookings: make([]wireBooking, len(s.Bookings))}
+	w := wireSnapshot{At: s.At, ServiceAt: s.ServiceAt, Bookings: make([]wireBooking, len(s.Bookings))}
 	for i, b := range s.Bookings {
 		w.Bookings[i] = wireBooking(b)
 	}
@@ -111,13 +111,14 @@ func EncodeSnapshot(s Snapshot) ([]byte, error) {
 }
 
 // DecodeSnapshot reads a snapshot EncodeSnapshot wrote. Its times are the
-// saved instants, without their zone names or monotonic readings.
+// saved instants, without their zone names or monotonic readings. One
+// saved before snapshots kept the service's time has none.
 func DecodeSnapshot(v []byte) (Snapshot, error) {
 	var w wireSnapshot
 	if err := json.Unmarshal(v, &w); err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{At: w.At, Bookings: make([]booking.Booking, len(w.Bookings))}
+	s := Snapshot{At: w.At, ServiceAt: w.ServiceAt, Bookings: make([]booking.Booking, len(w.Bookings))}
 	for i, b := range w.Bookings {
 		s.Bookings[i] = booking.Booking(b)
 	}
@@ -126,8 +127,9 @@ func DecodeSnapshot(v []byte) (Snapshot, error) {
 
 // wireSnapshot is a Snapshot as stored.
 type wireSnapshot struct {
-	At       time.Time     `json:"at"`
-	Bookings []wireBooking `json:"bookings"`
+	At        time.Time     `json:"at"`
+	ServiceAt time.Time     `json:"service_at,omitzero"`
+	Bookings  []wireBooking `json:"bookings"`
 }
 
 // wireBooking is a booking.Booking as stored. It converts to and from

@@ -40,6 +40,20 @@ const (
 	// lookBack is how much earlier than its claim a notice is looked for:
 	// Slack's clock and the claimer's may disagree.
 	lookBack = time.Minute
+
+	// ConfirmAfter is how long after a read that cancels many bookings the
+	// list is read again before anything is announced: the service can
+	// answer an empty or short list for a moment (a deploy, a failover).
+	ConfirmAfter = 5 * time.Second
+	// manyCancelled is how many cancellations, if they are also half the
+	// bookings listed before or more, one read is not believed about.
+	manyCancelled = 3
+
+	// HoldFor is how long after bookbot sent a create or a cancel whose
+	// answer has not come a change it may have made waits for it, so that
+	// the notice says who made it; after that it is announced as made
+	// elsewhere.
+	HoldFor = 3 * time.Minute
 )
 
 // Config configures a Watcher.
@@ -56,7 +70,13 @@ type Config struct {
 	Routes   map[string]string // event slug → channel, instead of Channel
 	Interval time.Duration     // between reads; DefaultInterval when 0
 	Now      func() time.Time  // nil: time.Now
-	Log      *slog.Logger      // nil: discarded
+	// Skew is the booking API's clock minus bookbot's, as its latest
+	// answer told; ok is false while it is not known. nil: never known.
+	Skew func() (d time.Duration, ok bool)
+	// Sleep waits d, or less when ctx ends first: then it returns ctx's
+	// error. nil: a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger // nil: discarded
 }
 
 // Watcher reads the bookings list every Interval and posts what changed.
@@ -80,6 +100,9 @@ func NewWatcher(cfg Config) *Watcher {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
 	}
 	return &Watcher{cfg: cfg, paused: map[string]string{}}
 }
@@ -115,32 +138,34 @@ func (w *Watcher) Run(ctx context.Context) error {
 }
 
 // Poll reads the list once and posts what changed since the last read. The
-// first read ever is the baseline and announces nothing.
+// first read ever is the baseline and announces nothing. A read that
+// cancels many bookings is believed only once a second read, ConfirmAfter
+// later, cancels no others.
 func (w *Watcher) Poll(ctx context.Context) error {
-	list, err := w.cfg.List.Bookings(ctx)
+	next, err := w.read(ctx)
 	if err != nil {
-		w.metricPoll(false)
-		w.readFailed(ctx, err)
 		return err
 	}
-	next := Snapshot{At: w.cfg.Now(), Bookings: list}
-	w.metricPoll(true)
-	w.resume(ctx, "read", "the bookings list can be read again")
-
 	prev, ok, err := w.cfg.Store.Last(ctx)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(list))
+		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(next.Bookings))
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
+	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	w.cfg.Log.Debug("notices: list read", "bookings", len(list), "changes", len(changes))
+	if first := cancelledIDs(changes); cancelsMany(prev, first) {
+		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
+			return err
+		}
+	}
+	w.cfg.Log.Debug("notices: list read", "bookings", len(next.Bookings), "changes", len(changes))
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
-	notices := w.notices(ctx, changes)
+	notices, held := w.notices(ctx, changes)
 
 	// Notices go out channel by channel, in the order of the changes.
 	byChannel := map[string][]routed{}
@@ -177,7 +202,84 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		// the ones already posted are claimed and not posted again.
 		return errors.New("some notices are not settled; they are tried again, or looked for in Slack, at the next read")
 	}
+	if held > 0 {
+		// The snapshot stays, so the next read finds the held changes again.
+		w.cfg.Log.Info("notices: changes bookbot's own writes may have made wait for their answers", "changes", held)
+		return nil
+	}
 	return w.cfg.Store.SaveLast(ctx, next)
+}
+
+// read reads the list.
+func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
+	list, err := w.cfg.List.Bookings(ctx)
+	if err != nil {
+		w.metricPoll(false)
+		w.readFailed(ctx, err)
+		return Snapshot{}, err
+	}
+	w.metricPoll(true)
+	w.resume(ctx, "read", "the bookings list can be read again")
+	return w.snapshot(list), nil
+}
+
+// confirm reads the list again, ConfirmAfter after a read that cancelled
+// the bookings first names, and returns that read and its changes when it
+// cancels none but those: each cancellation it shows, the first read
+// showed too. When it lists them again, its changes have none of them, and
+// the first read is forgotten.
+func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]bool) (Snapshot, []Change, error) {
+	w.cfg.Log.Warn("notices: a read cancels many bookings; reading again before announcing anything",
+		"cancelled", len(first), "listed_before", len(prev.Bookings), "again_in", ConfirmAfter.String())
+	if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+		return Snapshot{}, nil, err
+	}
+	next, err := w.read(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
+	changes := Diff(prev, next)
+	second := cancelledIDs(changes)
+	for id := range second {
+		if !first[id] {
+			return Snapshot{}, nil, fmt.Errorf("two reads %s apart cancel different bookings (%d, then %d); nothing is announced until reads agree", ConfirmAfter, len(first), len(second))
+		}
+	}
+	if cancelsMany(prev, second) {
+		w.cfg.Log.Info("notices: a second read confirms the cancellations", "cancelled", len(second))
+	} else {
+		w.cfg.Log.Info("notices: a second read lists the bookings again; the read that dropped them is not announced", "cancelled", len(second))
+	}
+	return next, changes, nil
+}
+
+// cancelledIDs are the bookings changes cancel.
+func cancelledIDs(changes []Change) map[string]bool {
+	ids := map[string]bool{}
+	for _, c := range changes {
+		if c.Kind == Cancelled {
+			ids[c.Booking.ID] = true
+		}
+	}
+	return ids
+}
+
+// cancelsMany reports whether cancelling ids is too much for one read to
+// be believed: manyCancelled or more, and half or more of what prev listed.
+func cancelsMany(prev Snapshot, ids map[string]bool) bool {
+	return len(ids) >= manyCancelled && 2*len(ids) >= len(prev.Bookings)
+}
+
+// snapshot is a read of list made now, on both clocks.
+func (w *Watcher) snapshot(list []booking.Booking) Snapshot {
+	s := Snapshot{At: w.cfg.Now(), Bookings: list}
+	if w.cfg.Skew != nil {
+		if d, ok := w.cfg.Skew(); ok {
+			s.ServiceAt = s.At.Add(d)
+		}
+	}
+	return s
 }
 
 // routed is a notice and its booking's thread, read once per poll.
@@ -207,7 +309,8 @@ func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
 }
 
 // each posts notices one by one. It reports whether any must be tried
-// again.
+// again. After a notice Slack did not post it posts no more: the ones
+// after it wait for the next read, so as not to overtake it.
 func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	retry := false
 	for _, r := range rs {
@@ -223,24 +326,27 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 		n := r.Notice
 		n.Claim = k.ID()
 		var m Message
+		var postErr error
 		root := r.thread == nil // a post starts the booking's thread; a reply does not
 		if r.thread != nil {
 			w.update(ctx, *r.thread, n)
-			m, err = w.cfg.Publisher.Reply(ctx, *r.thread, n)
+			m, postErr = w.cfg.Publisher.Reply(ctx, *r.thread, n)
 		} else {
-			m, err = w.cfg.Publisher.Post(ctx, channel, n)
+			m, postErr = w.cfg.Publisher.Post(ctx, channel, n)
 		}
-		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, err)
+		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, postErr)
 		retry = retry || again
-		if err != nil {
+		if err != nil || errors.Is(postErr, ErrNotPosted) {
 			return retry, err
 		}
 	}
 	return retry, nil
 }
 
-// burst posts many notices in one message, and updates each one's first
-// notice in place.
+// burst posts many notices in one message, or as few as fit, and updates
+// each one's first notice in place. Each notice is settled as its own
+// message went: one not sent, after a message that was not posted or
+// whose answer was lost, is released and tried again at the next read.
 func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since time.Time) (bool, error) {
 	all := make([]Key, len(rs))
 	for i, r := range rs {
@@ -265,13 +371,25 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 	if len(fresh) == 0 {
 		return retry, nil
 	}
-	m, err := w.cfg.Publisher.Burst(ctx, channel, fresh)
-	again, err := w.settle(ctx, keys, "burst", m, false, err)
-	if again || err != nil {
-		return retry || again, err
+	sent := w.cfg.Publisher.Burst(ctx, channel, fresh)
+	if len(sent) < len(fresh) {
+		w.cfg.Log.Info("notices: the rest of a burst was not sent after a message that did not surely go out; it is posted at the next read",
+			"channel", channel, "notices", len(fresh)-len(sent))
 	}
 	for i, n := range fresh {
-		if threads[i] != nil {
+		if i >= len(sent) {
+			if err := w.cfg.Store.Release(ctx, keys[i]); err != nil {
+				return true, err
+			}
+			retry = true
+			continue
+		}
+		again, err := w.settle(ctx, keys[i:i+1], n.Kind, sent[i].Message, false, sent[i].Err)
+		retry = retry || again
+		if err != nil {
+			return retry, err
+		}
+		if sent[i].Err == nil && threads[i] != nil {
 			w.update(ctx, *threads[i], n)
 		}
 	}
@@ -463,8 +581,9 @@ func (w *Watcher) alert(ctx context.Context, text string) {
 }
 
 // notices turns changes into notices: titles, and who made them through
-// bookbot.
-func (w *Watcher) notices(ctx context.Context, changes []Change) []Notice {
+// bookbot. It holds back, and counts, the changes a write of bookbot's
+// still in flight may have made, for at most HoldFor.
+func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, held int) {
 	titles := map[string]string{}
 	if types, err := w.cfg.List.EventTypes(ctx); err == nil {
 		for _, t := range types {
@@ -478,43 +597,60 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) []Notice {
 			w.cfg.Log.Warn("notices: the journal could not be read; changes are not attributed", "error", err)
 		}
 	}
-	out := make([]Notice, len(changes))
-	for i, c := range changes {
+	for _, c := range changes {
 		n := Notice{Change: c, Title: titles[c.Booking.EventType.String]}
 		if n.Title == "" {
 			n.Title = c.Booking.EventType.Or("")
 		}
-		n.By = madeBy(c, writes)
-		out[i] = n
+		var inFlight *journal.Entry
+		n.By, inFlight = madeBy(c, writes)
+		if inFlight != nil {
+			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
+				held++
+				continue
+			}
+			w.cfg.Log.Warn("notices: bookbot's own write that may have made a change has had no answer; the change is announced as made elsewhere",
+				"booking_id", c.Booking.ID, "kind", string(c.Kind), "journal_seq", inFlight.Seq)
+		}
+		out = append(out, n)
 	}
-	return out
+	return out, held
 }
 
-// madeBy finds the write through bookbot behind a change: the create that
-// made a new booking (found by ID, or by event, start and email while its
-// answer is still on the way), or the cancel that cancelled one.
-func madeBy(c Change, writes []journal.Entry) *By {
+// madeBy finds the write through bookbot that made a change, if bookbot
+// knows it did: its create of that booking ID, or its cancel of it, with
+// the outcome confirmed. A create refused, blocked, failed, unclear or
+// dry-run made nothing bookbot can vouch for, even when the list shows a
+// booking like it, made elsewhere. When the newest write that may have
+// made the change is still in flight (a create of the same event, start
+// and attendee, or a cancel of that ID), it is returned as inFlight: once
+// its answer comes, it tells.
+func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) {
 	b := c.Booking
 	for i := len(writes) - 1; i >= 0; i-- {
 		e := writes[i]
+		if e.DryRun {
+			continue
+		}
 		switch {
 		case c.Kind == New && e.Op == booking.OpCreate:
-			if e.Created == b.ID || e.BookingID == b.ID {
-				return &By{Actor: e.Actor, At: e.At}
-			}
-			unclear := e.Open() || e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked
-			if !unclear || e.DryRun || e.Created != "" {
-				continue
+			if e.Outcome == booking.Confirmed && e.Created == b.ID {
+				return &By{Actor: e.Actor, At: e.At}, nil
 			}
 			start, err := time.Parse(time.RFC3339Nano, e.Start)
-			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); err == nil && found != nil {
-				return &By{Actor: e.Actor, At: e.At}
+			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); e.Open() && err == nil && found != nil {
+				return nil, &writes[i]
 			}
 		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == b.ID:
-			return &By{Actor: e.Actor, At: e.At}
+			if id, ok := e.CancelledBooking(); ok && id == b.ID {
+				return &By{Actor: e.Actor, At: e.At}, nil
+			}
+			if e.Open() {
+				return nil, &writes[i]
+			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func key(n Notice, since time.Time) Key {
@@ -530,6 +666,18 @@ func (w *Watcher) metricPoll(ok bool) {
 func (w *Watcher) metricNotice(k Kind, result string) {
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.Notice(k, result)
+	}
+}
+
+// sleep waits d, or less if ctx ends first: then it returns ctx's error.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

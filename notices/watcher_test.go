@@ -36,11 +36,12 @@ type published struct {
 // posts fail with the errors given, in turn. A post failing with errLost
 // is in Slack all the same, as when its answer is lost on the way.
 type recorder struct {
-	mu      sync.Mutex
-	calls   []published
-	fail    []error
-	ts      int
-	inSlack []sent // every message posted, for Find
+	mu       sync.Mutex
+	calls    []published
+	fail     []error
+	partSize int // notices per message of a burst; 0: all in one
+	ts       int
+	inSlack  []sent // every message posted, for Find
 }
 
 // errLost is a post's answer lost on the way: the post is in Slack.
@@ -89,10 +90,26 @@ func (r *recorder) Update(_ context.Context, thread notices.Message, n notices.N
 	return nil
 }
 
-func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) (notices.Message, error) {
+// Burst sends ns in messages of partSize notices (all in one when 0), and
+// stops at the first that fails.
+func (r *recorder) Burst(_ context.Context, channel string, ns []notices.Notice) []notices.Sent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.send(published{call: "burst", channel: channel, ns: ns})
+	size := r.partSize
+	if size == 0 {
+		size = len(ns)
+	}
+	var sent []notices.Sent
+	for part := range slices.Chunk(ns, size) {
+		m, err := r.send(published{call: "burst", channel: channel, ns: part})
+		for range part {
+			sent = append(sent, notices.Sent{Message: m, Err: err})
+		}
+		if err != nil {
+			break
+		}
+	}
+	return sent
 }
 
 // finder finds the recorder's messages by the claims of their notices; err
@@ -207,13 +224,17 @@ type world struct {
 	alerts  *alerts
 	counts  *counts
 	cfg     notices.Config
+	ahead   atomic.Int64 // the sandbox's clock minus the watcher's
+	slept   atomic.Int64 // the watcher's waits, in all
 }
 
 func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 	t.Helper()
 	w := &world{t: t, clock: fakeclock.New(t0), pub: &recorder{}, alerts: &alerts{},
 		counts: &counts{polls: map[bool]int{}, notices: map[string]int{}}}
-	w.sb = bookingtest.NewServer(t, bookingtest.WithClock(w.clock.Now))
+	w.sb = bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time {
+		return w.clock.Now().Add(time.Duration(w.ahead.Load()))
+	}))
 	dir := t.TempDir()
 	var err error
 	if w.journal, err = journal.Open(dir, journal.Options{}); err != nil {
@@ -228,6 +249,11 @@ func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 	w.cfg = notices.Config{
 		List: w.list, Store: w.store, Publisher: w.pub, Alerter: w.alerts, Writes: w.journal, Metrics: w.counts,
 		Channel: "CNOTES", Interval: time.Minute, Now: w.clock.Now,
+		Sleep: func(_ context.Context, d time.Duration) error {
+			w.slept.Add(int64(d))
+			w.clock.Advance(d)
+			return nil
+		},
 	}
 	for _, o := range opts {
 		o(&w.cfg)
@@ -247,6 +273,13 @@ func (w *world) newClient(t *testing.T, key string) *booking.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// serviceAhead sets the booking API's clock d ahead of the watcher's (behind
+// when d < 0), as the watcher's Skew tells it, for the watchers made after.
+func (w *world) serviceAhead(d time.Duration) {
+	w.ahead.Store(int64(d))
+	w.cfg.Skew = func() (time.Duration, bool) { return d, true }
 }
 
 // watcher is a fresh Watcher over the world's store, as after a restart.
@@ -406,17 +439,246 @@ func TestStartedIsNotCancelled(t *testing.T) {
 	w := newWorld(t)
 	wt := w.watcher()
 	w.poll(wt)
-	first := w.sb.Bookings(bookingtest.DemoOwner)
-	var next time.Time
-	for _, b := range first {
-		if !b.Cancelled && b.Start.After(t0) && (next.IsZero() || b.Start.Before(next)) {
-			next = b.Start
-		}
-	}
-	w.clock.Set(next.Add(time.Second))
+	w.clock.Set(w.nextStart(t0).Add(time.Second))
 	w.poll(wt)
 	if calls := w.pub.take(); len(calls) != 0 {
 		t.Errorf("a booking that started was announced: %v", kinds(calls))
+	}
+}
+
+// nextStart is the start of the first booking after t.
+func (w *world) nextStart(t time.Time) time.Time {
+	w.t.Helper()
+	var next time.Time
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(t) && (next.IsZero() || b.Start.Before(next)) {
+			next = b.Start
+		}
+	}
+	if next.IsZero() {
+		w.t.Fatalf("no booking after %s", t)
+	}
+	return next
+}
+
+// With the service's clock 4 minutes ahead, a booking that started there
+// left the list: it was not cancelled, though it starts later here.
+func TestStartedByTheServiceClock(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.serviceAhead(4 * time.Minute)
+	wt := w.watcher()
+	w.poll(wt)
+	w.clock.Set(w.nextStart(t0.Add(5 * time.Minute)).Add(-2 * time.Minute))
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("a booking that started by the service's clock was announced: %v", kinds(calls))
+	}
+}
+
+// With the service's clock 5 minutes behind, a booking cancelled 3 minutes
+// before its start is announced as cancelled.
+func TestCancelledJustBeforeItsStartBehindTheServiceClock(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.serviceAhead(-5 * time.Minute)
+	wt := w.watcher()
+	w.poll(wt)
+	start := w.nextStart(t0.Add(5 * time.Minute))
+	var id string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.Equal(start) {
+			id = b.ID
+		}
+	}
+	w.clock.Set(start.Add(-3 * time.Minute))
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post cancelled " + id}) {
+		t.Errorf("a booking cancelled 3 minutes before its start: %v", got)
+	}
+}
+
+// An attendee's reschedule keeps the booking's ID, and the service lists
+// it without its event type from then on: the move, and what is saved for
+// the reads after, keep the event type it had.
+func TestRescheduleKeepsTheEventType(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	id := w.book("consultation", 2, "Grace", "grace@example.com")
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.pub.take()
+
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		for _, b := range body["bookings"].([]any) {
+			if b := b.(map[string]any); b["booking_id"] == id {
+				b["event_type"] = nil
+			}
+		}
+	})
+	if err := w.sb.MoveAsAttendee(id, w.slot("consultation", 6)); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"update moved " + id, "reply moved " + id}) {
+		t.Fatalf("after the move: %v", got)
+	}
+	for _, c := range calls {
+		if n := c.ns[0]; n.Booking.EventType != booking.Some("consultation") || n.Title != "Consultation" {
+			t.Errorf("%s: event type %+v, title %q; want the consultation's", c.call, n.Booking.EventType, n.Title)
+		}
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	s, _, err := w.store.Last(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range s.Bookings {
+		if b.ID == id && b.EventType != booking.Some("consultation") {
+			t.Errorf("saved after two reads without it: event type %+v", b.EventType)
+		}
+	}
+}
+
+// emptyList is a 200 with an empty list, as the service answers for a
+// moment during a deploy or a failover.
+var emptyList = bookingtest.Fault{Status: http.StatusOK, ContentType: "application/json", Body: `{"bookings":[]}`}
+
+// last is the snapshot saved last.
+func (w *world) last() notices.Snapshot {
+	w.t.Helper()
+	s, ok, err := w.store.Last(w.t.Context())
+	if err != nil || !ok {
+		w.t.Fatalf("no snapshot: %v", err)
+	}
+	return s
+}
+
+// One empty list between good reads announces nothing: the second read,
+// ConfirmAfter later, lists the bookings again, and the empty one is never
+// saved, so nothing is new afterwards. A booking made meanwhile is new.
+func TestAnEmptyReadIsNotBelieved(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	listed := len(w.last().Bookings)
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
+	w.sb.FailNext(bookingtest.EndpointListBookings, emptyList)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Errorf("after an empty read: %v, want only the new booking", got)
+	}
+	if d := time.Duration(w.slept.Load()); d != notices.ConfirmAfter {
+		t.Errorf("waited %s before reading again, want %s", d, notices.ConfirmAfter)
+	}
+	if s := w.last(); len(s.Bookings) != listed+1 {
+		t.Errorf("saved %d bookings, want %d", len(s.Bookings), listed+1)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("the read after: %v", kinds(calls))
+	}
+}
+
+// Many bookings cancelled at once are announced once a second read shows
+// them cancelled too.
+func TestManyCancellationsAreConfirmed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if len(calls) != 1 || calls[0].call != "burst" || len(calls[0].ns) != len(ids) {
+		t.Errorf("after %d cancellations: %v", len(ids), kinds(calls))
+	}
+	if d := time.Duration(w.slept.Load()); d != notices.ConfirmAfter {
+		t.Errorf("waited %s before announcing, want %s", d, notices.ConfirmAfter)
+	}
+}
+
+// scripted lists through Lister, except that the reads numbered in answers
+// (from 1) get that answer instead.
+type scripted struct {
+	notices.Lister
+	answers map[int]error // nil: an empty list
+	n       atomic.Int32
+}
+
+func (s *scripted) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	if err, ok := s.answers[int(s.n.Add(1))]; ok {
+		return []booking.Booking{}, err
+	}
+	return s.Lister.Bookings(ctx)
+}
+
+// Two reads ConfirmAfter apart that cancel different bookings announce
+// nothing and save nothing; so does a second read that fails. The next
+// reads that agree announce each cancellation once.
+func TestReadsThatDisagreeAnnounceNothing(t *testing.T) {
+	t.Parallel()
+	for name, second := range map[string]error{
+		"empty second read":  nil,
+		"failed second read": &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			wt := w.watcher()
+			w.poll(wt)
+			base := w.last()
+			// Half the bookings are cancelled: too many for one read.
+			var ids []string
+			for _, b := range base.Bookings[len(base.Bookings)/2:] {
+				if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, b.ID)
+			}
+			cfg := w.cfg
+			cfg.List = &scripted{Lister: w.list, answers: map[int]error{2: second}}
+			wt = notices.NewWatcher(cfg)
+			w.clock.Advance(time.Minute)
+			if err := wt.Poll(t.Context()); err == nil {
+				t.Error("reads that disagree reported nothing")
+			}
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Errorf("reads that disagree announced %v", kinds(calls))
+			}
+			if s := w.last(); !s.At.Equal(base.At) {
+				t.Errorf("saved the read of %s, want the baseline's still", s.At)
+			}
+
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			var got []string
+			for _, c := range w.pub.take() {
+				for _, n := range c.ns {
+					if n.Kind != notices.Cancelled {
+						t.Errorf("%s %s %s", c.call, n.Kind, n.Booking.ID)
+					}
+					got = append(got, n.Booking.ID)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(ids)
+			if !slices.Equal(got, ids) {
+				t.Errorf("announced %v, want each of %v once", got, ids)
+			}
+		})
 	}
 }
 
@@ -590,55 +852,193 @@ func TestOwnWritesAreAttributed(t *testing.T) {
 // writes is a journal holding the entries given.
 type writes []journal.Entry
 
-func (ws writes) Since(time.Time) ([]journal.Entry, error) { return ws, nil }
+func (ws *writes) Since(time.Time) ([]journal.Entry, error) { return *ws, nil }
 
-// A new booking is bookbot's while the answer to its create is on the way
-// or unclear: the create's event, start and attendee (in any case) match
-// it. A create that was settled, or was a dry run, or whose attendee or
-// time differs, is not it.
-func TestUnclearCreatesAreAttributed(t *testing.T) {
+// creditWorld is a world whose journal holds ws.
+func creditWorld(t *testing.T, ws *writes) (*world, *notices.Watcher) {
+	t.Helper()
+	w := newWorld(t, func(c *notices.Config) { c.Writes = ws })
+	wt := w.watcher()
+	w.poll(wt)
+	return w, wt
+}
+
+// createOf is bookbot's create, asked by UADA, of the n-th intro call slot
+// for Ada, in flight.
+func (w *world) createOf(n int) journal.Entry {
+	return journal.Entry{At: w.clock.Now(), Write: booking.Write{
+		Op: booking.OpCreate, Actor: "UADA", EventType: "intro-call", Start: w.slot("intro-call", n).Format(time.RFC3339), Email: "ada@example.com",
+	}}
+}
+
+// A new booking credits a Slack user only when bookbot's create of that
+// booking ID was confirmed: one refused because the attendee booked the
+// same time elsewhere ("already booked"), or blocked, failed, unclear or a
+// dry run, made nothing bookbot can vouch for.
+func TestOnlyConfirmedCreatesAreCredited(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name   string
-		change func(e *journal.Entry) // of an entry in flight that matches
-		wantBy bool
+		name     string
+		settle   func(e *journal.Entry, id string)
+		credited bool
 	}{
-		{"in flight", func(e *journal.Entry) { e.Email = "ADA@example.com" }, true},
-		{"unknown", func(e *journal.Entry) { e.Outcome = booking.Unknown }, true},
-		{"probably not booked", func(e *journal.Entry) { e.Outcome = booking.ProbablyNotBooked }, true},
-		{"not booked", func(e *journal.Entry) { e.Outcome = booking.NotBooked }, false},
-		{"dry run", func(e *journal.Entry) { e.DryRun = true }, false},
-		{"made another booking", func(e *journal.Entry) { e.Outcome, e.Created = booking.Unknown, "other" }, false},
-		{"another attendee", func(e *journal.Entry) { e.Email = "alan@example.com" }, false},
-		{"another event", func(e *journal.Entry) { e.EventType = "consultation" }, false},
-		{"another time", func(e *journal.Entry) { e.Start = "2026-03-23T00:00:00Z" }, false},
+		{"confirmed", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.Confirmed, id }, true},
+		{"confirmed, attendee in another case", func(e *journal.Entry, id string) {
+			e.Outcome, e.Created, e.Email = booking.Confirmed, id, "ADA@example.com"
+		}, true},
+		{"already booked elsewhere", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.AlreadyBooked, id }, false},
+		{"not booked", func(e *journal.Entry, _ string) { e.Outcome = booking.NotBooked }, false},
+		{"rejected", func(e *journal.Entry, _ string) { e.Outcome = booking.Rejected }, false},
+		{"rate limited", func(e *journal.Entry, _ string) { e.Outcome, e.Held = booking.RateLimited, true }, false},
+		{"not confirmed", func(e *journal.Entry, _ string) { e.Outcome = booking.NotConfirmed }, false},
+		{"probably not booked", func(e *journal.Entry, _ string) { e.Outcome = booking.ProbablyNotBooked }, false},
+		{"unknown", func(e *journal.Entry, _ string) { e.Outcome = booking.Unknown }, false},
+		{"unknown, listed", func(e *journal.Entry, id string) { e.Outcome, e.Created = booking.Unknown, id }, false},
+		{"dry run", func(e *journal.Entry, id string) { e.Outcome, e.DryRun, e.Created = booking.DryRun, true, id }, false},
+		{"confirmed, another booking", func(e *journal.Entry, _ string) { e.Outcome, e.Created = booking.Confirmed, "other" }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var ws writes
-			w := newWorld(t, func(c *notices.Config) { c.Writes = &ws })
-			wt := w.watcher()
-			w.poll(wt)
-			slot := w.slot("intro-call", 0)
-			e := journal.Entry{Write: booking.Write{
-				Op: booking.OpCreate, Actor: "UADA", EventType: "intro-call", Start: slot.Format(time.RFC3339), Email: "ada@example.com",
-			}}
-			tc.change(&e)
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			tc.settle(&e, id)
 			ws = writes{e}
-			id, err := w.sb.BookAsAttendee(bookingtest.DemoOwner, "intro-call", slot, "Ada", "ada@example.com")
-			if err != nil {
-				t.Fatal(err)
-			}
 			w.clock.Advance(time.Minute)
 			w.poll(wt)
 			calls := w.pub.take()
 			if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
 				t.Fatalf("after the booking: %v", got)
 			}
-			if by := calls[0].ns[0].By; (by != nil) != tc.wantBy || (by != nil && by.Actor != "UADA") {
-				t.Errorf("attributed to %+v, want attributed: %v", by, tc.wantBy)
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited || (by != nil && by.Actor != "UADA") {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
 			}
 		})
+	}
+}
+
+// A cancel credits a Slack user only when bookbot's cancel of that
+// booking was confirmed, by the API or by the list.
+func TestOnlyConfirmedCancelsAreCredited(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		settle   func(e *journal.Entry)
+		credited bool
+	}{
+		{"cancelled", func(e *journal.Entry) { e.Outcome = booking.Cancelled }, true},
+		{"cancelled, verified by the list", func(e *journal.Entry) { e.Outcome, e.Verified = booking.Cancelled, true }, true},
+		{"not cancelled", func(e *journal.Entry) { e.Outcome = booking.NotCancelled }, false},
+		{"not found", func(e *journal.Entry) { e.Outcome = booking.NotFound }, false},
+		{"rejected", func(e *journal.Entry) { e.Outcome = booking.Rejected }, false},
+		{"unknown", func(e *journal.Entry) { e.Outcome = booking.Unknown }, false},
+		{"dry run", func(e *journal.Entry) { e.Outcome, e.DryRun = booking.DryRun, true }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			id := w.last().Bookings[len(w.last().Bookings)-1].ID
+			e := journal.Entry{At: w.clock.Now(), Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}
+			tc.settle(&e)
+			ws = writes{e}
+			if err := w.sb.CancelAsAttendee(id); err != nil {
+				t.Fatal(err)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+				t.Fatalf("after the cancel: %v", got)
+			}
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited || (by != nil && by.Actor != "UBOB") {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
+			}
+		})
+	}
+}
+
+// A change that a write of bookbot's still in flight may have made waits
+// for its answer: credited once it is confirmed, not once it is refused,
+// and announced as made elsewhere when no answer comes within HoldFor.
+// Other changes are announced meanwhile.
+func TestChangeWaitsForAWriteInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		then     func(w *world, e *journal.Entry, id string)
+		credited bool
+	}{
+		{"confirmed", func(_ *world, e *journal.Entry, id string) { e.Outcome, e.Created = booking.Confirmed, id }, true},
+		{"already booked elsewhere", func(_ *world, e *journal.Entry, id string) { e.Outcome, e.Created = booking.AlreadyBooked, id }, false},
+		{"no answer", func(w *world, _ *journal.Entry, _ string) { w.clock.Advance(notices.HoldFor) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			ws = writes{e}
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			other := w.book("consultation", 0, "Alan", "alan@example.com")
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + other}) {
+				t.Fatalf("while the create is in flight: %v, want only the other booking", got)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Fatalf("a minute later, still in flight: %v", kinds(calls))
+			}
+
+			tc.then(w, &e, id)
+			ws = writes{e}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post new " + id}) {
+				t.Fatalf("once settled: %v", got)
+			}
+			if by := calls[0].ns[0].By; (by != nil) != tc.credited {
+				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Errorf("the read after: %v", kinds(calls))
+			}
+		})
+	}
+}
+
+// A cancel in flight holds the cancellation's notice as a create does.
+func TestCancelWaitsForACancelInFlight(t *testing.T) {
+	t.Parallel()
+	var ws writes
+	w, wt := creditWorld(t, &ws)
+	id := w.last().Bookings[len(w.last().Bookings)-1].ID
+	e := journal.Entry{At: w.clock.Now(), Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}
+	ws = writes{e}
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Fatalf("while the cancel is in flight: %v", kinds(calls))
+	}
+	e.Outcome = booking.Cancelled
+	ws = writes{e}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+		t.Fatalf("once confirmed: %v", got)
+	}
+	if by := calls[0].ns[0].By; by == nil || by.Actor != "UBOB" {
+		t.Errorf("credited to %+v, want UBOB", by)
 	}
 }
 
@@ -838,6 +1238,123 @@ func TestCutShortBurstIsSettledFromSlack(t *testing.T) {
 	}
 	if w.counts.notices["cancelled posted"] != len(cancelled) {
 		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
+// announced counts, by booking ID, the notices in Slack.
+func (r *recorder) announced() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for _, s := range r.inSlack {
+		for _, n := range s.p.ns {
+			out[n.Booking.ID]++
+		}
+	}
+	return out
+}
+
+// wantEachOnce fails unless every one of ids is in Slack exactly once.
+func (w *world) wantEachOnce(ids []string) {
+	w.t.Helper()
+	got := w.pub.announced()
+	for _, id := range ids {
+		if got[id] != 1 {
+			w.t.Errorf("booking %s announced %d times, want once", id, got[id])
+		}
+	}
+	if len(got) != len(ids) {
+		w.t.Errorf("%d bookings announced, want %d", len(got), len(ids))
+	}
+}
+
+// A burst whose second message Slack refuses (a 429 that outlasted the
+// read) is settled notice by notice: the first message's notices are
+// posted, the rest released and posted at the next read, each once.
+func TestBurstIsSettledNoticeByNotice(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.pub.partSize = 3
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.pub.fail = []error{nil, fmt.Errorf("%w: ratelimited", notices.ErrNotPosted)}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a burst cut short reported nothing")
+	}
+	if got := w.pub.announced(); len(got) != 3 {
+		t.Errorf("after the refusal: %v, want the first message's 3", got)
+	}
+	if w.counts.notices["cancelled posted"] != 3 || w.counts.notices["cancelled failed"] != 3 {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+	if a := w.alerts.take(); len(a) != 1 || !containsAll(a[0], "ratelimited") {
+		t.Errorf("alerts: %q", a)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+}
+
+// A burst whose second message's answer is lost: that message's notices
+// are looked for in Slack once SettleAfter has passed, and the notices
+// after it, never sent, are posted at the next read; each is in Slack
+// once.
+func TestBurstWithALostAnswer(t *testing.T) {
+	t.Parallel()
+	w, _ := finderWorld(t, nil)
+	w.pub.partSize = 3
+	wt := w.watcher()
+	w.poll(wt)
+	ids := w.cancelUpcoming()
+	w.pub.fail = []error{nil, errLost}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a burst cut short reported nothing")
+	}
+	if got := w.pub.announced(); len(got) != 6 {
+		t.Errorf("after the lost answer: %v, want two messages' 6", got)
+	}
+	w.clock.Advance(notices.SettleAfter / 4)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a read with a lost answer not yet settled reported nothing")
+	}
+	w.clock.Advance(notices.SettleAfter)
+	w.poll(wt)
+	w.wantEachOnce(ids)
+	if w.counts.notices["cancelled posted"] != len(ids) {
+		t.Errorf("metrics %v", w.counts.notices)
+	}
+}
+
+// After a notice Slack did not post, none of the same read overtakes it:
+// they are posted at the next read, in order.
+func TestRefusedNoticeIsNotOvertaken(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	var want []string
+	for i, name := range []string{"Ada", "Alan", "Grace"} {
+		id := w.book("intro-call", 0, name, fmt.Sprintf("guest%d@example.com", i))
+		want = append(want, "post new "+id)
+	}
+	w.pub.fail = []error{nil, fmt.Errorf("%w: ratelimited", notices.ErrNotPosted)}
+	w.clock.Advance(time.Minute)
+	if err := wt.Poll(t.Context()); err == nil {
+		t.Error("a refused notice was not reported")
+	}
+	if got := kinds(w.pub.take()); !slices.Equal(got, want[:1]) {
+		t.Errorf("the read with the refusal posted %v, want %v", got, want[:1])
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, want[1:]) {
+		t.Errorf("the next read posted %v, want %v", got, want[1:])
 	}
 }
 

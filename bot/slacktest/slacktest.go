@@ -296,7 +296,7 @@ type Server struct {
 	latency   map[string]time.Duration
 	held      map[string]chan struct{} // calls wait until the channel is closed
 	heldCalls map[string]int           // calls that arrived while held, in total
-	rateLimit map[string][]time.Duration
+	rateLimit map[string][]rateLimit
 	stall     map[string][]bool // per method, whether each next stalled call is carried out
 	stalled   map[string]int    // calls stalled, in total
 }
@@ -399,7 +399,7 @@ func newServer(opts Options, tb TB) *Server {
 		latency:      map[string]time.Duration{},
 		held:         map[string]chan struct{}{},
 		heldCalls:    map[string]int{},
-		rateLimit:    map[string][]time.Duration{},
+		rateLimit:    map[string][]rateLimit{},
 		stall:        map[string][]bool{},
 		stalled:      map[string]int{},
 	}
@@ -718,9 +718,22 @@ func (s *Server) wait(r *http.Request, method string) bool {
 // Retry-After header of retryAfter (rounded up to whole seconds, as Slack
 // sends them).
 func (s *Server) RateLimitNext(method string, retryAfter time.Duration) {
+	s.RateLimitAfter(method, 0, retryAfter)
+}
+
+// RateLimitAfter answers the next n calls to method as usual and the one
+// after them as RateLimitNext does. Rate limits queue: each counts its n
+// from the call after the one before it.
+func (s *Server) RateLimitAfter(method string, n int, retryAfter time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rateLimit[method] = append(s.rateLimit[method], retryAfter)
+	s.rateLimit[method] = append(s.rateLimit[method], rateLimit{after: n, retryAfter: retryAfter})
+}
+
+// rateLimit is a 429 to answer, after that many calls answered as usual.
+type rateLimit struct {
+	after      int
+	retryAfter time.Duration
 }
 
 // waitFor blocks until cond (called with s.mu held) is true.

@@ -1396,6 +1396,19 @@ func TestFaults(t *testing.T) {
 		t.Errorf("after RateLimitNext: %v", err)
 	}
 
+	srv.RateLimitAfter("auth.test", 2, time.Second)
+	for i := range 2 {
+		if _, err := api.AuthTestContext(ctx); err != nil {
+			t.Errorf("call %d before RateLimitAfter's: %v", i+1, err)
+		}
+	}
+	if _, err := api.AuthTestContext(ctx); !errors.As(err, &rl) || rl.RetryAfter != time.Second {
+		t.Errorf("RateLimitAfter: %v", err)
+	}
+	if _, err := api.AuthTestContext(ctx); err != nil {
+		t.Errorf("after RateLimitAfter: %v", err)
+	}
+
 	srv.SetLatency("auth.test", 30*time.Millisecond)
 	start := time.Now()
 	if _, err := api.AuthTestContext(ctx); err != nil {

@@ -205,10 +205,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answerLocked(name, tok, kind string, q *request, perr error, w http.ResponseWriter) (int, map[string]any) {
-	if ra := s.rateLimit[name]; len(ra) > 0 {
-		s.rateLimit[name] = ra[1:]
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ra[0].Seconds()))))
-		return http.StatusTooManyRequests, apiError("ratelimited")
+	if rl := s.rateLimit[name]; len(rl) > 0 {
+		if rl[0].after > 0 {
+			rl[0].after--
+		} else {
+			s.rateLimit[name] = rl[1:]
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(rl[0].retryAfter.Seconds()))))
+			return http.StatusTooManyRequests, apiError("ratelimited")
+		}
 	}
 	if fails := s.failNext[name]; len(fails) > 0 {
 		s.failNext[name] = fails[1:]

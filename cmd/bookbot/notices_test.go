@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +85,134 @@ func TestRunAnnouncesChangesOnceAcrossRestarts(t *testing.T) {
 	stopRun(t, cmd, out)
 	if again := notes(); len(again) != len(got) {
 		t.Errorf("a third start announced %d more notices", len(again)-len(got))
+	}
+	noSecrets(t, sb, sl, out.String())
+}
+
+// noticesRun is the environment of a bookbot that reads the list only when
+// it starts, and posts notices to C0NOTES.
+func noticesRun(sb *bookingtest.Server, sl *slacktest.Server) []string {
+	sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+	return env(sb, sl, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=1h", "LOG_LEVEL=debug", "LOG_FORMAT=text")
+}
+
+// noticesIn are the messages bookbot posted or updated in C0NOTES.
+func noticesIn(sl *slacktest.Server) []slacktest.Message {
+	return messagesWhere(sl, func(m slacktest.Message) bool { return m.Channel == "C0NOTES" })
+}
+
+// One empty list, answered while bookbot was down and read when it starts,
+// announces nothing: a second read lists the bookings again. A booking made
+// meanwhile is announced, once.
+func TestRunEmptyListAnnouncesNothing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	e := noticesRun(sb, sl)
+
+	cmd, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: first read recorded", 1)
+	stopRun(t, cmd, out)
+
+	slots := sb.Slots(bookingtest.DemoOwner, "consultation")
+	booked, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[0].Start, "Grace Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.FailNext(bookingtest.EndpointListBookings, bookingtest.Fault{Status: http.StatusOK, ContentType: "application/json", Body: `{"bookings":[]}`})
+	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: list read", 1)
+	stopRun(t, cmd, out)
+	got := noticesIn(sl)
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !strings.Contains(got[0].Text, booked) {
+		t.Fatalf("after an empty read: %d notices, want the new booking's only: %+v\n%s", len(got), got, out.String())
+	}
+	if !strings.Contains(out.String(), "reading again before announcing") {
+		t.Errorf("the empty read was not read again:\n%s", out.String())
+	}
+
+	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: list read", 1)
+	stopRun(t, cmd, out)
+	if again := noticesIn(sl); len(again) != len(got) {
+		t.Errorf("the next start announced %d more notices", len(again)-len(got))
+	}
+	noSecrets(t, sb, sl, out.String())
+}
+
+// A series cancelled at once is a burst of several messages; Slack answers
+// the second with a 429. It is waited out and posted, and every cancel is
+// announced exactly once.
+func TestRunRateLimitedBurstAnnouncesEachOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	e := noticesRun(sb, sl)
+	slug := "intro-call"
+	first := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	for i := range 80 {
+		sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+			EventType: &slug, Start: first.Add(time.Duration(i) * time.Hour),
+			BookerName: new("Ada Lovelace"), BookerEmail: new(fmt.Sprintf("ada%d@example.com", i)),
+		})
+	}
+
+	cmd, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: first read recorded", 1)
+	stopRun(t, cmd, out)
+
+	cancelled := map[string]bool{}
+	for _, b := range sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.After(time.Now().Add(time.Hour)) {
+			if err := sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+			cancelled[b.ID] = true
+		}
+	}
+	sl.RateLimitAfter("chat.postMessage", 1, time.Second)
+	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: list read", 1)
+	stopRun(t, cmd, out)
+
+	msgs := noticesIn(sl)
+	var limited int
+	for _, c := range sl.Calls() {
+		if c.Method == "chat.postMessage" && c.Status == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited != 1 {
+		t.Errorf("Slack answered %d posts with 429, want 1", limited)
+	}
+	claims := map[string]int{}
+	for _, m := range msgs {
+		var md struct {
+			Payload struct {
+				Claims string `json:"claims"`
+			} `json:"event_payload"`
+		}
+		if err := json.Unmarshal(m.Metadata, &md); err != nil {
+			t.Fatalf("metadata %s: %v", m.Metadata, err)
+		}
+		for _, c := range strings.Fields(md.Payload.Claims) {
+			claims[c]++
+		}
+	}
+	for c, n := range claims {
+		if n != 1 {
+			t.Errorf("claim %s announced %d times", c, n)
+		}
+	}
+	if len(claims) != len(cancelled) {
+		t.Errorf("%d cancels announced, want %d\n%s", len(claims), len(cancelled), out.String())
+	}
+	if len(msgs) < 2 {
+		t.Errorf("%d cancels in %d message(s), want a burst of several", len(cancelled), len(msgs))
 	}
 	noSecrets(t, sb, sl, out.String())
 }

@@ -148,6 +148,9 @@ func sameSnapshot(t *testing.T, got, want notices.Snapshot) {
 	if !got.At.Equal(want.At) {
 		t.Errorf("At = %v, want %v", got.At, want.At)
 	}
+	if !got.ServiceAt.Equal(want.ServiceAt) {
+		t.Errorf("ServiceAt = %v, want %v", got.ServiceAt, want.ServiceAt)
+	}
 	if len(got.Bookings) != len(want.Bookings) {
 		t.Fatalf("%d bookings, want %d", len(got.Bookings), len(want.Bookings))
 	}
@@ -197,9 +200,12 @@ func saveLastRoundTrip(t *testing.T, open func() notices.Store) {
 	odd.BookerName, odd.BookerEmail = booking.Some("Zoë 李 \"Z\"\n"), booking.Some(`"o'brien"@example.com`)
 	twice := bk("twice", 180)
 	twice2 := bk("twice", 240) // an ID listed twice, in order
+
+	now := time.Now() // with a monotonic reading
 	roundTrip(t, open, notices.Snapshot{
-		At:       time.Now(), // with a monotonic reading
-		Bookings: []booking.Booking{bk("plain", 30), legacy, empty, zoned, odd, twice, twice2},
+		At:        now,
+		ServiceAt: now.Add(4*time.Minute + 123).In(time.FixedZone("", 3600)),
+		Bookings:  []booking.Booking{bk("plain", 30), legacy, empty, zoned, odd, twice, twice2},
 	})
 }
 
