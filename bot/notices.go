@@ -52,25 +52,15 @@ func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notice
 	if n.Kind != notices.New {
 		m = noticeReply(n, p.zone(), p.now())
 	}
-	return p.post(ctx, channel, "", m, false, n.Claim)
+	return p.post(ctx, channel, "", m, false, false, n.Claim)
 }
 
 // Reply posts n in the thread of the booking's first notice, and in the
-// channel too when it changes a booking near in time.
+// channel too when it changes a booking near in time: Slack shows such a
+// reply in the channel under a link to the thread's first message.
 func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
 	now := p.now()
-	if nearInTime(n, now) {
-		p.Slack = alsoInChannel{p.Slack}
-	}
-	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), now), false, n.Claim)
-}
-
-// alsoInChannel posts thread replies with reply_broadcast: Slack shows
-// them in the channel too, under a link to the thread's first message.
-type alsoInChannel struct{ NoticeSlack }
-
-func (s alsoInChannel) PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error) {
-	return s.NoticeSlack.PostMessageContext(ctx, channelID, append(options, slack.MsgOptionBroadcast())...)
+	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), now), false, nearInTime(n, now), n.Claim)
 }
 
 // Update rewrites the booking's first notice to show it as it is now.
@@ -93,7 +83,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 			claims = append(claims, n.Claim)
 		}
 		ns = ns[part.notices:]
-		m, err := p.post(ctx, channel, "", part.message, true, claims...)
+		m, err := p.post(ctx, channel, "", part.message, true, false, claims...)
 		for range part.notices {
 			sent = append(sent, notices.Sent{Message: m, Err: err})
 		}
@@ -105,9 +95,10 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 }
 
 // post posts m, with the claims of the notices it tells of in its
-// metadata. A 429 proves m was not posted: it is waited out and m posted
-// again, while ctx's deadline allows.
-func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst bool, claims ...string) (notices.Message, error) {
+// metadata; broadcast also shows a thread reply in the channel. A 429
+// proves m was not posted: it is waited out and m posted again, while
+// ctx's deadline allows.
+func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst, broadcast bool, claims ...string) (notices.Message, error) {
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(m.Text, false), // already escaped
 		slack.MsgOptionBlocks(m.Blocks...),
@@ -123,6 +114,9 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 	}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	if broadcast {
+		opts = append(opts, slack.MsgOptionBroadcast())
 	}
 	for attempt := 1; ; attempt++ {
 		ch, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)

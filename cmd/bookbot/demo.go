@@ -159,7 +159,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	watcher := notices.NewWatcher(notices.Config{
-		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log,
+		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log, Skew: client.Skew,
 		Publisher: bot.SlackNoticePublisher{Slack: slackAPI, Zone: zone},
 		Channel:   demoChannel,
 		Now:       clock.Now,

@@ -179,7 +179,7 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 			Channel:   cfg.NotifyChannel,
 			Routes:    cfg.NotifyRoutes,
 			Interval:  cfg.NotifyInterval,
-			Skew:      serviceSkew(bk),
+			Skew:      bk.Skew,
 			Log:       log,
 		})
 		log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
@@ -197,16 +197,6 @@ func scheduled(ctx context.Context, cfg *config.Config, st *store, bk *booking.C
 		wg.Go(func() { st.personalSaved(ctx, r.Wake) })
 	}
 	<-ctx.Done()
-}
-
-// serviceSkew is how the watcher learns the booking API's clock: the
-// client's Skew, from the Date headers of its answers; nil while the
-// client has none.
-func serviceSkew(bk any) func() (time.Duration, bool) {
-	if s, ok := bk.(interface{ Skew() (time.Duration, bool) }); ok {
-		return s.Skew
-	}
-	return nil
 }
 
 // noticesOn says whether live notices are posted: to one channel, or by
