@@ -216,3 +216,37 @@ func TestRunRateLimitedBurstAnnouncesEachOnce(t *testing.T) {
 	}
 	noSecrets(t, sb, sl, out.String())
 }
+
+// The booking API's clock runs 4 minutes ahead of bookbot's: a booking
+// that has started there leaves the list while, here, it starts in 3
+// minutes. The real binary judges it started by the API's clock, as the
+// Date header of its answers tells it, and announces nothing; it warns
+// that the clocks differ.
+func TestRunAPIClockAheadAnnouncesNoStartedBookingAsCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := slacktest.NewServer(t)
+	e := noticesRun(sb, sl)
+
+	soon := "consultation"
+	id := sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+		EventType: &soon, Start: time.Now().Add(3 * time.Minute).Truncate(time.Second),
+		BookerName: ptr("Ada Lovelace"), BookerEmail: ptr("ada@example.com"),
+	})
+	cmd, out := startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: first read recorded", 1)
+	stopRun(t, cmd, out)
+
+	sb.SetNow(func() time.Time { return time.Now().Add(4 * time.Minute) })
+	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "notices: list read", 1)
+	stopRun(t, cmd, out)
+	if got := noticesIn(sl); len(got) != 0 {
+		t.Fatalf("booking %s, started by the API's clock, was announced: %q", id, got[0].Text)
+	}
+	if !strings.Contains(out.String(), "booking API's clock differs") {
+		t.Errorf("no warning that the booking API's clock differs:\n%s", out.String())
+	}
+}
