@@ -151,8 +151,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(next.Bookings))
-		return w.cfg.Store.SaveLast(ctx, next)
+		return w.baseline(ctx, next)
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
@@ -208,6 +207,25 @@ func (w *Watcher) Poll(ctx context.Context) error {
 		return nil
 	}
 	return w.cfg.Store.SaveLast(ctx, next)
+}
+
+// baseline saves the first read ever, against which changes are found
+// from then on. An empty one is read again ConfirmAfter later first: taken
+// from a moment when the service answered nothing, it would make every
+// booking it missed "new" at the next read.
+func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
+	if len(first.Bookings) == 0 {
+		w.cfg.Log.Info("notices: the first read lists no bookings; reading again before taking it as the baseline", "again_in", ConfirmAfter.String())
+		if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+			return err
+		}
+		var err error
+		if first, err = w.read(ctx); err != nil {
+			return err
+		}
+	}
+	w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(first.Bookings))
+	return w.cfg.Store.SaveLast(ctx, first)
 }
 
 // read reads the list.

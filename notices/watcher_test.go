@@ -1520,3 +1520,51 @@ func TestRunPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An empty first read is not taken for the baseline at once: the list is
+// read again, and the bookings that read lists are not announced as new
+// later.
+func TestAnEmptyFirstReadIsReadAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.sb.FailNext(bookingtest.EndpointListBookings, emptyList)
+	w.poll(wt)
+	if d := time.Duration(w.slept.Load()); d != notices.ConfirmAfter {
+		t.Errorf("waited %s before reading again, want %s", d, notices.ConfirmAfter)
+	}
+	listed := len(w.last().Bookings)
+	if listed == 0 {
+		t.Fatal("the empty read was taken for the baseline")
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("the read after the baseline announced %v", kinds(calls))
+	}
+}
+
+// A calendar with no bookings is a baseline all the same, once two reads
+// agree; a booking made after it is announced.
+func TestAnEmptyCalendarIsTheBaseline(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wt := w.watcher()
+	w.poll(wt)
+	if s, ok, err := w.store.Last(t.Context()); err != nil || !ok || len(s.Bookings) != 0 {
+		t.Fatalf("baseline %d bookings, %v, %v; want an empty one", len(s.Bookings), ok, err)
+	}
+	id := w.book("intro-call", 0, "Ada", "ada@example.com")
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post new " + id}) {
+		t.Errorf("after a booking: %v", got)
+	}
+}
