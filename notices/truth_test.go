@@ -1,0 +1,136 @@
+package notices_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// A notice never says something happened that did not: whatever one read
+// of the list answers between good reads, no booking is announced
+// cancelled, new or moved, then or at the reads after it. Each case goes
+// through the real client, so the read is classified as bookbot classifies
+// it.
+func TestOneBadReadAnnouncesNothing(t *testing.T) {
+	t.Parallel()
+	json := func(body string) bookingtest.Fault {
+		return bookingtest.Fault{Status: http.StatusOK, ContentType: "application/json", Body: body}
+	}
+	// times is how often the fault is answered in a row: once, and as
+	// often as one read is retried, so that the whole read fails.
+	attempts := booking.DefaultBackoff.Attempts
+	cases := []struct {
+		name  string
+		fault bookingtest.Fault
+		times int
+	}{
+		{"200 without bookings", json(`{}`), attempts},
+		{"200 error body", json(`{"error":"upstream timeout"}`), attempts},
+		{"200 bookings null", json(`{"bookings":null}`), attempts},
+		{"200 bookings object", json(`{"bookings":{}}`), attempts},
+		{"200 bookings string", json(`{"bookings":"none"}`), attempts},
+		{"200 array", json(`[]`), attempts},
+		{"200 string", json(`"ok"`), attempts},
+		{"200 null", json(`null`), attempts},
+		{"200 truncated", json(`{"bookings":[{"booking_id":"bk_1","starts_at":"2026-`), attempts},
+		{"200 not JSON", bookingtest.PlainText(http.StatusOK, "OK"), attempts},
+		{"200 HTML", bookingtest.Fault{Status: http.StatusOK, ContentType: "text/html", Body: "<html>maintenance</html>"}, attempts},
+		{"200 empty list once", json(`{"bookings":[]}`), 1},
+		{"500 HTML", bookingtest.HTMLError(http.StatusInternalServerError), attempts},
+		{"502 once", bookingtest.HTMLError(http.StatusBadGateway), 1},
+		{"503 JSON", bookingtest.Fault{Status: http.StatusServiceUnavailable, ContentType: "application/json", Body: `{"error":"unavailable"}`}, attempts},
+		{"401", bookingtest.Fault{Status: http.StatusUnauthorized, ContentType: "application/json", Body: `{"error":"invalid token"}`}, 1},
+		{"429 without Retry-After", bookingtest.Fault{Status: http.StatusTooManyRequests, ContentType: "application/json", Body: `{"error":"too many"}`}, attempts},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			wt := w.watcher()
+			w.poll(wt)
+			for range c.times {
+				w.sb.FailNext(bookingtest.EndpointListBookings, c.fault)
+			}
+			w.clock.Advance(time.Minute)
+			_ = wt.Poll(t.Context()) // fails, or reads again: either way it must announce nothing
+			for range 2 {
+				w.clock.Advance(time.Minute)
+				w.poll(wt)
+			}
+			if calls := w.pub.take(); len(calls) != 0 {
+				t.Errorf("announced %v", kinds(calls))
+			}
+		})
+	}
+}
+
+// The same bookings listed in another order are no change.
+func TestAReorderedListAnnouncesNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, func(body map[string]any) {
+		list, _ := body["bookings"].([]any)
+		slices.Reverse(list)
+	})
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	w.sb.EditAnswers(bookingtest.EndpointListBookings, nil)
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Errorf("announced %v", kinds(calls))
+	}
+}
+
+// With the API's clock 5 minutes ahead of bookbot's, or 5 minutes behind,
+// a booking that leaves the list because it started there is not
+// announced as cancelled; a booking really cancelled is.
+func TestClockOffsetsAnnounceOnlyWhatHappened(t *testing.T) {
+	t.Parallel()
+	for _, off := range []time.Duration{5 * time.Minute, -5 * time.Minute} {
+		t.Run(off.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.cfg.Skew = w.client.Skew
+			w.sb.SetNow(func() time.Time { return w.clock.Now().Add(off) })
+			consultation := "consultation"
+			soon := w.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
+				EventType: &consultation, Start: w.clock.Now().Add(max(off, 0) + 2*time.Minute),
+				BookerName: &consultation, BookerEmail: &consultation,
+			})
+			wt := w.watcher()
+			w.poll(wt)
+			if !listed(w.last(), soon) {
+				t.Fatalf("test setup: %s is not in the baseline", soon)
+			}
+			gone := w.book("intro-call", 3, "Ada", "ada@example.com")
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			w.pub.take()
+			if err := w.sb.CancelAsAttendee(gone); err != nil {
+				t.Fatal(err)
+			}
+			// Just past the booking's start by the API's clock: ahead, that
+			// is minutes before its start here.
+			w.clock.Advance(max(-off, 0) + 2*time.Minute)
+			w.poll(wt)
+			if listed(w.last(), soon) {
+				t.Fatalf("test setup: %s is still listed", soon)
+			}
+			if got := kinds(w.pub.take()); !slices.Equal(got, []string{"update cancelled " + gone, "reply cancelled " + gone}) {
+				t.Errorf("announced %v, want only the cancellation of %s", got, gone)
+			}
+		})
+	}
+}
+
+func listed(s notices.Snapshot, id string) bool {
+	return slices.ContainsFunc(s.Bookings, func(b booking.Booking) bool { return b.ID == id })
+}
