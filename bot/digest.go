@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
 	"time"
 
@@ -265,7 +263,7 @@ func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel strin
 		}
 		ts, err := p.post(ctx, channel, m.Text, m.Blocks, meta...)
 		if err != nil {
-			if i == 0 && digestNotPosted(err) {
+			if i == 0 && notPosted(err) {
 				return "", fmt.Errorf("slack chat.postMessage: %w", err)
 			}
 			return firstTS, fmt.Errorf("%w: slack chat.postMessage, message %d of %d: %w", digest.ErrMaybePosted, i+1, len(msgs), err)
@@ -282,7 +280,7 @@ func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel strin
 func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string, day time.Time, zone *time.Location, reason string) error {
 	text, blocks := DigestFailureMessage(day, zone, reason)
 	if _, err := p.post(ctx, channel, text, blocks); err != nil {
-		if digestNotPosted(err) {
+		if notPosted(err) {
 			return fmt.Errorf("slack chat.postMessage: %w", err)
 		}
 		return fmt.Errorf("%w: slack chat.postMessage: %w", digest.ErrMaybePosted, err)
@@ -342,7 +340,7 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 	}, more...)
 	for attempt := 1; ; attempt++ {
 		_, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
-		wait, limited := digestRateLimited(err)
+		wait, limited := rateLimited(err)
 		if !limited || attempt >= digestPostAttempts || wait > digestMaxRateWait {
 			return ts, err
 		}
@@ -354,35 +352,4 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 			return "", err // still the 429: nothing was posted
 		}
 	}
-}
-
-// digestRateLimited reports a 429 and how long to wait.
-func digestRateLimited(err error) (time.Duration, bool) {
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		return max(rl.RetryAfter, time.Second), true
-	}
-	var sc slack.StatusCodeError
-	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
-		return time.Second, true
-	}
-	return 0, false
-}
-
-// digestNotPosted reports whether err proves the message was not posted:
-// Slack answered with an error, or the connection was never made.
-func digestNotPosted(err error) bool {
-	var se slack.SlackErrorResponse
-	var rl *slack.RateLimitedError
-	var sc slack.StatusCodeError
-	var op *net.OpError
-	switch {
-	case errors.As(err, &se), errors.As(err, &rl):
-		return true
-	case errors.As(err, &sc):
-		return sc.Code < 500
-	case errors.As(err, &op):
-		return op.Op == "dial"
-	}
-	return false
 }

@@ -129,7 +129,7 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 		if attempt < noticePostAttempts && p.waitRateLimit(ctx, err) {
 			continue
 		}
-		if digestNotPosted(err) {
+		if notPosted(err) {
 			return notices.Message{}, fmt.Errorf("%w: %s", notices.ErrNotPosted, slackErr(err))
 		}
 		return notices.Message{}, err
@@ -150,7 +150,7 @@ const (
 // after it noticePostSpare before ctx's deadline, and reports whether it
 // did.
 func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool {
-	wait, limited := digestRateLimited(err)
+	wait, limited := rateLimited(err)
 	if !limited {
 		return false
 	}

@@ -197,6 +197,23 @@ func TestNoticeNotPostedIsSaid(t *testing.T) {
 	}
 }
 
+// Slack's internal_error and fatal_error may come after the message was
+// posted: they are not taken as proof that it was not, so the notice is
+// looked for in Slack rather than posted again.
+func TestNoticeInternalErrorIsNotProofOfNotPosted(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"internal_error", "fatal_error"} {
+		h := newHarness(t)
+		h.sl.FailNext("chat.postMessage", code)
+		api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+		p := bot.SlackNoticePublisher{Slack: api, Zone: berlin}
+		_, err := p.Post(t.Context(), "CNOTES", notices.Notice{Change: notices.Change{Kind: notices.New}})
+		if err == nil || errors.Is(err, notices.ErrNotPosted) {
+			t.Errorf("%s: %v; want an error that leaves it open whether the notice is in Slack", code, err)
+		}
+	}
+}
+
 // A read cut short while posting: one notice reached Slack though its
 // answer never came, the next never got there. Once SettleAfter has
 // passed, the first is found in the channel's history by the claim in its

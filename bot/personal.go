@@ -248,7 +248,7 @@ func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
 		slack.MsgOptionDisableLinkUnfurl(),
 		slack.MsgOptionDisableMediaUnfurl(),
 	)
-	if err != nil && digestNotPosted(err) {
+	if err != nil && notPosted(err) {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}
 	return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -198,4 +199,39 @@ func threadReplies(ctx context.Context, sl HistoryReader, thread notices.Message
 // slackTS is t as a Slack message timestamp.
 func slackTS(t time.Time) string {
 	return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
+}
+
+// rateLimited reports a 429 and how long to wait.
+func rateLimited(err error) (time.Duration, bool) {
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return max(rl.RetryAfter, time.Second), true
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
+		return time.Second, true
+	}
+	return 0, false
+}
+
+// notPosted reports whether err proves the message was not posted:
+// Slack answered with an error, or the connection was never made. Slack's
+// internal_error and fatal_error are not proof: Slack says some of the
+// call may have been carried out before it failed.
+func notPosted(err error) bool {
+	var se slack.SlackErrorResponse
+	var rl *slack.RateLimitedError
+	var sc slack.StatusCodeError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &se):
+		return se.Err != "internal_error" && se.Err != "fatal_error"
+	case errors.As(err, &rl):
+		return true
+	case errors.As(err, &sc):
+		return sc.Code < 500
+	case errors.As(err, &op):
+		return op.Op == "dial"
+	}
+	return false
 }
