@@ -219,7 +219,7 @@ func TestAuditShowsRecentWrites(t *testing.T) {
 	}
 	msg := h.reply(bob, id)
 	h.interact(confirmCancel(bob, h.askCancel(bob, msg, id), id))
-	h.reply(bob, "is cancelled")
+	h.reply(bob, "Cancelled: ")
 	h.drain()
 
 	h.slash(kiw, "audit")
