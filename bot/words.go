@@ -124,15 +124,17 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 			by = "by " + mention(p.Actor) + " in Slack " + moment(p.At, requester)
 		}
 	}
+	// What the list shows comes first: an earlier attempt whose outcome
+	// was not recorded yet did book it if the list shows it.
 	switch {
-	case p != nil && p.Outcome == "":
-		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
-	case p != nil && p.Outcome != booking.Confirmed:
-		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, code(bk.ID), by)
 	case bk != nil && bk.Start.Equal(start):
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. Nothing was sent.", title, slotText, attendee, code(bk.ID), by)
+	case p != nil && p.Outcome == "":
+		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
+	case p != nil && p.Outcome != booking.Confirmed:
+		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil:
 		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking %s). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), code(bk.ID))
 	default:
