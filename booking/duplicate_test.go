@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,5 +137,141 @@ func TestWriteHasItsOwnTime(t *testing.T) {
 	}
 	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
 		t.Errorf("POST /bookings sent %d times, want 1", n)
+	}
+}
+
+// flakyJournal is a real journal whose outcomes cannot be recorded while
+// down is set, as when its database is away for a moment: finish fails
+// then, and records once it is back.
+type flakyJournal struct {
+	*journal.Journal
+	down     atomic.Bool
+	recorded chan *booking.Result // each outcome recorded, once it is
+}
+
+func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
+	finish, err := f.Journal.Begin(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return func(res *booking.Result) error {
+		if f.down.Load() {
+			return errors.New("journal: the database did not answer")
+		}
+		if err := finish(res); err != nil {
+			return err
+		}
+		f.recorded <- res
+		return nil
+	}, nil
+}
+
+func newFlakyJournal(t *testing.T) *flakyJournal {
+	t.Helper()
+	j, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &flakyJournal{Journal: j, recorded: make(chan *booking.Result, 10)}
+}
+
+// An outcome the journal could not record when the create was answered is
+// recorded once the journal is back: the entry does not stand in flight
+// for good, and the same booking asked for again is already booked.
+func TestCreateOutcomeRecordedOnceTheJournalIsBack(t *testing.T) {
+	t.Parallel()
+	j := newFlakyJournal(t)
+	waits := make(chan time.Duration, 10)
+	c, srv := sandbox(t, booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, d time.Duration) error {
+		waits <- d
+		return ctx.Err()
+	}))
+	slot := firstSlot(t, c, "intro-call")
+	j.down.Store(true)
+	first, err := c.Create(booking.WithActor(t.Context(), "U1"), request(slot))
+	if err != nil || first.Outcome != booking.Confirmed {
+		t.Fatalf("first create: %+v, %v", first, err)
+	}
+	// The background waits before each try; the journal is back after
+	// the second wait.
+	for range 2 {
+		receive(t, waits, "a wait before trying again")
+	}
+	j.down.Store(false)
+	recorded := receive(t, j.recorded, "the outcome recorded once the journal was back")
+	if recorded.Outcome != booking.Confirmed {
+		t.Errorf("recorded %+v", recorded)
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil || len(list) != 1 || list[0].Open() || list[0].Outcome != booking.Confirmed || list[0].Created != first.Booking.ID {
+		t.Fatalf("journal: %+v, %v; want the create confirmed", list, err)
+	}
+
+	res, err := c.Create(booking.WithActor(t.Context(), "U2"), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.AlreadyBooked || res.Booking == nil || res.Booking.ID != first.Booking.ID || res.Prior == nil || res.Prior.Outcome != booking.Confirmed {
+		t.Fatalf("the same booking again: %+v (prior %+v)", res, res.Prior)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings sent %d times, want 1", n)
+	}
+}
+
+// While an earlier create's entry is in flight (its outcome not recorded
+// yet), the same booking asked for again is already booked when the list
+// shows it, and the entry is recorded as confirmed from the list.
+func TestCreateSettlesAnEntryInFlightFromTheList(t *testing.T) {
+	t.Parallel()
+	j := newFlakyJournal(t)
+	release := make(chan struct{})
+	c, srv := sandbox(t, booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, _ time.Duration) error {
+		<-release // the background's first try again waits for the test's end
+		return ctx.Err()
+	}))
+	t.Cleanup(func() {
+		j.down.Store(false)
+		close(release)
+		receive(t, j.recorded, "the outcome recorded in the background")
+	})
+	slot := firstSlot(t, c, "intro-call")
+	j.down.Store(true)
+	first, err := c.Create(booking.WithActor(t.Context(), "U1"), request(slot))
+	if err != nil || first.Outcome != booking.Confirmed {
+		t.Fatalf("first create: %+v, %v", first, err)
+	}
+	j.down.Store(false)
+	if list, _ := j.Since(time.Time{}); len(list) != 1 || !list[0].Open() {
+		t.Fatalf("journal: %+v; want the create in flight", list)
+	}
+
+	res, err := c.Create(booking.WithActor(t.Context(), "U2"), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.AlreadyBooked || res.Booking == nil || res.Booking.ID != first.Booking.ID ||
+		res.Prior == nil || res.Prior.Actor != "U1" || res.Prior.Outcome != booking.Confirmed || res.Prior.BookingID != first.Booking.ID {
+		t.Fatalf("the same booking again: %+v (prior %+v)", res, res.Prior)
+	}
+	list, err := j.Since(time.Time{})
+	if err != nil || len(list) != 1 || list[0].Open() || list[0].Outcome != booking.Confirmed || list[0].Created != first.Booking.ID || list[0].NeedsReview {
+		t.Fatalf("journal: %+v, %v; want the create confirmed from the list", list, err)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings sent %d times, want 1", n)
+	}
+}
+
+// receive waits for a value from ch, failing the test when none comes.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waited in vain for %s", what)
+		var zero T
+		return zero
 	}
 }

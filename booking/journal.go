@@ -9,7 +9,9 @@ import (
 // Journal keeps a durable record of every write: Begin is called before a
 // create or cancel is sent, and the function it returns with the outcome.
 // When Begin fails, the write is not sent: a write bookbot could lose track
-// of is worse than one that was refused. (*journal.Journal implements it.)
+// of is worse than one that was refused. When finish fails, the write was
+// sent all the same: the client calls it again later, until it records
+// the outcome. (*journal.Journal implements it.)
 //
 // Begin also stands between an attendee and a second booking: it refuses a
 // create, with a *DuplicateError, while the journal holds one for the same
@@ -17,7 +19,10 @@ import (
 // cancelled since), or unclear and not yet checked by a person. The check
 // and the record are one step, so two creates cannot both pass it.
 type Journal interface {
-	Begin(ctx context.Context, w Write) (finish func(*Result), err error)
+	Begin(ctx context.Context, w Write) (finish func(*Result) error, err error)
+	// Settle records res, an outcome the bookings list showed, for entry
+	// seq, if the entry has none yet; one with an outcome is left as it is.
+	Settle(ctx context.Context, seq uint64, res *Result) error
 }
 
 // DuplicateError is a journal's refusal to begin a create that an earlier

@@ -27,7 +27,7 @@ type recorder struct {
 	skews    []time.Duration
 }
 
-func (r *recorder) Begin(ctx context.Context, w booking.Write) (func(*booking.Result), error) {
+func (r *recorder) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {
@@ -35,11 +35,16 @@ func (r *recorder) Begin(ctx context.Context, w booking.Write) (func(*booking.Re
 	}
 	r.begun = append(r.begun, w)
 	r.sentThen = append(r.sentThen, calls(r.srv, bookingtest.EndpointCreateBooking)+calls(r.srv, bookingtest.EndpointCancelBooking))
-	return func(res *booking.Result) {
+	return func(res *booking.Result) error {
 		r.mu.Lock()
 		r.finished = append(r.finished, res)
 		r.mu.Unlock()
+		return nil
 	}, nil
+}
+
+func (r *recorder) Settle(context.Context, uint64, *booking.Result) error {
+	return errors.New("recorder: nothing to settle")
 }
 
 func (r *recorder) Request(endpoint string, status int, _ time.Duration) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -193,16 +194,33 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 	res, err := c.write(ctx, w, ep, form, exists, func(res *Result) { c.create(ctx, req, ep, form, res) })
 	if dup, ok := errors.AsType[*DuplicateError](err); ok {
 		// The booking bookbot made may be listed at another time: moved.
-		return c.refused(ctx, dup, cmp.Or(listed, byID(list, dup.Prior.BookingID))), nil
+		return c.refused(ctx, dup, listed, cmp.Or(listed, byID(list, dup.Prior.BookingID))), nil
 	}
 	return res, err
 }
 
 // refused is the outcome of a create the journal refused: nothing was
-// sent, because an earlier one stands in the way.
-func (c *Client) refused(ctx context.Context, dup *DuplicateError, listed *Booking) *Result {
-	res := &Result{Outcome: AlreadyBooked, Prior: &dup.Prior, Booking: listed}
+// sent, because an earlier one stands in the way. listed is the booking
+// the list shows for this event, start and attendee, if any; shown is the
+// booking to show (listed, or the earlier create's, listed elsewhere).
+//
+// An earlier create in flight whose booking the list shows did book it:
+// its outcome is on its way, or was lost (the journal could not record it
+// then). It is recorded from the list, so that it stands as confirmed, not
+// in flight for good.
+func (c *Client) refused(ctx context.Context, dup *DuplicateError, listed, shown *Booking) *Result {
+	res := &Result{Outcome: AlreadyBooked, Prior: &dup.Prior, Booking: shown}
 	res.saw("not sent: %v", dup)
+	if dup.Prior.Outcome == "" && listed != nil {
+		settled := &Result{Outcome: Confirmed, Booking: listed, Verified: true, Reconciled: true}
+		settled.saw("GET /bookings lists %s for this event, start and attendee, read before a later create of the same", listed.ID)
+		if err := c.journal.Settle(ctx, dup.Prior.Seq, settled); err != nil {
+			res.saw("the journal could not record that the list shows %s: %v", listed.ID, err)
+		} else {
+			res.Prior.Outcome, res.Prior.BookingID = Confirmed, listed.ID
+			res.saw("journal entry %d, in flight, recorded as confirmed: GET /bookings lists %s", dup.Prior.Seq, listed.ID)
+		}
+	}
 	c.observer.Wrote(OpCreate, res)
 	c.log.LogAttrs(ctx, slog.LevelInfo, "booking create", slog.Any("result", res))
 	return res
@@ -226,7 +244,7 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 		return nil, err
 	}
 	w.Actor, w.DryRun = actorOf(ctx), c.dryRun
-	finish := func(*Result) {}
+	finish := func(*Result) error { return nil }
 	if c.journal != nil {
 		f, err := c.journal.Begin(ctx, w)
 		if _, dup := errors.AsType[*DuplicateError](err); dup {
@@ -248,7 +266,7 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	default:
 		send(res)
 	}
-	finish(res)
+	c.record(ctx, w, finish, res)
 	c.observer.Wrote(w.Op, res)
 	attrs := []slog.Attr{slog.Any("result", res)}
 	if w.BookingID != "" {
@@ -256,6 +274,51 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	}
 	c.log.LogAttrs(ctx, slog.LevelInfo, "booking "+string(w.Op), attrs...)
 	return res, nil
+}
+
+// The outcome of a write the journal could not record at once is tried
+// again after recordWait, then after twice as long each time, up to
+// recordMaxWait (each wait jittered).
+const (
+	recordWait    = time.Second
+	recordMaxWait = time.Minute
+)
+
+// record records a write's outcome with finish. When the journal cannot
+// (its database is down for a moment) the write happened all the same, and
+// until its outcome is recorded its entry stands in flight, refusing a
+// repeat of the create as "on its way". So it is tried again in the
+// background until it is recorded, for as long as the process lives (after
+// that, the next start reconciles the entry by listing). A journal that
+// cannot record fails Begin too, so nothing new is sent meanwhile: only the
+// writes in flight when it failed wait here.
+func (c *Client) record(ctx context.Context, w Write, finish func(*Result) error, res *Result) {
+	err := finish(res)
+	if err == nil {
+		return
+	}
+	c.log.LogAttrs(ctx, slog.LevelError, "journal: the outcome of a write could not be recorded; trying again in the background",
+		slog.String("op", string(w.Op)), slog.String("outcome", string(res.Outcome)), slog.String("err", err.Error()))
+	kept := *res // the caller goes on with res
+	go c.recordLater(context.WithoutCancel(ctx), w, finish, &kept)
+}
+
+func (c *Client) recordLater(ctx context.Context, w Write, finish func(*Result) error, res *Result) {
+	wait := recordWait
+	for attempt := 2; ; attempt++ {
+		if c.sleep(ctx, wait/2+rand.N(wait/2+1)) != nil {
+			return
+		}
+		err := finish(res)
+		if err == nil {
+			c.log.LogAttrs(ctx, slog.LevelInfo, "journal: the outcome of a write was recorded after all",
+				slog.String("op", string(w.Op)), slog.String("outcome", string(res.Outcome)), slog.Int("attempt", attempt))
+			return
+		}
+		wait = min(2*wait, recordMaxWait)
+		c.log.LogAttrs(ctx, slog.LevelWarn, "journal: the outcome of a write still could not be recorded",
+			slog.String("op", string(w.Op)), slog.Int("attempt", attempt), slog.Duration("next", wait), slog.String("err", err.Error()))
+	}
 }
 
 // dryRunWrite fills res with what would have been sent. A cancel also looks

@@ -428,17 +428,22 @@ func goldenCases() []goldenCase {
 
 	// What a cancel did.
 	cancel := func(name string, res *booking.Result) {
-		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", res))
+		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", res, types, berlin, now))
 	}
 	cancel("dry_run", &booking.Result{Outcome: booking.DryRun, Booking: &list[5], WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})
 	cancel("dry_run_not_listed", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})
-	cancel("cancelled", &booking.Result{Outcome: booking.Cancelled, Verified: true})
-	cancel("cancelled_unverified", &booking.Result{Outcome: booking.Cancelled})
+	cancel("cancelled", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &list[0]})
+	cancel("cancelled_hostile", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &list[3]})
+	cancel("cancelled_legacy", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &list[4]})
+	cancel("cancelled_unverified", &booking.Result{Outcome: booking.Cancelled, Booking: &list[0]})
+	// The service answers a repeat cancel as it does the first.
+	cancel("cancelled_not_listed_before", &booking.Result{Outcome: booking.Cancelled})
 	cancel("not_found", &booking.Result{Outcome: booking.NotFound})
-	cancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled})
-	cancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 3*time.Minute + 10*time.Second})
+	cancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]})
+	cancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 3*time.Minute + 10*time.Second, Booking: &list[0]})
 	cancel("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "DELETE /bookings/{id}", StatusCode: http.StatusForbidden}})
-	cancel("unknown", &booking.Result{Outcome: booking.Unknown})
+	cancel("unknown", &booking.Result{Outcome: booking.Unknown, Booking: &list[0]})
+	cancel("unknown_not_listed", &booking.Result{Outcome: booking.Unknown})
 	fixed("kept", rowsFree, keptMessage("bk_`tick`_*bold*<!here>"))
 
 	// Refusals, help and errors.

@@ -89,7 +89,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock("cancel\x00" + id)
 		if inMessage {
-			replace(message{Text: "Cancelling " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling " + code(id) + "…")}})
+			replace(message{Text: "Cancelling booking " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling booking " + escape(id) + "…")}})
 		}
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
@@ -97,7 +97,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 			m = b.failed("Nothing was cancelled", err)
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
-			m = cancelOutcomeMessage(id, res)
+			m = cancelOutcomeMessage(id, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
 		}
 		if page, ok := listPage(blockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
 			m = b.listAfterCancel(ctx, user, page, res, m)
@@ -238,14 +238,14 @@ func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) s
 		orMissing(short(b.BookerName.String)), orMissing(address(b.BookerEmail.String)), code(b.ID))
 }
 
-// bookingLine describes a booking: time, event, attendee and ID; "—" where
-// a legacy record has nothing.
+// bookingLine describes a booking: time, event, attendee and, quietly,
+// its ID; "—" where a legacy record has nothing.
 func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
 	attendee := orMissing(short(b.BookerName.String))
 	if withEmail {
 		attendee += " · " + orMissing(address(b.BookerEmail.String))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, code(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, escape(b.ID))
 }
 
 // bookAgain marks the row menu's "Book again" option; every other option
@@ -286,16 +286,27 @@ func cancelButton(id string) *slack.ButtonBlockElement {
 }
 
 // cancelConfirmMessage asks before cancelling; nothing is cancelled until
-// the person presses the button.
+// the person presses the button. A booking the complete list does not show
+// gets no button: it was cancelled already, has passed, or is not this
+// calendar's, and the service answers a repeat cancel as it answers the
+// first, so cancelling it could only notify its attendees again.
 func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventType, loc *time.Location, listFull bool) message {
 	var detail string
 	switch {
 	case b != nil:
 		detail = bookingLine(*b, types, loc, true)
 	case listFull:
-		detail = fmt.Sprintf("%s is not among the first %d upcoming bookings the API lists; it may be a later one.", code(id), booking.MaxListed)
+		detail = fmt.Sprintf("It is not among the first %d upcoming bookings the API lists; it may be a later one.\nBooking %s", booking.MaxListed, escape(id))
 	default:
-		detail = fmt.Sprintf("%s is not among the upcoming bookings. It may be past, already cancelled, or not this calendar's; cancelling it will most likely answer not found.", code(id))
+		text := "*Nothing to cancel.* This booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar. Cancelling it again would change nothing, so bookbot sends nothing."
+		return message{
+			Text: "Nothing to cancel: booking " + escape(id) + " is not among the upcoming bookings.",
+			Blocks: []slack.Block{
+				section(":information_source: " + text),
+				contextLine("Booking " + escape(id)),
+				slack.NewActionBlock("cancel_confirm", button(actionShowList, "Upcoming bookings", "")),
+			},
+		}
 	}
 	// The message asks already: its button needs no dialog asking again.
 	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)

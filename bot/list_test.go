@@ -181,7 +181,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	// The list stays, the cancelled booking struck through and without its
 	// button, the others as they were.
 	text := textOf(done.Blocks)
-	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.Contains(done.Text, "is cancelled") {
+	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.HasPrefix(done.Text, "Cancelled: ") {
 		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
 	}
 	// Counted are the bookings still upcoming, not the struck one.
@@ -214,7 +214,7 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000003")
 	m := h.reply(ada, "Cancel this booking?")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"`5eed0000-0000-4000-8000-000000000003`", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
+	for _, s := range []string{"5eed0000-0000-4000-8000-000000000003", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("confirmation lacks %q:\n%s", s, text)
 		}
@@ -244,7 +244,11 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	}
 
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
-	h.reply(ada, "`5eed0000-0000-4000-8000-000000000003` is cancelled")
+	// What was cancelled, named; its ID quiet, last.
+	done := h.reply(ada, "Cancelled: Deep dive with Alan Turing, tomorrow 14:00.")
+	if text := textOf(done.Blocks); !strings.HasSuffix(strings.TrimSpace(text), "Booking 5eed0000-0000-4000-8000-000000000003\nUpcoming bookings") || strings.Contains(text, "`") {
+		t.Errorf("the outcome:\n%s", text)
+	}
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("%d cancel requests after one press", n)
@@ -252,12 +256,55 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 
 	h.slash(ada, "cancel bk_nosuchid01")
 	m = h.reply(ada, "bk_nosuchid01")
-	if text := textOf(m.Blocks); !strings.Contains(text, "is not among the upcoming bookings") {
+	if text := textOf(m.Blocks); !strings.Contains(text, "not among the upcoming bookings") {
 		t.Errorf("unknown ID:\n%s", text)
 	}
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("asking about an unknown ID sent a cancel")
+	}
+}
+
+// Asking again to cancel a booking that was cancelled offers no Cancel:
+// the service answers a repeat cancel as it answers the first, so nothing
+// would change but another notice to the attendees. A Cancel pressed on an
+// older question after all is not reported as cancelling it.
+func TestCancelAgainSaysItWasCancelledAlready(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000003"
+	h.slash(ada, "cancel "+id)
+	first := h.reply(ada, "Cancel this booking?")
+	h.slash(ada, "cancel "+id)
+	stale := h.waitMessage("a second question", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.TS != first.TS && strings.Contains(textOf(m.Blocks), "Cancel this booking?")
+	})
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(first)))
+	h.reply(ada, "Cancelled: Deep dive with Alan Turing, tomorrow 14:00.")
+	h.drain()
+
+	h.slash(ada, "cancel "+id)
+	again := h.reply(ada, "Nothing to cancel")
+	if text := textOf(again.Blocks); !strings.Contains(text, "cancelled already") || !strings.Contains(text, id) {
+		t.Errorf("asked again:\n%s", text)
+	}
+	if els := elements(again.Blocks, "cancel_booking"); len(els) != 0 {
+		t.Errorf("asked again, it offers a cancel: %v", els)
+	}
+	if els := elements(again.Blocks, "show_list"); len(els) != 1 {
+		t.Errorf("asked again, no Upcoming bookings: %s", again.Blocks)
+	}
+
+	// The older question's button: the service answers cancelled, as it
+	// does for any repeat.
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(stale)))
+	answered := h.reply(ada, "may have changed nothing")
+	if strings.HasPrefix(answered.Text, "Cancelled") || strings.Contains(textOf(answered.Blocks), "Cancelled:") {
+		t.Errorf("a repeat cancel is reported as cancelling the booking: %q\n%s", answered.Text, textOf(answered.Blocks))
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 2 {
+		t.Errorf("%d cancels sent, want the first and the older question's", n)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,7 +220,7 @@ func TestAuditShowsRecentWrites(t *testing.T) {
 	}
 	msg := h.reply(bob, id)
 	h.interact(confirmCancel(bob, h.askCancel(bob, msg, id), id))
-	h.reply(bob, "is cancelled")
+	h.reply(bob, "Cancelled: ")
 	h.drain()
 
 	h.slash(kiw, "audit")
@@ -382,4 +383,72 @@ func TestLongDataKeepsMessagesInsideSlacksLimits(t *testing.T) {
 	if !strings.Contains(textOf(audit.Blocks), "do not fit here") {
 		t.Errorf("the audit does not say some entries were left out")
 	}
+}
+
+// flakyJournal is a real journal whose outcomes cannot be recorded while
+// down is set, as when its database is away for a moment.
+type flakyJournal struct {
+	*journal.Journal
+	down     atomic.Bool
+	recorded chan struct{} // an outcome was recorded
+}
+
+func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
+	finish, err := f.Journal.Begin(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return func(res *booking.Result) error {
+		if f.down.Load() {
+			return errors.New("journal: the database did not answer")
+		}
+		if err := finish(res); err != nil {
+			return err
+		}
+		f.recorded <- struct{}{}
+		return nil
+	}, nil
+}
+
+// A booking whose outcome the journal could not record when it was made
+// (its database away for a moment) stands in the way of a second booking
+// of the same attendee at the same time: the second is told it is already
+// booked, with its ID and who booked it, not that it is on its way.
+func TestBookingWhoseOutcomeWasNotRecordedIsAlreadyBooked(t *testing.T) {
+	t.Parallel()
+	jr, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &flakyJournal{Journal: jr, recorded: make(chan struct{}, 1)}
+	release := make(chan struct{}) // the outcome is tried again at the test's end
+	h := newHarnessWith(t, []booking.Option{booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, _ time.Duration) error {
+		<-release
+		return ctx.Err()
+	})})
+	t.Cleanup(func() {
+		close(release)
+		select {
+		case <-j.recorded:
+		case <-time.After(10 * time.Second):
+			t.Error("the outcome was never recorded")
+		}
+	})
+	vb := h.openModal(bob, "intro-call")
+	j.down.Store(true)
+	h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.dm(ada, "Booked")
+	h.drain()
+	j.down.Store(false)
+	id := bookedFor(h, "grace@example.com")
+
+	h.submit(bob, vb.ID, bookingInputs(firstSlot, "grace@example.com"))
+	m := h.dm(bob, "Already booked")
+	text := textOf(m.Blocks)
+	for _, want := range []string{id, "<@" + ada + ">", "Nothing was sent"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the answer does not say %q:\n%s", want, text)
+		}
+	}
+	h.wantPosts(1)
 }

@@ -124,15 +124,17 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 			by = "by " + mention(p.Actor) + " in Slack " + moment(p.At, requester)
 		}
 	}
+	// What the list shows comes first: an earlier attempt whose outcome
+	// was not recorded yet did book it if the list shows it.
 	switch {
-	case p != nil && p.Outcome == "":
-		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
-	case p != nil && p.Outcome != booking.Confirmed:
-		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, code(bk.ID), by)
 	case bk != nil && bk.Start.Equal(start):
 		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. Nothing was sent.", title, slotText, attendee, code(bk.ID), by)
+	case p != nil && p.Outcome == "":
+		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
+	case p != nil && p.Outcome != booking.Confirmed:
+		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil:
 		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking %s). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), code(bk.ID))
 	default:
@@ -140,33 +142,86 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	}
 }
 
-// cancelOutcomeMessage replaces the confirmation with what happened.
-func cancelOutcomeMessage(id string, res *booking.Result) message {
-	var text string
-	switch res.Outcome {
-	case booking.DryRun:
-		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
-		if res.Booking == nil {
-			text += fmt.Sprintf("\n%s is not among the upcoming bookings, so the API would most likely answer not found.", code(id))
-		}
-	case booking.Cancelled:
-		text = fmt.Sprintf(":white_check_mark: Booking %s is cancelled.", code(id))
-		if !res.Verified {
-			text += " The API confirmed it; the bookings list could not confirm it too."
-		}
-	case booking.NotFound:
-		text = fmt.Sprintf(":grey_question: Booking %s was not found: it does not exist, is not this calendar's, or is assigned to another host. Nothing was cancelled.", code(id))
-	case booking.NotCancelled:
-		text = fmt.Sprintf(":x: Booking %s was not cancelled: the API did not answer clearly and the booking is still listed. Cancelling again is safe.", code(id))
-	case booking.RateLimited:
-		text = fmt.Sprintf(":hourglass: The booking API is refusing requests for now; nothing was cancelled. Try again in %s.", waitText(res.RetryAfter))
-	case booking.Rejected:
-		text = fmt.Sprintf(":x: The booking API refused to cancel %s: %s", code(id), escape(failureText(res.Err)))
-	default:
-		text = fmt.Sprintf(":warning: It is unclear whether booking %s was cancelled. Check the calendar before trying again.", code(id))
+// cancelOutcomeMessage replaces the confirmation with what happened: to
+// what, by event, attendee and time when the list showed the booking, and
+// what to do next. The service answers a repeat cancel as it answers the
+// first, so a cancel it confirmed of a booking the list did not show
+// before is not called bookbot's doing: it may have changed nothing.
+func cancelOutcomeMessage(id string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
+	what, push := "This booking", "booking "+escape(id)
+	if b := res.Booking; b != nil {
+		what = bookingWhat(*b, types, span(b.Start, b.End, loc))
+		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
 	}
-	blocks := []slack.Block{section(text)}
-	return message{Text: text, Blocks: blocks}
+	upcoming := button(actionShowList, "Upcoming bookings", "")
+	actions := []slack.BlockElement{upcoming}
+	var head, text string
+	switch {
+	case res.Outcome == booking.DryRun:
+		head = "Dry run, nothing cancelled"
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was cancelled.* %s", wouldSend(res.WouldSend))
+		if res.Booking != nil {
+			text += "\nIt would have cancelled: " + what + "."
+		} else {
+			text += "\nThis booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar."
+		}
+	case res.Outcome == booking.Cancelled && res.Booking != nil:
+		head = "Cancelled"
+		text = ":white_check_mark: *Cancelled:* " + what + "."
+		if !res.Verified {
+			text += "\nThe booking service confirmed it; the bookings list could not confirm it too."
+		}
+	case res.Outcome == booking.Cancelled:
+		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
+		text = fmt.Sprintf(":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before sending the cancel, so it was most likely cancelled already or has passed (or lies beyond the first %d the API lists): this cancel may have changed nothing.", booking.MaxListed)
+	case res.Outcome == booking.NotFound:
+		head = "Not found"
+		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking: it does not exist, is not this calendar's, or is assigned to another host."
+	case res.Outcome == booking.NotCancelled:
+		head = "Not cancelled"
+		text = ":x: *Not cancelled:* " + what + " is still listed. The booking service did not answer clearly; cancelling again is safe."
+		actions = append([]slack.BlockElement{cancelButton(id)}, actions...)
+	case res.Outcome == booking.RateLimited:
+		head = "Not cancelled"
+		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is refusing requests for now.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
+	case res.Outcome == booking.Rejected:
+		head = "Not cancelled"
+		text = fmt.Sprintf(":x: *Not cancelled: the booking service refused.* %s is unchanged. %s", what, escape(failureText(res.Err)))
+	default:
+		head = "Unclear whether it was cancelled"
+		text = ":warning: *Unclear whether it was cancelled:* " + what + ". The booking service did not answer clearly and the bookings list could not settle it. Look at the upcoming bookings before trying again."
+	}
+	return message{
+		Text: head + ": " + push + ".",
+		Blocks: []slack.Block{
+			section(text),
+			contextLine("Booking " + escape(id)),
+			slack.NewActionBlock("cancel_outcome", actions...),
+		},
+	}
+}
+
+// bookingWhat names a booking in a sentence: its event, its attendee and
+// when, as when says it.
+func bookingWhat(b booking.Booking, types []booking.EventType, when string) string {
+	s := short(titleOf(b.EventType, types))
+	if s == "" {
+		s = "A booking"
+	}
+	if name := short(b.BookerName.String); name != "" {
+		s += " with " + name
+	}
+	return s + ", " + when
+}
+
+// dayTime is a moment as a notification says it, in loc: "today 11:00",
+// "tomorrow 09:30", "Wed 25 Mar 14:00".
+func dayTime(t, now time.Time, loc *time.Location) string {
+	day := dayLabel(t, now, loc)
+	if day == "Today" || day == "Tomorrow" {
+		day = strings.ToLower(day)
+	}
+	return day + " " + t.In(loc).Format(timeLayout)
 }
 
 func waitText(d time.Duration) string {

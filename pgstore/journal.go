@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,7 +29,7 @@ import (
 // The methods of journal.Store that take no context wait at most
 // JournalWait for the database.
 func (db *DB) Journal(owner string, opts ...JournalOption) journal.Store {
-	s := &journalStore{pool: db.pool, owner: owner, now: time.Now, log: slog.New(slog.DiscardHandler)}
+	s := &journalStore{pool: db.pool, owner: owner, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -44,12 +43,6 @@ type JournalOption func(*journalStore)
 // time.Now).
 func JournalClock(now func() time.Time) JournalOption {
 	return func(s *journalStore) { s.now = now }
-}
-
-// JournalLog makes log receive the failures to record an outcome (by
-// default they are discarded), as *journal.Journal's Log.
-func JournalLog(log *slog.Logger) JournalOption {
-	return func(s *journalStore) { s.log = log }
 }
 
 // JournalLeftAfter makes Recover leave alone another owner's write in
@@ -69,7 +62,6 @@ type journalStore struct {
 	pool      *pgxpool.Pool
 	owner     string
 	now       func() time.Time
-	log       *slog.Logger
 	leftAfter time.Duration
 }
 
@@ -114,7 +106,7 @@ const createLockClass int32 = 0x6a726e6c
 // left to the database's default. Other changes (an outcome, a review, a
 // cancel) only ever stop an earlier create standing, so none of them
 // racing a Begin can let two creates pass.
-func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*booking.Result), error) {
+func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
 	e := journal.Entry{At: s.now(), Owner: s.owner, Write: w}
 	key, isCreate := journal.CreateKey(w) // key is nil, so create_key NULL, when not
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
@@ -155,12 +147,9 @@ func (s *journalStore) Begin(ctx context.Context, w booking.Write) (func(*bookin
 	if err != nil {
 		return nil, err
 	}
-	return func(res *booking.Result) {
-		if _, err := s.Finish(e.Seq, res, false); err != nil {
-			// The write happened; only its record is missing. On the next
-			// start it is reconciled like one whose process died.
-			s.log.Error("journal: the outcome of a write could not be recorded", "seq", e.Seq, "op", string(w.Op), "err", err)
-		}
+	return func(res *booking.Result) error {
+		_, err := s.Finish(e.Seq, res, false)
+		return err
 	}, nil
 }
 
@@ -279,6 +268,25 @@ func (s *journalStore) Finish(seq uint64, res *booking.Result, recovered bool) (
 		e.Settle(res, recovered, s.now())
 		return nil
 	})
+}
+
+// Settle records res, an outcome the bookings list showed, for entry seq
+// if it has none yet, on any replica; one settled meanwhile is left as it
+// is.
+func (s *journalStore) Settle(ctx context.Context, seq uint64, res *booking.Result) error {
+	ctx, cancel := context.WithTimeout(ctx, JournalWait)
+	defer cancel()
+	_, err := s.change(ctx, seq, func(e *journal.Entry) error {
+		if !e.Open() {
+			return errSettled
+		}
+		e.Settle(res, false, s.now())
+		return nil
+	})
+	if errors.Is(err, errSettled) {
+		return nil
+	}
+	return err
 }
 
 // Recover settles every write in flight that another owner (or none)

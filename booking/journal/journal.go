@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"time"
@@ -91,8 +90,6 @@ func (e Entry) AwaitingReview() bool { return e.NeedsReview && e.ReviewedAt.IsZe
 type Journal struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// Log receives failures to record an outcome (nil: discarded).
-	Log *slog.Logger
 	// Owner names this process in the entries it begins. Recover leaves
 	// the entries of its own owner alone: they are still in flight here.
 	Owner string
@@ -161,13 +158,6 @@ func (j *Journal) now() time.Time {
 		return j.Now()
 	}
 	return time.Now()
-}
-
-func (j *Journal) log() *slog.Logger {
-	if j.Log != nil {
-		return j.Log
-	}
-	return slog.New(slog.DiscardHandler)
 }
 
 // ErrNoEntry means the journal does not hold the entry: it was pruned (see
@@ -281,7 +271,7 @@ func (j *Journal) change(seq uint64, fn func(*Entry) error) (Entry, error) {
 // its outcome. A create that an earlier one stands in the way of (see
 // booking.Journal) is refused with a *booking.DuplicateError and not
 // recorded. It implements booking.Journal.
-func (j *Journal) Begin(_ context.Context, w booking.Write) (func(*booking.Result), error) {
+func (j *Journal) Begin(_ context.Context, w booking.Write) (func(*booking.Result) error, error) {
 	e := Entry{At: j.now(), Owner: j.Owner, Write: w}
 	err := j.update(func(tx *bolt.Tx) error {
 		p, err := prior(tx, w)
@@ -304,12 +294,9 @@ func (j *Journal) Begin(_ context.Context, w booking.Write) (func(*booking.Resul
 	if err != nil {
 		return nil, err
 	}
-	return func(res *booking.Result) {
-		if _, err := j.Finish(e.Seq, res, false); err != nil {
-			// The write happened; only its record is missing. On the next
-			// start it is reconciled like one whose process died.
-			j.log().Error("journal: the outcome of a write could not be recorded", "seq", e.Seq, "op", string(w.Op), "err", err)
-		}
+	return func(res *booking.Result) error {
+		_, err := j.Finish(e.Seq, res, false)
+		return err
 	}, nil
 }
 
@@ -321,6 +308,25 @@ func (j *Journal) Finish(seq uint64, res *booking.Result, recovered bool) (Entry
 		return nil
 	})
 }
+
+// Settle records res, an outcome the bookings list showed, for entry seq
+// if it has none yet. It implements booking.Journal.
+func (j *Journal) Settle(_ context.Context, seq uint64, res *booking.Result) error {
+	_, err := j.change(seq, func(e *Entry) error {
+		if !e.Open() {
+			return errSettled
+		}
+		e.Settle(res, false, j.now())
+		return nil
+	})
+	if errors.Is(err, errSettled) {
+		return nil
+	}
+	return err
+}
+
+// errSettled stops a change of an entry settled since it was read.
+var errSettled = errors.New("settled meanwhile")
 
 // Recover settles every write whose outcome was never recorded, with
 // settle (booking.Client.Reconcile, which only lists). It returns the

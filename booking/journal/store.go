@@ -19,13 +19,19 @@ import (
 // pgstore's Journal(owner)).
 type Store interface {
 	// Begin records a write before it is sent; the returned function
-	// records its outcome. A create that an earlier one stands in the way
-	// of is refused with a *booking.DuplicateError and not recorded: the
-	// check and the record are one step, for every handle on the store.
-	Begin(ctx context.Context, w booking.Write) (func(*booking.Result), error)
+	// records its outcome, and fails when the store cannot record it now
+	// (it may be called again). A create that an earlier one stands in the
+	// way of is refused with a *booking.DuplicateError and not recorded:
+	// the check and the record are one step, for every handle on the
+	// store.
+	Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error)
 	// Finish records the outcome of entry seq; recovered says it was
 	// settled after a restart.
 	Finish(seq uint64, res *booking.Result, recovered bool) (Entry, error)
+	// Settle records res, an outcome the bookings list showed, for entry
+	// seq if it has none yet (it is in flight, or its outcome was lost),
+	// as Finish would; an entry with an outcome is left as it is.
+	Settle(ctx context.Context, seq uint64, res *booking.Result) error
 	// Recover settles, with settle, every write whose outcome was never
 	// recorded and that another owner (or none) began, and returns the
 	// entries it settled.

@@ -262,7 +262,7 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-				return m.Kind == "response_url" && strings.Contains(m.Text+string(m.Blocks), id+"` is cancelled")
+				return m.Kind == "response_url" && strings.HasPrefix(m.Text, "Cancelled: ") && strings.Contains(string(m.Blocks), "Booking "+id)
 			}); err != nil {
 				t.Fatalf("no cancel reply: %v\n%s", err, out.String())
 			}

@@ -81,7 +81,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	if err != nil {
 		return fail("write journal", err)
 	}
-	jr.Log, jr.Owner = log, lock.Owner
+	jr.Owner = lock.Owner
 	st.journal = jr
 	if cfg.DigestChannel != "" {
 		if st.ledger, err = digest.OpenLedger(cfg.StateDir); err != nil {
@@ -119,7 +119,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
 	st := &store{
-		journal:  db.Journal(owner, pgstore.JournalLog(log), pgstore.JournalLeftAfter(writeLeftAfter)),
+		journal:  db.Journal(owner, pgstore.JournalLeftAfter(writeLeftAfter)),
 		notices:  db.Notices(),
 		personal: db.Personal(),
 		seen:     db.Dedupe(bot.SeenTTL),

@@ -76,6 +76,7 @@ func cases() []testCase {
 		{"Finish/what a create made", finishCreated},
 		{"Finish/who must look", finishNeedsReview},
 		{"Finish/unknown entry", finishUnknown},
+		{"Settle/an entry in flight, from the list", settleFromList},
 		{"Recover/settles the writes of a process that is gone", recoverSettles},
 		{"Recover/leaves its own writes in flight", recoverLeavesOwn},
 		{"Review/unclear outcomes await review until checked", reviewQueue},
@@ -140,7 +141,7 @@ func all(t *testing.T, s journal.Store) []journal.Entry {
 
 // begin begins w and returns the new entry's Seq (the store's newest) and
 // the function that finishes it.
-func begin(t *testing.T, s journal.Store, w booking.Write) (uint64, func(*booking.Result)) {
+func begin(t *testing.T, s journal.Store, w booking.Write) (uint64, func(*booking.Result) error) {
 	t.Helper()
 	finish, err := s.Begin(t.Context(), w)
 	if err != nil {
@@ -534,6 +535,33 @@ func finishUnknown(t *testing.T, e env) {
 	}
 	if n := len(all(t, j)); n != 0 {
 		t.Errorf("%d entries after finishing an unknown one", n)
+	}
+}
+
+// An entry in flight (or left so, its outcome lost) is settled from what
+// the bookings list shows, on any replica: it then stands as confirmed, and
+// needs no one. An entry with an outcome is left as it was.
+func settleFromList(t *testing.T, e env) {
+	j := e.open("replica-a")
+	seq, _ := begin(t, j, create)
+	e.clock.Advance(time.Minute)
+	listed := &booking.Result{Outcome: booking.Confirmed, Verified: true, Reconciled: true, Booking: &booking.Booking{ID: "bk_1"}, Seen: []string{"listed"}}
+	must(t, e.open("replica-b").Settle(t.Context(), seq, listed))
+	got := all(t, j)[0]
+	if got.Open() || got.Outcome != booking.Confirmed || got.Created != "bk_1" || !got.Verified || got.NeedsReview || got.Recovered ||
+		!got.DoneAt.Equal(base.Add(time.Minute)) || !slices.Equal(got.Seen, []string{"listed"}) {
+		t.Fatalf("settled: %+v", got)
+	}
+	_, err := e.open("replica-b").Begin(t.Context(), same)
+	if dup := wantDuplicate(t, err, seq); dup.Prior.Outcome != booking.Confirmed || dup.Prior.BookingID != "bk_1" {
+		t.Errorf("prior = %+v, want it confirmed", dup.Prior)
+	}
+	must(t, j.Settle(t.Context(), seq, &booking.Result{Outcome: booking.Unknown}))
+	if got := all(t, j)[0]; got.Outcome != booking.Confirmed || got.NeedsReview {
+		t.Errorf("settled again: %+v, want it left as it was", got)
+	}
+	if err := j.Settle(t.Context(), 999, listed); !errors.Is(err, journal.ErrNoEntry) {
+		t.Errorf("Settle of an unknown entry: %v, want journal.ErrNoEntry", err)
 	}
 }
 
