@@ -82,6 +82,12 @@ type Config struct {
 	// once however many replicas look. nil: this process's lock only.
 	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
 
+	// ViewKey signs the booking forms bookbot makes, and a submission is
+	// booked only from a form it signed. Replicas must share it: ViewKey
+	// derives one from the Slack app token. nil: a key of this process's
+	// own.
+	ViewKey []byte
+
 	// Seen, when set, is the memory of envelopes seen that replicas share
 	// (pgstore.Dedupe made with SeenTTL), so a redelivery that lands on
 	// another replica is not acted on twice. nil: this replica's only.
@@ -111,6 +117,7 @@ type Bot struct {
 	types    *eventTypeCache // event types, briefly cached so modals open at once
 	modals   *modalSlots     // slots shown in each open modal
 	creating *keyLock        // creates in flight, by event, start and email
+	signer   signer          // of booking forms' metadata
 
 	work     inflight   // envelope work in flight
 	reviewMu sync.Mutex // one review report at a time, so none is posted twice
@@ -142,6 +149,8 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 	if cfg.DryRun {
 		slackAPI = dryRunViews{slackAPI}
 	}
+	signs := newSigner(cfg.ViewKey)
+	slackAPI = signedViews{slackAPI, signs}
 	return &Bot{
 		cfg:      cfg,
 		booking:  booker,
@@ -152,6 +161,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
+		signer:   signs,
 	}
 }
 

@@ -298,7 +298,7 @@ func (o *orderSeen) FirstTime(ctx context.Context, id string, now time.Time) (bo
 // redelivered submission reaches second acks it as the first did and does
 // nothing.
 func TestHandleSharedSeen(t *testing.T) {
-	cfg := Config{Allowed: func(string) bool { return true }}
+	cfg := Config{Allowed: func(string) bool { return true }, ViewKey: ViewKey("xapp-replicas")}
 	shared := &orderSeen{memSeen: newMemSeen(time.Now)}
 	booker := &cancelCounter{}
 	a, b := New(cfg, nil, nil), New(cfg, booker, nil)
@@ -325,7 +325,7 @@ func TestHandleSharedSeen(t *testing.T) {
 	submit := socketmode.Event{
 		Type: socketmode.EventTypeInteractive,
 		Data: slack.InteractionCallback{Type: slack.InteractionTypeViewSubmission, User: slack.User{ID: "UADA"},
-			View: slack.View{ID: "V1", CallbackID: callbackBooking}},
+			View: slack.View{ID: "V1", CallbackID: callbackBooking, PrivateMetadata: a.signer.sign(modalMeta{}.encode())}},
 		Request: &socketmode.Request{EnvelopeID: "E2"},
 	}
 	first, again = nil, nil

@@ -200,8 +200,10 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 }
 
 // formFromView rebuilds the form state from a modal's metadata and inputs.
+// Metadata bookbot did not sign is left out: it would be signed with the
+// form made from it.
 func (b *Bot) formFromView(v slack.View) form {
-	meta := decodeMeta(v.PrivateMetadata)
+	meta, _ := b.metaOf(v)
 	in := readInputs(v)
 	if in.event != "" {
 		meta.Event = in.event
@@ -224,8 +226,14 @@ func (b *Bot) formFromView(v slack.View) form {
 // 3 s: field errors, or a "Booking…" view while the create runs.
 func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.ViewSubmissionResponse {
 	v := cb.View
+	meta, ours := b.metaOf(v)
+	if !ours {
+		b.log.Warn("booking form submission refused: its metadata does not carry bookbot's signature", "user", cb.User.ID, "view_id", v.ID)
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{
+			actionName: "This form did not come from bookbot as it is, so nothing was booked. Close it and open the booking form again.",
+		})
+	}
 	in := readInputs(v)
-	meta := decodeMeta(v.PrivateMetadata)
 	errs := map[string]string{}
 	if in.event == "" {
 		if hasInputBlock(v, actionEventType) {
@@ -300,7 +308,8 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 		b.finishCreate(ctx, asked, res, err)
 		b.ReportReviews(ctx)
 	})
-	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
+	ack := b.signer.view(*pending)
+	return slack.NewUpdateViewSubmissionResponse(b.markView(&ack))
 }
 
 // finishCreate shows the outcome in the modal (the "Booking…" view, by its
@@ -363,19 +372,27 @@ func zoneSuggestions(query string) map[string]any {
 	return map[string]any{"options": opts}
 }
 
+// encode is m as a form's private_metadata, leaving room for its
+// signature.
 func (m modalMeta) encode() string {
 	b, _ := json.Marshal(m)
-	if len(b) > 3000 { // a long note does not fit; it is the one thing dropped
+	if len(b) > maxMetadata-signatureLen { // a long note does not fit; it is the one thing dropped
 		m.Note = ""
 		b, _ = json.Marshal(m)
 	}
 	return string(b)
 }
 
-func decodeMeta(s string) modalMeta {
+// metaOf is the metadata of a booking form, and whether bookbot signed it;
+// unsigned, it is empty.
+func (b *Bot) metaOf(v slack.View) (modalMeta, bool) {
+	s, ok := b.signer.open(v.PrivateMetadata)
+	if !ok {
+		return modalMeta{}, false
+	}
 	var m modalMeta
 	_ = json.Unmarshal([]byte(s), &m)
-	return m
+	return m, true
 }
 
 // bookingForm renders the booking modal. Block and action IDs are the

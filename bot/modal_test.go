@@ -1,6 +1,9 @@
 package bot_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
@@ -631,6 +635,76 @@ func TestSlotsFailureSaidOnce(t *testing.T) {
 	if text := textOf(v.Blocks); strings.Contains(text, "No free slots") || strings.Contains(text, "Loading") {
 		t.Errorf("the form says more than that the slots could not be loaded:\n%s", text)
 	}
+}
+
+// A submission of a booking form bookbot did not make (a view it never
+// opened, metadata changed on its way or without bookbot's signature) books
+// nothing: it is told to open the form again. The same submission with the
+// metadata as bookbot made it books.
+func TestSubmissionOfAFormBookbotDidNotMakeBooksNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	v := h.openModal(ada, "intro-call")
+	real := slacktest.ViewSubmission(ada, v, map[string]map[string]slack.BlockAction{
+		"event_type":        {"event_type": {Type: "static_select", SelectedOption: slack.OptionBlockObject{Value: "intro-call"}}},
+		slotBlockIDOf(t, v): {"slot": {Type: "static_select", SelectedOption: slack.OptionBlockObject{Value: firstSlot}}},
+		"name":              {"name": {Type: "plain_text_input", Value: "Grace Hopper"}},
+		"email":             {"email": {Type: "email_text_input", Value: "grace@example.com"}},
+		"booker_tz":         {"booker_tz": {Type: "external_select", SelectedOption: slack.OptionBlockObject{Value: "America/New_York"}}},
+	})
+	signed := real.View.PrivateMetadata
+	sig, meta, ok := strings.Cut(signed, ".")
+	if !ok || !strings.Contains(meta, `"e":"intro-call"`) {
+		t.Fatalf("the form's metadata %q is not signed JSON", signed)
+	}
+	n := 0
+	submit := func(ic slack.InteractionCallback) *slack.ViewSubmissionResponse {
+		t.Helper()
+		n++
+		var ack any
+		// As Slack would deliver it: straight to the bot, which Slack's
+		// stand-in refuses to do for a view bookbot never opened.
+		h.bot.Handle(socketmode.Event{Type: socketmode.EventTypeInteractive, Data: ic, Request: &socketmode.Request{EnvelopeID: fmt.Sprintf("E-submit-%d", n)}}, func(p any) { ack = p })
+		resp, ok := ack.(*slack.ViewSubmissionResponse)
+		if !ok {
+			t.Fatalf("ack %#v, want a view submission response", ack)
+		}
+		return resp
+	}
+	for name, metadata := range map[string]string{
+		"tampered":  sig + "." + strings.Replace(meta, `"e":"intro-call"`, `"e":"consultation"`, 1),
+		"unsigned":  meta,
+		"other key": signWith(bot.ViewKey("xapp-1-another-app"), meta),
+		"empty":     "",
+	} {
+		forged := real
+		forged.View.PrivateMetadata = metadata
+		if resp := submit(forged); resp.ResponseAction != "errors" || !strings.Contains(resp.Errors["name"], "open the booking form again") {
+			t.Errorf("%s metadata: ack %+v, want an error asking to open the form again", name, resp)
+		}
+	}
+	unknown := real
+	unknown.View.ID, unknown.View.PrivateMetadata = "VNEVEROPENED", `{"e":"intro-call"}`
+	if resp := submit(unknown); resp.ResponseAction != "errors" {
+		t.Errorf("a view bookbot never opened: ack %+v, want errors", resp)
+	}
+	h.wantPosts(0)
+	if logs := h.logs.String(); strings.Count(logs, "booking form submission refused") != 5 || strings.Contains(logs, "grace@example.com") {
+		t.Errorf("the refusals are not logged once each, or their log holds the attendee:\n%s", logs)
+	}
+
+	if resp := submit(real); resp.ResponseAction != "update" {
+		t.Fatalf("the form as bookbot made it: ack %+v, want the booking under way", resp)
+	}
+	h.dm(ada, "Booked")
+	h.wantPosts(1)
+}
+
+// signWith is meta signed as bookbot signs a form's metadata, with key.
+func signWith(key []byte, meta string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(meta))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)) + "." + meta
 }
 
 // "Choose a time." is shown at the time select, not at the day select next

@@ -93,6 +93,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Command:       cfg.Command,
 		Allowed:       cfg.Allowed,
 		TeamID:        auth.TeamID,
+		ViewKey:       bot.ViewKey(cfg.SlackAppToken.Value()),
 		Digest:        runner,
 		DigestZone:    cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
