@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -42,6 +43,15 @@ type SlackAPI interface {
 // DigestPreviewer builds a digest without posting it (*digest.Runner).
 type DigestPreviewer interface {
 	Preview(ctx context.Context, day time.Time) (digest.Digest, error)
+}
+
+// Journal is what the bot needs of the write journal (*journal.Journal):
+// the recent entries for `/booking audit`, and the review queue.
+type Journal interface {
+	Since(t time.Time) ([]journal.Entry, error)
+	Unreported() ([]journal.Entry, error)
+	MarkReported(seq uint64, to string) error
+	MarkReviewed(seq uint64, by string) (journal.Entry, error)
 }
 
 // Config is how the bot behaves.

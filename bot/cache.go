@@ -289,3 +289,24 @@ func (s shownSlots) find(rawStart string) (booking.Slot, bool) {
 	}
 	return booking.Slot{}, false
 }
+
+// personZone is the person's zone as Slack names it; false, and UTC,
+// when Slack cannot say now and bookbot never learned it.
+func (b *Bot) personZone(ctx context.Context, user string) (*time.Location, bool) {
+	loc, err := b.users.known(ctx, user)
+	if err != nil {
+		b.log.Info("the person's time zone is not known", "user", user, "err", err)
+		return time.UTC, false
+	}
+	return loc, true
+}
+
+// titles are the event types, for titles; slugs do when they cannot be
+// read.
+func (b *Bot) titles(ctx context.Context) []booking.EventType {
+	types, _ := b.types.recent()
+	if types == nil {
+		types, _ = b.types.get(ctx)
+	}
+	return types
+}

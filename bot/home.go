@@ -145,26 +145,3 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 	}
 	return blocks
 }
-
-// splitLines packs a heading and lines into texts of at most limit
-// characters, never cutting a line (a single overlong line is clipped), so
-// a busy day spreads over several sections instead of losing bookings.
-func splitLines(heading string, lines []string, limit int) []string {
-	var out []string
-	cur := heading
-	for _, l := range lines {
-		if len(cur)+1+len(l) > limit && cur != "" {
-			out = append(out, cur)
-			cur = ""
-		}
-		if cur == "" {
-			cur = clip(l, limit)
-		} else {
-			cur += "\n" + l
-		}
-	}
-	if cur != "" {
-		out = append(out, cur)
-	}
-	return out
-}

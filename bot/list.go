@@ -216,21 +216,6 @@ func pageEnd(rows []booking.Booking) time.Time {
 	return end
 }
 
-// dayLabel names the day of t in loc as a person says it: Today,
-// Tomorrow, or the date.
-func dayLabel(t, now time.Time, loc *time.Location) string {
-	d, n := t.In(loc), now.In(loc)
-	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
-	switch {
-	case d.Before(today):
-	case d.Before(today.AddDate(0, 0, 1)):
-		return "Today"
-	case d.Before(today.AddDate(0, 0, 2)):
-		return "Tomorrow"
-	}
-	return d.Format(dayLayout)
-}
-
 // listRow is a booking on one line, under its day: time, event, attendee,
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
@@ -271,18 +256,6 @@ func rowMenu(b booking.Booking) slack.BlockElement {
 		}
 	}
 	return slack.NewOverflowBlockElement(actionCancel, opts...)
-}
-
-func cancelButton(id string) *slack.ButtonBlockElement {
-	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
-	btn.Confirm = slack.NewConfirmationBlockObject(
-		plain("Cancel this booking?"),
-		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
-		plain("Cancel booking"),
-		plain("Keep it"),
-	)
-	btn.Confirm.WithStyle(slack.StyleDanger)
-	return btn
 }
 
 // cancelConfirmMessage asks before cancelling; nothing is cancelled until

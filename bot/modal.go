@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -21,32 +20,6 @@ import (
 // staleSlots is how old a modal's slot list may be before a submission
 // re-checks that the chosen slot is still offered.
 const staleSlots = 2 * time.Minute
-
-// modalMeta travels in the modal's private_metadata (≤ 3000 characters).
-type modalMeta struct {
-	Zone  string `json:"z,omitempty"` // the requester's zone
-	Event string `json:"e,omitempty"`
-	Day   string `json:"d,omitempty"`
-	// What was asked, for "pick another time" and "check again".
-	Start string `json:"s,omitempty"` // raw slot start
-	Name  string `json:"n,omitempty"`
-	Email string `json:"m,omitempty"`
-	TZ    string `json:"t,omitempty"`
-	Note  string `json:"o,omitempty"`
-	// Review is the journal entry a person is asked to check, when "Check
-	// again" was pressed on its review report: the answer keeps its
-	// "Mark as checked".
-	Review uint64 `json:"q,omitempty"`
-}
-
-// requester is the requester's zone, UTC when the metadata names none
-// bookbot knows.
-func (m modalMeta) requester() *time.Location {
-	if loc, err := booking.LoadZone(m.Zone); err == nil {
-		return loc
-	}
-	return time.UTC
-}
 
 // form is everything the booking modal shows.
 type form struct {
@@ -372,29 +345,6 @@ func zoneSuggestions(query string) map[string]any {
 	return map[string]any{"options": opts}
 }
 
-// encode is m as a form's private_metadata, leaving room for its
-// signature.
-func (m modalMeta) encode() string {
-	b, _ := json.Marshal(m)
-	if len(b) > maxMetadata-signatureLen { // a long note does not fit; it is the one thing dropped
-		m.Note = ""
-		b, _ = json.Marshal(m)
-	}
-	return string(b)
-}
-
-// metaOf is the metadata of a booking form, and whether bookbot signed it;
-// unsigned, it is empty.
-func (b *Bot) metaOf(v slack.View) (modalMeta, bool) {
-	s, ok := b.signer.open(v.PrivateMetadata)
-	if !ok {
-		return modalMeta{}, false
-	}
-	var m modalMeta
-	_ = json.Unmarshal([]byte(s), &m)
-	return m, true
-}
-
 // bookingForm renders the booking modal. Block and action IDs are the
 // contract's, and stay the same across updates so typed input survives.
 func bookingForm(f form) slack.ModalViewRequest {
@@ -646,10 +596,6 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 	}
 }
 
-// nextActions is the block of what comes after a booking, in the message
-// the person keeps; the modal, about to be closed, does without it.
-const nextActions = "next_actions"
-
 func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 	msg.Blocks = slices.DeleteFunc(slices.Clone(msg.Blocks), func(b slack.Block) bool {
 		a, ok := b.(*slack.ActionBlock)
@@ -663,49 +609,4 @@ func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 		Blocks:          slack.Blocks{BlockSet: msg.Blocks},
 		PrivateMetadata: meta.encode(),
 	}
-}
-
-// recheckValue is what "Check again" needs: event, start and email.
-func recheckValue(m modalMeta) string {
-	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ, Review: m.Review})
-}
-
-// pickValue is what "Pick another time" needs to open the form again as
-// it was, but for the time: the note too, when it fits.
-func pickValue(m modalMeta) string {
-	m.Start = ""
-	return formValue(m)
-}
-
-// formValue is the form's data as a button's value, the note dropped when
-// it does not fit.
-func formValue(m modalMeta) string {
-	m.Day = ""
-	if v := buttonMeta(m); v != "" {
-		return v
-	}
-	m.Note = ""
-	return buttonMeta(m)
-}
-
-// buttonMeta is m as a button's value, "" when it is longer than the
-// 2000 characters a value may hold (a cut would not decode).
-func buttonMeta(m modalMeta) string {
-	b, _ := json.Marshal(m)
-	if utf8.RuneCount(b) > 2000 {
-		return ""
-	}
-	return string(b)
-}
-
-// pickedMeta reads a "Pick another time" or "Edit and try again" value:
-// the form's data, or, from a message sent before the form's data
-// travelled with it, the event slug.
-func pickedMeta(value string) modalMeta {
-	var m modalMeta
-	if json.Unmarshal([]byte(value), &m) != nil {
-		return modalMeta{Event: value}
-	}
-	m.Day = ""
-	return m
 }

@@ -142,27 +142,6 @@ func (b *Bot) personalFailed(saving bool, err error) message {
 	return message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
-// personZone is the person's zone as Slack names it; false, and UTC,
-// when Slack cannot say now and bookbot never learned it.
-func (b *Bot) personZone(ctx context.Context, user string) (*time.Location, bool) {
-	loc, err := b.users.known(ctx, user)
-	if err != nil {
-		b.log.Info("the person's time zone is not known", "user", user, "err", err)
-		return time.UTC, false
-	}
-	return loc, true
-}
-
-// titles are the event types, for titles; slugs do when they cannot be
-// read.
-func (b *Bot) titles(ctx context.Context) []booking.EventType {
-	types, _ := b.types.recent()
-	if types == nil {
-		types, _ = b.types.get(ctx)
-	}
-	return types
-}
-
 // openSettings opens the settings modal with the person's settings in it.
 func (b *Bot) openSettings(ctx context.Context, triggerID, user string, reply func(message)) {
 	if b.cfg.Personal == nil {
@@ -431,53 +410,6 @@ func readSettings(v slack.View) (time.Duration, *personal.Agenda, map[string]str
 func notSetUpMessage() message {
 	text := "Reminders and agendas are not set up on this bookbot: it has nowhere to keep your settings. The calendar's owner can turn them on."
 	return message{Text: text, Blocks: []slack.Block{section(":no_bell: " + text)}}
-}
-
-// leadWords is how long before a booking, as a person says it: "15
-// minutes", "1 hour 30 minutes", "1 day".
-func leadWords(d time.Duration) string {
-	if d == 24*time.Hour {
-		return "1 day"
-	}
-	var parts []string
-	if h := int(d / time.Hour); h > 0 {
-		parts = append(parts, plural(h, "hour"))
-	}
-	if m := int(d % time.Hour / time.Minute); m > 0 {
-		parts = append(parts, plural(m, "minute"))
-	}
-	if s := int(d % time.Minute / time.Second); s > 0 {
-		parts = append(parts, plural(s, "second"))
-	}
-	if len(parts) == 0 {
-		return d.String()
-	}
-	return strings.Join(parts, " ")
-}
-
-// clockText is minutes after midnight on the 24-hour clock: "08:00".
-func clockText(minute int) string { return fmt.Sprintf("%02d:%02d", minute/60, minute%60) }
-
-// agendaWords is when an agenda comes: "every day at 08:00", "every
-// weekday at 08:00".
-func agendaWords(a personal.Agenda) string {
-	if a.Weekdays {
-		return "every weekday (Monday to Friday) at " + clockText(a.Minute)
-	}
-	return "every day at " + clockText(a.Minute)
-}
-
-// yourZone names the person's zone for a time of their day, as mrkdwn.
-func yourZone(loc *time.Location, known bool) string {
-	if !known {
-		return "in your Slack time zone (bookbot could not read it just now); bookbot follows it if you change it"
-	}
-	return "in " + escape(loc.String()) + " — your Slack time zone; bookbot follows it if you change it"
-}
-
-// settingsButton opens the settings modal.
-func settingsButton() *slack.ButtonBlockElement {
-	return button(actionPersonalSettings, "Change…", "")
 }
 
 // reminderNext is what a reply says of the next reminder.

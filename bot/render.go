@@ -365,3 +365,140 @@ func errorMessage(what string, err error) message {
 func dateTokenAs(t time.Time, format, fallback string) string {
 	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^" + format + "|" + escape(fallback) + ">"
 }
+
+// splitLines packs a heading and lines into texts of at most limit
+// characters, never cutting a line (a single overlong line is clipped), so
+// a busy day spreads over several sections instead of losing bookings.
+func splitLines(heading string, lines []string, limit int) []string {
+	var out []string
+	cur := heading
+	for _, l := range lines {
+		if len(cur)+1+len(l) > limit && cur != "" {
+			out = append(out, cur)
+			cur = ""
+		}
+		if cur == "" {
+			cur = clip(l, limit)
+		} else {
+			cur += "\n" + l
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// dayLabel names the day of t in loc as a person says it: Today,
+// Tomorrow, or the date.
+func dayLabel(t, now time.Time, loc *time.Location) string {
+	d, n := t.In(loc), now.In(loc)
+	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
+	switch {
+	case d.Before(today):
+	case d.Before(today.AddDate(0, 0, 1)):
+		return "Today"
+	case d.Before(today.AddDate(0, 0, 2)):
+		return "Tomorrow"
+	}
+	return d.Format(dayLayout)
+}
+
+// Buttons that more than one flow's messages show.
+
+// cancelButton cancels a booking, after Slack's own dialog has asked.
+func cancelButton(id string) *slack.ButtonBlockElement {
+	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
+	btn.Confirm = slack.NewConfirmationBlockObject(
+		plain("Cancel this booking?"),
+		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
+		plain("Cancel booking"),
+		plain("Keep it"),
+	)
+	btn.Confirm.WithStyle(slack.StyleDanger)
+	return btn
+}
+
+// settingsButton opens the settings modal.
+func settingsButton() *slack.ButtonBlockElement {
+	return button(actionPersonalSettings, "Change…", "")
+}
+
+// reviewButton marks a journal entry checked.
+func reviewButton(seq uint64) *slack.ButtonBlockElement {
+	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
+}
+
+// findType is the event type slug names, among types.
+func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
+	for _, et := range types {
+		if et.Slug == slug {
+			return et, true
+		}
+	}
+	return booking.EventType{}, false
+}
+
+// Free slots by day, as the slots message and the booking form offer them.
+
+// daySlots are the free slots of one day in a zone.
+type daySlots struct {
+	key   string // YYYY-MM-DD in the zone
+	label string // "Mon 23 Nov"
+	slots []booking.Slot
+}
+
+func (d daySlots) start() time.Time { return d.slots[0].Start }
+
+func (d daySlots) end() time.Time { return d.slots[len(d.slots)-1].End }
+
+// zones are the zone abbreviations the day's slots are in: one, or two on
+// a day the clocks change.
+func (d daySlots) zones(loc *time.Location) []string {
+	times := make([]time.Time, 0, 2*len(d.slots))
+	for _, s := range d.slots {
+		times = append(times, s.Start, s.End)
+	}
+	return zonesOf(loc, times...)
+}
+
+// zoneNote is what a day says of its zone abbreviations: nothing when it
+// is all in base, else "CEST", or "CET, then CEST" on the day of a change.
+func zoneNote(zones []string, base string) string {
+	if len(zones) == 1 && zones[0] == base {
+		return ""
+	}
+	return strings.Join(zones, ", then ")
+}
+
+// clock is a time of day in loc, with its zone abbreviation when withZone.
+func clock(t time.Time, loc *time.Location, withZone bool) string {
+	if withZone {
+		return t.In(loc).Format(timeLayout + " MST")
+	}
+	return t.In(loc).Format(timeLayout)
+}
+
+// slotLabel is a slot's start and end in loc, for a select's option. On a
+// day the clocks change the abbreviation is given, after both ends when
+// the slot spans the change: the same clock time can come twice.
+func slotLabel(s booking.Slot, loc *time.Location, withZone bool) string {
+	a, b := s.Start.In(loc), s.End.In(loc)
+	if withZone && a.Format("MST") != b.Format("MST") {
+		return clock(a, loc, true) + "–" + clock(b, loc, true)
+	}
+	return clock(a, loc, false) + "–" + clock(b, loc, withZone)
+}
+
+func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
+	var days []daySlots
+	for _, s := range slots {
+		t := s.Start.In(loc)
+		key := t.Format("2006-01-02")
+		if len(days) == 0 || days[len(days)-1].key != key {
+			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
+		}
+		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
+	}
+	return days
+}

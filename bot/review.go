@@ -15,15 +15,6 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 )
 
-// Journal is what the bot needs of the write journal (*journal.Journal):
-// the recent entries for `/booking audit`, and the review queue.
-type Journal interface {
-	Since(t time.Time) ([]journal.Entry, error)
-	Unreported() ([]journal.Entry, error)
-	MarkReported(seq uint64, to string) error
-	MarkReviewed(seq uint64, by string) (journal.Entry, error)
-}
-
 const (
 	actionReviewed = "review_checked"
 	// reviewEvery is how often entries whose report failed are tried again.
@@ -110,10 +101,6 @@ func (b *Bot) reviewRecipients(e journal.Entry) []string {
 // reviewsByDMTo reports whether reviews reach user by direct message.
 func (b *Bot) reviewsByDMTo(user string) bool {
 	return b.cfg.Journal != nil && b.cfg.ReviewChannel == "" && len(b.cfg.Reviewers) > 0 && b.cfg.Reviewers[0] == user
-}
-
-func reviewButton(seq uint64) *slack.ButtonBlockElement {
-	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
 }
 
 // reviewLoop reports at start and then every reviewEvery until ctx ends.
