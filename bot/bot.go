@@ -128,6 +128,7 @@ type Bot struct {
 	modals   *modalSlots     // slots shown in each open modal
 	creating *keyLock        // creates in flight, by event, start and email
 	signer   signer          // of booking forms' metadata
+	routes   routes          // what each flow answers
 
 	work     inflight   // envelope work in flight
 	reviewMu sync.Mutex // one review report at a time, so none is posted twice
@@ -172,6 +173,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
 		signer:   signs,
+		routes:   newRoutes(flows()),
 	}
 }
 

@@ -12,6 +12,20 @@ import (
 	"github.com/bookbot/bookbot/digest"
 )
 
+// digestFlow is `digest`: tomorrow's digest, shown only to the person.
+func digestFlow() flow {
+	return flow{commands: []command{
+		{name: "digest", help: "preview tomorrow's digest", run: func(b *Bot, later *jobs, c call) any {
+			later.add("digest-preview", func(ctx context.Context) {
+				for _, m := range b.digestReply(ctx) {
+					c.reply(m)
+				}
+			})
+			return nil
+		}},
+	}}
+}
+
 // Block Kit limits the digest keeps to. Lengths are counted in bytes, which
 // is never less than Slack's count of characters.
 const (

@@ -7,10 +7,31 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/personal"
 )
+
+// homeFlow is App Home: shown when the person opens it, and refreshed.
+func homeFlow() flow {
+	return flow{
+		actions: map[string]func(*Bot, *jobs, press){
+			actionHomeRefresh: func(b *Bot, later *jobs, p press) {
+				later.add("home", func(ctx context.Context) { b.publishHome(ctx, p.user) })
+			},
+		},
+		events: map[slackevents.EventsAPIType]func(*Bot, *jobs, slackevents.EventsAPIEvent){
+			slackevents.AppHomeOpened: func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent) {
+				inner, ok := ev.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
+				if !ok || inner.Tab != "home" {
+					return
+				}
+				later.add("home", func(ctx context.Context) { b.publishHome(ctx, inner.User) })
+			},
+		},
+	}
+}
 
 // homeDays is how many days of bookings App Home summarises.
 const homeDays = 3

@@ -17,6 +17,73 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
+// bookingFlow is `new` and the booking form: whatever opens it, changes in
+// it, and its submission.
+func bookingFlow() flow {
+	// open opens the form on meta, from a message or a command.
+	open := func(b *Bot, later *jobs, trigger, user string, meta modalMeta, reply func(message)) {
+		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, trigger, user, meta, reply) })
+	}
+	// formPressed is a change in the form.
+	formPressed := func(b *Bot, later *jobs, p press) {
+		if p.inModal() {
+			b.formChanged(later, p)
+		}
+	}
+	// again is "Pick another time" or "Edit and try again": in the form,
+	// a change in it; from the outcome message the person keeps, a new one.
+	again := func(b *Bot, later *jobs, p press) {
+		if !p.inModal() {
+			open(b, later, p.cb.TriggerID, p.user, pickedMeta(p.a.Value), p.reply)
+			return
+		}
+		b.formChanged(later, p)
+	}
+	return flow{
+		commands: []command{
+			{name: "new", usage: "[event]", help: "book a slot for an attendee", maxArgs: 1, run: func(b *Bot, later *jobs, c call) any {
+				meta := modalMeta{}
+				if len(c.args) == 1 {
+					meta.Event = c.args[0]
+				}
+				open(b, later, c.TriggerID, c.UserID, meta, c.reply)
+				return nil
+			}},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionNewBooking: func(b *Bot, later *jobs, p press) {
+				open(b, later, p.cb.TriggerID, p.user, modalMeta{Event: p.a.Value}, p.reply)
+			},
+			actionBookSlot: func(b *Bot, later *jobs, p press) {
+				event, start, ok := parseSlotValue(p.a.SelectedOption.Value)
+				if !ok {
+					return
+				}
+				later.add("book-slot", func(ctx context.Context) {
+					b.openBookingModal(ctx, p.cb.TriggerID, p.user, modalMeta{Event: event, Start: start}, p.reply)
+				})
+			},
+			actionEventType:   formPressed,
+			actionSlotDay:     formPressed,
+			actionPickAnother: again,
+			actionEditBooking: again,
+			actionRecheck:     (*Bot).recheckPressed,
+		},
+		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
+			callbackBooking: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitBooking(later, cb) },
+		},
+		suggestions: map[string]func(string) any{
+			actionBookerTZ: func(query string) any { return zoneSuggestions(query) },
+		},
+		shortcuts: map[string]func(*Bot, *jobs, slack.InteractionCallback){
+			callbackShortcut: func(b *Bot, later *jobs, cb slack.InteractionCallback) {
+				reply := b.responder("", cb.User.ID, false)
+				later.add("shortcut", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, cb.User.ID, modalMeta{}, reply) })
+			},
+		},
+	}
+}
+
 // staleSlots is how old a modal's slot list may be before a submission
 // re-checks that the chosen slot is still offered.
 const staleSlots = 2 * time.Minute
@@ -44,7 +111,8 @@ var errSlotGone = errors.New("that time is no longer free; nothing was booked")
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
 // only the day changed.
-func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.BlockAction) {
+func (b *Bot) formChanged(later *jobs, p press) {
+	v, a := p.cb.View, p.a
 	f := b.formFromView(v)
 	switch a.ActionID {
 	case actionEventType:
@@ -67,16 +135,20 @@ func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.Block
 				b.log.Info("views.update failed", "err", err)
 			}
 		}
-		b.refreshForm(ctx, v.ID, user, f, false)
+		b.refreshForm(ctx, v.ID, p.user, f, false)
 	})
 }
 
 // recheckPressed answers "Check again": in the modal it was pressed in
 // (and as a message the person keeps), or in place of the message.
-func (b *Bot) recheckPressed(later *jobs, user, value, viewID string, replace func(message)) {
+func (b *Bot) recheckPressed(later *jobs, p press) {
 	var meta modalMeta
-	if json.Unmarshal([]byte(value), &meta) != nil {
+	if json.Unmarshal([]byte(p.a.Value), &meta) != nil {
 		return
+	}
+	viewID := ""
+	if p.inModal() {
+		viewID = p.cb.View.ID
 	}
 	later.add("recheck", func(ctx context.Context) {
 		m := b.recheck(ctx, meta)
@@ -84,10 +156,10 @@ func (b *Bot) recheckPressed(later *jobs, user, value, viewID string, replace fu
 			if _, err := b.slack.UpdateViewContext(ctx, outcomeView(meta, m), "", "", viewID); err != nil {
 				b.log.Info("views.update failed", "err", err)
 			}
-			b.dm(ctx, user, m)
+			b.dm(ctx, p.user, m)
 			return
 		}
-		replace(m)
+		p.replace(m)
 	})
 }
 

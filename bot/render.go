@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // message is an ephemeral reply or a DM: fallback text plus blocks.
@@ -43,6 +44,7 @@ const (
 	actionEditBooking = "edit_booking"
 	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
+	actionReviewed    = "review_checked"
 
 	actionPersonalSettings = "personal_settings"
 	actionRemindOff        = "remind_off"
@@ -320,39 +322,6 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// helpMessage is the help, after a problem when there is one. problem is
-// mrkdwn: the caller escapes the data in it, once.
-func helpMessage(cmd, problem string) message {
-	c := escape(cmd)
-	var blocks []slack.Block
-	if problem != "" {
-		blocks = append(blocks, section(":warning: "+problem))
-	}
-	blocks = append(blocks,
-		section(fmt.Sprintf("*bookbot* books meetings on the owner's calendar. Everything it shows you is visible only to you.\n"+
-			"`%[1]s types` – event types\n"+
-			"`%[1]s slots &lt;event&gt;` – free slots of an event type\n"+
-			"`%[1]s new [event]` – book a slot for an attendee\n"+
-			"`%[1]s list` – upcoming bookings, each with a menu to cancel it or book the attendee again\n"+
-			"`%[1]s cancel &lt;booking-id&gt;` – cancel one booking (asks first)\n"+
-			"`%[1]s today` – today's bookings, in your time zone\n"+
-			"`%[1]s remind 15m` – a direct message that long before each booking (`remind off` stops them)\n"+
-			"`%[1]s agenda 08:00 [weekdays]` – the day's bookings every morning at that time of yours, in a direct message (`agenda off` stops it)\n"+
-			"`%[1]s digest` – preview tomorrow's digest\n"+
-			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", c)),
-		slack.NewActionBlock("help_actions",
-			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
-			button(actionListPage, "Upcoming bookings", "0"),
-			button(actionShowTypes, "Event types", ""),
-		),
-	)
-	text := "bookbot: " + c + " types | slots &lt;event&gt; | new | list | cancel &lt;id&gt; | today | remind | agenda | digest | audit"
-	if problem != "" {
-		text = problem + "\n" + text
-	}
-	return message{Text: text, Blocks: blocks}
-}
-
 // errorMessage says what failed and what to do, in words; the error
 // itself goes to the log (see Bot.failed).
 func errorMessage(what string, err error) message {
@@ -501,4 +470,65 @@ func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySl
 		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
 	}
 	return days
+}
+
+// A day's bookings, as today and the agenda list them.
+
+// dayBlocks are day, the bookings of d in loc, under a header, one line
+// each, within a message's limits; empty is said when there are none, note
+// (mrkdwn) under the count, and the warning when the list was full and the
+// day may go on past its last booking.
+func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(header))}
+	zone := zoneName(loc, time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc), time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc))
+	count := "Times in " + zone + "."
+	if len(day) > 0 {
+		count = "*" + plural(len(day), "booking") + "* · times in " + zone + "."
+	}
+	blocks = append(blocks, contextLine(count))
+	if note != "" {
+		blocks = append(blocks, contextLine(note))
+	}
+	if len(day) == 0 {
+		blocks = append(blocks, section(empty))
+	} else {
+		lines, more := dayLines(day, types, loc, maxMessageText-1500)
+		for _, s := range splitLines("", lines, 3000) {
+			blocks = append(blocks, section(s))
+		}
+		if more > 0 {
+			blocks = append(blocks, contextLine(fmt.Sprintf("…and %d more: `%s list` has them all.", more, escape(cmd))))
+		}
+	}
+	if incomplete {
+		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, and the day goes on past the last of them: some of its bookings may be missing here.", booking.MaxListed)))
+	}
+	return append(blocks, slack.NewActionBlock("day_actions", button(actionShowList, "Upcoming bookings", "")))
+}
+
+// minParts is the least a line of dayLines keeps of a booking's event and
+// attendee, in bytes of mrkdwn.
+const minParts = 60
+
+// dayLines are a day's bookings, one line each under a heading that names
+// the day: time, event, attendee and ID. Together they keep to avail
+// bytes: the event and attendee are cut to share what the times and IDs
+// leave (keeping at least minParts); bookings past what fits are counted
+// in more.
+func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
+	used := 0
+	for i, bk := range day {
+		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
+		budget := max(avail/len(day)-len(fixed), minParts)
+		title := orMissing(short(titleOf(bk.EventType, types)))
+		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
+		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
+		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		if used+len(line)+1 > avail {
+			return lines, len(day) - i
+		}
+		used += len(line) + 1
+		lines = append(lines, line)
+	}
+	return lines, 0
 }

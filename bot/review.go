@@ -15,8 +15,22 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 )
 
+// reviewFlow is `audit`, and "Mark as checked" on a review report.
+func reviewFlow() flow {
+	return flow{
+		commands: []command{
+			{name: "audit", help: "bookings and cancellations made through bookbot in the last 24 hours", run: func(b *Bot, later *jobs, c call) any {
+				later.add("audit", func(ctx context.Context) { c.reply(b.auditReply(ctx, c.UserID)) })
+				return nil
+			}},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionReviewed: (*Bot).markReviewed,
+		},
+	}
+}
+
 const (
-	actionReviewed = "review_checked"
 	// reviewEvery is how often entries whose report failed are tried again.
 	reviewEvery = 5 * time.Minute
 	// auditWindow is how far back `/booking audit` looks.
@@ -118,13 +132,12 @@ func (b *Bot) reviewLoop(ctx context.Context) {
 }
 
 // markReviewed handles "Mark as checked" on a review report.
-func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value string) {
-	seq, err := strconv.ParseUint(value, 10, 64)
+func (b *Bot) markReviewed(later *jobs, p press) {
+	seq, err := strconv.ParseUint(p.a.Value, 10, 64)
 	if err != nil || b.cfg.Journal == nil {
 		return
 	}
-	user := cb.User.ID
-	replace := b.responder(cb.ResponseURL, user, cb.ResponseURL != "")
+	user, replace := p.user, p.replace
 	later.add("review", func(ctx context.Context) {
 		e, err := b.cfg.Journal.MarkReviewed(seq, user)
 		if errors.Is(err, journal.ErrNoEntry) {

@@ -12,6 +12,49 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
+// slotsFlow is `types` and `slots`, and the buttons that show them.
+func slotsFlow() flow {
+	types := func(b *Bot, later *jobs, reply func(message)) {
+		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
+	}
+	return flow{
+		commands: []command{
+			{name: "types", help: "event types", run: func(b *Bot, later *jobs, c call) any {
+				types(b, later, c.reply)
+				return nil
+			}},
+			{name: "slots", usage: "&lt;event&gt;", brief: "&lt;event&gt;", help: "free slots of an event type", maxArgs: anyArgs, run: (*Bot).slotsCommand},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.reply) },
+			actionShowSlots: func(b *Bot, later *jobs, p press) {
+				later.add("slots", func(ctx context.Context) { p.reply(b.slotsReply(ctx, p.user, p.a.Value, 0)) })
+			},
+			actionSlotsMore: (*Bot).slotsPagePressed,
+			actionSlotsBack: (*Bot).slotsPagePressed,
+		},
+	}
+}
+
+// slotsCommand answers `slots <event>`; without one event, the help says
+// what to type.
+func (b *Bot) slotsCommand(later *jobs, c call) any {
+	if len(c.args) != 1 {
+		cmd := escape(c.Command)
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which event type: `%s slots &lt;event&gt;` (see `%s types`).", cmd, cmd)))
+	}
+	later.add("slots", func(ctx context.Context) { c.reply(b.slotsReply(ctx, c.UserID, c.args[0], 0)) })
+	return nil
+}
+
+// slotsPagePressed shows the next or the earlier days of free slots in
+// place of the message.
+func (b *Bot) slotsPagePressed(later *jobs, p press) {
+	slug, page, _ := strings.Cut(p.a.Value, " ")
+	n, _ := strconv.Atoi(page)
+	later.add("slots", func(ctx context.Context) { p.replace(b.slotsReply(ctx, p.user, slug, n)) })
+}
+
 func (b *Bot) typesReply(ctx context.Context) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
