@@ -168,7 +168,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		slack:    slackAPI,
 		log:      cfg.Log,
 		seen:     newSeenSet(SeenTTL, cfg.Now).sharing(cfg.Seen, cfg.Log),
-		users:    newUserZones(slackAPI, time.Hour, cfg.Now),
+		users:    newUserZones(profileZone(slackAPI), time.Hour, cfg.Now),
 		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),

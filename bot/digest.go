@@ -346,14 +346,9 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 	if p.Slack == nil {
 		return "", errors.New("no Slack client")
 	}
-	opts := append([]slack.MsgOption{
-		slack.MsgOptionText(text, false), // already escaped
-		slack.MsgOptionBlocks(blocks...),
-		slack.MsgOptionDisableLinkUnfurl(),
-		slack.MsgOptionDisableMediaUnfurl(),
-	}, more...)
+	m, opts := message{Text: text, Blocks: blocks}, noUnfurl(more...)
 	for attempt := 1; ; attempt++ {
-		_, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
+		_, ts, err := postMessage(ctx, p.Slack, channel, m, opts...)
 		wait, limited := rateLimited(err)
 		if !limited || attempt >= digestPostAttempts || wait > digestMaxRateWait {
 			return ts, err

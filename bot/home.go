@@ -60,10 +60,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 		}
 		blocks = homeBlocks(b.cfg.Command, list, err, b.titles(ctx), loc, b.cfg.Now(), d)
 	}
-	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
-	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
-		b.log.Warn("views.publish failed", "user", userID, "err", err)
-	}
+	b.publishHomeView(ctx, userID, blocks)
 }
 
 // homeFailed is what App Home says when the bookings cannot be read.

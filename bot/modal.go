@@ -131,7 +131,7 @@ func (b *Bot) formChanged(later *jobs, p press) {
 	later.add("form", func(ctx context.Context) {
 		if a.ActionID != actionSlotDay {
 			// Show the loading state at once; slots can take a while.
-			if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", v.ID); err != nil {
+			if err := b.updateView(ctx, bookingForm(f), v.ID); err != nil {
 				b.log.Info("views.update failed", "err", err)
 			}
 		}
@@ -153,7 +153,7 @@ func (b *Bot) recheckPressed(later *jobs, p press) {
 	later.add("recheck", func(ctx context.Context) {
 		m := b.recheck(ctx, meta)
 		if viewID != "" {
-			if _, err := b.slack.UpdateViewContext(ctx, outcomeView(meta, m), "", "", viewID); err != nil {
+			if err := b.updateView(ctx, outcomeView(meta, m), viewID); err != nil {
 				b.log.Info("views.update failed", "err", err)
 			}
 			b.dm(ctx, p.user, m)
@@ -187,15 +187,12 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	if fresh {
 		f.types = types
 	}
-	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
-	if err != nil {
-		b.log.Warn("views.open failed", "err", err)
-		text := "The booking form could not be opened (" + escape(slackErr(err)) + "). Please try again."
-		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
+	viewID, ok := b.openView(ctx, triggerID, bookingForm(f), "booking form", reply)
+	if !ok {
 		return
 	}
-	b.modals.want(view.ID, meta.Event)
-	b.refreshForm(ctx, view.ID, userID, f, true)
+	b.modals.want(viewID, meta.Event)
+	b.refreshForm(ctx, viewID, userID, f, true)
 }
 
 // refreshForm loads what the form lacks and updates the modal.
@@ -239,7 +236,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			b.modals.put(viewID, et.Slug, slots)
 		}
 	}
-	if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", viewID); err != nil {
+	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
 		b.log.Warn("views.update failed", "err", err)
 	}
 }

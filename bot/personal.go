@@ -177,11 +177,7 @@ func (b *Bot) openSettings(ctx context.Context, triggerID, user string, reply fu
 		return
 	}
 	loc, known := b.personZone(ctx, user)
-	if _, err := b.slack.OpenViewContext(ctx, triggerID, settingsModal(s, loc, known)); err != nil {
-		b.log.Warn("views.open failed", "err", err)
-		text := "The settings could not be opened (" + escape(slackErr(err)) + "). Please try again."
-		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
-	}
+	b.openView(ctx, triggerID, settingsModal(s, loc, known), "settings", reply)
 }
 
 // submitSettings reads the modal in memory and closes it; the settings are
@@ -234,13 +230,7 @@ func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location
 // connection never made prove it was not posted; any other error is
 // returned as it is, as it may have been.
 func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
-	m = b.mark(m)
-	_, _, err := b.slack.PostMessageContext(ctx, user,
-		slack.MsgOptionText(m.Text, false), // already escaped
-		slack.MsgOptionBlocks(m.Blocks...),
-		slack.MsgOptionDisableLinkUnfurl(),
-		slack.MsgOptionDisableMediaUnfurl(),
-	)
+	err := b.post(ctx, user, m, noUnfurl()...)
 	if err != nil && notPosted(err) {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}

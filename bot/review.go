@@ -76,10 +76,10 @@ func (b *Bot) reportReviews(ctx context.Context) {
 	}
 	types := b.titles(ctx)
 	for _, e := range list {
-		m := b.mark(reviewMessage(e, types))
+		m := reviewMessage(e, types)
 		var sent []string
 		for _, to := range b.reviewRecipients(e) {
-			if _, _, err := b.slack.PostMessageContext(ctx, to, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)); err != nil {
+			if err := b.post(ctx, to, m); err != nil {
 				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
 				continue
 			}
