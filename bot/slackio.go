@@ -152,8 +152,14 @@ func profileZone(sl SlackAPI) func(ctx context.Context, user string) (string, er
 	}
 }
 
+// messageUpdater rewrites chat messages: the notices' publisher's
+// interface.
+type messageUpdater interface {
+	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
+}
+
 // updateMessage rewrites a message bookbot posted (chat.update) to m.
-func updateMessage(ctx context.Context, sl NoticeSlack, channel, ts string, m message) error {
+func updateMessage(ctx context.Context, sl messageUpdater, channel, ts string, m message) error {
 	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
 	return err
 }
