@@ -182,23 +182,10 @@ func TestDashboardAndAlertsQueryServedMetrics(t *testing.T) {
 	sl.AddUser(slacktest.User{ID: "UADA", Name: "ada", TZ: "Europe/Berlin"})
 	cmd, out := startRun(ctx, t, sl, env(sb, sl))
 	base := httpBase(ctx, t, out)
-	slash := func(text, want string) slacktest.Message {
-		t.Helper()
-		if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: text, UserID: "UADA"}); err != nil {
-			t.Fatal(err)
-		}
-		m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-			return m.Kind == "response_url" && strings.Contains(m.Text+string(m.Blocks), want)
-		})
-		if err != nil {
-			t.Fatalf("/booking %s: no reply with %q: %v\n%s", text, want, err, out.String())
-		}
-		return m
-	}
 	sl.FailNext("users.info", "user_not_found")
-	list := slash("list", "cancel_booking")
+	list := slashReply(ctx, t, sl, out, "list", "cancel_booking")
 	id := bookingID.FindString(string(list.Blocks)) // the first listed
-	ask := slash("cancel "+id, "Cancel this booking?")
+	ask := slashReply(ctx, t, sl, out, "cancel "+id, "Cancel this booking?")
 	if _, err := sl.SendInteraction(ctx, slacktest.BlockAction("UADA", "cancel_booking", id, slacktest.InMessage(ask))); err != nil {
 		t.Fatal(err)
 	}
@@ -229,4 +216,20 @@ func TestDashboardAndAlertsQueryServedMetrics(t *testing.T) {
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", metrics)
 	}
+}
+
+// slashReply runs `/booking text` as UADA and waits for the reply
+// containing want.
+func slashReply(ctx context.Context, t *testing.T, sl *slacktest.Server, out *logLines, text, want string) slacktest.Message {
+	t.Helper()
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: text, UserID: "UADA"}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(m.Text+string(m.Blocks), want)
+	})
+	if err != nil {
+		t.Fatalf("/booking %s: no reply with %q: %v\n%s", text, want, err, out.String())
+	}
+	return m
 }
