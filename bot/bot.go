@@ -18,6 +18,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -291,7 +292,7 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 			return fmt.Errorf("slack refused SLACK_APP_TOKEN (%s); check the app-level token and its connections:write scope", se.Err)
 		}
 		b.log.Warn("Socket Mode connection failed; retrying", "err", connectReason(err), "wait", wait)
-		if sleepContext(ctx, wait) != nil {
+		if pause.For(ctx, wait) != nil {
 			return nil
 		}
 		wait = min(2*wait, time.Minute)

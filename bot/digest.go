@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/pause"
 )
 
 // digestFlow is `digest`: tomorrow's digest, shown only to the person.
@@ -355,7 +356,7 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 		}
 		sleep := p.sleep
 		if sleep == nil {
-			sleep = sleepContext
+			sleep = pause.For
 		}
 		if serr := sleep(ctx, wait); serr != nil {
 			return "", err // still the 429: nothing was posted

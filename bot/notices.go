@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -37,7 +38,7 @@ type SlackNoticePublisher struct {
 	IncludeEmails bool
 	Now           func() time.Time // nil: time.Now
 	// Sleep waits out a 429, or less when ctx ends first: then it returns
-	// ctx's error. nil: sleepContext. Tests replace it.
+	// ctx's error. nil: pause.For. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -152,7 +153,7 @@ func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool
 	}
 	sleep := p.Sleep
 	if sleep == nil {
-		sleep = sleepContext
+		sleep = pause.For
 	}
 	return sleep(ctx, wait) == nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -184,23 +185,10 @@ func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, 
 		if err == nil || !errors.As(err, &se) || se.Err != "not_found" || time.Now().After(deadline) {
 			return err
 		}
-		if sleepContext(ctx, wait) != nil {
+		if pause.For(ctx, wait) != nil {
 			return err
 		}
 		wait = min(2*wait, 200*time.Millisecond)
-	}
-}
-
-// sleepContext waits d, or less if ctx is done first: then it returns
-// ctx's error.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
