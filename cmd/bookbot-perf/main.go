@@ -13,6 +13,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,10 @@ import (
 )
 
 const user = "UPERF"
+
+// idleAfterStart is how long the bot is left idle after connecting before
+// its resident set at idle is read.
+const idleAfterStart = 2 * time.Second
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
@@ -107,7 +112,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "bookbot-perf: %s, %d CPUs, %s/%s\n\n", runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 
 	var figs []figure
-	figs = append(figs, figure{name: "static binary size", value: fmt.Sprintf("%.1f MB", float64(st.Size())/1e6), target: "reported", ok: true})
+	figs = append(figs, figure{name: "static binary size (stripped)", value: fmt.Sprintf("%.1f MB", float64(st.Size())/1e6), target: "≤ 15 MB", ok: st.Size() <= 15e6})
 
 	if want("startup") || want("ack") || want("modal") || want("overhead") || want("memory") {
 		var env []string
@@ -122,9 +127,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		figs = append(figs, figure{name: "start-up to connected", value: ms(p.startup), target: "≤ 300 ms", ok: p.startup <= 300*time.Millisecond})
+		// What start-up left behind, once the bot has been idle a moment
+		// (the scheduled work makes its first reads right after start).
+		select {
+		case <-time.After(idleAfterStart):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		rss0 := p.memSnap()
-		figs = append(figs, figure{name: "resident set after start", value: mb(rss0.rss), target: "≤ 25 MB", ok: rss0.rss > 0 && rss0.rss <= 25e6,
-			note: fmt.Sprintf("anonymous %s + file-backed %s (the executable's pages)", mb(rss0.anon), mb(rss0.file))})
+		figs = append(figs, figure{name: "resident set at idle, after start", value: mb(rss0.rss), target: "≤ 14 MB", ok: rss0.rss > 0 && rss0.rss <= 14e6,
+			note: fmt.Sprintf("%v after connecting; anonymous %s + file-backed %s (the executable's pages)", idleAfterStart, mb(rss0.anon), mb(rss0.file))})
 		if want("ack") {
 			f, err := p.ackBurst(ctx, *n)
 			if err != nil {
@@ -137,7 +149,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("modal: %w", err)
 			}
-			figs = append(figs, f)
+			g, err := p.modalBurst(ctx, *modals)
+			if err != nil {
+				return fmt.Errorf("modal burst: %w", err)
+			}
+			figs = append(figs, f, g)
 		}
 		if want("overhead") {
 			f, err := p.overhead(ctx)
@@ -153,6 +169,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 			figs = append(figs, f)
 		}
+		peak := statusField(p.cmd.Process.Pid, "VmHWM")
+		figs = append(figs, figure{name: "resident set peak", value: mb(peak), target: "≤ 45 MB", ok: peak > 0 && peak <= 45e6,
+			note: "VmHWM after every measurement above"})
 		p.stop()
 	}
 	if want("runtime") {
@@ -171,14 +190,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 
 	missed := 0
-	fmt.Fprintf(out, "%-44s %-22s %-12s %s\n", "figure", "measured", "target", "")
+	fmt.Fprintf(out, "%-52s %-30s %-12s %s\n", "figure", "measured", "target", "")
 	for _, f := range figs {
 		verdict := "PASS"
 		if !f.ok {
 			verdict = "MISS"
 			missed++
 		}
-		fmt.Fprintf(out, "%-44s %-22s %-12s %s\n", f.name, f.value, f.target, verdict)
+		fmt.Fprintf(out, "%-52s %-30s %-12s %s\n", f.name, f.value, f.target, verdict)
 		if f.note != "" {
 			fmt.Fprintf(out, "    %s\n", f.note)
 		}
@@ -280,7 +299,7 @@ func (p *proc) memSnap() resident {
 }
 
 // statusField is a size field of /proc/PID/status in bytes (VmRSS, RssAnon,
-// RssFile), 0 when unknown.
+// RssFile, VmHWM: the peak), 0 when unknown.
 func statusField(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -346,10 +365,15 @@ func (p *proc) ackBurst(ctx context.Context, n int) ([]figure, error) {
 	}
 	p99 := pct(warm, 99)
 	return []figure{
-		{name: fmt.Sprintf("ack latency, first burst of %d, p50 / p99", n), value: ms(pct(cold, 50)) + " / " + ms(pct(cold, 99)), target: "reported", ok: true},
-		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p50", n), value: ms(pct(warm, 50)), target: "reported", ok: true},
-		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p99", n), value: ms(p99), target: "≤ 20 ms", ok: p99 <= 20*time.Millisecond},
+		{name: fmt.Sprintf("ack latency, first burst of %d, p50 / p99 / max", n), value: spread(cold), target: "reported", ok: true},
+		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p50 / max", n), value: ms(pct(warm, 50)) + " / " + ms(pct(warm, 100)), target: "reported", ok: true},
+		{name: fmt.Sprintf("ack latency, 3 more bursts of %d, p99", n), value: ms(p99), target: "≤ 15 ms", ok: p99 <= 15*time.Millisecond},
 	}, nil
+}
+
+// spread is the p50, p99 and maximum of ds.
+func spread(ds []time.Duration) string {
+	return ms(pct(ds, 50)) + " / " + ms(pct(ds, 99)) + " / " + ms(pct(ds, 100))
 }
 
 // foreign makes the ack bursts come from another workspace: the bot acks
@@ -422,7 +446,78 @@ func (p *proc) modalLatency(ctx context.Context, n int) (figure, error) {
 		return figure{}, fmt.Errorf("the forms did not finish loading: %w", err)
 	}
 	p99 := pct(took, 99)
-	return figure{name: fmt.Sprintf("modal latency p99 (%d opens, API at 2 s)", n), value: ms(p99) + " (p50 " + ms(pct(took, 50)) + ")", target: "≤ 300 ms", ok: p99 <= 300*time.Millisecond}, nil
+	return figure{name: fmt.Sprintf("modal latency p99 (%d opens in a row, API at 2 s)", n), value: ms(p99) + " (p50 " + ms(pct(took, 50)) + ")", target: "≤ 300 ms", ok: p99 <= 300*time.Millisecond}, nil
+}
+
+// modalBurst sends n `/booking new intro-call` at once while the API takes
+// 2 s, and times each from its envelope going onto the WebSocket to the
+// stand-in receiving the views.open made with its trigger_id. It then waits
+// for the n forms to finish loading, so that the next measurement starts
+// with the bot idle.
+func (p *proc) modalBurst(ctx context.Context, n int) (figure, error) {
+	p.setLatency(2 * time.Second)
+	defer p.setLatency(0)
+	updates := countCalls(p.sl, "views.update")
+	sent := make(map[string]time.Time, n) // by trigger_id
+	var mu sync.Mutex
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			ack, err := p.sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "new intro-call", UserID: user})
+			if err == nil {
+				var env struct {
+					Payload struct {
+						TriggerID string `json:"trigger_id"`
+					} `json:"payload"`
+				}
+				err = json.Unmarshal(ack.Envelope, &env)
+				mu.Lock()
+				sent[env.Payload.TriggerID] = ack.Sent
+				mu.Unlock()
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return figure{}, err
+	}
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var took []time.Duration
+	for len(took) < n {
+		changed := p.sl.Changed()
+		took = took[:0]
+		for _, c := range p.sl.Calls() {
+			var body struct {
+				TriggerID string `json:"trigger_id"`
+			}
+			if c.Method != "views.open" || json.Unmarshal(c.JSON, &body) != nil {
+				continue
+			}
+			if at, ok := sent[cmp.Or(body.TriggerID, c.Form.Get("trigger_id"))]; ok {
+				took = append(took, c.Received.Sub(at))
+			}
+		}
+		if len(took) >= n {
+			break
+		}
+		select {
+		case <-changed:
+		case <-wait.Done():
+			return figure{}, fmt.Errorf("%d of %d views.open arrived: %w", len(took), n, wait.Err())
+		}
+	}
+	if _, err := p.sl.WaitCalls(wait, "views.update", updates+n); err != nil {
+		return figure{}, fmt.Errorf("the forms did not finish loading: %w", err)
+	}
+	p99 := pct(took, 99)
+	return figure{name: fmt.Sprintf("views.open, %d at once, p50 / p99 / max", n), value: spread(took), target: "p99 ≤ 25 ms", ok: p99 <= 25*time.Millisecond,
+		note: "from the envelope written on the WebSocket to views.open received; API at 2 s"}, nil
 }
 
 func countCalls(sl *slacktest.Server, method string) int {
