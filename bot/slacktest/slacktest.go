@@ -437,6 +437,15 @@ func newServer(opts Options, tb TB) *Server {
 	return s
 }
 
+// Dialled is how many connections clients have opened to the server so
+// far (Web API, response URLs and WebSockets alike): a client that reuses
+// its connections dials few.
+func (s *Server) Dialled() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hs.Accepted()
+}
+
 // Close disconnects every client and stops the server. It is safe to call
 // more than once.
 func (s *Server) Close() {
