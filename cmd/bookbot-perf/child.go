@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
@@ -87,7 +86,7 @@ func serveBot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, bk := a.Bot, a.Booking
+	b := a.Bot
 
 	ln, err := net.Listen("unix", os.Getenv(statsSockEnv))
 	if err != nil {
@@ -107,7 +106,7 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(settledStats(bk))
+		_ = json.NewEncoder(w).Encode(settledStats(a))
 	})
 	mux.HandleFunc("POST /clock", func(w http.ResponseWriter, r *http.Request) {
 		d, err := time.ParseDuration(r.URL.Query().Get("advance"))
@@ -122,7 +121,7 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		settledStats(bk)
+		settledStats(a)
 		_ = pprof.Lookup("heap").WriteTo(w, 0)
 	})
 	mux.HandleFunc("GET /profile/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -165,13 +164,14 @@ func openState(dir string) (app.State, error) {
 	return app.State{Journal: jr, Personal: people}, nil
 }
 
-// settledStats closes idle HTTP connections, waits until the goroutine
+// settledStats closes idle HTTP connections (the app's, to the booking
+// API and Slack, and http.DefaultTransport's), waits until the goroutine
 // count has held still for half a second (closed connections' goroutines
 // end on their own schedule), collects the heap twice (the second empties
 // what sync.Pools kept through the first) and reads the runtime's figures.
-func settledStats(bk *booking.Client) runtimeStats {
+func settledStats(a *app.App) runtimeStats {
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	bk.CloseIdleConnections()
+	a.CloseIdleConnections()
 	g, still := runtime.NumGoroutine(), 0
 	for deadline := time.Now().Add(5 * time.Second); still < 10 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)

@@ -47,6 +47,26 @@ func NewSlack(cfg *config.Config, timeout time.Duration, opts ...slack.Option) *
 		}, opts...)...)
 }
 
+// slackIdlePerHost is how many idle connections the Slack transport keeps
+// to each host: a burst of people opening the booking form at once makes
+// as many views.open calls, and net/http's default of two would have all
+// but two of them dial, and handshake, anew.
+const slackIdlePerHost = 64
+
+// newSlackTransport is the transport of every call to Slack, Web API and
+// response URLs: net/http's default, keeping slackIdlePerHost idle
+// connections a host, and pooled apart from the other clients', so they do
+// not wait on each other's pool.
+func newSlackTransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport // replaced, say by instrumentation: keep it
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = slackIdlePerHost
+	return t
+}
+
 // NewDigestRunner wires the digest to the booking API, Slack and the
 // ledger that keeps it to one post a date. api nil (a dry run) and ledger
 // nil (no DIGEST_CHANNEL) post nothing.
