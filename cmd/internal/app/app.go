@@ -163,7 +163,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	timeout := cmp.Or(d.SlackTimeout, SlackCallTimeout)
 	a.slackTransport = newSlackTransport()
-	a.slack = NewSlack(cfg, timeout, slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL, a.slackTransport), Timeout: timeout}))
+	webAPI := &http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL, a.slackTransport), Timeout: timeout}
+	a.slack = NewSlack(cfg, timeout, slack.OptionHTTPClient(webAPI))
 	auth, err := a.slack.AuthTestContext(ctx)
 	if err != nil {
 		return nil, &AuthTestError{Err: err}
@@ -202,7 +203,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 				r.Wake()
 			}
 		},
-	}, bk, a.slack)
+	}, bk, slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
 	return a, nil
 }
 
