@@ -124,7 +124,7 @@ type threadRecord struct {
 // with the check that it was not claimed before. The claim keeps k.End, for
 // Prune; a key is the same claim whatever its End.
 func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error) {
-	ck := k.bytes()
+	ck := k.Bytes()
 	v, err := json.Marshal(claimRecord{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
 	if err != nil {
 		return false, fmt.Errorf("notices store %s: claim: %w", s.file.Path(), err)
@@ -149,7 +149,7 @@ func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error
 // replacing any it had: the caller decides when a notice starts a new
 // thread. Without it the booking's thread, if any, stays.
 func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) error {
-	ck := k.bytes()
+	ck := k.Bytes()
 	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
@@ -199,7 +199,7 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 // the notice is in Slack. Releasing a key that holds no claim does
 // nothing.
 func (s *BoltStore) Release(ctx context.Context, k Key) error {
-	ck := k.bytes()
+	ck := k.Bytes()
 	return s.file.Update(ctx, func(tx *bolt.Tx) error {
 		claims := tx.Bucket(claimsBucket)
 		v := claims.Get(ck)
@@ -223,7 +223,7 @@ func (s *BoltStore) Unsettled(ctx context.Context, k Key) (time.Time, bool, erro
 	var c claimRecord
 	found := false
 	err := s.file.View(ctx, func(tx *bolt.Tx) error {
-		v := tx.Bucket(claimsBucket).Get(k.bytes())
+		v := tx.Bucket(claimsBucket).Get(k.Bytes())
 		if v == nil {
 			return nil
 		}
