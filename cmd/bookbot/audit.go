@@ -13,6 +13,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // runAudit prints the write journal: every create and cancel bookbot sent
@@ -40,10 +41,11 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	cfg.LogWarnings(newLogger(cfg, stderr))
-	jr, err := journal.Open(cfg.StateDir, journal.Options{ReadOnly: true})
+	db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
+	jr := db.Journal()
 	from := time.Now().Add(-*since)
 	list, err := jr.Since(from)
 	if err != nil {

@@ -22,13 +22,13 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
-	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/console"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // stdin is the demo console's input; tests replace it.
@@ -104,27 +104,22 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	jr, err := journal.Open(dir, journal.Options{})
+	db, err := bolt.Open(dir, bolt.Options{Log: log})
 	if err != nil {
 		return err
 	}
+	defer db.Close()
+	jr := db.Journal()
 	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"), booking.WithJournal(jr), booking.WithClock(clock.Now))
 	if err != nil {
 		return err
 	}
 	slackAPI := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL), slack.OptionAppLevelToken(sl.AppToken()))
-	ledger, err := digest.OpenLedger(dir)
-	if err != nil {
-		return err
-	}
 	runner := &digest.Runner{
-		Source: client, Publisher: &bot.SlackDigestPublisher{Slack: slackAPI}, Ledger: ledger,
+		Source: client, Publisher: &bot.SlackDigestPublisher{Slack: slackAPI}, Ledger: db.Ledger(digest.LedgerOptions{Log: log}),
 		Channel: demoChannel, Zone: zone, Log: log, Now: clock.Now,
 	}
-	people, err := personal.OpenBolt(filepath.Join(dir, personal.BoltFileName))
-	if err != nil {
-		return err
-	}
+	people := db.Personal()
 	b := bot.New(bot.Config{
 		Command:    "/booking",
 		Allowed:    func(id string) bool { return id == demoUser },
@@ -154,12 +149,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// Live notices go to #bookings. Instead of a timer, the list is read
 	// each time the console waits for bookbot, so a notice shows right
 	// after the change that caused it.
-	noticeStore, err := notices.OpenBolt(filepath.Join(dir, notices.BoltFileName))
-	if err != nil {
-		return err
-	}
 	watcher := notices.NewWatcher(notices.Config{
-		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log, Skew: client.Skew,
+		List: client, Store: db.Notices(), Writes: jr, Alerter: b, Log: log, Skew: client.Skew,
 		Publisher: bot.SlackNoticePublisher{Slack: slackAPI, Zone: zone},
 		Channel:   demoChannel,
 		Now:       clock.Now,
