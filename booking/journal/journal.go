@@ -1,17 +1,3 @@
-// Package journal is bookbot's durable record of writes to the booking API.
-// Every create and cancel is written down before its request is sent (who
-// asked, what, when) and its outcome after, so a write whose process died
-// in flight is never forgotten: on start it is reconciled against the
-// bookings list and put in front of a person.
-//
-// The journal is one bbolt file, opened for each operation and closed
-// again, so that `bookbot audit` can read it while `bookbot run` serves.
-// Writes are a handful a minute, so the open costs nothing that matters.
-//
-// It keeps only what settling a write and auditing it need: who asked,
-// the event, the slot, the attendee's name and email, the outcome. The
-// attendee's note and zone are never written. Prune deletes old entries
-// and rewrites the file, so their bytes do not linger in free pages.
 package journal
 
 import (
@@ -30,6 +16,8 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/boltfile"
 )
+
+var _ Store = (*Journal)(nil)
 
 // FileName is the journal's file under the state directory.
 const FileName = "journal.db"
@@ -50,43 +38,10 @@ var (
 // to it. A file of a newer format is refused.
 const version = 2
 
-// Entry is one write: the intent, and once known, its outcome and review.
-type Entry struct {
-	Seq   uint64    `json:"seq"`
-	At    time.Time `json:"at"`              // recorded, just before the request was sent
-	Owner string    `json:"owner,omitempty"` // the process that sent it (Journal.Owner)
-	booking.Write
-
-	// Outcome is empty while the write is in flight, and stays empty when
-	// the process died before the answer was recorded.
-	Outcome    booking.Outcome `json:"outcome,omitempty"`
-	DoneAt     time.Time       `json:"done_at,omitzero"`
-	Created    string          `json:"created,omitempty"`   // the booking a create made (or that the list shows)
-	Verified   bool            `json:"verified,omitempty"`  // the bookings list agrees
-	Recovered  bool            `json:"recovered,omitempty"` // settled after a restart, by listing
-	RetryAfter time.Duration   `json:"retry_after,omitempty"`
-	Held       bool            `json:"held,omitempty"`     // RateLimited by bookbot's own guard: nothing was sent
-	Conflict   string          `json:"conflict,omitempty"` // NotBooked: the kind of 409 (booking.Result.Conflict)
-	Seen       []string        `json:"seen,omitempty"`
-
-	// NeedsReview marks an outcome a person must look at: unclear, or
-	// recovered after a restart. Reported says it was put in front of one.
-	NeedsReview bool      `json:"needs_review,omitempty"`
-	ReportedAt  time.Time `json:"reported_at,omitzero"`
-	ReportedTo  string    `json:"reported_to,omitempty"`
-	ReviewedAt  time.Time `json:"reviewed_at,omitzero"`
-	ReviewedBy  string    `json:"reviewed_by,omitempty"`
-}
-
-// Open reports whether the write has no recorded outcome.
-func (e Entry) Open() bool { return e.Outcome == "" }
-
-// AwaitingReview reports whether the entry needs a person and none has
-// marked it checked.
-func (e Entry) AwaitingReview() bool { return e.NeedsReview && e.ReviewedAt.IsZero() }
-
-// Journal is the record under a state directory. It is safe for concurrent
-// use by one process; other processes may read it (Open with ReadOnly).
+// Journal is the record under a state directory in a bbolt file of its
+// own, journal.db, as bookbot kept it before the embedded store kept it in
+// its one file (store/bolt). It is safe for concurrent use by one process;
+// other processes may read it (Open with ReadOnly).
 type Journal struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
@@ -159,10 +114,6 @@ func (j *Journal) now() time.Time {
 	}
 	return time.Now()
 }
-
-// ErrNoEntry means the journal does not hold the entry: it was pruned (see
-// Prune), or never existed.
-var ErrNoEntry = errors.New("no such entry")
 
 func (j *Journal) update(fn func(*bolt.Tx) error) error {
 	return j.file.Update(context.Background(), fn)
