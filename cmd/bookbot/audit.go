@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/internal/plaintext"
 	"github.com/bookbot/bookbot/store/bolt"
@@ -40,7 +41,7 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 	if err := embeddedOnly(cfg, "audit"); err != nil {
 		return err
 	}
-	cfg.LogWarnings(newLogger(cfg, stderr))
+	cfg.LogWarnings(app.NewLogger(cfg, stderr))
 	db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)

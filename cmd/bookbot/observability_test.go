@@ -16,7 +16,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
-	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
+	"github.com/bookbot/bookbot/cmd/internal/metrics/metricstest"
 )
 
 // listening is the log line that names the HTTP listener's bound address,
