@@ -167,5 +167,3 @@ type Status struct {
 func (s Status) Done() bool { return s.State == StatePosted || s.Stale }
 
 func dateKey(day time.Time) string { return day.Format(time.DateOnly) }
-
-func failureKey(day time.Time) string { return dateKey(day) + ".failure" }
