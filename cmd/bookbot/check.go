@@ -188,7 +188,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 // configFailure shows every configuration problem; config.Error's messages
 // name their variables and never hold a secret.
 func configFailure(err error) result {
-	r := fail("configuration: "+err.Error(), "fix the variables named above (the README's Configuration table lists them all) and run bookbot check again")
+	r := fail("configuration: "+err.Error(), "fix the variables named above (docs/configuration.md lists them all) and run bookbot check again")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		r.text = strings.TrimSuffix(strings.SplitN(ce.Error(), "\n", 2)[0], ":")
