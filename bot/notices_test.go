@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // noticeWorld is a watcher posting through the real publisher to the Slack
@@ -25,10 +25,11 @@ import (
 func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 	t.Helper()
 	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
-	store, err := notices.OpenBolt(filepath.Join(t.TempDir(), notices.BoltFileName))
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store := db.Notices()
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
 	pub := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
 	w := notices.NewWatcher(notices.Config{

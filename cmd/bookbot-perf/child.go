@@ -16,11 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // What cannot be seen from outside the bookbot binary (the live heap,
@@ -150,18 +149,15 @@ func serveBot(ctx context.Context) error {
 }
 
 // openState opens the embedded store the measured bot keeps its journal
-// and people's settings in, under BOOKBOT_STATE_DIR. The environment the
-// parent gives it turns the digest and notices off, so it needs no more.
+// and people's settings in, under BOOKBOT_STATE_DIR, holding the directory
+// until the process ends. The environment the parent gives it turns the
+// digest and notices off, so it needs no more.
 func openState(dir string) (app.State, error) {
-	jr, err := journal.Open(dir, journal.Options{})
+	db, err := bolt.Open(dir, bolt.Options{})
 	if err != nil {
 		return app.State{}, err
 	}
-	people, err := personal.OpenBolt(filepath.Join(dir, personal.BoltFileName))
-	if err != nil {
-		return app.State{}, err
-	}
-	return app.State{Journal: jr, Personal: people}, nil
+	return app.State{Journal: db.Journal(), Personal: db.Personal()}, nil
 }
 
 // settledStats closes idle HTTP connections (the app's, to the booking

@@ -14,6 +14,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // runAudit prints the write journal: every create and cancel bookbot sent
@@ -41,10 +42,11 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	cfg.LogWarnings(app.NewLogger(cfg, stderr))
-	jr, err := journal.Open(cfg.StateDir, journal.Options{ReadOnly: true})
+	db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
+	jr := db.Journal()
 	from := time.Now().Add(-*since)
 	list, err := jr.Since(from)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // digestReadTimeout bounds all of `bookbot digest`'s reads of the booking
@@ -91,11 +92,13 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	if *dryRun {
 		runner = app.NewDigestRunner(cfg, bk, nil, nil, log)
 	} else {
-		ledger, err := digest.OpenLedger(cfg.StateDir)
+		// Beside a `bookbot run` on the same state directory: the ledger
+		// is claimed per date in the file they share.
+		db, err := bolt.Open(cfg.StateDir, bolt.Options{Beside: true, Log: log})
 		if err != nil {
 			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 		}
-		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), ledger, log)
+		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), db.Ledger(digest.LedgerOptions{Log: log}), log)
 	}
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)
 	if *date != "" {
