@@ -5,8 +5,9 @@
 // next to its target. docs/performance.md explains the method.
 //
 //	go run ./cmd/bookbot-perf                        # everything
-//	go run ./cmd/bookbot-perf -only ack              # one measurement
-//	go run ./cmd/bookbot-perf -cpuprofile cpu.out    # profile the ack burst
+//	go run ./cmd/bookbot-perf -only ack,modal        # the bursts
+//	go run ./cmd/bookbot-perf -only cost             # list reads and CPU at rest
+//	go run ./cmd/bookbot-perf -cpuprofile cpu.out    # profile the ack bursts (-profile modal: the opens')
 //	go run ./cmd/bookbot-perf -memprofile heap.out   # heap before/after the interactions
 //
 // It exits with status 1 when a figure misses its target.
@@ -63,7 +64,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	n := fs.Int("n", 300, "slash commands in the ack burst")
 	modals := fs.Int("modals", 50, "modal openings measured")
 	interactions := fs.Int("interactions", 1000, "interactions in the memory run")
-	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,runtime (goroutines is runtime),settle (not in the default set)")
+	costFor := fs.Duration("cost-for", 2*time.Minute, "cost measurement: how long the bot is left at rest for each number of people (not in the default set)")
+	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,runtime (goroutines is runtime); settle and cost are not in the default set")
 	cpuprofile := fs.String("cpuprofile", "", "only write profiles of the bot (the -serve-bot child) answering 5 bursts (-profile): CPU to `FILE`, heap, block and mutex to FILE.heap, FILE.block, FILE.mutex")
 	profile := fs.String("profile", "ack", "what -cpuprofile profiles: `ack` (bursts of -n /booking list, API at 1 s) or modal (bursts of -modals /booking new, API at 2 s)")
 	memprofile := fs.String("memprofile", "", "write heap profiles of the bot (the -serve-bot child) in the runtime measurement: after one of each (`FILE`.base), after the interactions (FILE), once the windows passed (FILE.later)")
@@ -83,7 +85,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	foreign = *burstKind == "foreign"
 	want := func(name string) bool {
 		if *only == "" {
-			return name != "settle" // an explanation, not a budget figure
+			return name != "settle" && name != "cost" // explanations, not budget figures
 		}
 		parts := strings.Split(*only, ",")
 		return slices.Contains(parts, name) || (name == "runtime" && slices.Contains(parts, "goroutines"))
@@ -191,6 +193,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		figs = append(figs, f...)
 	}
+	if want("cost") {
+		f, err := costFigures(ctx, bin, dir, []int{0, 1, 1000}, *costFor)
+		if err != nil {
+			return fmt.Errorf("cost: %w", err)
+		}
+		figs = append(figs, f...)
+	}
 	if want("settle") {
 		f, err := settleFigures(ctx, dir, *n, *interactions, *settle)
 		if err != nil {
@@ -244,6 +253,12 @@ func emptyDatabase(ctx context.Context, url string) error {
 }
 
 func start(ctx context.Context, argv []string, dir string, env ...string) (*proc, error) {
+	return startPeople(ctx, argv, dir, nil, env...)
+}
+
+// startPeople is start with more people known to the Slack stand-in. An
+// env entry overrides the default of the same name.
+func startPeople(ctx context.Context, argv []string, dir string, people []slacktest.User, env ...string) (*proc, error) {
 	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
 	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -255,21 +270,24 @@ func start(ctx context.Context, argv []string, dir string, env ...string) (*proc
 	p.apiURL = "http://" + ln.Addr().String()
 	p.sl = slacktest.New(slacktest.Options{})
 	p.sl.AddUser(slacktest.User{ID: user, Name: "perf", RealName: "Perf Person", TZ: "Europe/Berlin"})
+	for _, u := range people {
+		p.sl.AddUser(u)
+	}
 
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Env = append(env,
-		"HOME="+dir,
-		"BOOKING_BASE_URL="+p.apiURL,
-		"BOOKING_API_KEY="+bookingtest.DemoKey,
-		"SLACK_BOT_TOKEN="+p.sl.BotToken(),
-		"SLACK_APP_TOKEN="+p.sl.AppToken(),
-		"SLACK_API_URL="+p.sl.APIURL,
-		"BOOKBOT_ALLOWED_USERS="+user,
-		"BOOKBOT_STATE_DIR="+filepath.Join(dir, "state"),
+	p.cmd.Env = append([]string{
+		"HOME=" + dir,
+		"BOOKING_BASE_URL=" + p.apiURL,
+		"BOOKING_API_KEY=" + bookingtest.DemoKey,
+		"SLACK_BOT_TOKEN=" + p.sl.BotToken(),
+		"SLACK_APP_TOKEN=" + p.sl.AppToken(),
+		"SLACK_API_URL=" + p.sl.APIURL,
+		"BOOKBOT_ALLOWED_USERS=" + user,
+		"BOOKBOT_STATE_DIR=" + filepath.Join(dir, "state"),
 		"BOOKBOT_HTTP_ADDR=off",
 		"LOG_LEVEL=warn",
-		"GODEBUG="+os.Getenv("PERF_GODEBUG"),
-	)
+		"GODEBUG=" + os.Getenv("PERF_GODEBUG"),
+	}, env...) // later entries win
 	if gc := os.Getenv("PERF_GOGC"); gc != "" {
 		p.cmd.Env = append(p.cmd.Env, "GOGC="+gc) // to see the garbage collector's trade-off
 	}
