@@ -109,6 +109,11 @@ func (b *Bot) digestReply(ctx context.Context) []message {
 // so an attendee named "<!channel>" or "@here" pings nobody.
 func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	d = digestClipped(d)
+	if len(d.Entries) == 0 && !d.MaybeIncomplete {
+		// A quiet day is one quiet line in the channel.
+		text := "No bookings tomorrow, " + d.Date.In(d.Zone).Format(dayLayout) + " (" + escape(d.Zone.String()) + ")."
+		return []DigestMessage{{Text: text, Blocks: []slack.Block{contextLine(text)}}}
+	}
 
 	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
 	fixedText := len(d.Header()) + digestContextLen(d)

@@ -89,7 +89,7 @@ const listPageSize = 15
 func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return b.failed("The bookings could not be loaded", err)
+		return b.failed("The bookings could not be loaded", err, tryAgain(actionListPage, strconv.Itoa(page)))
 	}
 	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), mark)
 }
@@ -113,7 +113,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *b
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return b.failed("The bookings could not be loaded to show this booking", err)
+		return b.failed("The bookings could not be loaded to show this booking", err, upcomingButton())
 	}
 	types := b.titles(ctx)
 	var found *booking.Booking
@@ -162,7 +162,7 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
 		if err != nil {
-			m = b.failed("Nothing was cancelled", err)
+			m = b.failed("Nothing was cancelled", err, upcomingButton())
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
 			m = cancelOutcomeMessage(id, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
@@ -205,7 +205,10 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		struck = i
 	}
 	if len(list) == 0 {
-		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
+		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{
+			section("No upcoming bookings."),
+			slack.NewActionBlock("list_actions", button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary)),
+		}}
 	}
 	pages := (len(list) + listPageSize - 1) / listPageSize
 	page = max(0, min(page, pages-1))

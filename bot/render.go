@@ -35,6 +35,8 @@ const (
 	actionListPage    = "list_page"
 	actionListPrev    = "list_page_prev" // action IDs are unique within a block
 	actionShowTypes   = "show_types"
+	actionTypesPage   = "types_page"
+	actionTypesPrev   = "types_page_prev"
 	actionShowSlots   = "show_slots"
 	actionPickAnother = "pick_another"
 	actionRecheck     = "recheck"
@@ -322,11 +324,26 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// errorMessage says what failed and what to do, in words; the error
-// itself goes to the log (see Bot.failed).
-func errorMessage(what string, err error) message {
+// errorMessage says what failed and what to do, in words, and offers next,
+// the next step (usually the same request again); the error itself goes
+// to the log (see Bot.failed).
+func errorMessage(what string, err error, next ...slack.BlockElement) message {
 	text := escape(what + ". " + failureText(err))
-	return message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}}
+	blocks := []slack.Block{section(":warning: " + text)}
+	if len(next) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("error_actions", next...))
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
+// tryAgain is a button that asks for the same thing again.
+func tryAgain(actionID, value string) *slack.ButtonBlockElement {
+	return button(actionID, "Try again", value)
+}
+
+// upcomingButton shows the upcoming bookings.
+func upcomingButton() *slack.ButtonBlockElement {
+	return button(actionShowList, "Upcoming bookings", "")
 }
 
 // dateTokenAs is a Slack date token in format; fallback is what a client

@@ -36,6 +36,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	switch {
 	case res == nil:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
+		if !errors.Is(err, errSlotGone) {
+			actions = append(actions, again("Try again"))
+		}
 		actions = append(actions, pick)
 	case res.Outcome == booking.DryRun:
 		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
@@ -74,13 +77,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
 		text = fmt.Sprintf(":hourglass: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
 		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
 		actions = append(actions, recheck)
@@ -309,13 +312,22 @@ func keptMessage(id string) message {
 	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
 }
 
+// said is an error bookbot words for the person it answers; any other
+// error is said in general words, its detail left to the log.
+type said string
+
+func (s said) Error() string { return string(s) }
+
 // failureText says in words what an error from the booking client means
 // for the person and what they can do; the technical detail is for the log.
 func failureText(err error) string {
 	var invalid booking.ValidationError
+	var words said
 	switch {
 	case err == nil:
 		return "No details."
+	case errors.As(err, &words):
+		return words.Error() + "."
 	case errors.As(err, &invalid):
 		return invalid.Error() + "."
 	case errors.Is(err, booking.ErrUnauthorized):
@@ -339,14 +351,16 @@ func failureText(err error) string {
 	case errors.Is(err, booking.ErrBadResponse):
 		return "The booking service gave an answer bookbot cannot read. The calendar's owner can find the details in bookbot's log."
 	}
-	return err.Error() + "."
+	// What else goes wrong is bookbot's own trouble (its journal, its
+	// database): the detail is for the log, not the person.
+	return "Something went wrong inside bookbot. Try again in a few minutes; if it keeps happening, tell the calendar's owner, who finds the details in bookbot's log."
 }
 
 // failed is errorMessage for a person, with the error itself in the log,
 // where the technical detail the message leaves out can be found.
-func (b *Bot) failed(what string, err error) message {
+func (b *Bot) failed(what string, err error, next ...slack.BlockElement) message {
 	b.log.Warn(what, "err", err)
-	return errorMessage(what, err)
+	return errorMessage(what, err, next...)
 }
 
 // leadWords is how long before a booking, as a person says it: "15
