@@ -339,6 +339,8 @@ func goldenCases() []goldenCase {
 	fullCancelled := full[3]
 	fullRest := append(append([]booking.Booking(nil), full[:3]...), full[4:]...)
 	fixed("list_cancelled_earlier_page", rowsOne, listMessage(fullRest, types, berlin, 1, now, listMark{cancelled: &fullCancelled}))
+	notCancelled := cancelOutcomeMessage(list[0].ID, "U012ADA", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]}, types, berlin, now)
+	fixed("list_cancel_failed", rowsOne, listMessage(list, types, berlin, 0, now, listMark{note: notCancelled.Blocks[0]}))
 	fixed("list_full_page_0", rowsOne, listMessage(full, types, berlin, 0, now, listMark{}))
 	fixed("list_full_page_6", rowsOne, listMessage(full, types, berlin, 6, now, listMark{}))
 	legacy := []booking.Booking{
@@ -429,7 +431,7 @@ func goldenCases() []goldenCase {
 
 	// What a cancel did.
 	cancel := func(name string, res *booking.Result) {
-		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", res, types, berlin, now))
+		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", "U012ADA", res, types, berlin, now))
 	}
 	cancel("dry_run", &booking.Result{Outcome: booking.DryRun, Booking: &list[5], WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})
 	cancel("dry_run_not_listed", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})

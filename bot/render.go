@@ -41,6 +41,7 @@ const (
 	actionPickAnother = "pick_another"
 	actionRecheck     = "recheck"
 	actionKeep        = "cancel_keep"
+	actionCancelCheck = "cancel_check"
 	actionShowList    = "show_list"
 	actionSlotsMore   = "slots_more"
 	actionEditBooking = "edit_booking"

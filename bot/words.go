@@ -150,19 +150,19 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	}
 }
 
-// cancelOutcomeMessage replaces the confirmation with what happened: to
-// what, by event, attendee and time when the list showed the booking, and
+// cancelOutcomeMessage replaces the confirmation (or the card the Cancel
+// was pressed on) with what happened: to what, by event, attendee and
+// time when the list showed the booking, who cancelled it and when, and
 // what to do next. The service answers a repeat cancel as it answers the
 // first, so a cancel it confirmed of a booking the list did not show
 // before is not called bookbot's doing: it may have changed nothing.
-func cancelOutcomeMessage(id string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
+func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
 	what, push := "This booking", "booking "+escape(id)
 	if b := res.Booking; b != nil {
 		what = bookingWhat(*b, types, span(b.Start, b.End, loc))
 		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
 	}
-	upcoming := button(actionShowList, "Upcoming bookings", "")
-	actions := []slack.BlockElement{upcoming}
+	actions := []slack.BlockElement{upcomingButton()}
 	var head, text string
 	switch {
 	case res.Outcome == booking.DryRun:
@@ -174,36 +174,43 @@ func cancelOutcomeMessage(id string, res *booking.Result, types []booking.EventT
 			text += "\nThis booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar."
 		}
 	case res.Outcome == booking.Cancelled && res.Booking != nil:
+		// The card stays: what it was, its time struck through, who
+		// cancelled it and when.
+		b := res.Booking
 		head = "Cancelled"
-		text = ":white_check_mark: *Cancelled:* " + what + "."
+		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s\n~%s~\nCancelled by %s %s.", bookingWhat(*b, types, ""), span(b.Start, b.End, loc), mention(by), moment(now, loc))
 		if !res.Verified {
 			text += "\nThe booking service confirmed it; the bookings list could not confirm it too."
 		}
+		if b.EventType.Valid {
+			actions = append([]slack.BlockElement{button(actionPickAnother, "Book again", pickValue(bookAgainMeta(*b)))}, actions...)
+		}
 	case res.Outcome == booking.Cancelled:
 		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
-		text = fmt.Sprintf(":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before sending the cancel, so it was most likely cancelled already or has passed (or lies beyond the first %d the API lists): this cancel may have changed nothing.", booking.MaxListed)
+		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
 	case res.Outcome == booking.NotFound:
 		head = "Not found"
-		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking: it does not exist, is not this calendar's, or is assigned to another host."
+		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking on this calendar."
 	case res.Outcome == booking.NotCancelled:
 		head = "Not cancelled"
-		text = ":x: *Not cancelled:* " + what + " is still listed. The booking service did not answer clearly; cancelling again is safe."
+		text = ":x: *Not cancelled:* " + what + " is still listed. Cancelling again is safe."
 		actions = append([]slack.BlockElement{cancelButton(id)}, actions...)
 	case res.Outcome == booking.RateLimited:
 		head = "Not cancelled"
-		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is refusing requests for now.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
 	case res.Outcome == booking.Rejected:
 		head = "Not cancelled"
 		text = fmt.Sprintf(":x: *Not cancelled: the booking service refused.* %s is unchanged. %s", what, escape(failureText(res.Err)))
 	default:
 		head = "Unclear whether it was cancelled"
-		text = ":warning: *Unclear whether it was cancelled:* " + what + ". The booking service did not answer clearly and the bookings list could not settle it. Look at the upcoming bookings before trying again."
+		text = ":warning: *Unclear whether it was cancelled:* " + what + ". Check whether it is still listed before trying again."
+		actions = append([]slack.BlockElement{button(actionCancelCheck, "Check again", id)}, actions...)
 	}
 	return message{
 		Text: head + ": " + push + ".",
 		Blocks: []slack.Block{
 			section(text),
-			contextLine("Booking " + escape(id)),
+			contextLine(bookingID(id)),
 			slack.NewActionBlock("cancel_outcome", actions...),
 		},
 	}
@@ -218,6 +225,9 @@ func bookingWhat(b booking.Booking, types []booking.EventType, when string) stri
 	}
 	if name := short(b.BookerName.String); name != "" {
 		s += " with " + name
+	}
+	if when == "" {
+		return s
 	}
 	return s + ", " + when
 }
