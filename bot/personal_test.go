@@ -512,7 +512,8 @@ func TestSendAgenda(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm := h.dm(bob, "Your day")
-	if dm.Text != "Agenda for Mon 23 Mar: 1 booking" {
+	// The lock screen says the day's count and its first meeting.
+	if dm.Text != "Agenda for Mon 23 Mar: 1 booking, first at 10:00 — Consultation with &lt;!channel&gt; Eve &amp; *co*." {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
@@ -530,7 +531,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm = h.dm(ada, "Your day")
-	if dm.Text != "Agenda for Mon 23 Mar: no bookings" {
+	if dm.Text != "Agenda for Mon 23 Mar: no bookings." {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	if text := textOf(dm.Blocks); !strings.Contains(text, "Nothing booked today.") || !strings.Contains(text, "lists at most 100 upcoming bookings") {
