@@ -620,7 +620,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
 			cancelButton(bk.ID),
-			button(actionRemindOff, "Stop reminders", ""),
+			button(actionPersonalSettings, "Reminder settings…", ""),
 		),
 	}}
 }

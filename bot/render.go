@@ -393,9 +393,11 @@ func dayLabel(t, now time.Time, loc *time.Location) string {
 
 // Buttons that more than one flow's messages show.
 
-// cancelButton cancels a booking, after Slack's own dialog has asked.
+// cancelButton cancels a booking, after Slack's own dialog has asked. It is
+// neutral: the loudest thing beside a booking must not be what undoes it;
+// the dialog is where the danger is said.
 func cancelButton(id string) *slack.ButtonBlockElement {
-	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
+	btn := button(actionCancel, "Cancel…", id)
 	btn.Confirm = slack.NewConfirmationBlockObject(
 		plain("Cancel this booking?"),
 		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
