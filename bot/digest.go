@@ -111,8 +111,9 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	d = digestClipped(d)
 	if len(d.Entries) == 0 && !d.MaybeIncomplete {
 		// A quiet day is one quiet line in the channel.
-		text := "No bookings tomorrow, " + d.Date.In(d.Zone).Format(dayLayout) + " (" + escape(d.Zone.String()) + ")."
-		return []DigestMessage{{Text: text, Blocks: []slack.Block{contextLine(text)}}}
+		day := d.Date.In(d.Zone).Format(dayLayout)
+		line := "No bookings tomorrow, " + day + " (" + escape(d.Zone.String()) + ")."
+		return []DigestMessage{{Text: "Digest for " + day + ": no bookings.", Blocks: []slack.Block{contextLine(line)}}}
 	}
 
 	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
