@@ -284,14 +284,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		}
 	}
 	if pages > 1 {
-		var nav []slack.BlockElement
-		if page > 0 {
-			nav = append(nav, button(actionListPrev, "Previous", strconv.Itoa(page-1)))
-		}
-		if page < pages-1 {
-			nav = append(nav, button(actionListPage, "Next", strconv.Itoa(page+1)))
-		}
-		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
+		blocks = append(blocks, pager("list_nav", actionListPrev, actionListPage, page, pages))
 	}
 	return message{Text: head, Blocks: blocks}
 }

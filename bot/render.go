@@ -342,6 +342,20 @@ func tryAgain(actionID, value string) *slack.ButtonBlockElement {
 	return button(actionID, "Try again", value)
 }
 
+// pager is the Previous and Next buttons of page of pages, each carrying
+// the page it shows; the two action IDs differ, as Slack wants within a
+// block.
+func pager(blockID, prev, next string, page, pages int) *slack.ActionBlock {
+	var nav []slack.BlockElement
+	if page > 0 {
+		nav = append(nav, button(prev, "Previous", strconv.Itoa(page-1)))
+	}
+	if page < pages-1 {
+		nav = append(nav, button(next, "Next", strconv.Itoa(page+1)))
+	}
+	return slack.NewActionBlock(blockID, nav...)
+}
+
 // upcomingButton shows the upcoming bookings.
 func upcomingButton() *slack.ButtonBlockElement {
 	return button(actionShowList, "Upcoming bookings", "")

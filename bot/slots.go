@@ -127,14 +127,7 @@ func typesMessage(types []booking.EventType, page string, n int) message {
 		))
 	}
 	if pages > 1 {
-		var nav []slack.BlockElement
-		if n > 0 {
-			nav = append(nav, button(actionTypesPrev, "Previous", strconv.Itoa(n-1)))
-		}
-		if n < pages-1 {
-			nav = append(nav, button(actionTypesPage, "Next", strconv.Itoa(n+1)))
-		}
-		blocks = append(blocks, slack.NewActionBlock("types_nav", nav...))
+		blocks = append(blocks, pager("types_nav", actionTypesPrev, actionTypesPage, n, pages))
 	}
 	return message{Text: plural(len(types), "event type"), Blocks: blocks}
 }
