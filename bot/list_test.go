@@ -207,6 +207,25 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	}
 }
 
+// A cancel from the list that does not go through keeps the list, with
+// what happened above its rows.
+func TestCancelFromListFailedKeepsTheList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slash(ada, "list")
+	id := "5eed0000-0000-4000-8000-000000000002"
+	ask := h.askCancel(ada, h.reply(ada, id), id)
+	h.sb.FailNext(bookingtest.EndpointCancelBooking, bookingtest.JSONError(403, "forbidden", 0))
+	h.interact(confirmCancel(ada, ask, id))
+	done := h.waitMessage("not cancelled", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "Not cancelled")
+	})
+	text := textOf(done.Blocks)
+	if !done.ReplaceOriginal || !strings.Contains(text, "Upcoming bookings (12)") || len(elements(done.Blocks, "cancel_booking")) != 12 {
+		t.Errorf("the list after a refused cancel:\n%s", text)
+	}
+}
+
 // `cancel <id>` asks first; nothing is cancelled before the press.
 func TestCancelCommandAsksFirst(t *testing.T) {
 	t.Parallel()
@@ -244,9 +263,11 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	}
 
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
-	// What was cancelled, named; its ID quiet, last.
+	// What was cancelled, named, its time struck through, who cancelled
+	// it; its ID quiet, last; booking the attendee again one press away.
 	done := h.reply(ada, "Cancelled: Deep dive with Alan Turing, tomorrow 14:00.")
-	if text := textOf(done.Blocks); !strings.HasSuffix(strings.TrimSpace(text), "Booking 5eed0000-0000-4000-8000-000000000003\nUpcoming bookings") || strings.Contains(text, "`") {
+	if text := textOf(done.Blocks); !strings.Contains(text, "\n~Tue 24 Mar, 14:00–15:00 CET~\nCancelled by <@UADA> ") ||
+		!strings.HasSuffix(strings.TrimSpace(text), "ID 5eed0000-0000-4000-8000-000000000003\nBook again\nUpcoming bookings") || strings.Contains(text, "`") {
 		t.Errorf("the outcome:\n%s", text)
 	}
 	h.drain()

@@ -205,7 +205,7 @@ func TestReplicaTakesOverTheDigest(t *testing.T) {
 	next := leaderOf(ctx, t, rs, []int{1 - first})
 	t.Logf("replica %d leads %v after replica %d was killed", next, time.Since(killed).Round(time.Millisecond), first)
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-		return m.Channel == reviewRoom && strings.Contains(m.Text, "Bookings for")
+		return m.Channel == reviewRoom && strings.Contains(m.Text, "Digest for")
 	}); err != nil {
 		t.Fatalf("no digest: %v\n%s", err, rs[next].out.String())
 	}
