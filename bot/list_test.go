@@ -434,3 +434,33 @@ func TestListAskingNamesEventTypes(t *testing.T) {
 		t.Errorf("the asking list does not name the event type:\n%s", text)
 	}
 }
+
+// A cancel whose outcome is unclear (its answer lost, the list unreadable
+// after it) offers Check again, which asks the list afresh and sends
+// nothing: here the cancel went through, so there is nothing to cancel.
+func TestUnclearCancelChecksAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000003"
+	h.slash(ada, "cancel "+id)
+	ask := h.reply(ada, "Cancel this booking?")
+	h.sb.CommitThenDrop(bookingtest.EndpointCancelBooking)
+	for range 12 { // every try of the reads that settle it
+		h.sb.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(502))
+	}
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(ask)))
+	unclear := h.waitMessage("an unclear outcome", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && len(elements(m.Blocks, "cancel_check")) == 1
+	})
+	h.drain()
+	h.sb.ClearFaults()
+	h.interact(slacktest.BlockAction(ada, "cancel_check", id, slacktest.InMessage(unclear)))
+	checked := h.reply(ada, "Nothing to cancel")
+	if !checked.ReplaceOriginal || !strings.Contains(textOf(checked.Blocks), "cancelled already") {
+		t.Errorf("Check again:\n%s", textOf(checked.Blocks))
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
+		t.Errorf("%d cancels sent, want the one", n)
+	}
+}
