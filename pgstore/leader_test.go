@@ -3,7 +3,6 @@ package pgstore_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -183,31 +183,18 @@ func whoLeads(t *testing.T, db *pgstore.DB) pgstore.LeaderInfo {
 	return info
 }
 
-// eventually waits until cond holds, looking every 10 ms, or fails with
-// what it waited for.
-func eventually(t *testing.T, within time.Duration, cond func() bool, what func() string) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(within)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("waited %v for %s", within, what())
-		}
-	}
-}
-
 // goroutines waits until no more goroutines run than before, or fails.
 // pgx closes a connection whose query was cancelled in goroutines of its own,
 // bounded by its own 15 s; those are not Run's and are not counted.
 func goroutines(t *testing.T, before int) {
 	t.Helper()
-	eventually(t, 5*time.Second, func() bool { return len(ours()) <= before }, func() string {
-		g := ours()
-		return fmt.Sprintf("%d goroutines, %d before:\n%s", len(g), before, strings.Join(g, "\n\n"))
-	})
+	var g []string
+	defer func() {
+		if len(g) > before { // the wait failed: what runs still
+			t.Logf("%d goroutines, %d before:\n%s", len(g), before, strings.Join(g, "\n\n"))
+		}
+	}()
+	testutil.WaitFor(t, 5*time.Second, "no more goroutines than before", func() bool { g = ours(); return len(g) <= before })
 }
 
 // ours is the stack of each running goroutine but pgx's closing ones.
@@ -236,7 +223,7 @@ func ours() []string {
 func campaigning(t *testing.T, admin *pgx.Conn) {
 	t.Helper()
 	var n int
-	eventually(t, 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "a leader campaigning", func() bool {
 		err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity a
 			WHERE a.datname = current_database() AND a.application_name = $1
 			AND a.state = 'idle' AND a.query LIKE 'SELECT pg_try_advisory_lock(%'
@@ -246,7 +233,7 @@ func campaigning(t *testing.T, admin *pgx.Conn) {
 			t.Fatalf("sessions campaigning: %v", err)
 		}
 		return n > 0
-	}, func() string { return "a leader campaigning" })
+	})
 }
 
 // Of two replicas one leads, and goes on leading; WhoLeads names it.

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/personal"
@@ -351,8 +352,7 @@ func TestOnQueryError(t *testing.T) {
 	err = db.WithLock(t.Context(), "held", func(context.Context) error {
 		waited := make(chan error, 1)
 		go func() { waited <- db.WithLock(ctx, "held", func(context.Context) error { return nil }) }()
-		eventually(t, 10*time.Second, func() bool { return lockWaiters(t, drop) > 0 },
-			func() string { return "the second WithLock to wait for the lock" })
+		testutil.WaitFor(t, 10*time.Second, "the second WithLock to wait for the lock", func() bool { return lockWaiters(t, drop) > 0 })
 		cancel()
 		return <-waited
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -68,20 +69,18 @@ func leaderOf(ctx context.Context, t *testing.T, rs []replica, alive []int) int 
 }
 
 // waitAny waits until one of the replicas alive logs s, and returns it.
-func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) int {
+func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) (which int) {
 	t.Helper()
-	for {
+	testutil.Until(ctx, t, fmt.Sprintf("a replica to log %q", s), func() bool {
 		for _, i := range alive {
 			if strings.Contains(rs[i].out.String(), s) {
-				return i
+				which = i
+				return true
 			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no replica logged %q: %v", s, ctx.Err())
-		case <-time.After(20 * time.Millisecond): // polls the logs
-		}
-	}
+		return false
+	})
+	return which
 }
 
 // posts counts the POST /bookings the sandbox received.
@@ -121,7 +120,7 @@ func TestReplicasBookOnce(t *testing.T) {
 	if json.Unmarshal(ack.Payload, &first) != nil || json.Unmarshal(again.Payload, &second) != nil || !reflect.DeepEqual(first, second) {
 		t.Errorf("the redelivery was acked with %s; the first delivery with %s", again.Payload, ack.Payload)
 	}
-	until(ctx, t, "the booking", func() bool { return booked(sb, "grace@example.com") == 1 })
+	testutil.Until(ctx, t, "the booking", func() bool { return booked(sb, "grace@example.com") == 1 })
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool { return strings.Contains(m.Text, "Booked") }); err != nil {
 		t.Fatalf("no outcome: %v", err)
 	}
@@ -141,7 +140,7 @@ func TestReplicasBookOnce(t *testing.T) {
 	wg.Go(func() { _, _ = sl.SubmitInputs(ctx, ada, formA.ID, twin, slacktest.ToConnection(conns[0].ID)) })
 	wg.Go(func() { _, _ = sl.SubmitInputs(ctx, "UBOB", formB.ID, twin, slacktest.ToConnection(conns[1].ID)) })
 	wg.Wait()
-	until(ctx, t, "both outcomes", func() bool {
+	testutil.Until(ctx, t, "both outcomes", func() bool {
 		return len(messagesWhere(sl, func(m slacktest.Message) bool {
 			return strings.Contains(m.Text, "Alan Turing") || strings.Contains(string(m.Blocks), "alan@example.com")
 		})) >= 2
