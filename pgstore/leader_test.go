@@ -238,6 +238,7 @@ func campaigning(t *testing.T, admin *pgx.Conn) {
 
 // Of two replicas one leads, and goes on leading; WhoLeads names it.
 func TestLeaderOne(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	if info := whoLeads(t, a); info != (pgstore.LeaderInfo{Name: leaderName}) {
@@ -264,6 +265,7 @@ func TestLeaderOne(t *testing.T) {
 // A leader that gives up (its context done) lets the other lead within a
 // check; leadership comes back the same way; tokens grow; Run leaves no
 // goroutine behind.
+// Not in parallel with other tests: it counts the goroutines of the process.
 func TestLeaderResign(t *testing.T) {
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
@@ -314,6 +316,7 @@ func TestLeaderResign(t *testing.T) {
 
 // A lead function that returns ends Run, and gives the lock back.
 func TestLeaderLeadReturns(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	err := a.Leader(leaderName, fast("a")).Run(t.Context(), func(context.Context, pgstore.Term) {})
@@ -335,6 +338,7 @@ func TestLeaderLeadReturns(t *testing.T) {
 // The leader's session ended from the server: it stops at once, and the
 // other leads within a check.
 func TestLeaderBackendTerminated(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	admin := conn(t, u)
@@ -345,8 +349,9 @@ func TestLeaderBackendTerminated(t *testing.T) {
 	campaigning(t, admin)
 
 	var killed bool
-	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND objsubid = 2 AND granted`).Scan(&killed)
+	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(k.pid) FROM pg_locks k, pg_database d
+		WHERE k.locktype = 'advisory' AND k.objsubid = 2 AND k.granted
+		AND k.database = d.oid AND d.datname = current_database()`).Scan(&killed)
 	if err != nil || !killed {
 		t.Fatalf("terminate the leader's backend: %v, %v", killed, err)
 	}
@@ -369,6 +374,7 @@ func TestLeaderBackendTerminated(t *testing.T) {
 // The leader's DB is closed: it stops within a check, its Run says why,
 // and the other leads.
 func TestLeaderClosed(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	r := newTerms(t)
@@ -406,6 +412,7 @@ func TestLeaderClosed(t *testing.T) {
 // connection not closed): it stops within LostAfter - Check, and the other
 // leads within LostAfter + Check, only after it stopped.
 func TestLeaderNetworkLoss(t *testing.T) {
+	t.Parallel()
 	networkLoss(t, fast)
 }
 
@@ -459,6 +466,7 @@ func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
 
 // A leader killed with SIGKILL: the other leads within a check.
 func TestLeaderKilled(t *testing.T) {
+	t.Parallel()
 	killed(t, fast, 250*time.Millisecond)
 }
 
@@ -542,6 +550,7 @@ func TestLeaderChild(t *testing.T) {
 
 // Run on a database not migrated says so.
 func TestLeaderNotMigrated(t *testing.T) {
+	t.Parallel()
 	db := open(t, pgtest.URL(t))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
