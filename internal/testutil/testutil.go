@@ -10,6 +10,8 @@ package testutil
 import (
 	"bytes"
 	"context"
+	"flag"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +48,21 @@ func WaitFor(t testing.TB, within time.Duration, what string, cond func() bool) 
 type timeout time.Duration
 
 func (d timeout) Error() string { return "not within " + time.Duration(d).String() }
+
+// Parallel has a package's tests run n at once, unless -test.parallel says
+// how many. Call it from TestMain, before m.Run, where the tests wait on
+// other processes or a server rather than on this machine's processors,
+// whose number is the default.
+func Parallel(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err)
+		}
+	}
+}
 
 // Zone loads the named zone from the tz database (the machine's, or the
 // one built in), and panics when it cannot: a test that names a zone

@@ -14,12 +14,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +25,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // DefaultAdminURL is the server tests use when BOOKBOT_TEST_DATABASE_URL
@@ -230,14 +230,7 @@ const dropsAtOnce = 16
 // has ended, and waits for the drops before it returns: DROP DATABASE
 // waits for a checkpoint of the whole server, which drops at once share.
 func Main(m *testing.M) int {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(Parallel)); err != nil {
-			panic(err)
-		}
-	}
+	testutil.Parallel(Parallel)
 	dropping.start()
 	code := m.Run()
 	if err := dropping.wait(); err != nil {
