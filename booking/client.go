@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/pause"
 )
 
 // MaxListed is the most bookings GET /bookings returns. A list this long may
@@ -129,7 +131,7 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 		key:              key,
 		http:             &http.Client{Timeout: 30 * time.Second, Transport: newTransport()},
 		backoff:          DefaultBackoff,
-		sleep:            sleepContext,
+		sleep:            pause.For,
 		now:              time.Now,
 		log:              slog.New(slog.DiscardHandler),
 		observer:         nopObserver{},
@@ -446,15 +448,4 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return min(t.Sub(now), 24*time.Hour)
 	}
 	return 0
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
-	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // A create the bookings list already shows is not sent again, however
@@ -43,12 +43,12 @@ func TestCreateOfAListedBookingIsNotSent(t *testing.T) {
 func TestCreateRefusedByTheJournalAcrossARestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	open := func() *journal.Journal {
-		j, err := journal.Open(dir, journal.Options{})
+	open := func() *bolt.Journal {
+		db, err := bolt.Open(dir, bolt.Options{Beside: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return j
+		return db.Journal()
 	}
 	c, srv := sandbox(t, booking.WithJournal(open()))
 	slot := firstSlot(t, c, "intro-call")
@@ -144,7 +144,7 @@ func TestWriteHasItsOwnTime(t *testing.T) {
 // down is set, as when its database is away for a moment: finish fails
 // then, and records once it is back.
 type flakyJournal struct {
-	*journal.Journal
+	*bolt.Journal
 	down     atomic.Bool
 	recorded chan *booking.Result // each outcome recorded, once it is
 }
@@ -168,11 +168,11 @@ func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*bookin
 
 func newFlakyJournal(t *testing.T) *flakyJournal {
 	t.Helper()
-	j, err := journal.Open(t.TempDir(), journal.Options{})
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &flakyJournal{Journal: j, recorded: make(chan *booking.Result, 10)}
+	return &flakyJournal{Journal: db.Journal(), recorded: make(chan *booking.Result, 10)}
 }
 
 // An outcome the journal could not record when the create was answered is

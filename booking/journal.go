@@ -11,7 +11,7 @@ import (
 // When Begin fails, the write is not sent: a write bookbot could lose track
 // of is worse than one that was refused. When finish fails, the write was
 // sent all the same: the client calls it again later, until it records
-// the outcome. (*journal.Journal implements it.)
+// the outcome. (A journal.Store implements it.)
 //
 // Begin also stands between an attendee and a second booking: it refuses a
 // create, with a *DuplicateError, while the journal holds one for the same

@@ -16,7 +16,9 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -42,6 +44,15 @@ type SlackAPI interface {
 // DigestPreviewer builds a digest without posting it (*digest.Runner).
 type DigestPreviewer interface {
 	Preview(ctx context.Context, day time.Time) (digest.Digest, error)
+}
+
+// Journal is what the bot needs of the write journal (*journal.Journal):
+// the recent entries for `/booking audit`, and the review queue.
+type Journal interface {
+	Since(t time.Time) ([]journal.Entry, error)
+	Unreported() ([]journal.Entry, error)
+	MarkReported(seq uint64, to string) error
+	MarkReviewed(seq uint64, by string) (journal.Entry, error)
 }
 
 // Config is how the bot behaves.
@@ -118,6 +129,7 @@ type Bot struct {
 	modals   *modalSlots     // slots shown in each open modal
 	creating *keyLock        // creates in flight, by event, start and email
 	signer   signer          // of booking forms' metadata
+	routes   routes          // what each flow answers
 
 	work     inflight   // envelope work in flight
 	reviewMu sync.Mutex // one review report at a time, so none is posted twice
@@ -157,11 +169,12 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		slack:    slackAPI,
 		log:      cfg.Log,
 		seen:     newSeenSet(SeenTTL, cfg.Now).sharing(cfg.Seen, cfg.Log),
-		users:    newUserZones(slackAPI, time.Hour, cfg.Now),
+		users:    newUserZones(profileZone(slackAPI), time.Hour, cfg.Now),
 		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
 		signer:   signs,
+		routes:   newRoutes(flows()),
 	}
 }
 
@@ -279,7 +292,7 @@ func (b *Bot) connect(ctx context.Context, client *socketmode.Client) error {
 			return fmt.Errorf("slack refused SLACK_APP_TOKEN (%s); check the app-level token and its connections:write scope", se.Err)
 		}
 		b.log.Warn("Socket Mode connection failed; retrying", "err", connectReason(err), "wait", wait)
-		if sleepContext(ctx, wait) != nil {
+		if pause.For(ctx, wait) != nil {
 			return nil
 		}
 		wait = min(2*wait, time.Minute)

@@ -14,9 +14,9 @@ import (
 // userZones caches each person's Slack time zone (users.info), so every
 // time is shown in the zone of the person reading it.
 type userZones struct {
-	slack SlackAPI
-	ttl   time.Duration
-	now   func() time.Time
+	profile func(ctx context.Context, user string) (zone string, err error) // profileZone
+	ttl     time.Duration
+	now     func() time.Time
 
 	mu    sync.Mutex
 	zones map[string]zoneEntry
@@ -29,8 +29,8 @@ type zoneEntry struct {
 	guess bool
 }
 
-func newUserZones(s SlackAPI, ttl time.Duration, now func() time.Time) *userZones {
-	return &userZones{slack: s, ttl: ttl, now: now, zones: make(map[string]zoneEntry)}
+func newUserZones(profile func(ctx context.Context, user string) (string, error), ttl time.Duration, now func() time.Time) *userZones {
+	return &userZones{profile: profile, ttl: ttl, now: now, zones: make(map[string]zoneEntry)}
 }
 
 // zone returns the person's zone, or UTC when Slack does not say (the
@@ -43,10 +43,10 @@ func (u *userZones) zone(ctx context.Context, userID string) *time.Location {
 		return e.loc
 	}
 	loc, guess := time.UTC, true
-	info, err := u.slack.GetUserInfoContext(ctx, userID)
+	tz, err := u.profile(ctx, userID)
 	switch {
-	case err == nil && info.TZ != "":
-		if l, err := booking.LoadZone(info.TZ); err == nil {
+	case err == nil && tz != "":
+		if l, err := booking.LoadZone(tz); err == nil {
 			loc, guess = l, false
 		}
 	case ok:
@@ -73,10 +73,10 @@ func (u *userZones) known(ctx context.Context, userID string) (*time.Location, e
 	if ok && u.now().Sub(e.at) < u.ttl {
 		return e.loc, nil
 	}
-	info, err := u.slack.GetUserInfoContext(ctx, userID)
+	tz, err := u.profile(ctx, userID)
 	if err == nil {
 		var loc *time.Location
-		if loc, err = zoneOf(info.TZ); err == nil {
+		if loc, err = zoneOf(tz); err == nil {
 			u.mu.Lock()
 			u.zones[userID] = zoneEntry{loc: loc, at: u.now()}
 			u.mu.Unlock()
@@ -288,4 +288,25 @@ func (s shownSlots) find(rawStart string) (booking.Slot, bool) {
 		}
 	}
 	return booking.Slot{}, false
+}
+
+// personZone is the person's zone as Slack names it; false, and UTC,
+// when Slack cannot say now and bookbot never learned it.
+func (b *Bot) personZone(ctx context.Context, user string) (*time.Location, bool) {
+	loc, err := b.users.known(ctx, user)
+	if err != nil {
+		b.log.Info("the person's time zone is not known", "user", user, "err", err)
+		return time.UTC, false
+	}
+	return loc, true
+}
+
+// titles are the event types, for titles; slugs do when they cannot be
+// read.
+func (b *Bot) titles(ctx context.Context) []booking.EventType {
+	types, _ := b.types.recent()
+	if types == nil {
+		types, _ = b.types.get(ctx)
+	}
+	return types
 }

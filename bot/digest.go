@@ -10,7 +10,22 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/pause"
 )
+
+// digestFlow is `digest`: tomorrow's digest, shown only to the person.
+func digestFlow() flow {
+	return flow{commands: []command{
+		{name: "digest", help: "preview tomorrow's digest", run: func(b *Bot, later *jobs, c call) any {
+			later.add("digest-preview", func(ctx context.Context) {
+				for _, m := range b.digestReply(ctx) {
+					c.reply(m)
+				}
+			})
+			return nil
+		}},
+	}}
+}
 
 // Block Kit limits the digest keeps to. Lengths are counted in bytes, which
 // is never less than Slack's count of characters.
@@ -332,21 +347,16 @@ func (p SlackDigestPublisher) post(ctx context.Context, channel, text string, bl
 	if p.Slack == nil {
 		return "", errors.New("no Slack client")
 	}
-	opts := append([]slack.MsgOption{
-		slack.MsgOptionText(text, false), // already escaped
-		slack.MsgOptionBlocks(blocks...),
-		slack.MsgOptionDisableLinkUnfurl(),
-		slack.MsgOptionDisableMediaUnfurl(),
-	}, more...)
+	m, opts := message{Text: text, Blocks: blocks}, noUnfurl(more...)
 	for attempt := 1; ; attempt++ {
-		_, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
+		_, ts, err := postMessage(ctx, p.Slack, channel, m, opts...)
 		wait, limited := rateLimited(err)
 		if !limited || attempt >= digestPostAttempts || wait > digestMaxRateWait {
 			return ts, err
 		}
 		sleep := p.sleep
 		if sleep == nil {
-			sleep = sleepContext
+			sleep = pause.For
 		}
 		if serr := sleep(ctx, wait); serr != nil {
 			return "", err // still the 429: nothing was posted

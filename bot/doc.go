@@ -3,32 +3,46 @@
 // each person's reminders and agenda, served over Socket Mode. Slack
 // payload types stay in this package.
 //
-// Where things live:
+// Where things live. Flow files use the shared files, not each other,
+// but to hand work over: opening the booking form, refreshing App Home,
+// reporting the review queue after a write.
 //
 //   - bot.go: the Bot, its Config and the interfaces it needs (Booker,
-//     SlackAPI, DigestPreviewer); Run and Handle, which ack every envelope at
-//     once and start its work.
-//   - route.go: only routing, at ack time: which subcommand, button,
-//     submission or event starts which flow. Adding a subcommand is one
-//     line here and one flow file.
-//   - slackio.go: every call back to Slack that is not a view of a flow:
-//     replies through response_url, direct messages, the submitted
-//     view's update.
-//   - One file per flow, its work (methods on *Bot) first and its pure
-//     view functions after: slots.go (event types and free slots),
-//     list.go (upcoming bookings and cancelling), modal.go (the booking
-//     form), review.go (the review queue and the audit), home.go (App
-//     Home, the person's desk), digest.go (the digest's messages and its
-//     publisher), personal.go (`today`, `remind` and `agenda`, their
-//     settings modal, and the reminders and agendas the personal Runner
-//     sends through the Bot, its Sender and Zones).
-//   - words.go: what an outcome of a create or cancel says to a person.
-//   - render.go: the Block Kit primitives and the one escaping rule, clip
-//     and date vocabulary every message uses.
+//     SlackAPI, DigestPreviewer, Journal); Run and Handle, which ack every
+//     envelope at once and start its work.
+//   - route.go: only routing, at ack time. Each flow file registers what
+//     it answers in one flow value (subcommands with their help lines,
+//     action IDs, view callbacks, shortcuts, events); flows() lists them
+//     once, and the help is made from them. Adding a subcommand is a flow
+//     file and its line in flows().
+//   - One file per flow, its registration first, then its work (methods
+//     on *Bot), then its pure view functions: slots.go (event types and
+//     free slots), list.go (upcoming bookings and cancelling), modal.go
+//     (the booking form), today.go (`today`), personal.go (`remind` and
+//     `agenda`, their settings modal, and the reminders and agendas the
+//     personal Runner sends through the Bot, its Sender and Zones),
+//     review.go (the review queue and the audit), home.go (App Home, the
+//     person's desk), digest.go (`digest`, the digest's messages and its
+//     publisher).
+//   - notices.go: the notices' publisher (new, moved and cancelled
+//     bookings in the notice channel) and Alert.
+//   - slackio.go: every call to Slack: replies through response_url,
+//     messages and direct messages, views opened, updated and published,
+//     users' profiles, and the history bookbot looks through. The
+//     publishers post through it with their own interfaces.
+//   - render.go: the Block Kit primitives, the action IDs, the one
+//     escaping rule, clip, the vocabulary of dates, and the pieces
+//     several flows show (buttons, free slots by day, a day's bookings).
+//   - words.go: what an outcome of a create or cancel says to a person,
+//     and the words of reminder and agenda settings.
+//   - sign.go: what a booking form carries (its metadata, and the values
+//     of the buttons that open it again), and the signature that proves
+//     bookbot made it.
 //   - state.go and cache.go: what the bot keeps in memory (envelopes seen,
 //     writes in flight, requester zones, event types, modals' slots).
 //     Reminder and agenda settings are not kept here but in
 //     Config.Personal, a personal.Store.
 //   - dryrun.go and metrics.go: the dry-run banner, and what the bot
 //     reports to its Metrics.
+//   - zones.txt: the time zones the booking form offers for an attendee.
 package bot

@@ -7,10 +7,31 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/personal"
 )
+
+// homeFlow is App Home: shown when the person opens it, and refreshed.
+func homeFlow() flow {
+	return flow{
+		actions: map[string]func(*Bot, *jobs, press){
+			actionHomeRefresh: func(b *Bot, later *jobs, p press) {
+				later.add("home", func(ctx context.Context) { b.publishHome(ctx, p.user) })
+			},
+		},
+		events: map[slackevents.EventsAPIType]func(*Bot, *jobs, slackevents.EventsAPIEvent){
+			slackevents.AppHomeOpened: func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent) {
+				inner, ok := ev.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
+				if !ok || inner.Tab != "home" {
+					return
+				}
+				later.add("home", func(ctx context.Context) { b.publishHome(ctx, inner.User) })
+			},
+		},
+	}
+}
 
 // homeDays is how many days of bookings App Home summarises.
 const homeDays = 3
@@ -39,10 +60,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 		}
 		blocks = homeBlocks(b.cfg.Command, list, err, b.titles(ctx), loc, b.cfg.Now(), d)
 	}
-	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
-	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
-		b.log.Warn("views.publish failed", "user", userID, "err", err)
-	}
+	b.publishHomeView(ctx, userID, blocks)
 }
 
 // homeFailed is what App Home says when the bookings cannot be read.
@@ -144,27 +162,4 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 		blocks = append(blocks, contextLine(strings.Join(next, " · ")))
 	}
 	return blocks
-}
-
-// splitLines packs a heading and lines into texts of at most limit
-// characters, never cutting a line (a single overlong line is clipped), so
-// a busy day spreads over several sections instead of losing bookings.
-func splitLines(heading string, lines []string, limit int) []string {
-	var out []string
-	cur := heading
-	for _, l := range lines {
-		if len(cur)+1+len(l) > limit && cur != "" {
-			out = append(out, cur)
-			cur = ""
-		}
-		if cur == "" {
-			cur = clip(l, limit)
-		} else {
-			cur += "\n" + l
-		}
-	}
-	if cur != "" {
-		out = append(out, cur)
-	}
-	return out
 }

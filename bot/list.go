@@ -14,6 +14,72 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
+// listFlow is `list` and `cancel`: the upcoming bookings, a page at a time,
+// and cancelling one, from the list or from any Cancel button.
+func listFlow() flow {
+	list := func(b *Bot, later *jobs, reply func(message), user string, page int, mark listMark) {
+		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, page, mark)) })
+	}
+	page := func(b *Bot, later *jobs, p press) {
+		n, _ := strconv.Atoi(p.a.Value)
+		list(b, later, p.replace, p.user, n, listMark{})
+	}
+	return flow{
+		commands: []command{
+			{name: "list", help: "upcoming bookings, each with a menu to cancel it or book the attendee again", run: func(b *Bot, later *jobs, c call) any {
+				list(b, later, c.reply, c.UserID, 0, listMark{})
+				return nil
+			}},
+			{name: "cancel", usage: "&lt;booking-id&gt;", brief: "&lt;id&gt;", help: "cancel one booking (asks first)", maxArgs: anyArgs, run: (*Bot).cancelCommand},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionShowList: func(b *Bot, later *jobs, p press) { list(b, later, p.reply, p.user, 0, listMark{}) },
+			actionListPage: page,
+			actionListPrev: page,
+			actionCancel:   (*Bot).cancelChosen,
+			actionKeep: func(b *Bot, later *jobs, p press) {
+				if n, ok := listPage(p.a.BlockID); ok {
+					list(b, later, p.replace, p.user, n, listMark{})
+					return
+				}
+				id := p.a.Value
+				later.add("keep", func(context.Context) { p.replace(keptMessage(id)) })
+			},
+		},
+	}
+}
+
+// cancelCommand answers `cancel <booking-id>` with a confirmation; an ID
+// that cannot be one is answered in the ack.
+func (b *Bot) cancelCommand(later *jobs, c call) any {
+	cmd := escape(c.Command)
+	if len(c.args) != 1 {
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", cmd, cmd)))
+	}
+	id := c.args[0]
+	if err := booking.ValidateBookingID(id); err != nil {
+		return b.ephemeral(helpMessage(c.Command, "That is not a booking ID: "+escape(err.Error())+". Booking IDs are shown by `"+cmd+" list`."))
+	}
+	later.add("cancel-confirm", func(ctx context.Context) { c.reply(b.cancelConfirmReply(ctx, c.UserID, id)) })
+	return nil
+}
+
+// cancelChosen answers cancel_booking: a Cancel button cancels; of a list
+// row's menu, Cancel… asks in the row and Book again opens the form.
+func (b *Bot) cancelChosen(later *jobs, p press) {
+	if p.a.Type != slack.ActionType(slack.METOverflow) {
+		b.cancelPressed(later, p)
+		return
+	}
+	page, _ := listPage(p.a.BlockID)
+	v := p.a.SelectedOption.Value
+	if meta, ok := strings.CutPrefix(v, bookAgain); ok {
+		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, p.cb.TriggerID, p.user, pickedMeta(meta), p.reply) })
+		return
+	}
+	later.add("list", func(ctx context.Context) { p.replace(b.listReply(ctx, p.user, page, listMark{asking: v})) })
+}
+
 // listPageSize keeps a page of bookings well inside 50 blocks.
 const listPageSize = 15
 
@@ -79,7 +145,9 @@ func listPage(blockID string) (int, bool) {
 // double click finds the first press already cancelling and does nothing.
 // Pressed in the list, the list comes back with the booking struck
 // through; elsewhere the outcome replaces the message.
-func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, inHome bool, replace func(message)) {
+func (b *Bot) cancelPressed(later *jobs, p press) {
+	user, id, replace := p.user, p.a.Value, p.replace
+	inMessage, inHome := p.cb.ResponseURL != "", p.inHome()
 	if booking.ValidateBookingID(id) != nil {
 		return
 	}
@@ -99,7 +167,7 @@ func (b *Bot) cancelPressed(later *jobs, user, id, blockID string, inMessage, in
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
 			m = cancelOutcomeMessage(id, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
 		}
-		if page, ok := listPage(blockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
+		if page, ok := listPage(p.a.BlockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
 			m = b.listAfterCancel(ctx, user, page, res, m)
 		}
 		replace(m)
@@ -216,21 +284,6 @@ func pageEnd(rows []booking.Booking) time.Time {
 	return end
 }
 
-// dayLabel names the day of t in loc as a person says it: Today,
-// Tomorrow, or the date.
-func dayLabel(t, now time.Time, loc *time.Location) string {
-	d, n := t.In(loc), now.In(loc)
-	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
-	switch {
-	case d.Before(today):
-	case d.Before(today.AddDate(0, 0, 1)):
-		return "Today"
-	case d.Before(today.AddDate(0, 0, 2)):
-		return "Tomorrow"
-	}
-	return d.Format(dayLayout)
-}
-
 // listRow is a booking on one line, under its day: time, event, attendee,
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
@@ -271,18 +324,6 @@ func rowMenu(b booking.Booking) slack.BlockElement {
 		}
 	}
 	return slack.NewOverflowBlockElement(actionCancel, opts...)
-}
-
-func cancelButton(id string) *slack.ButtonBlockElement {
-	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
-	btn.Confirm = slack.NewConfirmationBlockObject(
-		plain("Cancel this booking?"),
-		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
-		plain("Cancel booking"),
-		plain("Keep it"),
-	)
-	btn.Confirm.WithStyle(slack.StyleDanger)
-	return btn
 }
 
 // cancelConfirmMessage asks before cancelling; nothing is cancelled until

@@ -11,42 +11,82 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
 )
 
+// bookingFlow is `new` and the booking form: whatever opens it, changes in
+// it, and its submission.
+func bookingFlow() flow {
+	// open opens the form on meta, from a message or a command.
+	open := func(b *Bot, later *jobs, trigger, user string, meta modalMeta, reply func(message)) {
+		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, trigger, user, meta, reply) })
+	}
+	// formPressed is a change in the form.
+	formPressed := func(b *Bot, later *jobs, p press) {
+		if p.inModal() {
+			b.formChanged(later, p)
+		}
+	}
+	// again is "Pick another time" or "Edit and try again": in the form,
+	// a change in it; from the outcome message the person keeps, a new one.
+	again := func(b *Bot, later *jobs, p press) {
+		if !p.inModal() {
+			open(b, later, p.cb.TriggerID, p.user, pickedMeta(p.a.Value), p.reply)
+			return
+		}
+		b.formChanged(later, p)
+	}
+	return flow{
+		commands: []command{
+			{name: "new", usage: "[event]", help: "book a slot for an attendee", maxArgs: 1, run: func(b *Bot, later *jobs, c call) any {
+				meta := modalMeta{}
+				if len(c.args) == 1 {
+					meta.Event = c.args[0]
+				}
+				open(b, later, c.TriggerID, c.UserID, meta, c.reply)
+				return nil
+			}},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionNewBooking: func(b *Bot, later *jobs, p press) {
+				open(b, later, p.cb.TriggerID, p.user, modalMeta{Event: p.a.Value}, p.reply)
+			},
+			actionBookSlot: func(b *Bot, later *jobs, p press) {
+				event, start, ok := parseSlotValue(p.a.SelectedOption.Value)
+				if !ok {
+					return
+				}
+				later.add("book-slot", func(ctx context.Context) {
+					b.openBookingModal(ctx, p.cb.TriggerID, p.user, modalMeta{Event: event, Start: start}, p.reply)
+				})
+			},
+			actionEventType:   formPressed,
+			actionSlotDay:     formPressed,
+			actionPickAnother: again,
+			actionEditBooking: again,
+			actionRecheck:     (*Bot).recheckPressed,
+		},
+		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
+			callbackBooking: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitBooking(later, cb) },
+		},
+		suggestions: map[string]func(string) any{
+			actionBookerTZ: func(query string) any { return zoneSuggestions(query) },
+		},
+		shortcuts: map[string]func(*Bot, *jobs, slack.InteractionCallback){
+			callbackShortcut: func(b *Bot, later *jobs, cb slack.InteractionCallback) {
+				reply := b.responder("", cb.User.ID, false)
+				later.add("shortcut", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, cb.User.ID, modalMeta{}, reply) })
+			},
+		},
+	}
+}
+
 // staleSlots is how old a modal's slot list may be before a submission
 // re-checks that the chosen slot is still offered.
 const staleSlots = 2 * time.Minute
-
-// modalMeta travels in the modal's private_metadata (≤ 3000 characters).
-type modalMeta struct {
-	Zone  string `json:"z,omitempty"` // the requester's zone
-	Event string `json:"e,omitempty"`
-	Day   string `json:"d,omitempty"`
-	// What was asked, for "pick another time" and "check again".
-	Start string `json:"s,omitempty"` // raw slot start
-	Name  string `json:"n,omitempty"`
-	Email string `json:"m,omitempty"`
-	TZ    string `json:"t,omitempty"`
-	Note  string `json:"o,omitempty"`
-	// Review is the journal entry a person is asked to check, when "Check
-	// again" was pressed on its review report: the answer keeps its
-	// "Mark as checked".
-	Review uint64 `json:"q,omitempty"`
-}
-
-// requester is the requester's zone, UTC when the metadata names none
-// bookbot knows.
-func (m modalMeta) requester() *time.Location {
-	if loc, err := booking.LoadZone(m.Zone); err == nil {
-		return loc
-	}
-	return time.UTC
-}
 
 // form is everything the booking modal shows.
 type form struct {
@@ -71,7 +111,8 @@ var errSlotGone = errors.New("that time is no longer free; nothing was booked")
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
 // only the day changed.
-func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.BlockAction) {
+func (b *Bot) formChanged(later *jobs, p press) {
+	v, a := p.cb.View, p.a
 	f := b.formFromView(v)
 	switch a.ActionID {
 	case actionEventType:
@@ -90,31 +131,35 @@ func (b *Bot) formChanged(later *jobs, v slack.View, user string, a *slack.Block
 	later.add("form", func(ctx context.Context) {
 		if a.ActionID != actionSlotDay {
 			// Show the loading state at once; slots can take a while.
-			if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", v.ID); err != nil {
+			if err := b.updateView(ctx, bookingForm(f), v.ID); err != nil {
 				b.log.Info("views.update failed", "err", err)
 			}
 		}
-		b.refreshForm(ctx, v.ID, user, f, false)
+		b.refreshForm(ctx, v.ID, p.user, f, false)
 	})
 }
 
 // recheckPressed answers "Check again": in the modal it was pressed in
 // (and as a message the person keeps), or in place of the message.
-func (b *Bot) recheckPressed(later *jobs, user, value, viewID string, replace func(message)) {
+func (b *Bot) recheckPressed(later *jobs, p press) {
 	var meta modalMeta
-	if json.Unmarshal([]byte(value), &meta) != nil {
+	if json.Unmarshal([]byte(p.a.Value), &meta) != nil {
 		return
+	}
+	viewID := ""
+	if p.inModal() {
+		viewID = p.cb.View.ID
 	}
 	later.add("recheck", func(ctx context.Context) {
 		m := b.recheck(ctx, meta)
 		if viewID != "" {
-			if _, err := b.slack.UpdateViewContext(ctx, outcomeView(meta, m), "", "", viewID); err != nil {
+			if err := b.updateView(ctx, outcomeView(meta, m), viewID); err != nil {
 				b.log.Info("views.update failed", "err", err)
 			}
-			b.dm(ctx, user, m)
+			b.dm(ctx, p.user, m)
 			return
 		}
-		replace(m)
+		p.replace(m)
 	})
 }
 
@@ -142,15 +187,12 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	if fresh {
 		f.types = types
 	}
-	view, err := b.slack.OpenViewContext(ctx, triggerID, bookingForm(f))
-	if err != nil {
-		b.log.Warn("views.open failed", "err", err)
-		text := "The booking form could not be opened (" + escape(slackErr(err)) + "). Please try again."
-		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
+	viewID, ok := b.openView(ctx, triggerID, bookingForm(f), "booking form", reply)
+	if !ok {
 		return
 	}
-	b.modals.want(view.ID, meta.Event)
-	b.refreshForm(ctx, view.ID, userID, f, true)
+	b.modals.want(viewID, meta.Event)
+	b.refreshForm(ctx, viewID, userID, f, true)
 }
 
 // refreshForm loads what the form lacks and updates the modal.
@@ -194,7 +236,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			b.modals.put(viewID, et.Slug, slots)
 		}
 	}
-	if _, err := b.slack.UpdateViewContext(ctx, bookingForm(f), "", "", viewID); err != nil {
+	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
 		b.log.Warn("views.update failed", "err", err)
 	}
 }
@@ -370,29 +412,6 @@ func zoneSuggestions(query string) map[string]any {
 		}
 	}
 	return map[string]any{"options": opts}
-}
-
-// encode is m as a form's private_metadata, leaving room for its
-// signature.
-func (m modalMeta) encode() string {
-	b, _ := json.Marshal(m)
-	if len(b) > maxMetadata-signatureLen { // a long note does not fit; it is the one thing dropped
-		m.Note = ""
-		b, _ = json.Marshal(m)
-	}
-	return string(b)
-}
-
-// metaOf is the metadata of a booking form, and whether bookbot signed it;
-// unsigned, it is empty.
-func (b *Bot) metaOf(v slack.View) (modalMeta, bool) {
-	s, ok := b.signer.open(v.PrivateMetadata)
-	if !ok {
-		return modalMeta{}, false
-	}
-	var m modalMeta
-	_ = json.Unmarshal([]byte(s), &m)
-	return m, true
 }
 
 // bookingForm renders the booking modal. Block and action IDs are the
@@ -646,10 +665,6 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 	}
 }
 
-// nextActions is the block of what comes after a booking, in the message
-// the person keeps; the modal, about to be closed, does without it.
-const nextActions = "next_actions"
-
 func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 	msg.Blocks = slices.DeleteFunc(slices.Clone(msg.Blocks), func(b slack.Block) bool {
 		a, ok := b.(*slack.ActionBlock)
@@ -663,49 +678,4 @@ func outcomeView(meta modalMeta, msg message) slack.ModalViewRequest {
 		Blocks:          slack.Blocks{BlockSet: msg.Blocks},
 		PrivateMetadata: meta.encode(),
 	}
-}
-
-// recheckValue is what "Check again" needs: event, start and email.
-func recheckValue(m modalMeta) string {
-	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ, Review: m.Review})
-}
-
-// pickValue is what "Pick another time" needs to open the form again as
-// it was, but for the time: the note too, when it fits.
-func pickValue(m modalMeta) string {
-	m.Start = ""
-	return formValue(m)
-}
-
-// formValue is the form's data as a button's value, the note dropped when
-// it does not fit.
-func formValue(m modalMeta) string {
-	m.Day = ""
-	if v := buttonMeta(m); v != "" {
-		return v
-	}
-	m.Note = ""
-	return buttonMeta(m)
-}
-
-// buttonMeta is m as a button's value, "" when it is longer than the
-// 2000 characters a value may hold (a cut would not decode).
-func buttonMeta(m modalMeta) string {
-	b, _ := json.Marshal(m)
-	if utf8.RuneCount(b) > 2000 {
-		return ""
-	}
-	return string(b)
-}
-
-// pickedMeta reads a "Pick another time" or "Edit and try again" value:
-// the form's data, or, from a message sent before the form's data
-// travelled with it, the event slug.
-func pickedMeta(value string) modalMeta {
-	var m modalMeta
-	if json.Unmarshal([]byte(value), &m) != nil {
-		return modalMeta{Event: value}
-	}
-	m.Day = ""
-	return m
 }

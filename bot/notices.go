@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -37,7 +38,7 @@ type SlackNoticePublisher struct {
 	IncludeEmails bool
 	Now           func() time.Time // nil: time.Now
 	// Sleep waits out a 429, or less when ctx ends first: then it returns
-	// ctx's error. nil: sleepContext. Tests replace it.
+	// ctx's error. nil: pause.For. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -66,9 +67,7 @@ func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message,
 // Update rewrites the booking's first notice to show it as it is now.
 func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message, n notices.Notice) error {
 	m := noticeMessage(n, p.zone(), p.IncludeEmails, p.now())
-	_, _, _, err := p.Slack.UpdateMessageContext(ctx, thread.Channel, thread.TS,
-		slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
-	return err
+	return updateMessage(ctx, p.Slack, thread.Channel, thread.TS, m)
 }
 
 // Burst posts many notices in as few messages as Slack's limits allow, in
@@ -99,12 +98,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 // proves m was not posted: it is waited out and m posted again, while
 // ctx's deadline allows.
 func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst, broadcast bool, claims ...string) (notices.Message, error) {
-	opts := []slack.MsgOption{
-		slack.MsgOptionText(m.Text, false), // already escaped
-		slack.MsgOptionBlocks(m.Blocks...),
-		slack.MsgOptionDisableLinkUnfurl(),
-		slack.MsgOptionDisableMediaUnfurl(),
-	}
+	opts := noUnfurl()
 	if claims = slices.DeleteFunc(claims, func(c string) bool { return c == "" }); len(claims) > 0 {
 		payload := map[string]any{"claims": strings.Join(claims, " ")}
 		if burst {
@@ -119,7 +113,7 @@ func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, 
 		opts = append(opts, slack.MsgOptionBroadcast())
 	}
 	for attempt := 1; ; attempt++ {
-		ch, ts, err := p.Slack.PostMessageContext(ctx, channel, opts...)
+		ch, ts, err := postMessage(ctx, p.Slack, channel, m, opts...)
 		if err == nil {
 			if ch == "" {
 				ch = channel
@@ -159,7 +153,7 @@ func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool
 	}
 	sleep := p.Sleep
 	if sleep == nil {
-		sleep = sleepContext
+		sleep = pause.For
 	}
 	return sleep(ctx, wait) == nil
 }
@@ -246,9 +240,7 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 	if to == "" {
 		return errors.New("no review channel and no one to tell")
 	}
-	m := b.mark(message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
-	_, _, err := b.slack.PostMessageContext(ctx, to, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
-	return err
+	return b.post(ctx, to, message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
 }
 
 // noticeMessage is a booking's first notice, showing the booking as it is

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // noticeWorld is a watcher posting through the real publisher to the Slack
@@ -25,10 +25,11 @@ import (
 func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 	t.Helper()
 	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
-	store, err := notices.OpenBolt(filepath.Join(t.TempDir(), notices.BoltFileName))
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store := db.Notices()
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
 	pub := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
 	w := notices.NewWatcher(notices.Config{
@@ -628,5 +629,131 @@ func TestNoticeWaitsOutARateLimit(t *testing.T) {
 	}
 	if got := claimsIn(t, sl); len(got) != 1 || !slices.Equal(*waits, []time.Duration{2 * time.Second}) {
 		t.Errorf("%d messages after waiting %v; want one after the Retry-After", len(got), *waits)
+	}
+}
+
+// failNth posts through Slack, but its nth post fails with err; with
+// posted set, that post is in Slack all the same.
+type failNth struct {
+	bot.NoticeSlack
+	n, posts int
+	err      error
+	posted   bool
+}
+
+func (f *failNth) PostMessageContext(ctx context.Context, channel string, opts ...slack.MsgOption) (string, string, error) {
+	if f.posts++; f.posts == f.n {
+		if f.posted {
+			_, _, _ = f.NoticeSlack.PostMessageContext(ctx, channel, opts...)
+		}
+		return "", "", f.err
+	}
+	return f.NoticeSlack.PostMessageContext(ctx, channel, opts...)
+}
+
+// Whatever Slack answers to any message of a burst, the publisher reports
+// each notice truly: posted, surely not posted, or unknown; nothing is
+// posted twice, and nothing after a message that did not surely go out is
+// sent.
+func TestBurstFaultOnAnyMessage(t *testing.T) {
+	t.Parallel()
+	ns := cancellations(200)
+	parts := burstParts(t, ns)
+	type outcome int
+	const (
+		posted outcome = iota
+		notPosted
+		unknown
+	)
+	faults := []struct {
+		name string
+		set  func(sl *slacktest.Server, p *bot.SlackNoticePublisher, n int)
+		want outcome
+	}{
+		{"429", func(sl *slacktest.Server, _ *bot.SlackNoticePublisher, n int) {
+			sl.RateLimitAfter("chat.postMessage", n-1, 3*time.Second)
+		}, posted},
+		{"refused", func(_ *slacktest.Server, p *bot.SlackNoticePublisher, n int) {
+			p.Slack = &failNth{NoticeSlack: p.Slack, n: n, err: slack.SlackErrorResponse{Err: "msg_too_long"}}
+		}, notPosted},
+		{"internal_error after posting", func(_ *slacktest.Server, p *bot.SlackNoticePublisher, n int) {
+			p.Slack = &failNth{NoticeSlack: p.Slack, n: n, err: slack.SlackErrorResponse{Err: "internal_error"}, posted: true}
+		}, unknown},
+		{"HTTP 503", func(_ *slacktest.Server, p *bot.SlackNoticePublisher, n int) {
+			p.Slack = &failNth{NoticeSlack: p.Slack, n: n, err: slack.StatusCodeError{Code: 503, Status: "503 Service Unavailable"}}
+		}, unknown},
+	}
+	for _, f := range faults {
+		for _, k := range []int{1, 2, parts} {
+			t.Run(fmt.Sprintf("%s on message %d of %d", f.name, k, parts), func(t *testing.T) {
+				t.Parallel()
+				sl, p, waits := noticePublisher(t)
+				f.set(sl, &p, k)
+				sent := p.Burst(t.Context(), "CNOTES", ns)
+				inSlack := map[string]int{}
+				var first int // notices in Slack's messages before message k
+				for i, claims := range claimsIn(t, sl) {
+					for _, c := range claims {
+						inSlack[c]++
+					}
+					if i < k-1 {
+						first += len(claims)
+					}
+				}
+				if (f.want == posted) != (len(*waits) == 1) {
+					t.Errorf("waited %v", *waits)
+				}
+				for c, n := range inSlack {
+					if n > 1 {
+						t.Errorf("%s posted %d times", c, n)
+					}
+				}
+				// The notices of message k are those after the ones
+				// reported for the messages before it.
+				var before int
+				for i, s := range sent {
+					if s.Err != nil {
+						break
+					}
+					before = i + 1
+				}
+				for i, s := range sent {
+					var got outcome
+					switch {
+					case s.Err == nil:
+						got = posted
+					case errors.Is(s.Err, notices.ErrNotPosted):
+						got = notPosted
+					default:
+						got = unknown
+					}
+					want := posted
+					if i >= before {
+						want = f.want
+					}
+					if got != want {
+						t.Errorf("notice %d: %v (%v), want %v", i, got, s.Err, want)
+					}
+					if got == posted && inSlack[ns[i].Claim] != 1 {
+						t.Errorf("notice %d reported posted, in Slack %d times", i, inSlack[ns[i].Claim])
+					}
+					if got == notPosted && inSlack[ns[i].Claim] != 0 {
+						t.Errorf("notice %d reported not posted, and is in Slack", i)
+					}
+				}
+				for i := len(sent); i < len(ns); i++ {
+					if inSlack[ns[i].Claim] != 0 {
+						t.Errorf("notice %d was posted after a message that did not surely go out", i)
+					}
+				}
+				if f.want == posted && len(sent) != len(ns) {
+					t.Errorf("%d of %d notices reported", len(sent), len(ns))
+				}
+				if f.want != posted && (before != first || before == len(sent)) {
+					t.Errorf("%d notices reported posted before the fault, %d were in the messages before message %d; %d reported in all",
+						before, first, k, len(sent))
+				}
+			})
+		}
 	}
 }

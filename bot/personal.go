@@ -21,44 +21,67 @@ var (
 	_ personal.Zones  = (*Bot)(nil)
 )
 
-// personalCommand answers `remind` and `agenda`. Arguments bookbot cannot
-// read are answered in the ack; the setting is read or saved, and said,
-// in the reply.
-func (b *Bot) personalCommand(later *jobs, cmd, user, verb string, args []string, reply func(message)) any {
+// personalFlow is `remind` and `agenda`, their settings modal, and
+// "Stop reminders".
+func personalFlow() flow {
+	return flow{
+		commands: []command{
+			{name: "remind", usage: "15m", help: "a direct message that long before each booking (`remind off` stops them)", maxArgs: anyArgs, run: (*Bot).remindCommand},
+			{name: "agenda", usage: "08:00 [weekdays]", help: "the day's bookings every morning at that time of yours, in a direct message (`agenda off` stops it)", maxArgs: anyArgs, run: (*Bot).agendaCommand},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionPersonalSettings: func(b *Bot, later *jobs, p press) {
+				later.add("personal-settings", func(ctx context.Context) { b.openSettings(ctx, p.cb.TriggerID, p.user, p.reply) })
+			},
+			actionRemindOff: (*Bot).remindOffPressed,
+		},
+		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
+			callbackPersonal: (*Bot).submitSettings,
+		},
+	}
+}
+
+// remindCommand answers `remind`. Arguments bookbot cannot read are
+// answered in the ack; the setting is read or saved, and said, in the
+// reply.
+func (b *Bot) remindCommand(later *jobs, c call) any {
 	if b.cfg.Personal == nil {
 		return b.ephemeral(notSetUpMessage())
 	}
-	c := escape(cmd)
-	switch verb {
-	case "remind":
-		var change func(*personal.Settings)
-		switch {
-		case len(args) == 0:
-		case len(args) == 1 && strings.EqualFold(args[0], "off"):
-			change = func(s *personal.Settings) { s.Remind = 0 }
-		default:
-			lead, problem := parseLead(strings.Join(args, " "), c)
-			if problem != "" {
-				return b.ephemeral(helpMessage(cmd, problem))
-			}
-			change = func(s *personal.Settings) { s.Remind = lead }
+	var change func(*personal.Settings)
+	switch {
+	case len(c.args) == 0:
+	case len(c.args) == 1 && strings.EqualFold(c.args[0], "off"):
+		change = func(s *personal.Settings) { s.Remind = 0 }
+	default:
+		lead, problem := parseLead(strings.Join(c.args, " "), escape(c.Command))
+		if problem != "" {
+			return b.ephemeral(helpMessage(c.Command, problem))
 		}
-		later.add("remind", func(ctx context.Context) { reply(b.remindReply(ctx, user, change)) })
-	case "agenda":
-		var change func(*personal.Settings)
-		switch {
-		case len(args) == 0:
-		case len(args) == 1 && strings.EqualFold(args[0], "off"):
-			change = func(s *personal.Settings) { s.Agenda = nil }
-		default:
-			a, problem := parseAgenda(args, c)
-			if problem != "" {
-				return b.ephemeral(helpMessage(cmd, problem))
-			}
-			change = func(s *personal.Settings) { s.Agenda = &a }
-		}
-		later.add("agenda", func(ctx context.Context) { reply(b.agendaReply(ctx, user, change)) })
+		change = func(s *personal.Settings) { s.Remind = lead }
 	}
+	later.add("remind", func(ctx context.Context) { c.reply(b.remindReply(ctx, c.UserID, change)) })
+	return nil
+}
+
+// agendaCommand answers `agenda`, as remindCommand answers `remind`.
+func (b *Bot) agendaCommand(later *jobs, c call) any {
+	if b.cfg.Personal == nil {
+		return b.ephemeral(notSetUpMessage())
+	}
+	var change func(*personal.Settings)
+	switch {
+	case len(c.args) == 0:
+	case len(c.args) == 1 && strings.EqualFold(c.args[0], "off"):
+		change = func(s *personal.Settings) { s.Agenda = nil }
+	default:
+		a, problem := parseAgenda(c.args, escape(c.Command))
+		if problem != "" {
+			return b.ephemeral(helpMessage(c.Command, problem))
+		}
+		change = func(s *personal.Settings) { s.Agenda = &a }
+	}
+	later.add("agenda", func(ctx context.Context) { c.reply(b.agendaReply(ctx, c.UserID, change)) })
 	return nil
 }
 
@@ -101,13 +124,13 @@ func (b *Bot) agendaReply(ctx context.Context, user string, change func(*persona
 
 // remindOffPressed is "Stop reminders", on a reminder or a reply: the
 // reminders are turned off, the agenda kept.
-func (b *Bot) remindOffPressed(later *jobs, user string, reply func(message)) {
+func (b *Bot) remindOffPressed(later *jobs, p press) {
 	later.add("remind-off", func(ctx context.Context) {
 		if b.cfg.Personal == nil {
-			reply(notSetUpMessage())
+			p.reply(notSetUpMessage())
 			return
 		}
-		reply(b.remindReply(ctx, user, func(s *personal.Settings) { s.Remind = 0 }))
+		p.reply(b.remindReply(ctx, p.user, func(s *personal.Settings) { s.Remind = 0 }))
 	})
 }
 
@@ -142,27 +165,6 @@ func (b *Bot) personalFailed(saving bool, err error) message {
 	return message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
-// personZone is the person's zone as Slack names it; false, and UTC,
-// when Slack cannot say now and bookbot never learned it.
-func (b *Bot) personZone(ctx context.Context, user string) (*time.Location, bool) {
-	loc, err := b.users.known(ctx, user)
-	if err != nil {
-		b.log.Info("the person's time zone is not known", "user", user, "err", err)
-		return time.UTC, false
-	}
-	return loc, true
-}
-
-// titles are the event types, for titles; slugs do when they cannot be
-// read.
-func (b *Bot) titles(ctx context.Context) []booking.EventType {
-	types, _ := b.types.recent()
-	if types == nil {
-		types, _ = b.types.get(ctx)
-	}
-	return types
-}
-
 // openSettings opens the settings modal with the person's settings in it.
 func (b *Bot) openSettings(ctx context.Context, triggerID, user string, reply func(message)) {
 	if b.cfg.Personal == nil {
@@ -175,11 +177,7 @@ func (b *Bot) openSettings(ctx context.Context, triggerID, user string, reply fu
 		return
 	}
 	loc, known := b.personZone(ctx, user)
-	if _, err := b.slack.OpenViewContext(ctx, triggerID, settingsModal(s, loc, known)); err != nil {
-		b.log.Warn("views.open failed", "err", err)
-		text := "The settings could not be opened (" + escape(slackErr(err)) + "). Please try again."
-		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
-	}
+	b.openView(ctx, triggerID, settingsModal(s, loc, known), "settings", reply)
 }
 
 // submitSettings reads the modal in memory and closes it; the settings are
@@ -203,15 +201,6 @@ func (b *Bot) submitSettings(later *jobs, cb slack.InteractionCallback) any {
 		b.publishHome(ctx, user)
 	})
 	return nil
-}
-
-// todayReply lists today's bookings in the person's zone.
-func (b *Bot) todayReply(ctx context.Context, user string) message {
-	list, err := b.booking.Bookings(ctx)
-	if err != nil {
-		return b.failed("Today's bookings could not be loaded", err)
-	}
-	return todayMessage(b.cfg.Command, list, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
 }
 
 // PersonZone is the person's zone as their Slack profile names it
@@ -241,13 +230,7 @@ func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location
 // connection never made prove it was not posted; any other error is
 // returned as it is, as it may have been.
 func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
-	m = b.mark(m)
-	_, _, err := b.slack.PostMessageContext(ctx, user,
-		slack.MsgOptionText(m.Text, false), // already escaped
-		slack.MsgOptionBlocks(m.Blocks...),
-		slack.MsgOptionDisableLinkUnfurl(),
-		slack.MsgOptionDisableMediaUnfurl(),
-	)
+	err := b.post(ctx, user, m, noUnfurl()...)
 	if err != nil && notPosted(err) {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}
@@ -431,53 +414,6 @@ func readSettings(v slack.View) (time.Duration, *personal.Agenda, map[string]str
 func notSetUpMessage() message {
 	text := "Reminders and agendas are not set up on this bookbot: it has nowhere to keep your settings. The calendar's owner can turn them on."
 	return message{Text: text, Blocks: []slack.Block{section(":no_bell: " + text)}}
-}
-
-// leadWords is how long before a booking, as a person says it: "15
-// minutes", "1 hour 30 minutes", "1 day".
-func leadWords(d time.Duration) string {
-	if d == 24*time.Hour {
-		return "1 day"
-	}
-	var parts []string
-	if h := int(d / time.Hour); h > 0 {
-		parts = append(parts, plural(h, "hour"))
-	}
-	if m := int(d % time.Hour / time.Minute); m > 0 {
-		parts = append(parts, plural(m, "minute"))
-	}
-	if s := int(d % time.Minute / time.Second); s > 0 {
-		parts = append(parts, plural(s, "second"))
-	}
-	if len(parts) == 0 {
-		return d.String()
-	}
-	return strings.Join(parts, " ")
-}
-
-// clockText is minutes after midnight on the 24-hour clock: "08:00".
-func clockText(minute int) string { return fmt.Sprintf("%02d:%02d", minute/60, minute%60) }
-
-// agendaWords is when an agenda comes: "every day at 08:00", "every
-// weekday at 08:00".
-func agendaWords(a personal.Agenda) string {
-	if a.Weekdays {
-		return "every weekday (Monday to Friday) at " + clockText(a.Minute)
-	}
-	return "every day at " + clockText(a.Minute)
-}
-
-// yourZone names the person's zone for a time of their day, as mrkdwn.
-func yourZone(loc *time.Location, known bool) string {
-	if !known {
-		return "in your Slack time zone (bookbot could not read it just now); bookbot follows it if you change it"
-	}
-	return "in " + escape(loc.String()) + " — your Slack time zone; bookbot follows it if you change it"
-}
-
-// settingsButton opens the settings modal.
-func settingsButton() *slack.ButtonBlockElement {
-	return button(actionPersonalSettings, "Change…", "")
 }
 
 // reminderNext is what a reply says of the next reminder.
@@ -702,75 +638,4 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
 	return message{Text: text, Blocks: dayBlocks(cmd, "Your day: "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
-}
-
-// todayMessage is today's bookings in loc, as an agenda has them.
-func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
-	d := personal.DateOf(now, loc)
-	day, full := personal.DayBookings(list, d, loc)
-	label := now.In(loc).Format(dayLayout)
-	text := "No bookings today."
-	if len(day) > 0 {
-		text = "Today, " + label + ": " + plural(len(day), "booking")
-	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Today, "+label, d, day, types, loc, "No bookings today.", "", full)}
-}
-
-// dayBlocks are day, the bookings of d in loc, under a header, one line
-// each, within a message's limits; empty is said when there are none, note
-// (mrkdwn) under the count, and the warning when the list was full and the
-// day may go on past its last booking.
-func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
-	blocks := []slack.Block{slack.NewHeaderBlock(plain(header))}
-	zone := zoneName(loc, time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc), time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc))
-	count := "Times in " + zone + "."
-	if len(day) > 0 {
-		count = "*" + plural(len(day), "booking") + "* · times in " + zone + "."
-	}
-	blocks = append(blocks, contextLine(count))
-	if note != "" {
-		blocks = append(blocks, contextLine(note))
-	}
-	if len(day) == 0 {
-		blocks = append(blocks, section(empty))
-	} else {
-		lines, more := dayLines(day, types, loc, maxMessageText-1500)
-		for _, s := range splitLines("", lines, 3000) {
-			blocks = append(blocks, section(s))
-		}
-		if more > 0 {
-			blocks = append(blocks, contextLine(fmt.Sprintf("…and %d more: `%s list` has them all.", more, escape(cmd))))
-		}
-	}
-	if incomplete {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, and the day goes on past the last of them: some of its bookings may be missing here.", booking.MaxListed)))
-	}
-	return append(blocks, slack.NewActionBlock("day_actions", button(actionShowList, "Upcoming bookings", "")))
-}
-
-// minParts is the least a line of dayLines keeps of a booking's event and
-// attendee, in bytes of mrkdwn.
-const minParts = 60
-
-// dayLines are a day's bookings, one line each under a heading that names
-// the day: time, event, attendee and ID. Together they keep to avail
-// bytes: the event and attendee are cut to share what the times and IDs
-// leave (keeping at least minParts); bookings past what fits are counted
-// in more.
-func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
-	used := 0
-	for i, bk := range day {
-		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
-		budget := max(avail/len(day)-len(fixed), minParts)
-		title := orMissing(short(titleOf(bk.EventType, types)))
-		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
-		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
-		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
-		if used+len(line)+1 > avail {
-			return lines, len(day) - i
-		}
-		used += len(line) + 1
-		lines = append(lines, line)
-	}
-	return lines, 0
 }

@@ -3,7 +3,6 @@ package bot_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,16 +14,18 @@ import (
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // newPersonalHarness is the harness with reminders and agendas kept in a
 // real store of their own.
-func newPersonalHarness(t *testing.T) (*harness, *personal.BoltStore) {
+func newPersonalHarness(t *testing.T) (*harness, *bolt.Personal) {
 	t.Helper()
-	store, err := personal.OpenBolt(filepath.Join(t.TempDir(), personal.BoltFileName))
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store := db.Personal()
 	h := newHarness(t, func(_ *harness, c *bot.Config) { c.Personal = store })
 	return h, store
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // message is an ephemeral reply or a DM: fallback text plus blocks.
@@ -43,6 +44,7 @@ const (
 	actionEditBooking = "edit_booking"
 	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
+	actionReviewed    = "review_checked"
 
 	actionPersonalSettings = "personal_settings"
 	actionRemindOff        = "remind_off"
@@ -320,39 +322,6 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// helpMessage is the help, after a problem when there is one. problem is
-// mrkdwn: the caller escapes the data in it, once.
-func helpMessage(cmd, problem string) message {
-	c := escape(cmd)
-	var blocks []slack.Block
-	if problem != "" {
-		blocks = append(blocks, section(":warning: "+problem))
-	}
-	blocks = append(blocks,
-		section(fmt.Sprintf("*bookbot* books meetings on the owner's calendar. Everything it shows you is visible only to you.\n"+
-			"`%[1]s types` – event types\n"+
-			"`%[1]s slots &lt;event&gt;` – free slots of an event type\n"+
-			"`%[1]s new [event]` – book a slot for an attendee\n"+
-			"`%[1]s list` – upcoming bookings, each with a menu to cancel it or book the attendee again\n"+
-			"`%[1]s cancel &lt;booking-id&gt;` – cancel one booking (asks first)\n"+
-			"`%[1]s today` – today's bookings, in your time zone\n"+
-			"`%[1]s remind 15m` – a direct message that long before each booking (`remind off` stops them)\n"+
-			"`%[1]s agenda 08:00 [weekdays]` – the day's bookings every morning at that time of yours, in a direct message (`agenda off` stops it)\n"+
-			"`%[1]s digest` – preview tomorrow's digest\n"+
-			"`%[1]s audit` – bookings and cancellations made through bookbot in the last 24 hours", c)),
-		slack.NewActionBlock("help_actions",
-			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
-			button(actionListPage, "Upcoming bookings", "0"),
-			button(actionShowTypes, "Event types", ""),
-		),
-	)
-	text := "bookbot: " + c + " types | slots &lt;event&gt; | new | list | cancel &lt;id&gt; | today | remind | agenda | digest | audit"
-	if problem != "" {
-		text = problem + "\n" + text
-	}
-	return message{Text: text, Blocks: blocks}
-}
-
 // errorMessage says what failed and what to do, in words; the error
 // itself goes to the log (see Bot.failed).
 func errorMessage(what string, err error) message {
@@ -364,4 +333,202 @@ func errorMessage(what string, err error) message {
 // that cannot show tokens shows instead.
 func dateTokenAs(t time.Time, format, fallback string) string {
 	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^" + format + "|" + escape(fallback) + ">"
+}
+
+// splitLines packs a heading and lines into texts of at most limit
+// characters, never cutting a line (a single overlong line is clipped), so
+// a busy day spreads over several sections instead of losing bookings.
+func splitLines(heading string, lines []string, limit int) []string {
+	var out []string
+	cur := heading
+	for _, l := range lines {
+		if len(cur)+1+len(l) > limit && cur != "" {
+			out = append(out, cur)
+			cur = ""
+		}
+		if cur == "" {
+			cur = clip(l, limit)
+		} else {
+			cur += "\n" + l
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// dayLabel names the day of t in loc as a person says it: Today,
+// Tomorrow, or the date.
+func dayLabel(t, now time.Time, loc *time.Location) string {
+	d, n := t.In(loc), now.In(loc)
+	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
+	switch {
+	case d.Before(today):
+	case d.Before(today.AddDate(0, 0, 1)):
+		return "Today"
+	case d.Before(today.AddDate(0, 0, 2)):
+		return "Tomorrow"
+	}
+	return d.Format(dayLayout)
+}
+
+// Buttons that more than one flow's messages show.
+
+// cancelButton cancels a booking, after Slack's own dialog has asked.
+func cancelButton(id string) *slack.ButtonBlockElement {
+	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
+	btn.Confirm = slack.NewConfirmationBlockObject(
+		plain("Cancel this booking?"),
+		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),
+		plain("Cancel booking"),
+		plain("Keep it"),
+	)
+	btn.Confirm.WithStyle(slack.StyleDanger)
+	return btn
+}
+
+// settingsButton opens the settings modal.
+func settingsButton() *slack.ButtonBlockElement {
+	return button(actionPersonalSettings, "Change…", "")
+}
+
+// reviewButton marks a journal entry checked.
+func reviewButton(seq uint64) *slack.ButtonBlockElement {
+	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
+}
+
+// findType is the event type slug names, among types.
+func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
+	for _, et := range types {
+		if et.Slug == slug {
+			return et, true
+		}
+	}
+	return booking.EventType{}, false
+}
+
+// Free slots by day, as the slots message and the booking form offer them.
+
+// daySlots are the free slots of one day in a zone.
+type daySlots struct {
+	key   string // YYYY-MM-DD in the zone
+	label string // "Mon 23 Nov"
+	slots []booking.Slot
+}
+
+func (d daySlots) start() time.Time { return d.slots[0].Start }
+
+func (d daySlots) end() time.Time { return d.slots[len(d.slots)-1].End }
+
+// zones are the zone abbreviations the day's slots are in: one, or two on
+// a day the clocks change.
+func (d daySlots) zones(loc *time.Location) []string {
+	times := make([]time.Time, 0, 2*len(d.slots))
+	for _, s := range d.slots {
+		times = append(times, s.Start, s.End)
+	}
+	return zonesOf(loc, times...)
+}
+
+// zoneNote is what a day says of its zone abbreviations: nothing when it
+// is all in base, else "CEST", or "CET, then CEST" on the day of a change.
+func zoneNote(zones []string, base string) string {
+	if len(zones) == 1 && zones[0] == base {
+		return ""
+	}
+	return strings.Join(zones, ", then ")
+}
+
+// clock is a time of day in loc, with its zone abbreviation when withZone.
+func clock(t time.Time, loc *time.Location, withZone bool) string {
+	if withZone {
+		return t.In(loc).Format(timeLayout + " MST")
+	}
+	return t.In(loc).Format(timeLayout)
+}
+
+// slotLabel is a slot's start and end in loc, for a select's option. On a
+// day the clocks change the abbreviation is given, after both ends when
+// the slot spans the change: the same clock time can come twice.
+func slotLabel(s booking.Slot, loc *time.Location, withZone bool) string {
+	a, b := s.Start.In(loc), s.End.In(loc)
+	if withZone && a.Format("MST") != b.Format("MST") {
+		return clock(a, loc, true) + "–" + clock(b, loc, true)
+	}
+	return clock(a, loc, false) + "–" + clock(b, loc, withZone)
+}
+
+func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
+	var days []daySlots
+	for _, s := range slots {
+		t := s.Start.In(loc)
+		key := t.Format("2006-01-02")
+		if len(days) == 0 || days[len(days)-1].key != key {
+			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
+		}
+		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
+	}
+	return days
+}
+
+// A day's bookings, as today and the agenda list them.
+
+// dayBlocks are day, the bookings of d in loc, under a header, one line
+// each, within a message's limits; empty is said when there are none, note
+// (mrkdwn) under the count, and the warning when the list was full and the
+// day may go on past its last booking.
+func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(header))}
+	zone := zoneName(loc, time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc), time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc))
+	count := "Times in " + zone + "."
+	if len(day) > 0 {
+		count = "*" + plural(len(day), "booking") + "* · times in " + zone + "."
+	}
+	blocks = append(blocks, contextLine(count))
+	if note != "" {
+		blocks = append(blocks, contextLine(note))
+	}
+	if len(day) == 0 {
+		blocks = append(blocks, section(empty))
+	} else {
+		lines, more := dayLines(day, types, loc, maxMessageText-1500)
+		for _, s := range splitLines("", lines, 3000) {
+			blocks = append(blocks, section(s))
+		}
+		if more > 0 {
+			blocks = append(blocks, contextLine(fmt.Sprintf("…and %d more: `%s list` has them all.", more, escape(cmd))))
+		}
+	}
+	if incomplete {
+		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, and the day goes on past the last of them: some of its bookings may be missing here.", booking.MaxListed)))
+	}
+	return append(blocks, slack.NewActionBlock("day_actions", button(actionShowList, "Upcoming bookings", "")))
+}
+
+// minParts is the least a line of dayLines keeps of a booking's event and
+// attendee, in bytes of mrkdwn.
+const minParts = 60
+
+// dayLines are a day's bookings, one line each under a heading that names
+// the day: time, event, attendee and ID. Together they keep to avail
+// bytes: the event and attendee are cut to share what the times and IDs
+// leave (keeping at least minParts); bookings past what fits are counted
+// in more.
+func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
+	used := 0
+	for i, bk := range day {
+		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
+		budget := max(avail/len(day)-len(fixed), minParts)
+		title := orMissing(short(titleOf(bk.EventType, types)))
+		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
+		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
+		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		if used+len(line)+1 > avail {
+			return lines, len(day) - i
+		}
+		used += len(line) + 1
+		lines = append(lines, line)
+	}
+	return lines, 0
 }

@@ -15,17 +15,22 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 )
 
-// Journal is what the bot needs of the write journal (*journal.Journal):
-// the recent entries for `/booking audit`, and the review queue.
-type Journal interface {
-	Since(t time.Time) ([]journal.Entry, error)
-	Unreported() ([]journal.Entry, error)
-	MarkReported(seq uint64, to string) error
-	MarkReviewed(seq uint64, by string) (journal.Entry, error)
+// reviewFlow is `audit`, and "Mark as checked" on a review report.
+func reviewFlow() flow {
+	return flow{
+		commands: []command{
+			{name: "audit", help: "bookings and cancellations made through bookbot in the last 24 hours", run: func(b *Bot, later *jobs, c call) any {
+				later.add("audit", func(ctx context.Context) { c.reply(b.auditReply(ctx, c.UserID)) })
+				return nil
+			}},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionReviewed: (*Bot).markReviewed,
+		},
+	}
 }
 
 const (
-	actionReviewed = "review_checked"
 	// reviewEvery is how often entries whose report failed are tried again.
 	reviewEvery = 5 * time.Minute
 	// auditWindow is how far back `/booking audit` looks.
@@ -71,10 +76,10 @@ func (b *Bot) reportReviews(ctx context.Context) {
 	}
 	types := b.titles(ctx)
 	for _, e := range list {
-		m := b.mark(reviewMessage(e, types))
+		m := reviewMessage(e, types)
 		var sent []string
 		for _, to := range b.reviewRecipients(e) {
-			if _, _, err := b.slack.PostMessageContext(ctx, to, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)); err != nil {
+			if err := b.post(ctx, to, m); err != nil {
 				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
 				continue
 			}
@@ -112,10 +117,6 @@ func (b *Bot) reviewsByDMTo(user string) bool {
 	return b.cfg.Journal != nil && b.cfg.ReviewChannel == "" && len(b.cfg.Reviewers) > 0 && b.cfg.Reviewers[0] == user
 }
 
-func reviewButton(seq uint64) *slack.ButtonBlockElement {
-	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
-}
-
 // reviewLoop reports at start and then every reviewEvery until ctx ends.
 func (b *Bot) reviewLoop(ctx context.Context) {
 	t := time.NewTicker(reviewEvery)
@@ -131,13 +132,12 @@ func (b *Bot) reviewLoop(ctx context.Context) {
 }
 
 // markReviewed handles "Mark as checked" on a review report.
-func (b *Bot) markReviewed(later *jobs, cb slack.InteractionCallback, value string) {
-	seq, err := strconv.ParseUint(value, 10, 64)
+func (b *Bot) markReviewed(later *jobs, p press) {
+	seq, err := strconv.ParseUint(p.a.Value, 10, 64)
 	if err != nil || b.cfg.Journal == nil {
 		return
 	}
-	user := cb.User.ID
-	replace := b.responder(cb.ResponseURL, user, cb.ResponseURL != "")
+	user, replace := p.user, p.replace
 	later.add("review", func(ctx context.Context) {
 		e, err := b.cfg.Journal.MarkReviewed(seq, user)
 		if errors.Is(err, journal.ErrNoEntry) {

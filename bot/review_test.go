@@ -12,10 +12,10 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
-	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 const reviewChannel = "CREVIEW"
@@ -23,12 +23,13 @@ const reviewChannel = "CREVIEW"
 // journaledHarness runs the bot with a write journal; reviews go to the
 // review channel when inChannel, else by DM to bob. opts adjust the rest
 // of its configuration.
-func journaledHarness(t *testing.T, inChannel bool, opts ...func(*harness, *bot.Config)) (*harness, *journal.Journal) {
+func journaledHarness(t *testing.T, inChannel bool, opts ...func(*harness, *bot.Config)) (*harness, *bolt.Journal) {
 	t.Helper()
-	j, err := journal.Open(t.TempDir(), journal.Options{})
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	j := db.Journal()
 	h := newHarnessWith(t, []booking.Option{booking.WithJournal(j)}, append([]func(*harness, *bot.Config){func(h *harness, cfg *bot.Config) {
 		j.Now = h.clock.Now
 		cfg.Journal, cfg.Reviewers = j, []string{bob, ada}
@@ -389,7 +390,7 @@ func TestLongDataKeepsMessagesInsideSlacksLimits(t *testing.T) {
 // flakyJournal is a real journal whose outcomes cannot be recorded while
 // down is set, as when its database is away for a moment.
 type flakyJournal struct {
-	*journal.Journal
+	*bolt.Journal
 	down     atomic.Bool
 	recorded chan struct{} // an outcome was recorded
 }
@@ -417,11 +418,11 @@ func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*bookin
 // booked, with its ID and who booked it, not that it is on its way.
 func TestBookingWhoseOutcomeWasNotRecordedIsAlreadyBooked(t *testing.T) {
 	t.Parallel()
-	jr, err := journal.Open(t.TempDir(), journal.Options{})
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &flakyJournal{Journal: jr, recorded: make(chan struct{}, 1)}
+	j := &flakyJournal{Journal: db.Journal(), recorded: make(chan struct{}, 1)}
 	release := make(chan struct{}) // the outcome is tried again at the test's end
 	h := newHarnessWith(t, []booking.Option{booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, _ time.Duration) error {
 		<-release

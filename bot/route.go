@@ -3,14 +3,116 @@ package bot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-
-	"github.com/bookbot/bookbot/booking"
 )
+
+// A flow is what one flow file answers, registered there in one place, as
+// slack-go's SocketmodeHandler registers handlers by ID: its subcommands
+// with their help lines, the buttons and selects it handles (by action
+// ID), the views submitted to it and the shortcuts that start it (by
+// callback ID), the selects it suggests options for (by action ID), and
+// the Events API events it handles (by type). Every handler runs at ack
+// time: it answers from memory and queues its work in later.
+type flow struct {
+	commands    []command
+	actions     map[string]func(b *Bot, later *jobs, p press)
+	submissions map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback) any
+	suggestions map[string]func(query string) any
+	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
+	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
+}
+
+// flows are bookbot's flows, each registered by its file. The help lists
+// their subcommands in this order.
+func flows() []flow {
+	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), personalFlow(), digestFlow(), reviewFlow(), homeFlow()}
+}
+
+// A command is a subcommand of the slash command.
+type command struct {
+	name string // what is typed after the slash command, in lower case
+	// usage is its arguments as the help shows them (mrkdwn), and brief
+	// as the help's notification text does; "" for none.
+	usage, brief string
+	help         string // what it does, for the help (mrkdwn)
+	// maxArgs is how many arguments it takes: with more, it is a
+	// subcommand bookbot does not know. anyArgs: run reads them all.
+	maxArgs int
+	run     func(b *Bot, later *jobs, c call) any // returns the ack's payload
+}
+
+// anyArgs is the maxArgs of a command that reads its arguments itself.
+const anyArgs = -1
+
+// call is a subcommand as the person typed it. Its Command is always set:
+// the one typed, or Config.Command.
+type call struct {
+	slack.SlashCommand
+	args  []string      // the words after the subcommand
+	reply func(message) // through the response_url
+}
+
+// press is a button pressed or an option chosen, in a message or a view.
+type press struct {
+	cb      slack.InteractionCallback
+	a       *slack.BlockAction
+	user    string
+	reply   func(message) // to the person, where they pressed it, or by DM
+	replace func(message) // in place of the message pressed in; as reply in a view
+}
+
+func (p press) inModal() bool { return p.cb.View.ID != "" && p.cb.View.Type == slack.VTModal }
+func (p press) inHome() bool  { return p.cb.View.ID != "" && p.cb.View.Type == slack.VTHomeTab }
+
+// routes are the flows' handlers by what they answer.
+type routes struct {
+	commands    map[string]command
+	actions     map[string]func(b *Bot, later *jobs, p press)
+	submissions map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback) any
+	suggestions map[string]func(query string) any
+	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
+	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
+}
+
+func newRoutes(fs []flow) routes {
+	r := routes{
+		commands:    map[string]command{},
+		actions:     map[string]func(b *Bot, later *jobs, p press){},
+		submissions: map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback) any{},
+		suggestions: map[string]func(query string) any{},
+		shortcuts:   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback){},
+		events:      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent){},
+	}
+	for _, f := range fs {
+		for _, c := range f.commands {
+			register(r.commands, "subcommand", c.name, c)
+		}
+		registerAll(r.actions, "action", f.actions)
+		registerAll(r.submissions, "view callback", f.submissions)
+		registerAll(r.suggestions, "suggestion", f.suggestions)
+		registerAll(r.shortcuts, "shortcut", f.shortcuts)
+		registerAll(r.events, "event", f.events)
+	}
+	return r
+}
+
+// register adds h under id. Two flows answering one ID is a mistake in
+// bookbot itself, found by any test that makes a Bot.
+func register[K ~string, H any](m map[K]H, what string, id K, h H) {
+	if _, dup := m[id]; dup {
+		panic(fmt.Sprintf("bot: %s %q is registered twice", what, id))
+	}
+	m[id] = h
+}
+
+func registerAll[K ~string, H any](m map[K]H, what string, hs map[K]H) {
+	for id, h := range hs {
+		register(m, what, id, h)
+	}
+}
 
 // slashCommand answers /booking. Help and argument problems are answered in
 // the ack; everything that needs the booking API replies via response_url.
@@ -22,64 +124,67 @@ func (b *Bot) slashCommand(later *jobs, cmd slack.SlashCommand) any {
 		}
 		return nil
 	}
-	name := cmd.Command
-	if name == "" {
-		name = b.cfg.Command
+	if cmd.Command == "" {
+		cmd.Command = b.cfg.Command
 	}
-	c := escape(name) // in the problems' mrkdwn
 	fields := strings.Fields(cmd.Text)
 	verb, args := "", []string(nil)
 	if len(fields) > 0 {
 		verb, args = strings.ToLower(fields[0]), fields[1:]
 	}
-	reply := b.responder(cmd.ResponseURL, cmd.UserID, false)
-	switch {
-	case verb == "" || verb == "help":
-		return b.ephemeral(helpMessage(name, ""))
-	case verb == "types" && len(args) == 0:
-		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
-	case verb == "slots" && len(args) == 1:
-		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, cmd.UserID, args[0], 0)) })
-	case verb == "slots":
-		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which event type: `%s slots &lt;event&gt;` (see `%s types`).", c, c)))
-	case verb == "new" && len(args) <= 1:
-		meta := modalMeta{}
-		if len(args) == 1 {
-			meta.Event = args[0]
-		}
-		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, cmd.TriggerID, cmd.UserID, meta, reply) })
-	case verb == "list" && len(args) == 0:
-		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, cmd.UserID, 0, listMark{})) })
-	case verb == "cancel" && len(args) == 1:
-		id := args[0]
-		if err := booking.ValidateBookingID(id); err != nil {
-			return b.ephemeral(helpMessage(name, "That is not a booking ID: "+escape(err.Error())+". Booking IDs are shown by `"+c+" list`."))
-		}
-		later.add("cancel-confirm", func(ctx context.Context) { reply(b.cancelConfirmReply(ctx, cmd.UserID, id)) })
-	case verb == "cancel":
-		return b.ephemeral(helpMessage(name, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", c, c)))
-	case verb == "audit" && len(args) == 0:
-		later.add("audit", func(ctx context.Context) { reply(b.auditReply(ctx, cmd.UserID)) })
-	case verb == "today" && len(args) == 0:
-		later.add("today", func(ctx context.Context) { reply(b.todayReply(ctx, cmd.UserID)) })
-	case verb == "remind" || verb == "agenda":
-		return b.personalCommand(later, name, cmd.UserID, verb, args, reply)
-	case verb == "digest" && len(args) == 0:
-		later.add("digest-preview", func(ctx context.Context) {
-			for _, m := range b.digestReply(ctx) {
-				reply(m)
-			}
-		})
-	default:
-		return b.ephemeral(helpMessage(name, unknownCommand(cmd.Text)))
+	if verb == "" || verb == "help" {
+		return b.ephemeral(helpMessage(cmd.Command, ""))
 	}
-	return nil
+	c, ok := b.routes.commands[verb]
+	if !ok || c.maxArgs != anyArgs && len(args) > c.maxArgs {
+		return b.ephemeral(helpMessage(cmd.Command, unknownCommand(cmd.Text)))
+	}
+	return c.run(b, later, call{SlashCommand: cmd, args: args, reply: b.responder(cmd.ResponseURL, cmd.UserID, false)})
 }
 
 // unknownCommand is the problem a subcommand bookbot does not know is
 // answered with, as mrkdwn.
 func unknownCommand(text string) string {
 	return "I don't know " + code(clip(strings.TrimSpace(text), maxNameRunes)) + "."
+}
+
+// helpMessage is the help, after a problem when there is one: a line for
+// each subcommand the flows register. problem is mrkdwn: the caller
+// escapes the data in it, once.
+func helpMessage(cmd, problem string) message {
+	c := escape(cmd)
+	lines := []string{"*bookbot* books meetings on the owner's calendar. Everything it shows you is visible only to you."}
+	var briefs []string
+	for _, f := range flows() {
+		for _, sub := range f.commands {
+			lines = append(lines, "`"+c+" "+withArgs(sub.name, sub.usage)+"` – "+sub.help)
+			briefs = append(briefs, withArgs(sub.name, sub.brief))
+		}
+	}
+	var blocks []slack.Block
+	if problem != "" {
+		blocks = append(blocks, section(":warning: "+problem))
+	}
+	blocks = append(blocks,
+		section(strings.Join(lines, "\n")),
+		slack.NewActionBlock("help_actions",
+			button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
+			button(actionListPage, "Upcoming bookings", "0"),
+			button(actionShowTypes, "Event types", ""),
+		),
+	)
+	text := "bookbot: " + c + " " + strings.Join(briefs, " | ")
+	if problem != "" {
+		text = problem + "\n" + text
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
+func withArgs(name, args string) string {
+	if args == "" {
+		return name
+	}
+	return name + " " + args
 }
 
 // interaction handles buttons, selects, modal submissions, suggestions and
@@ -107,22 +212,28 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 	}
 	switch cb.Type {
 	case slack.InteractionTypeBlockActions:
-		b.blockActions(later, cb)
+		if len(cb.ActionCallback.BlockActions) == 0 {
+			return nil
+		}
+		a := cb.ActionCallback.BlockActions[0]
+		if pressed, ok := b.routes.actions[a.ActionID]; ok {
+			user := cb.User.ID
+			pressed(b, later, press{cb: cb, a: a, user: user,
+				reply:   b.responder(cb.ResponseURL, user, false),
+				replace: b.responder(cb.ResponseURL, user, cb.ResponseURL != ""),
+			})
+		}
 	case slack.InteractionTypeViewSubmission:
-		switch cb.View.CallbackID {
-		case callbackBooking:
-			return b.submitBooking(later, cb)
-		case callbackPersonal:
-			return b.submitSettings(later, cb)
+		if submit, ok := b.routes.submissions[cb.View.CallbackID]; ok {
+			return submit(b, later, cb)
 		}
 	case slack.InteractionTypeBlockSuggestion:
-		if cb.ActionID == actionBookerTZ {
-			return zoneSuggestions(cb.Value)
+		if suggest, ok := b.routes.suggestions[cb.ActionID]; ok {
+			return suggest(cb.Value)
 		}
 	case slack.InteractionTypeShortcut, slack.InteractionTypeMessageAction:
-		if cb.CallbackID == callbackShortcut {
-			reply := b.responder("", cb.User.ID, false)
-			later.add("shortcut", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, cb.User.ID, modalMeta{}, reply) })
+		if start, ok := b.routes.shortcuts[cb.CallbackID]; ok {
+			start(b, later, cb)
 		}
 	case slack.InteractionTypeViewClosed:
 		b.modals.drop(cb.View.ID)
@@ -130,99 +241,12 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 	return nil
 }
 
-func (b *Bot) blockActions(later *jobs, cb slack.InteractionCallback) {
-	if len(cb.ActionCallback.BlockActions) == 0 {
-		return
-	}
-	a := cb.ActionCallback.BlockActions[0]
-	user := cb.User.ID
-	inModal := cb.View.ID != "" && cb.View.Type == slack.VTModal
-	inHome := cb.View.ID != "" && cb.View.Type == slack.VTHomeTab
-	reply := b.responder(cb.ResponseURL, user, false)
-	replace := b.responder(cb.ResponseURL, user, cb.ResponseURL != "")
-
-	switch a.ActionID {
-	case actionNewBooking:
-		later.add("new", func(ctx context.Context) {
-			b.openBookingModal(ctx, cb.TriggerID, user, modalMeta{Event: a.Value}, reply)
-		})
-	case actionBookSlot:
-		event, start, ok := parseSlotValue(a.SelectedOption.Value)
-		if !ok {
-			return
-		}
-		later.add("book-slot", func(ctx context.Context) {
-			b.openBookingModal(ctx, cb.TriggerID, user, modalMeta{Event: event, Start: start}, reply)
-		})
-	case actionShowTypes:
-		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
-	case actionShowSlots:
-		later.add("slots", func(ctx context.Context) { reply(b.slotsReply(ctx, user, a.Value, 0)) })
-	case actionSlotsMore, actionSlotsBack:
-		slug, p, _ := strings.Cut(a.Value, " ")
-		page, _ := strconv.Atoi(p)
-		later.add("slots", func(ctx context.Context) { replace(b.slotsReply(ctx, user, slug, page)) })
-	case actionShowList:
-		later.add("list", func(ctx context.Context) { reply(b.listReply(ctx, user, 0, listMark{})) })
-	case actionListPage, actionListPrev:
-		page, _ := strconv.Atoi(a.Value)
-		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{})) })
-	case actionCancel:
-		if a.Type != slack.ActionType(slack.METOverflow) {
-			b.cancelPressed(later, user, a.Value, a.BlockID, cb.ResponseURL != "", inHome, replace)
-			return
-		}
-		page, _ := listPage(a.BlockID)
-		v := a.SelectedOption.Value
-		if meta, ok := strings.CutPrefix(v, bookAgain); ok {
-			later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(meta), reply) })
-			return
-		}
-		later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{asking: v})) })
-	case actionKeep:
-		id := a.Value
-		if page, ok := listPage(a.BlockID); ok {
-			later.add("list", func(ctx context.Context) { replace(b.listReply(ctx, user, page, listMark{})) })
-			return
-		}
-		later.add("keep", func(context.Context) { replace(keptMessage(id)) })
-	case actionEventType, actionSlotDay, actionPickAnother, actionEditBooking:
-		if !inModal {
-			if a.ActionID == actionPickAnother || a.ActionID == actionEditBooking {
-				// From the outcome message the person keeps: a new modal.
-				later.add("new", func(ctx context.Context) {
-					b.openBookingModal(ctx, cb.TriggerID, user, pickedMeta(a.Value), reply)
-				})
-			}
-			return
-		}
-		b.formChanged(later, cb.View, user, a)
-	case actionRecheck:
-		viewID := ""
-		if inModal {
-			viewID = cb.View.ID
-		}
-		b.recheckPressed(later, user, a.Value, viewID, replace)
-	case actionHomeRefresh:
-		later.add("home", func(ctx context.Context) { b.publishHome(ctx, user) })
-	case actionPersonalSettings:
-		later.add("personal-settings", func(ctx context.Context) { b.openSettings(ctx, cb.TriggerID, user, reply) })
-	case actionRemindOff:
-		b.remindOffPressed(later, user, reply)
-	case actionReviewed:
-		b.markReviewed(later, cb, a.Value)
-	}
-}
-
-// eventsAPI handles Events API callbacks: App Home opens.
+// eventsAPI handles Events API callbacks of the workspace.
 func (b *Bot) eventsAPI(later *jobs, ev slackevents.EventsAPIEvent) {
-	inner, ok := ev.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
-	if !ok || inner.Tab != "home" {
-		return
-	}
 	if b.cfg.TeamID != "" && ev.TeamID != "" && ev.TeamID != b.cfg.TeamID {
 		return
 	}
-	user := inner.User
-	later.add("home", func(ctx context.Context) { b.publishHome(ctx, user) })
+	if handle, ok := b.routes.events[slackevents.EventsAPIType(ev.InnerEvent.Type)]; ok {
+		handle(b, later, ev)
+	}
 }

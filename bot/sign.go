@@ -6,8 +6,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
 )
 
 // A booking form's private_metadata carries bookbot's signature, and a
@@ -93,4 +99,110 @@ func (s signedViews) OpenViewContext(ctx context.Context, triggerID string, v sl
 
 func (s signedViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
 	return s.SlackAPI.UpdateViewContext(ctx, s.signer.view(v), externalID, hash, viewID)
+}
+
+// What a booking form carries, in its private_metadata and in the
+// buttons and options that open it again.
+
+// modalMeta travels in the modal's private_metadata (≤ 3000 characters).
+type modalMeta struct {
+	Zone  string `json:"z,omitempty"` // the requester's zone
+	Event string `json:"e,omitempty"`
+	Day   string `json:"d,omitempty"`
+	// What was asked, for "pick another time" and "check again".
+	Start string `json:"s,omitempty"` // raw slot start
+	Name  string `json:"n,omitempty"`
+	Email string `json:"m,omitempty"`
+	TZ    string `json:"t,omitempty"`
+	Note  string `json:"o,omitempty"`
+	// Review is the journal entry a person is asked to check, when "Check
+	// again" was pressed on its review report: the answer keeps its
+	// "Mark as checked".
+	Review uint64 `json:"q,omitempty"`
+}
+
+// requester is the requester's zone, UTC when the metadata names none
+// bookbot knows.
+func (m modalMeta) requester() *time.Location {
+	if loc, err := booking.LoadZone(m.Zone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// encode is m as a form's private_metadata, leaving room for its
+// signature.
+func (m modalMeta) encode() string {
+	b, _ := json.Marshal(m)
+	if len(b) > maxMetadata-signatureLen { // a long note does not fit; it is the one thing dropped
+		m.Note = ""
+		b, _ = json.Marshal(m)
+	}
+	return string(b)
+}
+
+// metaOf is the metadata of a booking form, and whether bookbot signed it;
+// unsigned, it is empty.
+func (b *Bot) metaOf(v slack.View) (modalMeta, bool) {
+	s, ok := b.signer.open(v.PrivateMetadata)
+	if !ok {
+		return modalMeta{}, false
+	}
+	var m modalMeta
+	_ = json.Unmarshal([]byte(s), &m)
+	return m, true
+}
+
+// recheckValue is what "Check again" needs: event, start and email.
+func recheckValue(m modalMeta) string {
+	return buttonMeta(modalMeta{Event: m.Event, Start: m.Start, Email: m.Email, Name: m.Name, Zone: m.Zone, TZ: m.TZ, Review: m.Review})
+}
+
+// pickValue is what "Pick another time" needs to open the form again as
+// it was, but for the time: the note too, when it fits.
+func pickValue(m modalMeta) string {
+	m.Start = ""
+	return formValue(m)
+}
+
+// formValue is the form's data as a button's value, the note dropped when
+// it does not fit.
+func formValue(m modalMeta) string {
+	m.Day = ""
+	if v := buttonMeta(m); v != "" {
+		return v
+	}
+	m.Note = ""
+	return buttonMeta(m)
+}
+
+// buttonMeta is m as a button's value, "" when it is longer than the
+// 2000 characters a value may hold (a cut would not decode).
+func buttonMeta(m modalMeta) string {
+	b, _ := json.Marshal(m)
+	if utf8.RuneCount(b) > 2000 {
+		return ""
+	}
+	return string(b)
+}
+
+// pickedMeta reads a "Pick another time" or "Edit and try again" value:
+// the form's data, or, from a message sent before the form's data
+// travelled with it, the event slug.
+func pickedMeta(value string) modalMeta {
+	var m modalMeta
+	if json.Unmarshal([]byte(value), &m) != nil {
+		return modalMeta{Event: value}
+	}
+	m.Day = ""
+	return m
+}
+
+// slotValue is what a book_slot option carries: the event and the slot's
+// start exactly as the API sent it.
+func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart() }
+
+func parseSlotValue(v string) (eventType, rawStart string, ok bool) {
+	eventType, rawStart, ok = strings.Cut(v, " ")
+	return eventType, rawStart, ok && eventType != "" && rawStart != ""
 }

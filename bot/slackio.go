@@ -14,6 +14,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -82,10 +83,86 @@ func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.W
 }
 
 func (b *Bot) dm(ctx context.Context, userID string, msg message) {
-	msg = b.mark(msg)
-	if _, _, err := b.slack.PostMessageContext(ctx, userID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
+	if err := b.post(ctx, userID, msg); err != nil {
 		b.log.Warn("direct message failed", "user", userID, "err", err)
 	}
+}
+
+// post sends m, marked as a dry run's when it is one, to channel: a
+// channel's ID, or a person's, for their DM with bookbot.
+func (b *Bot) post(ctx context.Context, channel string, m message, opts ...slack.MsgOption) error {
+	_, _, err := postMessage(ctx, b.slack, channel, b.mark(m), opts...)
+	return err
+}
+
+// messagePoster posts chat messages: the Bot's SlackAPI, and the digest's
+// and the notices' publishers' interfaces.
+type messagePoster interface {
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+}
+
+// postMessage is chat.postMessage of m, its text already escaped, with
+// opts, to channel. It returns the channel and the message's timestamp.
+func postMessage(ctx context.Context, sl messagePoster, channel string, m message, opts ...slack.MsgOption) (string, string, error) {
+	return sl.PostMessageContext(ctx, channel, append([]slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}, opts...)...)
+}
+
+// noUnfurl keeps Slack from unfurling the links and media of a message
+// bookbot posts on its own, not in answer to someone.
+func noUnfurl(more ...slack.MsgOption) []slack.MsgOption {
+	return append([]slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl()}, more...)
+}
+
+// openView opens a modal (views.open) and returns its ID; when Slack
+// refuses, the person is told through reply that what could not be
+// opened, and it returns false.
+func (b *Bot) openView(ctx context.Context, triggerID string, view slack.ModalViewRequest, what string, reply func(message)) (string, bool) {
+	v, err := b.slack.OpenViewContext(ctx, triggerID, view)
+	if err != nil {
+		b.log.Warn("views.open failed", "err", err)
+		text := "The " + what + " could not be opened (" + escape(slackErr(err)) + "). Please try again."
+		reply(message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}})
+		return "", false
+	}
+	return v.ID, true
+}
+
+// updateView replaces an open modal by its ID (views.update).
+func (b *Bot) updateView(ctx context.Context, view slack.ModalViewRequest, viewID string) error {
+	_, err := b.slack.UpdateViewContext(ctx, view, "", "", viewID)
+	return err
+}
+
+// publishHomeView shows blocks as the person's App Home (views.publish).
+func (b *Bot) publishHomeView(ctx context.Context, userID string, blocks []slack.Block) {
+	req := slack.PublishViewContextRequest{UserID: userID, View: slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}}}
+	if _, err := b.slack.PublishViewContext(ctx, req); err != nil {
+		b.log.Warn("views.publish failed", "user", userID, "err", err)
+	}
+}
+
+// profileZone asks Slack for the zone a person's profile names
+// (users.info).
+func profileZone(sl SlackAPI) func(ctx context.Context, user string) (string, error) {
+	return func(ctx context.Context, user string) (string, error) {
+		info, err := sl.GetUserInfoContext(ctx, user)
+		if err != nil {
+			return "", err
+		}
+		return info.TZ, nil
+	}
+}
+
+// messageUpdater rewrites chat messages: the notices' publisher's
+// interface.
+type messageUpdater interface {
+	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
+}
+
+// updateMessage rewrites a message bookbot posted (chat.update) to m.
+func updateMessage(ctx context.Context, sl messageUpdater, channel, ts string, m message) error {
+	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
+	return err
 }
 
 func slackErr(err error) string {
@@ -108,23 +185,10 @@ func (b *Bot) updateSubmitted(ctx context.Context, view slack.ModalViewRequest, 
 		if err == nil || !errors.As(err, &se) || se.Err != "not_found" || time.Now().After(deadline) {
 			return err
 		}
-		if sleepContext(ctx, wait) != nil {
+		if pause.For(ctx, wait) != nil {
 			return err
 		}
 		wait = min(2*wait, 200*time.Millisecond)
-	}
-}
-
-// sleepContext waits d, or less if ctx is done first: then it returns
-// ctx's error.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

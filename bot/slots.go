@@ -12,10 +12,47 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
-type daySlots struct {
-	key   string // YYYY-MM-DD in the zone
-	label string // "Mon 23 Nov"
-	slots []booking.Slot
+// slotsFlow is `types` and `slots`, and the buttons that show them.
+func slotsFlow() flow {
+	types := func(b *Bot, later *jobs, reply func(message)) {
+		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
+	}
+	return flow{
+		commands: []command{
+			{name: "types", help: "event types", run: func(b *Bot, later *jobs, c call) any {
+				types(b, later, c.reply)
+				return nil
+			}},
+			{name: "slots", usage: "&lt;event&gt;", brief: "&lt;event&gt;", help: "free slots of an event type", maxArgs: anyArgs, run: (*Bot).slotsCommand},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.reply) },
+			actionShowSlots: func(b *Bot, later *jobs, p press) {
+				later.add("slots", func(ctx context.Context) { p.reply(b.slotsReply(ctx, p.user, p.a.Value, 0)) })
+			},
+			actionSlotsMore: (*Bot).slotsPagePressed,
+			actionSlotsBack: (*Bot).slotsPagePressed,
+		},
+	}
+}
+
+// slotsCommand answers `slots <event>`; without one event, the help says
+// what to type.
+func (b *Bot) slotsCommand(later *jobs, c call) any {
+	if len(c.args) != 1 {
+		cmd := escape(c.Command)
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which event type: `%s slots &lt;event&gt;` (see `%s types`).", cmd, cmd)))
+	}
+	later.add("slots", func(ctx context.Context) { c.reply(b.slotsReply(ctx, c.UserID, c.args[0], 0)) })
+	return nil
+}
+
+// slotsPagePressed shows the next or the earlier days of free slots in
+// place of the message.
+func (b *Bot) slotsPagePressed(later *jobs, p press) {
+	slug, page, _ := strings.Cut(p.a.Value, " ")
+	n, _ := strconv.Atoi(page)
+	later.add("slots", func(ctx context.Context) { p.replace(b.slotsReply(ctx, p.user, slug, n)) })
 }
 
 func (b *Bot) typesReply(ctx context.Context) message {
@@ -43,15 +80,6 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) mes
 		return b.failed("The free slots could not be loaded", err)
 	}
 	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now(), page)
-}
-
-func findType(types []booking.EventType, slug string) (booking.EventType, bool) {
-	for _, et := range types {
-		if et.Slug == slug {
-			return et, true
-		}
-	}
-	return booking.EventType{}, false
 }
 
 // typesMessage lists event types; solo ones get Slots and Book buttons,
@@ -147,66 +175,3 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 
 // kindText is an event type's scheduling kind in words, as data.
 func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }
-
-func (d daySlots) start() time.Time { return d.slots[0].Start }
-func (d daySlots) end() time.Time   { return d.slots[len(d.slots)-1].End }
-
-// zones are the zone abbreviations the day's slots are in: one, or two on
-// a day the clocks change.
-func (d daySlots) zones(loc *time.Location) []string {
-	times := make([]time.Time, 0, 2*len(d.slots))
-	for _, s := range d.slots {
-		times = append(times, s.Start, s.End)
-	}
-	return zonesOf(loc, times...)
-}
-
-// zoneNote is what a day says of its zone abbreviations: nothing when it
-// is all in base, else "CEST", or "CET, then CEST" on the day of a change.
-func zoneNote(zones []string, base string) string {
-	if len(zones) == 1 && zones[0] == base {
-		return ""
-	}
-	return strings.Join(zones, ", then ")
-}
-
-// clock is a time of day in loc, with its zone abbreviation when withZone.
-func clock(t time.Time, loc *time.Location, withZone bool) string {
-	if withZone {
-		return t.In(loc).Format(timeLayout + " MST")
-	}
-	return t.In(loc).Format(timeLayout)
-}
-
-// slotLabel is a slot's start and end in loc, for a select's option. On a
-// day the clocks change the abbreviation is given, after both ends when
-// the slot spans the change: the same clock time can come twice.
-func slotLabel(s booking.Slot, loc *time.Location, withZone bool) string {
-	a, b := s.Start.In(loc), s.End.In(loc)
-	if withZone && a.Format("MST") != b.Format("MST") {
-		return clock(a, loc, true) + "–" + clock(b, loc, true)
-	}
-	return clock(a, loc, false) + "–" + clock(b, loc, withZone)
-}
-
-func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySlots {
-	var days []daySlots
-	for _, s := range slots {
-		t := s.Start.In(loc)
-		key := t.Format("2006-01-02")
-		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
-		}
-		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
-	}
-	return days
-}
-
-// slotValue is what a book_slot option carries: the event and the slot's
-// start exactly as the API sent it.
-func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart() }
-
-func parseSlotValue(v string) (eventType, rawStart string, ok bool) {
-	eventType, rawStart, ok = strings.Cut(v, " ")
-	return eventType, rawStart, ok && eventType != "" && rawStart != ""
-}

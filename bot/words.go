@@ -11,7 +11,12 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/personal"
 )
+
+// nextActions is the block of what comes after a booking, in the message
+// the person keeps; the modal, about to be closed, does without it.
+const nextActions = "next_actions"
 
 // createOutcome says what happened to a booking, for the modal and for the
 // message the person keeps. res is nil when nothing was sent (err says why).
@@ -342,4 +347,46 @@ func failureText(err error) string {
 func (b *Bot) failed(what string, err error) message {
 	b.log.Warn(what, "err", err)
 	return errorMessage(what, err)
+}
+
+// leadWords is how long before a booking, as a person says it: "15
+// minutes", "1 hour 30 minutes", "1 day".
+func leadWords(d time.Duration) string {
+	if d == 24*time.Hour {
+		return "1 day"
+	}
+	var parts []string
+	if h := int(d / time.Hour); h > 0 {
+		parts = append(parts, plural(h, "hour"))
+	}
+	if m := int(d % time.Hour / time.Minute); m > 0 {
+		parts = append(parts, plural(m, "minute"))
+	}
+	if s := int(d % time.Minute / time.Second); s > 0 {
+		parts = append(parts, plural(s, "second"))
+	}
+	if len(parts) == 0 {
+		return d.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+// clockText is minutes after midnight on the 24-hour clock: "08:00".
+func clockText(minute int) string { return fmt.Sprintf("%02d:%02d", minute/60, minute%60) }
+
+// agendaWords is when an agenda comes: "every day at 08:00", "every
+// weekday at 08:00".
+func agendaWords(a personal.Agenda) string {
+	if a.Weekdays {
+		return "every weekday (Monday to Friday) at " + clockText(a.Minute)
+	}
+	return "every day at " + clockText(a.Minute)
+}
+
+// yourZone names the person's zone for a time of their day, as mrkdwn.
+func yourZone(loc *time.Location, known bool) string {
+	if !known {
+		return "in your Slack time zone (bookbot could not read it just now); bookbot follows it if you change it"
+	}
+	return "in " + escape(loc.String()) + " — your Slack time zone; bookbot follows it if you change it"
 }

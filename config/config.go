@@ -109,6 +109,12 @@ func (c *Config) LogWarnings(log *slog.Logger) {
 	}
 }
 
+// NoticesOn reports whether live notices are posted: to one channel, or
+// by event type.
+func (c *Config) NoticesOn() bool {
+	return c.NotifyChannel != "" || len(c.NotifyRoutes) > 0
+}
+
 // Allowed reports whether a Slack user may use the bot.
 func (c *Config) Allowed(userID string) bool {
 	return c.AllowAll || slices.Contains(c.AllowedUsers, userID)

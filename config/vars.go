@@ -72,7 +72,8 @@ type Var struct {
 }
 
 // Vars lists every variable Load reads, in a stable order, for printing a
-// configuration table (the README's, `bookbot check`'s).
+// configuration table (docs/configuration.md, generated from it, and
+// `bookbot check`'s).
 func Vars() []Var { return slices.Clone(table().vars) }
 
 type varTable struct {

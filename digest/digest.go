@@ -7,8 +7,8 @@
 // 23- and 25-hour days and days whose midnight does not exist come out right.
 //
 // A [Ledger] makes posting exactly-once per date across restarts and
-// overlapping processes ([FileLedger] on disk, or PostgreSQL for several
-// replicas); a [Runner] builds, posts and records one day;
+// overlapping processes (in the embedded store's file, or PostgreSQL for
+// several replicas); a [Runner] builds, posts and records one day;
 // a [Scheduler] fires the runner on a cron schedule and catches up on a
 // missed firing at start. Slack types stay out of this package: rendering
 // to Block Kit lives in package bot, behind [Publisher].

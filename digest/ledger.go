@@ -16,9 +16,10 @@ const DefaultStaleAfter = 10 * time.Minute
 // Ledger records which dates were posted: it is what makes the digest
 // exactly-once per date. A Runner claims a date before it posts and
 // records the post after it, so that of all the processes sharing one
-// ledger, one posts each date. FileLedger keeps it in files on one
-// machine; pgstore's DigestLedger keeps it in PostgreSQL for replicas on
-// several. Package ledgertest holds every implementation to this:
+// ledger, one posts each date. The embedded store (store/bolt) keeps it
+// in a file on one machine; pgstore's DigestLedger keeps it in PostgreSQL
+// for replicas on several. Package ledgertest holds every implementation
+// to this:
 //
 //   - A date is day's calendar date in day's own location.
 //   - Claim returns true to exactly one caller among any number at once,
@@ -166,5 +167,3 @@ type Status struct {
 func (s Status) Done() bool { return s.State == StatePosted || s.Stale }
 
 func dateKey(day time.Time) string { return day.Format(time.DateOnly) }
-
-func failureKey(day time.Time) string { return dateKey(day) + ".failure" }

@@ -24,7 +24,8 @@ type runnerEnv struct {
 	srv    *bookingtest.Server
 	pub    *recordingPublisher
 	runner *Runner
-	ledger *FileLedger
+	ledger Ledger
+	dir    string // the ledger's state directory
 	clock  *fakeclock.Clock
 }
 
@@ -45,15 +46,15 @@ func newRunnerEnv(t *testing.T) *runnerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := openLedger(t, t.TempDir())
-	ledger.Now = clock.Now
+	dir := t.TempDir()
+	ledger := openLedger(t, dir, clock.Now)
 	pub := &recordingPublisher{}
 	r := &Runner{
 		Source: client, Publisher: pub, Ledger: ledger,
 		Channel: "C0DIGEST", Zone: berlin, IncludeEmails: false,
 		Now: clock.Now, Log: testLogger(t),
 	}
-	return &runnerEnv{srv: srv, pub: pub, runner: r, ledger: ledger, clock: clock}
+	return &runnerEnv{srv: srv, pub: pub, runner: r, ledger: ledger, dir: dir, clock: clock}
 }
 
 func TestRunPostsOnce(t *testing.T) {
@@ -106,7 +107,7 @@ func TestRunConcurrentRunsPostOnce(t *testing.T) {
 	for range 10 {
 		wg.Go(func() {
 			// Separate ledgers on one directory, as separate processes.
-			l := openLedger(t, strings.TrimSuffix(env.ledger.Dir(), "/digest"))
+			l := openLedger(t, env.dir, env.clock.Now)
 			r := *env.runner
 			r.Ledger = l
 			_, err := r.Run(t.Context(), day)

@@ -15,7 +15,7 @@ import (
 type schedEnv struct {
 	src    *memSource
 	pub    *recordingPublisher
-	ledger *FileLedger
+	ledger Ledger
 	clock  *fakeclock.Clock
 	runner *Runner
 	logs   *logRecorder
@@ -24,8 +24,7 @@ type schedEnv struct {
 func newSchedEnv(t *testing.T, now time.Time) *schedEnv {
 	t.Helper()
 	clock := fakeclock.New(now)
-	ledger := openLedger(t, t.TempDir())
-	ledger.Now = clock.Now
+	ledger := openLedger(t, t.TempDir(), clock.Now)
 	src := &memSource{types: testTypes}
 	for _, day := range []string{"2026-11-24", "2026-11-25", "2026-11-26"} {
 		src.bookings = append(src.bookings, bk(t, "bk_"+day, day+"T09:00:00+01:00"))

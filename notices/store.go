@@ -14,7 +14,7 @@ import (
 
 // Store keeps what the watcher must not forget across restarts: the last
 // good read of the list, and every notice it posted. The embedded store
-// (BoltStore) implements it; a shared database can too.
+// (store/bolt) and pgstore implement it.
 type Store interface {
 	// Last returns the snapshot saved last; ok is false before the first.
 	Last(ctx context.Context) (s Snapshot, ok bool, err error)
@@ -68,15 +68,15 @@ func (k Key) String() string {
 // metadata, by which the message is found again when the answer to its
 // post never came. Equal keys have equal IDs.
 func (k Key) ID() string {
-	sum := sha256.Sum256(k.bytes())
+	sum := sha256.Sum256(k.Bytes())
 	return hex.EncodeToString(sum[:16])
 }
 
-// bytes is the key's identity: the booking ID and the kind, each preceded
+// Bytes is the key's identity: the booking ID and the kind, each preceded
 // by its length, then the start and since as instants. Two keys give the
 // same bytes exactly when the IDs, kinds and instants are equal: the zone
 // a time is in does not count, nor does End.
-func (k Key) bytes() []byte {
+func (k Key) Bytes() []byte {
 	b := make([]byte, 0, 4+len(k.BookingID)+4+len(k.Kind)+2*12)
 	b = binary.BigEndian.AppendUint32(b, uint32(len(k.BookingID)))
 	b = append(b, k.BookingID...)

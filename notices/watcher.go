@@ -12,6 +12,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/internal/pause"
 )
 
 // Defaults and bounds of the watcher's timing.
@@ -73,7 +74,7 @@ type Config struct {
 	// Skew is the booking API's clock minus bookbot's, as its latest
 	// answer told; ok is false while it is not known. nil: never known.
 	Skew func() (d time.Duration, ok bool)
-	// Sleep waits d, or less when ctx ends first: then it returns ctx's
+	// For waits d, or less when ctx ends first: then it returns ctx's
 	// error. nil: a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Log   *slog.Logger // nil: discarded
@@ -102,7 +103,7 @@ func NewWatcher(cfg Config) *Watcher {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = pause.For
 	}
 	return &Watcher{cfg: cfg, paused: map[string]string{}}
 }
@@ -684,18 +685,6 @@ func (w *Watcher) metricPoll(ok bool) {
 func (w *Watcher) metricNotice(k Kind, result string) {
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.Notice(k, result)
-	}
-}
-
-// sleep waits d, or less if ctx ends first: then it returns ctx's error.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // t0 is a Monday morning before the demo owner's working hours in Berlin.
@@ -218,8 +218,8 @@ type world struct {
 	sb      *bookingtest.Server
 	client  *booking.Client
 	list    *switchable
-	store   *notices.BoltStore
-	journal *journal.Journal
+	store   *bolt.Notices
+	journal *bolt.Journal
 	pub     *recorder
 	alerts  *alerts
 	counts  *counts
@@ -236,16 +236,14 @@ func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 		return w.clock.Now().Add(time.Duration(w.ahead.Load()))
 	}))
 	dir := t.TempDir()
-	var err error
-	if w.journal, err = journal.Open(dir, journal.Options{}); err != nil {
+	db, err := bolt.Open(dir, bolt.Options{Beside: true})
+	if err != nil {
 		t.Fatal(err)
 	}
+	w.journal, w.store = db.Journal(), db.Notices()
 	w.client = w.newClient(t, bookingtest.DemoKey)
 	w.list = &switchable{}
 	w.list.c.Store(w.client)
-	if w.store, err = notices.OpenBolt(filepath.Join(dir, notices.BoltFileName)); err != nil {
-		t.Fatal(err)
-	}
 	w.cfg = notices.Config{
 		List: w.list, Store: w.store, Publisher: w.pub, Alerter: w.alerts, Writes: w.journal, Metrics: w.counts,
 		Channel: "CNOTES", Interval: time.Minute, Now: w.clock.Now,
@@ -692,7 +690,7 @@ func TestNothingTwiceAcrossARestart(t *testing.T) {
 	id := w.book("intro-call", 0, "Ada", "ada@example.com")
 	// The notice goes out, then the snapshot cannot be saved: as if the
 	// process died in between.
-	lost := &failingSave{BoltStore: w.store}
+	lost := &failingSave{Notices: w.store}
 	cfg := w.cfg
 	cfg.Store = lost
 	w.clock.Advance(time.Minute)
@@ -724,7 +722,7 @@ func TestNothingTwiceAcrossARestart(t *testing.T) {
 	}
 }
 
-type failingSave struct{ *notices.BoltStore }
+type failingSave struct{ *bolt.Notices }
 
 func (failingSave) SaveLast(context.Context, notices.Snapshot) error {
 	return errors.New("disk full")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // r0 is Monday 2026-03-23 06:00 UTC (07:00 in Berlin): before the demo
@@ -99,7 +99,7 @@ type place struct {
 	t       *testing.T
 	clock   *fakeclock.Clock
 	sb      *bookingtest.Server
-	store   *personal.BoltStore
+	store   *bolt.Personal
 	send    *sender
 	tally   *tally
 	allowed map[string]bool
@@ -120,9 +120,11 @@ func newPlace(t *testing.T) *place {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.store, err = personal.OpenBolt(filepath.Join(t.TempDir(), personal.BoltFileName)); err != nil {
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+	if err != nil {
 		t.Fatal(err)
 	}
+	p.store = db.Personal()
 	p.cfg = personal.Config{
 		List: client, Store: p.store, Send: p.send, Metrics: p.tally,
 		Zones:   zones{"UADA": berlin, "UBOB": testutil.Zone("America/New_York")},

@@ -19,7 +19,7 @@ import (
 
 // DigestLedger is the digest's exactly-once ledger in the database, shared
 // by every replica on it, with the semantics of digest.Ledger (which
-// digest/ledgertest checks, here as for digest.FileLedger). o's clock
+// digest/ledgertest checks, here as for the embedded store). o's clock
 // stamps the claims and judges them stale: the replicas' clocks must agree
 // to well within o.StaleAfter.
 //

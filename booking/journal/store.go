@@ -9,13 +9,13 @@ import (
 	"github.com/bookbot/bookbot/booking"
 )
 
-// Store is the write journal as bookbot uses it. *Journal keeps it in a
-// bbolt file under the state directory; pgstore keeps it in PostgreSQL, for
-// replicas that share one database. Both keep the semantics that
-// journaltest checks.
+// Store is the write journal as bookbot uses it. The embedded store
+// (store/bolt) keeps it in its file under the state directory; pgstore
+// keeps it in PostgreSQL, for replicas that share one database. Both keep
+// the semantics that journaltest checks.
 //
 // A store is made for one process, its owner: the entries it begins carry
-// that owner, and its Recover leaves them alone (*Journal's Owner field,
+// that owner, and its Recover leaves them alone (store/bolt's Journal.Owner,
 // pgstore's Journal(owner)).
 type Store interface {
 	// Begin records a write before it is sent; the returned function
@@ -54,10 +54,7 @@ type Store interface {
 	Prune(t time.Time) (int, error)
 }
 
-var (
-	_ Store           = (*Journal)(nil)
-	_ booking.Journal = Store(nil)
-)
+var _ booking.Journal = Store(nil)
 
 // The rules below are what an entry means, shared by every Store so that
 // they agree: a store keeps entries and finds them, these say what to do

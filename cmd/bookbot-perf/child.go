@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -17,24 +16,22 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
-
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/internal/app"
+	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // What cannot be seen from outside the bookbot binary (the live heap,
 // stacks, goroutines, profiles) is measured in a second process: this
-// program re-run with -serve-bot, which wires the bot the way `bookbot run`
-// does (configuration from the same environment, the booking client,
-// slack-go over Socket Mode, the digest runner behind `/booking digest`) and
+// program re-run with -serve-bot, which starts the bot through the wiring
+// `bookbot run` starts it through (app.New and App.Run: configuration from
+// the same environment, the write journal, metrics, the scheduled work) and
 // adds a stats endpoint on a Unix socket. The stand-ins stay in the parent,
-// so the child's heap is the bot's alone. The bot's clock (bot.Config.Now)
-// can be moved forward, so that its time windows can be seen to close
-// without waiting for them.
+// so the child's heap is the bot's alone. The bot's clock (app.Deps.Now) can
+// be moved forward, so that its time windows can be seen to close without
+// waiting for them.
 
 // statsSockEnv names the Unix socket the -serve-bot child serves stats on;
 // with exactEnv set, its heap profile records every allocation.
@@ -69,23 +66,20 @@ func serveBot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	bk, err := booking.NewClient(cfg.BookingBaseURL, cfg.BookingKey, booking.WithLogger(log), booking.WithUserAgent("bookbot/perf"))
+	log := app.NewLogger(cfg, os.Stderr)
+	st, err := openState(cfg.StateDir)
 	if err != nil {
 		return err
 	}
-	api := slack.New(cfg.SlackBotToken.Value(), slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackAppToken.Value()))
-	auth, err := api.AuthTestContext(ctx)
-	if err != nil {
-		return err
-	}
-	runner := &digest.Runner{Source: bk, Publisher: &bot.SlackDigestPublisher{Slack: api}, Zone: cfg.DigestZone, IncludeEmails: cfg.DigestIncludeEmails, Log: log}
 	var ahead atomic.Int64 // how far the bot's clock is moved forward
-	b := bot.New(bot.Config{
-		Command: cfg.Command, Allowed: cfg.Allowed, TeamID: auth.TeamID,
-		Digest: runner, DigestZone: cfg.DigestZone, IncludeEmails: cfg.DigestIncludeEmails, Log: log,
+	a, err := app.New(ctx, app.Deps{
+		Config: cfg, State: st, Metrics: metrics.New(), Log: log, Version: "perf",
 		Now: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) },
-	}, bk, api)
+	})
+	if err != nil {
+		return err
+	}
+	b, bk := a.Bot, a.Booking
 
 	ln, err := net.Listen("unix", os.Getenv(statsSockEnv))
 	if err != nil {
@@ -137,7 +131,19 @@ func serveBot(ctx context.Context) error {
 	stats := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = stats.Serve(ln) }()
 	defer stats.Close()
-	return b.Run(ctx, socketmode.New(api), 10*time.Second)
+	return a.Run(ctx)
+}
+
+// openState opens the embedded store the measured bot keeps its journal
+// and people's settings in, under BOOKBOT_STATE_DIR, holding the directory
+// until the process ends. The environment the parent gives it turns the
+// digest and notices off, so it needs no more.
+func openState(dir string) (app.State, error) {
+	db, err := bolt.Open(dir, bolt.Options{})
+	if err != nil {
+		return app.State{}, err
+	}
+	return app.State{Journal: db.Journal(), Personal: db.Personal()}, nil
 }
 
 // settledStats closes idle HTTP connections, waits until the goroutine

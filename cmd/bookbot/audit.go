@@ -11,8 +11,10 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // runAudit prints the write journal: every create and cancel bookbot sent
@@ -39,11 +41,12 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 	if err := embeddedOnly(cfg, "audit"); err != nil {
 		return err
 	}
-	cfg.LogWarnings(newLogger(cfg, stderr))
-	jr, err := journal.Open(cfg.StateDir, journal.Options{ReadOnly: true})
+	cfg.LogWarnings(app.NewLogger(cfg, stderr))
+	db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
+	jr := db.Journal()
 	from := time.Now().Add(-*since)
 	list, err := jr.Since(from)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/pgstore"
 )
@@ -155,7 +156,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	key, clock := checkBookingKey(ctx, cfg, secretSource(getenv, "BOOKING_API_KEY"), stderr)
 	list.add(key)
 	list.add(clock)
-	api := newSlack(cfg)
+	api := app.NewSlack(cfg, slackCallTimeout)
 	auth, bot := checkBotToken(ctx, api, cfg, secretSource(getenv, "SLACK_BOT_TOKEN"))
 	list.add(bot)
 	list.add(checkAppToken(ctx, api, cfg, secretSource(getenv, "SLACK_APP_TOKEN")))
@@ -187,7 +188,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 // configFailure shows every configuration problem; config.Error's messages
 // name their variables and never hold a secret.
 func configFailure(err error) result {
-	r := fail("configuration: "+err.Error(), "fix the variables named above (the README's Configuration table lists them all) and run bookbot check again")
+	r := fail("configuration: "+err.Error(), "fix the variables named above (docs/configuration.md lists them all) and run bookbot check again")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		r.text = strings.TrimSuffix(strings.SplitN(ce.Error(), "\n", 2)[0], ":")
@@ -230,7 +231,7 @@ func secretSource(getenv func(string) string, name string) string {
 func checkBookingKey(ctx context.Context, cfg *config.Config, source string, stderr io.Writer) (key, clock result) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	bk, err := newBookingClient(cfg, newLogger(cfg, stderr))
+	bk, err := app.NewBookingClient(cfg, version, app.NewLogger(cfg, stderr))
 	if err != nil {
 		return fail("booking API client: "+err.Error(), "check BOOKING_BASE_URL"), skip("booking API's clock: not checked, the API cannot be asked")
 	}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -17,17 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
-
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
-	"github.com/bookbot/bookbot/booking/journal"
-	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/cmd/bookbot/internal/console"
 	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -78,7 +71,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer logFile.Close()
-	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
 	// The sandbox booking API, seeded with sample data.
 	// One clock for the whole demo, which :later moves ahead.
@@ -99,48 +91,36 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sl.AddUser(slacktest.User{ID: demoUser, Name: "demo", RealName: "Demo Person", TZ: zone.String()})
 	sl.AddChannel(slacktest.Channel{ID: demoChannel, Name: "bookings", Members: []string{sl.BotUserID(), demoUser}})
 
-	// The real bot, wired as `bookbot run` wires it.
-	key, err := booking.NewKey(bookingtest.DemoKey)
+	// The real bot, started as `bookbot run` starts it, from an environment
+	// that points it at the stand-ins, on the demo's clock.
+	env := map[string]string{
+		"BOOKING_BASE_URL":      sandboxURL,
+		"BOOKING_API_KEY":       bookingtest.DemoKey,
+		"SLACK_BOT_TOKEN":       sl.BotToken(),
+		"SLACK_APP_TOKEN":       sl.AppToken(),
+		"SLACK_API_URL":         sl.APIURL,
+		"BOOKBOT_ALLOWED_USERS": demoUser,
+		"DIGEST_CHANNEL":        demoChannel,
+		"DIGEST_TIMEZONE":       zone.String(),
+		"NOTIFY_CHANNEL":        demoChannel,
+		"BOOKBOT_STATE_DIR":     filepath.Join(dir, "state"),
+		"BOOKBOT_HTTP_ADDR":     "off",
+		"LOG_LEVEL":             "debug",
+		"LOG_FORMAT":            "text",
+	}
+	a, log, stop, err := start(ctx, func(k string) string { return env[k] }, logFile, clock.Now)
+	if errors.Is(err, errStopped) {
+		return nil
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("demo: %w", err)
 	}
-	jr, err := journal.Open(dir, journal.Options{})
-	if err != nil {
-		return err
-	}
-	client, err := booking.NewClient(sandboxURL, key, booking.WithLogger(log), booking.WithUserAgent("bookbot/"+version+" demo"), booking.WithJournal(jr), booking.WithClock(clock.Now))
-	if err != nil {
-		return err
-	}
-	slackAPI := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL), slack.OptionAppLevelToken(sl.AppToken()))
-	ledger, err := digest.OpenLedger(dir)
-	if err != nil {
-		return err
-	}
-	runner := &digest.Runner{
-		Source: client, Publisher: &bot.SlackDigestPublisher{Slack: slackAPI}, Ledger: ledger,
-		Channel: demoChannel, Zone: zone, Log: log, Now: clock.Now,
-	}
-	people, err := personal.OpenBolt(filepath.Join(dir, personal.BoltFileName))
-	if err != nil {
-		return err
-	}
-	b := bot.New(bot.Config{
-		Command:    "/booking",
-		Allowed:    func(id string) bool { return id == demoUser },
-		TeamID:     sl.TeamID(),
-		Digest:     runner,
-		DigestZone: zone,
-		Journal:    jr,
-		Reviewers:  []string{demoUser},
-		Log:        log,
-		Now:        clock.Now,
-		Personal:   people,
-	}, client, slackAPI)
+	defer stop()
 
+	// Slack is served until the console ends, however it ends.
 	botCtx, stopBot := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
-	go func() { done <- b.Run(botCtx, socketmode.New(slackAPI), 10*time.Second) }()
+	go func() { done <- a.Serve(botCtx) }()
 	defer func() {
 		stopBot()
 		<-done
@@ -151,28 +131,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: bookbot did not connect to the local Slack: %w", err)
 	}
 
-	// Live notices go to #bookings. Instead of a timer, the list is read
-	// each time the console waits for bookbot, so a notice shows right
-	// after the change that caused it.
-	noticeStore, err := notices.OpenBolt(filepath.Join(dir, notices.BoltFileName))
-	if err != nil {
-		return err
-	}
-	watcher := notices.NewWatcher(notices.Config{
-		List: client, Store: noticeStore, Writes: jr, Alerter: b, Log: log, Skew: client.Skew,
-		Publisher: bot.SlackNoticePublisher{Slack: slackAPI, Zone: zone},
-		Channel:   demoChannel,
-		Now:       clock.Now,
-	})
-	reminders := personal.NewRunner(personal.Config{
-		List: client, Store: people, Send: b, Zones: b, Log: log, Now: clock.Now,
-		Allowed: func(id string) bool { return id == demoUser },
-	})
+	// The scheduled work is the console's to drive, not timers': live
+	// notices go to #bookings, read each time the console waits for
+	// bookbot, so a notice shows right after the change that caused it;
+	// reminders and agendas are looked for then too; :digest posts the
+	// digest.
+	watcher, reminders := a.NewWatcher(), a.NewReminders()
 	if err := watcher.Poll(ctx); err != nil {
 		return fmt.Errorf("demo: notices: %w", err)
 	}
 	idle := func(ctx context.Context) error {
-		if err := b.Idle(ctx); err != nil {
+		if err := a.Bot.Idle(ctx); err != nil {
 			return err
 		}
 		if err := watcher.Poll(ctx); err != nil {
@@ -181,17 +150,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := reminders.Tick(ctx); err != nil {
 			log.Warn("demo: reminders", "error", err)
 		}
-		return b.Idle(ctx)
+		return a.Bot.Idle(ctx)
 	}
 
 	c := &console.Console{
 		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout,
 		Idle: idle, Now: clock.Now,
 		Later: func(ctx context.Context, arg string) (string, error) {
-			return demoLater(ctx, clock, arg, client, people, zone)
+			return demoLater(ctx, clock, arg, a.Booking, a.State.Personal, zone)
 		},
 		Digest: func(ctx context.Context) (string, error) {
-			res, err := runner.Run(ctx, digest.Tomorrow(clock.Now(), zone))
+			res, err := a.Digest.Run(ctx, digest.Tomorrow(clock.Now(), zone))
 			switch {
 			case errors.Is(err, digest.ErrAlreadyPosted):
 				return "Tomorrow's digest was posted already in this session (it posts once per date).", nil

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // digestReadTimeout bounds all of `bookbot digest`'s reads of the booking
@@ -80,21 +82,23 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	if !*dryRun && cfg.DigestChannel == "" {
 		return errors.New("digest: DIGEST_CHANNEL is not set; set it, or use -dry-run to print the digest")
 	}
-	log := newLogger(cfg, stderr)
+	log := app.NewLogger(cfg, stderr)
 	cfg.LogWarnings(log)
-	bk, err := newBookingClient(cfg, log)
+	bk, err := app.NewBookingClient(cfg, version, log)
 	if err != nil {
 		return err
 	}
 	var runner *digest.Runner
 	if *dryRun {
-		runner = newDigestRunner(cfg, bk, nil, nil, log)
+		runner = app.NewDigestRunner(cfg, bk, nil, nil, log)
 	} else {
-		ledger, err := digest.OpenLedger(cfg.StateDir)
+		// Beside a `bookbot run` on the same state directory: the ledger
+		// is claimed per date in the file they share.
+		db, err := bolt.Open(cfg.StateDir, bolt.Options{Beside: true, Log: log})
 		if err != nil {
 			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 		}
-		runner = newDigestRunner(cfg, bk, newSlack(cfg), ledger, log)
+		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), db.Ledger(digest.LedgerOptions{Log: log}), log)
 	}
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)
 	if *date != "" {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
+	"github.com/bookbot/bookbot/cmd/internal/metrics"
 )
 
 // The listener logs the address it bound, serves the probes and metrics

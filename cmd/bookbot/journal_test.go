@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,7 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
-	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 const (
@@ -114,10 +110,11 @@ func TestCrashMidCreateIsReconciledAndReportedOnce(t *testing.T) {
 	if strings.Contains(out.String(), `"msg":"booking create"`) {
 		t.Fatalf("the create finished before the kill:\n%s", out)
 	}
-	jr, err := journal.Open(state, journal.Options{ReadOnly: true})
+	db, err := bolt.Open(state, bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	jr := db.Journal()
 	entries, err := jr.Since(time.Time{})
 	if err != nil || len(entries) != 1 || !entries[0].Open() || entries[0].Actor != ada {
 		t.Fatalf("journal after the kill: %+v, %v", entries, err)
@@ -296,10 +293,11 @@ func TestRunPrunesTheJournal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	state := t.TempDir()
-	jr, err := journal.Open(state, journal.Options{})
+	db, err := bolt.Open(state, bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	jr := db.Journal()
 	jr.Now = func() time.Time { return time.Now().Add(-100 * 24 * time.Hour) }
 	for _, o := range []booking.Outcome{booking.Confirmed, booking.Unknown} {
 		finish, err := jr.Begin(ctx, booking.Write{Op: booking.OpCancel, Actor: ada, BookingID: "bk_" + string(o)})
@@ -322,9 +320,9 @@ func TestRunPrunesTheJournal(t *testing.T) {
 	if len(left) != 1 || left[0].BookingID != "bk_unknown" || !left[0].AwaitingReview() {
 		t.Errorf("journal after pruning: %+v; want only the unchecked unclear cancel", left)
 	}
-	// Notices are off, so their file is not made.
-	if _, err := os.Stat(filepath.Join(state, notices.BoltFileName)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("notices off, yet %s: %v", notices.BoltFileName, err)
+	// Notices are off, so they keep nothing.
+	if _, ok, err := db.Notices().Last(ctx); ok || err != nil {
+		t.Errorf("notices off, yet a snapshot was saved: %v, %v", ok, err)
 	}
 }
 
@@ -343,10 +341,11 @@ func TestSecondRunOnTheSameStateRefusesToStart(t *testing.T) {
 	form, slot := openForm(ctx, t, sl)
 	sb.SetLatency(bookingtest.EndpointCreateBooking, 2*time.Second)
 	submitGrace(ctx, t, sl, form, slot, "America/New_York")
-	jr, err := journal.Open(state, journal.Options{ReadOnly: true})
+	db, err := bolt.Open(state, bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	jr := db.Journal()
 	entries := func() []journal.Entry {
 		list, err := jr.Since(time.Time{})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/pgstore"
 )
@@ -43,7 +44,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	cfg.LogWarnings(newLogger(cfg, stderr))
+	cfg.LogWarnings(app.NewLogger(cfg, stderr))
 	if cfg.DatabaseURL.IsZero() {
 		return errors.New("migrate: BOOKBOT_DATABASE_URL is not set: the embedded store under BOOKBOT_STATE_DIR needs no migration")
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
-	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
+	"github.com/bookbot/bookbot/cmd/internal/metrics/metricstest"
 	"github.com/bookbot/bookbot/internal/testutil"
 )
 
@@ -203,19 +203,9 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 			const attendee = "grace.private@example.net"
 			seen := map[string]bool{}
 
-			// slash runs /booking text and waits for the reply containing want.
 			slash := func(text, want string) slacktest.Message {
 				t.Helper()
-				if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: text, UserID: "UADA"}); err != nil {
-					t.Fatal(err)
-				}
-				m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-					return m.Kind == "response_url" && strings.Contains(m.Text+string(m.Blocks), want)
-				})
-				if err != nil {
-					t.Fatalf("/booking %s: no reply with %q: %v\n%s", text, want, err, out.String())
-				}
-				return m
+				return slashReply(ctx, t, sl, out, text, want)
 			}
 			// book opens the modal, submits it and waits for the outcome.
 			book := func(want string) {

@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/cmd/internal/app"
 )
 
-// slackCallTimeout bounds every Slack Web API call, whatever its context:
-// without it a Slack that accepts a connection and never answers hangs
-// auth.test at start-up and apps.connections.open on a reconnect for good.
-// It matches `bookbot check`'s bound on each check. The Socket Mode
-// WebSocket is not cut by it: slack-go dials that with a dialer of its own.
-// Tests shorten it.
-var slackCallTimeout = 10 * time.Second
+// slackCallTimeout bounds every Slack Web API call (app.SlackCallTimeout).
+// It matches `bookbot check`'s bound on each check. Tests shorten it.
+var slackCallTimeout = app.SlackCallTimeout
 
 // authTestError says why auth.test failed at start-up: Slack refused the
 // bot token (an error answer), or Slack gave no answer, which no token fixes.
@@ -48,4 +46,17 @@ func authTestError(err error, timeout time.Duration) error {
 func timedOut(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// slackReason is Slack's short error code, which never carries a token.
+func slackReason(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return "rate limited"
+	}
+	return "no answer: " + err.Error()
 }

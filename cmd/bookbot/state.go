@@ -8,19 +8,19 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
-	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics"
+	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/statedir"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // writeLeftAfter is how long another replica's write may stay in flight
@@ -30,8 +30,8 @@ import (
 const writeLeftAfter = 5 * time.Minute
 
 // store is where `bookbot run` keeps what must outlive the process: the
-// embedded files under BOOKBOT_STATE_DIR, which one process holds, or
-// PostgreSQL, which replicas share.
+// embedded store's file under BOOKBOT_STATE_DIR, which one process holds,
+// or PostgreSQL, which replicas share.
 type store struct {
 	journal  journal.Store
 	ledger   digest.Ledger // nil without DIGEST_CHANNEL
@@ -63,40 +63,27 @@ func openStore(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log
 }
 
 func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
-	// The embedded store serves one process: a second one would settle
-	// this one's writes in flight as abandoned.
-	lock, err := statedir.Acquire(cfg.StateDir)
+	// The embedded store serves one process, which holds the directory: a
+	// second one would settle this one's writes in flight as abandoned.
+	db, err := bolt.Open(cfg.StateDir, bolt.Options{Log: log})
 	if err != nil {
 		if _, held := errors.AsType[*statedir.LockedError](err); held {
 			return nil, err
 		}
-		return nil, fmt.Errorf("state directory (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
-	st := &store{close: func() { _ = lock.Release() }}
-	fail := func(what string, err error) (*store, error) {
-		st.close()
-		return nil, fmt.Errorf("%s (BOOKBOT_STATE_DIR %s): %w", what, cfg.StateDir, err)
+	st := &store{
+		journal:   db.Journal(),
+		personal:  db.Personal(),
+		singleton: func(ctx context.Context, work func(context.Context)) { work(ctx) },
+		close:     func() { _ = db.Close() },
 	}
-	jr, err := journal.Open(cfg.StateDir, journal.Options{})
-	if err != nil {
-		return fail("write journal", err)
-	}
-	jr.Owner = lock.Owner
-	st.journal = jr
 	if cfg.DigestChannel != "" {
-		if st.ledger, err = digest.OpenLedger(cfg.StateDir); err != nil {
-			return fail("digest state", err)
-		}
+		st.ledger = db.Ledger(digest.LedgerOptions{Log: log})
 	}
 	if noticesOn(cfg) {
-		if st.notices, err = notices.OpenBolt(filepath.Join(cfg.StateDir, notices.BoltFileName)); err != nil {
-			return fail("notices state", err)
-		}
+		st.notices = db.Notices()
 	}
-	if st.personal, err = personal.OpenBolt(filepath.Join(cfg.StateDir, personal.BoltFileName)); err != nil {
-		return fail("reminder and agenda settings", err)
-	}
-	st.singleton = func(ctx context.Context, work func(context.Context)) { work(ctx) }
 	return st, nil
 }
 

@@ -210,6 +210,41 @@ func (f *File) Compact(ctx context.Context) error {
 	})
 }
 
+// replacedTries bounds how often open finds that the file it waited for
+// was replaced meanwhile.
+const replacedTries = 5
+
+// open opens the file (read-write when write is set) once this process
+// holds its lock. Another process's Compact renames a new file into place
+// while this one may be waiting for the old one's lock: the old file is
+// then no one's, and a write to it would be lost. open opens the new one
+// instead.
+func (f *File) open(write bool) (*bolt.DB, error) {
+	for try := 1; ; try++ {
+		var opened *os.File
+		db, err := bolt.Open(f.path, 0o600, &bolt.Options{
+			Timeout:  f.opts.LockWait,
+			ReadOnly: !write,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				file, err := os.OpenFile(name, flag, perm)
+				opened = file
+				return file, err
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		held, herr := opened.Stat()
+		now, nerr := os.Stat(f.path)
+		if herr != nil || nerr != nil || os.SameFile(held, now) || try == replacedTries {
+			return db, nil // a file removed or replaced for good is for the format check to refuse
+		}
+		if err := db.Close(); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // do opens the file, runs fn in one transaction (read-write when write is
 // set) and closes the file. With check set the file's version is checked
 // first.
@@ -250,7 +285,7 @@ func (f *File) withDB(ctx context.Context, write bool, fn func(*bolt.DB) error) 
 		return f.wrap(err)
 	}
 
-	db, err := bolt.Open(f.path, 0o600, &bolt.Options{Timeout: f.opts.LockWait, ReadOnly: !write})
+	db, err := f.open(write)
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return f.wrap(fmt.Errorf("another process held the file for over %v: %w", f.opts.LockWait, err))
 	}

@@ -580,3 +580,40 @@ func TestCompact(t *testing.T) {
 		t.Errorf("Compact left its copy behind: %v", err)
 	}
 }
+
+// A transaction that waited for another process's lock while that process
+// compacted the file (renamed a new one into place) runs on the new file,
+// not on the old one, which no one reads again.
+func TestTransactionAfterAnotherProcessCompacted(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	f := open(t, path)
+	if err := put(t.Context(), f, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	release := hold(t, path, false)
+	done := make(chan error, 1)
+	go func() { done <- put(t.Context(), f, "b", "2") }()
+	awaitLockRetries(t, done)
+
+	// The other process writes a copy and renames it into place.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".compact", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".compact", path); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"a": "1", "b": "2"} {
+		if v, err := get(t.Context(), f, k); err != nil || v != want {
+			t.Errorf("%s = %q, %v; want %q", k, v, err, want)
+		}
+	}
+}

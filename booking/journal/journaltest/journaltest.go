@@ -1,6 +1,6 @@
 // Package journaltest checks an implementation of journal.Store against
-// the semantics of bookbot's write journal, as the bbolt journal
-// (*journal.Journal) has them. It is for tests only.
+// the semantics of bookbot's write journal, as the embedded store's
+// journal (store/bolt) has them. It is for tests only.
 package journaltest
 
 import (

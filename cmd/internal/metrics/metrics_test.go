@@ -15,7 +15,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot"
-	"github.com/bookbot/bookbot/cmd/bookbot/internal/metrics/metricstest"
+	"github.com/bookbot/bookbot/cmd/internal/metrics/metricstest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )

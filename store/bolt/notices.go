@@ -1,4 +1,4 @@
-package notices
+package bolt
 
 import (
 	"bytes"
@@ -8,130 +8,101 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/bookbot/bookbot/internal/boltfile"
+	"github.com/bookbot/bookbot/notices"
 )
 
-// BoltFileName is the embedded store's file under the state directory.
-const BoltFileName = "notices.db"
-
-var (
-	// lastBucket holds the saved snapshot, under lastKey.
-	lastBucket = []byte("last")
-	// claimsBucket maps a key's identity (Key.bytes) to its claimRecord.
-	claimsBucket = []byte("claims")
-	// threadsBucket maps a booking ID to its threadRecord.
-	threadsBucket = []byte("threads")
-
-	lastKey = []byte("last")
-)
-
-// boltVersion is the format of the files OpenBolt writes. A file of a
-// newer one is refused: its format is unknown here.
-const boltVersion = 1
+// lastKey is the saved snapshot's key in noticesLast.
+var lastKey = []byte("last")
 
 // errNotClaimed means Posted was given a key that holds no claim: never
 // claimed, or pruned.
 var errNotClaimed = errors.New("no claim of the notice")
 
-// BoltStore is the Store in one bbolt file. The file is opened for each
-// operation and closed again, so that other bookbot commands can read it
-// while `bookbot run` serves; another process's hold on it is waited for
-// up to 5 seconds. A BoltStore is safe for concurrent use, and the
-// BoltStores of one file in a process take turns rather than contend for
-// the file's lock.
+// Notices is what the notices watcher keeps (notices.Store) in the store.
+// It is safe for concurrent use.
 //
 // Prune deletes records but does not rewrite the file: the records hold
 // booking IDs, times and Slack message references, and the snapshot
 // (which holds attendee names and emails) is replaced by every SaveLast.
-type BoltStore struct {
+type Notices struct {
 	file *boltfile.File
 }
 
-var _ Store = (*BoltStore)(nil)
+var _ notices.Store = (*Notices)(nil)
 
-// OpenBolt opens the store in the file at path, creating the file (mode
-// 0600) and its directory when missing. A file of a newer format than this
-// bookbot knows is refused.
-func OpenBolt(path string) (*BoltStore, error) {
-	f, err := boltfile.Open(path, "notices", boltVersion, lastBucket, claimsBucket, threadsBucket)
-	if err != nil {
-		return nil, err
-	}
-	return &BoltStore{file: f}, nil
-}
-
-// Path is the store's file.
-func (s *BoltStore) Path() string { return s.file.Path() }
+// Notices is the notices' record.
+func (db *DB) Notices() *Notices { return &Notices{file: db.file} }
 
 // Last returns the snapshot saved last; ok is false before the first. Its
 // times are the saved instants, without their zone names or monotonic
 // readings.
-func (s *BoltStore) Last(ctx context.Context) (Snapshot, bool, error) {
+func (s *Notices) Last(ctx context.Context) (notices.Snapshot, bool, error) {
 	var (
-		snap Snapshot
+		snap notices.Snapshot
 		ok   bool
 	)
-	err := s.file.View(ctx, func(tx *bolt.Tx) error {
-		v := tx.Bucket(lastBucket).Get(lastKey)
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(noticesLast).Get(lastKey)
 		if v == nil {
 			return nil
 		}
 		var err error
-		if snap, err = DecodeSnapshot(v); err != nil {
+		if snap, err = notices.DecodeSnapshot(v); err != nil {
 			return fmt.Errorf("saved snapshot: %w", err)
 		}
 		ok = true
 		return nil
 	})
 	if err != nil {
-		return Snapshot{}, false, err
+		return notices.Snapshot{}, false, err
 	}
 	return snap, ok, nil
 }
 
 // SaveLast replaces the saved snapshot.
-func (s *BoltStore) SaveLast(ctx context.Context, snap Snapshot) error {
-	v, err := EncodeSnapshot(snap)
+func (s *Notices) SaveLast(ctx context.Context, snap notices.Snapshot) error {
+	v, err := notices.EncodeSnapshot(snap)
 	if err != nil {
-		return fmt.Errorf("notices store %s: snapshot: %w", s.file.Path(), err)
+		return fmt.Errorf("bookbot store %s: notices snapshot: %w", s.file.Path(), err)
 	}
-	return s.file.Update(ctx, func(tx *bolt.Tx) error {
-		return tx.Bucket(lastBucket).Put(lastKey, v)
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(noticesLast).Put(lastKey, v)
 	})
 }
 
-// claimRecord is a claim as stored.
-type claimRecord struct {
-	At        time.Time `json:"at"` // when it was claimed
-	BookingID string    `json:"booking_id"`
-	Kind      Kind      `json:"kind"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
-	Since     time.Time `json:"since"`
-	Message   *Message  `json:"message,omitempty"` // where the notice was posted
+// noticeClaim is a claim as stored.
+type noticeClaim struct {
+	At        time.Time        `json:"at"` // when it was claimed
+	BookingID string           `json:"booking_id"`
+	Kind      notices.Kind     `json:"kind"`
+	Start     time.Time        `json:"start"`
+	End       time.Time        `json:"end"`
+	Since     time.Time        `json:"since"`
+	Message   *notices.Message `json:"message,omitempty"` // where the notice was posted
 }
 
-// threadRecord is a booking's thread as stored: its root message and the
+// noticeThread is a booking's thread as stored: its root message and the
 // booking's end, for pruning.
-type threadRecord struct {
-	Message
+type noticeThread struct {
+	notices.Message
 	End time.Time `json:"end"`
 }
 
 // Claim records the claim of k's change, made at at, in one transaction
 // with the check that it was not claimed before. The claim keeps k.End, for
 // Prune; a key is the same claim whatever its End.
-func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error) {
-	ck := k.bytes()
-	v, err := json.Marshal(claimRecord{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
+func (s *Notices) Claim(ctx context.Context, k notices.Key, at time.Time) (bool, error) {
+	ck := k.Bytes()
+	v, err := json.Marshal(noticeClaim{At: at, BookingID: k.BookingID, Kind: k.Kind, Start: k.Start, End: k.End, Since: k.Since})
 	if err != nil {
-		return false, fmt.Errorf("notices store %s: claim: %w", s.file.Path(), err)
+		return false, fmt.Errorf("bookbot store %s: notice claim: %w", s.file.Path(), err)
 	}
 	claimed := false
-	err = s.file.Update(ctx, func(tx *bolt.Tx) error {
-		claims := tx.Bucket(claimsBucket)
+	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		claims := tx.Bucket(noticesClaims)
 		if claims.Get(ck) != nil {
 			return nil
 		}
@@ -148,15 +119,15 @@ func (s *BoltStore) Claim(ctx context.Context, k Key, at time.Time) (bool, error
 // claimed, or pruned). With root set m becomes the booking's thread,
 // replacing any it had: the caller decides when a notice starts a new
 // thread. Without it the booking's thread, if any, stays.
-func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) error {
-	ck := k.bytes()
-	return s.file.Update(ctx, func(tx *bolt.Tx) error {
-		claims := tx.Bucket(claimsBucket)
+func (s *Notices) Posted(ctx context.Context, k notices.Key, m notices.Message, root bool) error {
+	ck := k.Bytes()
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		claims := tx.Bucket(noticesClaims)
 		v := claims.Get(ck)
 		if v == nil {
 			return fmt.Errorf("%w: %s", errNotClaimed, k)
 		}
-		var c claimRecord
+		var c noticeClaim
 		if err := json.Unmarshal(v, &c); err != nil {
 			return fmt.Errorf("claim of the %s: %w", k, err)
 		}
@@ -169,9 +140,9 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 			return err
 		}
 
-		threads := tx.Bucket(threadsBucket)
+		threads := tx.Bucket(noticesThreads)
 		id := []byte(k.BookingID)
-		var th threadRecord
+		var th noticeThread
 		if v := threads.Get(id); v != nil {
 			if err := json.Unmarshal(v, &th); err != nil {
 				return fmt.Errorf("thread of booking %q: %w", k.BookingID, err)
@@ -194,19 +165,19 @@ func (s *BoltStore) Posted(ctx context.Context, k Key, m Message, root bool) err
 }
 
 // Release withdraws k's claim, when its notice certainly was not posted
-// (ErrNotPosted), so that the change can be claimed and tried again. A
+// (notices.ErrNotPosted), so that the change can be claimed and tried again. A
 // claim that Posted recorded a message on is kept, and Release fails:
 // the notice is in Slack. Releasing a key that holds no claim does
 // nothing.
-func (s *BoltStore) Release(ctx context.Context, k Key) error {
-	ck := k.bytes()
-	return s.file.Update(ctx, func(tx *bolt.Tx) error {
-		claims := tx.Bucket(claimsBucket)
+func (s *Notices) Release(ctx context.Context, k notices.Key) error {
+	ck := k.Bytes()
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		claims := tx.Bucket(noticesClaims)
 		v := claims.Get(ck)
 		if v == nil {
 			return nil
 		}
-		var c claimRecord
+		var c noticeClaim
 		if err := json.Unmarshal(v, &c); err != nil {
 			return fmt.Errorf("claim of the %s: %w", k, err)
 		}
@@ -219,11 +190,11 @@ func (s *BoltStore) Release(ctx context.Context, k Key) error {
 
 // Unsettled returns when k was claimed, if no message is recorded on its
 // claim.
-func (s *BoltStore) Unsettled(ctx context.Context, k Key) (time.Time, bool, error) {
-	var c claimRecord
+func (s *Notices) Unsettled(ctx context.Context, k notices.Key) (time.Time, bool, error) {
+	var c noticeClaim
 	found := false
-	err := s.file.View(ctx, func(tx *bolt.Tx) error {
-		v := tx.Bucket(claimsBucket).Get(k.bytes())
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(noticesClaims).Get(k.Bytes())
 		if v == nil {
 			return nil
 		}
@@ -240,13 +211,13 @@ func (s *BoltStore) Unsettled(ctx context.Context, k Key) (time.Time, bool, erro
 }
 
 // Thread returns the booking's thread; ok is false when none was recorded.
-func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool, error) {
+func (s *Notices) Thread(ctx context.Context, bookingID string) (notices.Message, bool, error) {
 	var (
-		th threadRecord
+		th noticeThread
 		ok bool
 	)
-	err := s.file.View(ctx, func(tx *bolt.Tx) error {
-		v := tx.Bucket(threadsBucket).Get([]byte(bookingID))
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(noticesThreads).Get([]byte(bookingID))
 		if v == nil {
 			return nil
 		}
@@ -257,7 +228,7 @@ func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool
 		return nil
 	})
 	if err != nil || !ok {
-		return Message{}, false, err
+		return notices.Message{}, false, err
 	}
 	return th.Message, true, nil
 }
@@ -267,9 +238,9 @@ func (s *BoltStore) Thread(ctx context.Context, bookingID string) (Message, bool
 // latest End among its claims' keys and the keys its thread was posted
 // under, so a booking moved later keeps all it had until its new end. A
 // pruned key can be claimed again.
-func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
-	return s.file.Update(ctx, func(tx *bolt.Tx) error {
-		claims, threads := tx.Bucket(claimsBucket), tx.Bucket(threadsBucket)
+func (s *Notices) Prune(ctx context.Context, cutoff time.Time) error {
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		claims, threads := tx.Bucket(noticesClaims), tx.Bucket(noticesThreads)
 		ends := map[string]time.Time{} // booking ID → its end
 		later := func(id string, end time.Time) {
 			if e, ok := ends[id]; !ok || end.After(e) {
@@ -282,7 +253,7 @@ func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
 		}
 		var all []claim
 		err := claims.ForEach(func(k, v []byte) error {
-			var c claimRecord
+			var c noticeClaim
 			if err := json.Unmarshal(v, &c); err != nil {
 				return fmt.Errorf("claim %x: %w", k, err)
 			}
@@ -294,7 +265,7 @@ func (s *BoltStore) Prune(ctx context.Context, cutoff time.Time) error {
 			return err
 		}
 		err = threads.ForEach(func(k, v []byte) error {
-			var th threadRecord
+			var th noticeThread
 			if err := json.Unmarshal(v, &th); err != nil {
 				return fmt.Errorf("thread of booking %q: %w", k, err)
 			}

@@ -1,0 +1,40 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/personal"
+)
+
+// todayFlow is `today`: the person's day, as their agenda shows it.
+func todayFlow() flow {
+	return flow{commands: []command{
+		{name: "today", help: "today's bookings, in your time zone", run: func(b *Bot, later *jobs, c call) any {
+			later.add("today", func(ctx context.Context) { c.reply(b.todayReply(ctx, c.UserID)) })
+			return nil
+		}},
+	}}
+}
+
+// todayReply lists today's bookings in the person's zone.
+func (b *Bot) todayReply(ctx context.Context, user string) message {
+	list, err := b.booking.Bookings(ctx)
+	if err != nil {
+		return b.failed("Today's bookings could not be loaded", err)
+	}
+	return todayMessage(b.cfg.Command, list, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
+}
+
+// todayMessage is today's bookings in loc, as an agenda has them.
+func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
+	d := personal.DateOf(now, loc)
+	day, full := personal.DayBookings(list, d, loc)
+	label := now.In(loc).Format(dayLayout)
+	text := "No bookings today."
+	if len(day) > 0 {
+		text = "Today, " + label + ": " + plural(len(day), "booking")
+	}
+	return message{Text: text, Blocks: dayBlocks(cmd, "Today, "+label, d, day, types, loc, "No bookings today.", "", full)}
+}

@@ -1,0 +1,317 @@
+// Package app wires bookbot's components into the bot that runs: the
+// booking client, the digest runner, the Slack bot, live notices, reminders
+// and agendas, and the settling of writes left behind. `bookbot run`,
+// `bookbot demo` and bookbot-perf's measured bot all start it here, so the
+// demo and the measurements are of the bot as it runs. What differs between
+// them is given to New: the configuration (the demo's sandbox and Slack
+// stand-in are URLs and tokens in it), the state, the clock, and whether
+// the scheduled work runs on its timers (Run) or is driven by a console
+// (Serve, NewWatcher, NewReminders).
+package app
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/internal/metrics"
+	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
+)
+
+const (
+	// SlackCallTimeout bounds every Slack Web API call, whatever its
+	// context: without it a Slack that accepts a connection and never
+	// answers hangs auth.test at start-up and apps.connections.open on a
+	// reconnect for good. The Socket Mode WebSocket is not cut by it:
+	// slack-go dials that with a dialer of its own.
+	SlackCallTimeout = 10 * time.Second
+
+	// DrainTimeout bounds how long stopping waits for bookings and cancels
+	// in flight to finish and be reported.
+	DrainTimeout = 30 * time.Second
+
+	// SocketUnhealthyAfter is how long Socket Mode may stay down before
+	// /healthz fails so that an orchestrator restarts bookbot: longer than
+	// a reconnect when Slack asks for one (a second or two) and than
+	// slack-go's first few retries of a failed connection.
+	SocketUnhealthyAfter = 2 * time.Minute
+)
+
+// State is where the bot keeps what must outlive the process, as bookbot's
+// store opens it: embedded files one process holds, or PostgreSQL, which
+// replicas share.
+type State struct {
+	Journal  journal.Store
+	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
+	Notices  notices.Store // nil with notices off
+	Personal personal.Store
+	Seen     bot.Seen // nil: this process's memory
+	// ReviewLock is the lock review reports are made under; nil: this
+	// process's own.
+	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
+	Limiter    booking.Limiter // nil: this process's guard
+	// Singleton runs work that must run in one process at a time (the
+	// digest schedule, notices, reminders, settling writes left behind,
+	// pruning) until ctx ends, while this process may. nil: at once.
+	Singleton func(ctx context.Context, work func(ctx context.Context))
+	// PersonalSaved calls wake whenever any replica saves someone's
+	// settings, until ctx ends; nil where bot.Config.PersonalChanged is
+	// enough (one process).
+	PersonalSaved func(ctx context.Context, wake func())
+}
+
+// Deps is what New wires the bot from.
+type Deps struct {
+	Config  *config.Config
+	State   State
+	Metrics *metrics.Recorder
+	Log     *slog.Logger
+	// Version is bookbot's, sent in the booking client's User-Agent.
+	Version string
+	// Now is the bot's clock, of every component; nil: the machine's. The
+	// demo's :later moves it ahead, and bookbot-perf moves it to see the
+	// bot's time windows close.
+	Now func() time.Time
+
+	// SlackTimeout bounds each Slack Web API call; 0: SlackCallTimeout.
+	SlackTimeout time.Duration
+	// Drain bounds how long stopping waits for writes in flight; 0:
+	// DrainTimeout.
+	Drain time.Duration
+	// SocketUnhealthyAfter is how long Socket Mode may stay down before
+	// /healthz fails; 0: SocketUnhealthyAfter.
+	SocketUnhealthyAfter time.Duration
+}
+
+// App is the bot wired and started up: connected to nothing yet but
+// Slack's auth.test, until Run or Serve.
+type App struct {
+	Booking *booking.Client
+	Digest  *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
+	Bot     *bot.Bot
+	State   State
+
+	cfg   *config.Config
+	m     *metrics.Recorder
+	log   *slog.Logger
+	now   func() time.Time
+	slack *slack.Client
+	drain time.Duration
+	down  time.Duration // SocketUnhealthyAfter
+
+	// reminders is the runner of the scheduled work under way, nil when
+	// none is: a save of someone's settings wakes it.
+	reminders atomic.Pointer[personal.Runner]
+}
+
+// AuthTestError is Slack's auth.test failing at start-up: Slack refused
+// the bot token, or gave no answer.
+type AuthTestError struct{ Err error }
+
+func (e *AuthTestError) Error() string { return "slack auth.test: " + e.Err.Error() }
+func (e *AuthTestError) Unwrap() error { return e.Err }
+
+// New wires the bot: the booking client (writes journalled, observed,
+// limited, not sent in a dry run), with the writes a stopped bookbot left
+// in flight settled when this process holds the state alone; the Slack
+// client, checked with auth.test; the digest runner; and the bot. It
+// starts nothing: Run and Serve do.
+func New(ctx context.Context, d Deps) (*App, error) {
+	cfg, st, m, log := d.Config, d.State, d.Metrics, d.Log
+	a := &App{
+		State: st, cfg: cfg, m: m, log: log, now: d.Now,
+		drain: cmp.Or(d.Drain, DrainTimeout), down: cmp.Or(d.SocketUnhealthyAfter, SocketUnhealthyAfter),
+	}
+	m.SetAwaitingReview(st.Journal.AwaitingReview)
+	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
+	if st.Limiter != nil {
+		writes = append(writes, booking.WithLimiter(st.Limiter))
+	}
+	if d.Now != nil {
+		writes = append(writes, booking.WithClock(d.Now))
+	}
+	if cfg.DryRun {
+		writes = append(writes, booking.WithDryRun())
+		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
+	}
+	bk, err := NewBookingClient(cfg, d.Version, log, writes...)
+	if err != nil {
+		return nil, err
+	}
+	a.Booking = bk
+	if cfg.DatabaseURL.IsZero() {
+		// One process: whatever is in flight was left by one that stopped.
+		if err := recoverWrites(ctx, st.Journal, bk, log); err != nil {
+			return nil, err
+		}
+	}
+	timeout := cmp.Or(d.SlackTimeout, SlackCallTimeout)
+	a.slack = NewSlack(cfg, timeout, slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL), Timeout: timeout}))
+	auth, err := a.slack.AuthTestContext(ctx)
+	if err != nil {
+		return nil, &AuthTestError{Err: err}
+	}
+	log.Info("bookbot starting", "version", d.Version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
+
+	a.Digest = NewDigestRunner(cfg, bk, a.slack, st.Ledger, log)
+	a.Digest.Observe = m.DigestRun
+	a.Digest.Now = d.Now
+	a.Bot = bot.New(bot.Config{
+		Command:       cfg.Command,
+		Allowed:       cfg.Allowed,
+		TeamID:        auth.TeamID,
+		ViewKey:       bot.ViewKey(cfg.SlackAppToken.Value()),
+		Digest:        a.Digest,
+		DigestZone:    cfg.DigestZone,
+		IncludeEmails: cfg.DigestIncludeEmails,
+		Log:           log,
+		Metrics:       m,
+		DryRun:        cfg.DryRun,
+		Journal:       st.Journal,
+		ReviewChannel: cfg.ReviewChannel,
+		Reviewers:     cfg.AllowedUsers,
+		Contact:       firstOf(cfg.AllowedUsers),
+		BookingPage:   cfg.BookingPage,
+		JournalKeep:   cfg.JournalKeep,
+		Personal:      st.Personal,
+		Seen:          st.Seen,
+		ReviewLock:    st.ReviewLock,
+		Now:           d.Now,
+		// Reminders run where the scheduled work runs; a save on another
+		// replica wakes them through the state (State.PersonalSaved).
+		PersonalChanged: func() {
+			if r := a.reminders.Load(); r != nil {
+				r.Wake()
+			}
+		},
+	}, bk, a.slack)
+	return a, nil
+}
+
+// Run serves Slack until ctx ends, with the scheduled work in this process
+// or on the replica that leads (State.Singleton).
+func (a *App) Run(ctx context.Context) error {
+	singletonCtx, stopSingleton := context.WithCancel(ctx)
+	singletonDone := make(chan struct{})
+	go func() {
+		defer close(singletonDone)
+		singleton := a.State.Singleton
+		if singleton == nil {
+			singleton = func(ctx context.Context, work func(context.Context)) { work(ctx) }
+		}
+		singleton(singletonCtx, func(ctx context.Context) {
+			a.m.SetLeader(true)
+			defer a.m.SetLeader(false)
+			a.scheduled(ctx)
+		})
+	}()
+	defer func() { stopSingleton(); <-singletonDone }()
+	return a.Serve(ctx)
+}
+
+// Serve serves Slack over Socket Mode until ctx ends, then drains the
+// writes in flight. It runs none of the scheduled work: Run does, or a
+// console that drives it.
+func (a *App) Serve(ctx context.Context) error {
+	stopWatch := a.m.WatchSocket(ctx, a.down, a.log)
+	defer stopWatch()
+	return a.Bot.Run(ctx, socketmode.New(a.slack), a.drain)
+}
+
+// NewWatcher returns a watcher of the bookings list that posts live
+// notices, nil when they are off. Run makes one for each term it leads.
+func (a *App) NewWatcher() *notices.Watcher {
+	if !a.cfg.NoticesOn() {
+		return nil
+	}
+	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
+	return notices.NewWatcher(notices.Config{
+		List:      a.Booking,
+		Store:     a.State.Notices,
+		Publisher: pub,
+		Finder:    pub,
+		Alerter:   a.Bot,
+		Writes:    a.State.Journal,
+		Metrics:   a.m,
+		Channel:   a.cfg.NotifyChannel,
+		Routes:    a.cfg.NotifyRoutes,
+		Interval:  a.cfg.NotifyInterval,
+		Skew:      a.Booking.Skew,
+		Now:       a.now,
+		Log:       a.log,
+	})
+}
+
+// NewReminders returns the runner of people's reminders and agendas. Run
+// makes one for each term it leads.
+func (a *App) NewReminders() *personal.Runner {
+	return personal.NewRunner(personal.Config{
+		List: a.Booking, Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
+	})
+}
+
+// scheduled runs the work that must run in one process at a time until
+// ctx ends, and waits for what is under way to finish: the digest
+// schedule, notices, reminders, settling writes left behind and pruning.
+func (a *App) scheduled(ctx context.Context) {
+	cfg, st, log := a.cfg, a.State, a.log
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if !cfg.DatabaseURL.IsZero() {
+		// Replicas: the leader settles the writes of replicas that died.
+		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.Booking, log) })
+	}
+	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
+	if cfg.DigestChannel != "" {
+		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, a.Digest, log)
+		if err == nil {
+			err = sched.Start(ctx)
+		}
+		if err != nil {
+			log.Error("digest schedule not started", "error", err)
+		} else {
+			defer func() {
+				stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.drain)
+				defer cancel()
+				_ = sched.Stop(stop)
+			}()
+		}
+	} else {
+		log.Info("digest off: DIGEST_CHANNEL is not set")
+	}
+	if w := a.NewWatcher(); w != nil {
+		log.Info("notices on", "channel", cfg.NotifyChannel, "routes", len(cfg.NotifyRoutes), "interval", cfg.NotifyInterval.String())
+		wg.Go(func() { _ = w.Run(ctx) })
+	} else {
+		log.Info("notices off: NOTIFY_CHANNEL is not set")
+	}
+	r := a.NewReminders()
+	a.reminders.Store(r)
+	defer a.reminders.Store(nil)
+	wg.Go(func() { _ = r.Run(ctx) })
+	if st.PersonalSaved != nil {
+		wg.Go(func() { st.PersonalSaved(ctx, r.Wake) })
+	}
+	<-ctx.Done()
+}
+
+// firstOf is the first of ids, "" when there is none.
+func firstOf(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
