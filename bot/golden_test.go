@@ -25,6 +25,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -115,12 +116,10 @@ func goldenBooking(id string, start time.Time, minutes int, event, name, email *
 	return b
 }
 
-func goldenStr(s string) *string { return &s }
-
 // goldenList is the upcoming bookings: every kind of hostile data, legacy
 // records, and a night the clocks change.
 func goldenList() []booking.Booking {
-	s := goldenStr
+	s := testutil.Ptr[string]
 	return []booking.Booking{
 		goldenBooking("bk_10015a1bdb", goldenAt(23, 11, 0), 30, s("consultation"), s("Ada Lovelace"), s("first_last@example.com")),
 		goldenBooking("bk_long", goldenAt(23, 14, 0), 15, s("intro-call"), s(goldenLongName), s("long&<sons>@example.com")),
@@ -141,7 +140,7 @@ func goldenFullList() []booking.Booking {
 	for i := range booking.MaxListed {
 		start := goldenAt(23+i/6, 10+i%6, 15)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("Ünïcødé & <Sons> ", 8)
-		list = append(list, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, goldenStr("consultation"), &name, goldenStr(fmt.Sprintf("attendee_%03d@example.com", i))))
+		list = append(list, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, testutil.Ptr("consultation"), &name, testutil.Ptr(fmt.Sprintf("attendee_%03d@example.com", i))))
 	}
 	return list
 }
@@ -153,7 +152,7 @@ func goldenBusyDay() []booking.Booking {
 	for i := range booking.MaxListed {
 		start := goldenAt(23, 10, 0).Add(time.Duration(i) * 5 * time.Minute)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("&<>", 60)
-		list = append(list, goldenBooking(fmt.Sprintf("bk_busy_%03d", i), start, 30, goldenStr(strings.Repeat("&", 150)), &name, goldenStr("busy@example.com")))
+		list = append(list, goldenBooking(fmt.Sprintf("bk_busy_%03d", i), start, 30, testutil.Ptr(strings.Repeat("&", 150)), &name, testutil.Ptr("busy@example.com")))
 	}
 	return list
 }
@@ -241,7 +240,7 @@ func goldenMeta() modalMeta {
 }
 
 func goldenCreated(id string) *booking.Booking {
-	b := goldenBooking(id, time.Date(2026, 3, 24, 8, 0, 0, 0, time.UTC), 30, goldenStr("consultation"), goldenStr(goldenAttendee), goldenStr("first_last@example.com"))
+	b := goldenBooking(id, time.Date(2026, 3, 24, 8, 0, 0, 0, time.UTC), 30, testutil.Ptr("consultation"), testutil.Ptr(goldenAttendee), testutil.Ptr("first_last@example.com"))
 	return &b
 }
 
@@ -345,8 +344,8 @@ func goldenCases() []goldenCase {
 	fixed("list_full_page_6", rowsOne, listMessage(full, types, berlin, 6, now, listMark{}))
 	legacy := []booking.Booking{
 		goldenBooking("bk_legacy_1", goldenAt(23, 12, 0), 30, nil, nil, nil),
-		goldenBooking("bk_legacy_2", goldenAt(24, 12, 0), 30, goldenStr("consultation"), nil, goldenStr("only_email@example.com")),
-		goldenBooking("bk_legacy_3", goldenAt(25, 12, 0), 30, nil, goldenStr("Only A Name"), nil),
+		goldenBooking("bk_legacy_2", goldenAt(24, 12, 0), 30, testutil.Ptr("consultation"), nil, testutil.Ptr("only_email@example.com")),
+		goldenBooking("bk_legacy_3", goldenAt(25, 12, 0), 30, nil, testutil.Ptr("Only A Name"), nil),
 	}
 	fixed("list_legacy", rowsOne, listMessage(legacy, nil, berlin, 0, now, listMark{}))
 	fixed("list_empty", rowsOne, listMessage(nil, types, berlin, 0, now, listMark{}))
@@ -587,7 +586,7 @@ func goldenCases() []goldenCase {
 	for i := range booking.MaxListed {
 		start := goldenAt(24, 8, 0).Add(time.Duration(i) * 5 * time.Minute)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("<Ünïcødé & Sons> ", 10)
-		crowd = append(crowd, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, goldenStr("all-hands"), &name, goldenStr(fmt.Sprintf("first_last_%03d@example.com", i))))
+		crowd = append(crowd, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, testutil.Ptr("all-hands"), &name, testutil.Ptr(fmt.Sprintf("first_last_%03d@example.com", i))))
 	}
 	digestCase("full_day", digest.Build(crowd, types, tomorrow, berlin), true)
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // The list shows every upcoming booking, in the reader's zone, each with
@@ -90,8 +91,8 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	h := newHarness(t)
 	for i := range 118 {
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("consultation"), Start: time.Date(2026, 4, 6, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour),
-			BookerName: ptr(fmt.Sprintf("Attendee %03d", i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+			EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 4, 6, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour),
+			BookerName: testutil.Ptr(fmt.Sprintf("Attendee %03d", i)), BookerEmail: testutil.Ptr(fmt.Sprintf("a%03d@example.com", i)),
 		})
 	}
 	want := upcoming(h)

@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -107,7 +108,7 @@ func TestRemindAndAgendaCommands(t *testing.T) {
 	if text := textOf(r.Blocks); !strings.Contains(text, "every day at 07:30 in America/New_York — your Slack time zone") || !strings.Contains(text, "Next agenda: Mon 23 Mar") {
 		t.Errorf("Bob's agenda reply:\n%s", text)
 	}
-	nextAgenda(t, r.Blocks, time.Date(2026, 3, 23, 7, 30, 0, 0, mustZone("America/New_York")))
+	nextAgenda(t, r.Blocks, time.Date(2026, 3, 23, 7, 30, 0, 0, testutil.Zone("America/New_York")))
 
 	r = h.command(ada, "remind")
 	if text := textOf(r.Blocks); !strings.Contains(text, "Reminders:* a direct message 15 minutes") || !strings.Contains(text, "Next reminder: Tue 24 Mar, 08:45 CET") {
@@ -272,8 +273,8 @@ func TestTodayCommand(t *testing.T) {
 
 	// One booked this afternoon, with a hostile name.
 	id := h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
-		BookerName: ptr("<!channel> Eve & *co*"), BookerEmail: ptr("eve@example.com"),
+		EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
+		BookerName: testutil.Ptr("<!channel> Eve & *co*"), BookerEmail: testutil.Ptr("eve@example.com"),
 	})
 	r = h.command(ada, "today")
 	text := textOf(r.Blocks)
@@ -308,8 +309,8 @@ func TestTodayFullList(t *testing.T) {
 	h := newHarness(t)
 	for i := range booking.MaxListed {
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("intro-call"), Start: time.Date(2026, 3, 23, 11, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
-			BookerName: ptr("Busy"), BookerEmail: ptr("busy@example.com"),
+			EventType: testutil.Ptr("intro-call"), Start: time.Date(2026, 3, 23, 11, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
+			BookerName: testutil.Ptr("Busy"), BookerEmail: testutil.Ptr("busy@example.com"),
 		})
 	}
 	r := h.command(ada, "today")
@@ -422,8 +423,8 @@ func TestAppHomeDesk(t *testing.T) {
 func hostileBooking(t *testing.T, h *harness) booking.Booking {
 	t.Helper()
 	id := h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
-		BookerName: ptr("<!channel> Eve & *co*"), BookerEmail: ptr("eve@example.com"),
+		EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
+		BookerName: testutil.Ptr("<!channel> Eve & *co*"), BookerEmail: testutil.Ptr("eve@example.com"),
 	})
 	list, err := h.client.Bookings(t.Context())
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // binary is the real bookbot, built once for the end-to-end tests; states
@@ -31,6 +32,8 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
+	// The tests wait on the processes they start, and those on timers.
+	testutil.Parallel(6)
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
