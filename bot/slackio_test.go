@@ -2,7 +2,9 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -85,5 +87,39 @@ func TestHistoryPagesBounded(t *testing.T) {
 	sl.pages = 0
 	if err := threadReplies(t.Context(), &sl, notices.Message{Channel: "C1", TS: "1.000001"}, time.Time{}, func([]slack.Message) {}); !errors.Is(err, errTooMuchHistory) || sl.pages != historyPages {
 		t.Errorf("thread replies: %v after %d pages; want errTooMuchHistory after %d", err, sl.pages, historyPages)
+	}
+}
+
+// TestWebhookJSONIsJSONMarshal checks that a response_url message goes out
+// with the fields and values json.Marshal gives it.
+func TestWebhookJSONIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	unfurl := false
+	for _, msg := range []*slack.WebhookMessage{
+		{Text: "plain"},
+		{Text: "none", Blocks: &slack.Blocks{}},
+		{Text: "<b>&</b>", ResponseType: "ephemeral", ReplaceOriginal: true, UnfurlLinks: &unfurl, Blocks: &slack.Blocks{BlockSet: []slack.Block{
+			section("*hi* <https://example.com|there> & more"),
+			slack.NewActionBlock("a", slack.NewButtonBlockElement("go", "v<1>", slack.NewTextBlockObject(slack.PlainTextType, "Go", false, false))),
+		}}},
+	} {
+		want, err := json.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := webhookJSON(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w, g any
+		if err := json.Unmarshal(want, &w); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("webhookJSON:\n%s\njson.Marshal:\n%s", got, want)
+		}
 	}
 }

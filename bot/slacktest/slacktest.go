@@ -179,6 +179,7 @@ type Ack struct {
 	Payload    json.RawMessage // the ack's payload, nil when there was none
 	Raw        []byte          // the whole WebSocket message
 	Delay      time.Duration   // delivery → ack, on the server clock
+	Sent       time.Time       // when the envelope went onto the socket, on the server clock
 	Envelope   json.RawMessage // the envelope as delivered (payload included)
 	ConnID     int             // the connection the ack came in on (ConnInfo.ID)
 	Late       bool            // acked after AckTimeout: Slack ignored it
@@ -192,9 +193,12 @@ type Call struct {
 	Form   url.Values      // form or query fields, without "token"
 	JSON   json.RawMessage // the body when it was JSON
 	Token  string          // "bot", "app" or "invalid" ("" for response_url posts); never the token itself
-	At     time.Time
-	Status int    // HTTP status answered
-	Error  string // the Slack error code answered, "" when ok
+	At     time.Time       // when it was answered
+	// Received is when the request had been read, before the server
+	// answered it: a measurement that excludes the server's own work.
+	Received time.Time
+	Status   int    // HTTP status answered
+	Error    string // the Slack error code answered, "" when ok
 }
 
 // Message is something the bot made appear in Slack.
@@ -431,6 +435,15 @@ func newServer(opts Options, tb TB) *Server {
 	s.APIURL = hs.URL + "/api/"
 	s.mu.Unlock()
 	return s
+}
+
+// Dialled is how many connections clients have opened to the server so
+// far (Web API, response URLs and WebSockets alike): a client that reuses
+// its connections dials few.
+func (s *Server) Dialled() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hs.Accepted()
 }
 
 // Close disconnects every client and stops the server. It is safe to call

@@ -548,7 +548,8 @@ func (s *Server) handleAck(wc *wsConn, raw []byte, received time.Time) {
 	s.notifyLocked()
 	for _, d := range ds {
 		a := copyAck(ack)
-		a.Delay = now.Sub(d.deliveredAt())
+		a.Sent = d.deliveredAt()
+		a.Delay = now.Sub(a.Sent)
 		d.ch <- ackResult{ack: a, err: err}
 	}
 }

@@ -167,6 +167,7 @@ func (s *Server) tokenKind(tok string) string {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/api/")
 	q, perr := parseRequest(r)
+	received := s.now()
 	if perr != nil {
 		q = &request{form: r.URL.Query()}
 	}
@@ -182,7 +183,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			form[k] = slices.Clone(v)
 		}
 	}
-	call := Call{Method: name, Form: form, JSON: cloneRaw(q.raw), Token: s.tokenKind(tok)}
+	call := Call{Method: name, Form: form, JSON: cloneRaw(q.raw), Token: s.tokenKind(tok), Received: received}
 
 	if s.stallCall(r, name, tok, call, q, perr) {
 		return

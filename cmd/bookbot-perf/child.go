@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
@@ -35,9 +34,12 @@ import (
 
 // statsSockEnv names the Unix socket the -serve-bot child serves stats on;
 // with exactEnv set, its heap profile records every allocation.
+// With contentionEnv set, it records where goroutines block and wait for
+// locks.
 const (
-	statsSockEnv = "PERF_STATS_SOCK"
-	exactEnv     = "PERF_EXACT_HEAP_PROFILE"
+	statsSockEnv  = "PERF_STATS_SOCK"
+	exactEnv      = "PERF_EXACT_HEAP_PROFILE"
+	contentionEnv = "PERF_CONTENTION_PROFILES"
 )
 
 // runtimeStats is what the child reports of itself.
@@ -62,6 +64,10 @@ func serveBot(ctx context.Context) error {
 	if os.Getenv(exactEnv) != "" {
 		runtime.MemProfileRate = 1
 	}
+	if os.Getenv(contentionEnv) != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond)) // a sample every 10 µs blocked
+		runtime.SetMutexProfileFraction(1)
+	}
 	cfg, err := config.Load(os.Getenv, config.NeedAll)
 	if err != nil {
 		return err
@@ -79,7 +85,7 @@ func serveBot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, bk := a.Bot, a.Booking
+	b := a.Bot
 
 	ln, err := net.Listen("unix", os.Getenv(statsSockEnv))
 	if err != nil {
@@ -99,7 +105,7 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(settledStats(bk))
+		_ = json.NewEncoder(w).Encode(settledStats(a))
 	})
 	mux.HandleFunc("POST /clock", func(w http.ResponseWriter, r *http.Request) {
 		d, err := time.ParseDuration(r.URL.Query().Get("advance"))
@@ -114,8 +120,16 @@ func serveBot(ctx context.Context) error {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		settledStats(bk)
+		settledStats(a)
 		_ = pprof.Lookup("heap").WriteTo(w, 0)
+	})
+	mux.HandleFunc("GET /profile/{name}", func(w http.ResponseWriter, r *http.Request) {
+		prof := pprof.Lookup(r.PathValue("name"))
+		if prof == nil {
+			http.NotFound(w, r)
+			return
+		}
+		_ = prof.WriteTo(w, 0)
 	})
 	var cpu bytes.Buffer
 	mux.HandleFunc("POST /cpu/start", func(w http.ResponseWriter, r *http.Request) {
@@ -146,13 +160,14 @@ func openState(dir string) (app.State, error) {
 	return app.State{Journal: db.Journal(), Personal: db.Personal()}, nil
 }
 
-// settledStats closes idle HTTP connections, waits until the goroutine
+// settledStats closes idle HTTP connections (the app's, to the booking
+// API and Slack, and http.DefaultTransport's), waits until the goroutine
 // count has held still for half a second (closed connections' goroutines
 // end on their own schedule), collects the heap twice (the second empties
 // what sync.Pools kept through the first) and reads the runtime's figures.
-func settledStats(bk *booking.Client) runtimeStats {
+func settledStats(a *app.App) runtimeStats {
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	bk.CloseIdleConnections()
+	a.CloseIdleConnections()
 	g, still := runtime.NumGoroutine(), 0
 	for deadline := time.Now().Add(5 * time.Second); still < 10 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
@@ -356,22 +371,32 @@ func (p *proc) saveHeap(ctx context.Context, file string) error {
 	return os.WriteFile(file, b, 0o644)
 }
 
-// profileAcks writes a CPU profile of the -serve-bot child answering five
-// bursts of n slash commands while the booking API takes a second: the ack
-// measurement's load, with the stand-ins in another process.
-func profileAcks(ctx context.Context, dir string, n int, file string) error {
-	p, err := startChild(ctx, dir)
+// profileBursts writes profiles of the -serve-bot child answering five
+// bursts of the given kind, with the stand-ins in another process: "ack",
+// n slash commands while the booking API takes a second (the ack
+// measurement's load), or "modal", n `/booking new` while it takes 2 s.
+// file gets the CPU profile, file.heap the heap's (its alloc_space is what
+// the bursts allocated, start-up aside), file.block and file.mutex where
+// goroutines waited.
+func profileBursts(ctx context.Context, dir, kind string, n int, file string) error {
+	p, err := startChild(ctx, dir, contentionEnv+"=1")
 	if err != nil {
 		return err
 	}
 	defer p.stop()
-	p.setLatency(time.Second)
+	dialled := p.sl.Dialled()
 	if _, err := p.call(ctx, "POST", "/cpu/start"); err != nil {
 		return err
 	}
 	var delays []time.Duration
 	for range 5 {
-		d, err := p.burst(ctx, n)
+		var d []time.Duration
+		if kind == "modal" {
+			d, err = p.modalBurst(ctx, n)
+		} else {
+			p.setLatency(time.Second)
+			d, err = p.burst(ctx, n)
+		}
 		if err != nil {
 			return err
 		}
@@ -381,14 +406,20 @@ func profileAcks(ctx context.Context, dir string, n int, file string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ack latency while profiling, %d acks: p50 %s, p99 %s\n", len(delays), ms(pct(delays, 50)), ms(pct(delays, 99)))
+	what := map[string]string{"ack": "ack latency", "modal": "envelope → views.open"}[kind]
+	fmt.Printf("%s while profiling, %d bursts of %d: p50 / p99 / max %s; connections dialled to the Slack stand-in: %d\n",
+		what, 5, n, spread(delays), p.sl.Dialled()-dialled)
 	if err := os.WriteFile(file, prof, 0o644); err != nil {
 		return err
 	}
-	// Its alloc_space is what the bursts allocated (start-up aside).
-	heap, err := p.call(ctx, "GET", "/heap")
-	if err != nil {
-		return err
+	for _, name := range []string{"heap", "block", "mutex"} {
+		b, err := p.call(ctx, "GET", "/profile/"+name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(file+"."+name, b, 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(file+".heap", heap, 0o644)
+	return nil
 }

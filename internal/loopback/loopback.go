@@ -8,6 +8,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,9 +21,10 @@ type Server struct {
 	// URL is http://127.0.0.1:PORT, without a trailing slash.
 	URL string
 
-	srv    *http.Server
-	client *http.Client
-	done   chan struct{} // closed when Serve has returned
+	srv      *http.Server
+	client   *http.Client
+	done     chan struct{} // closed when Serve has returned
+	accepted atomic.Int64  // connections accepted so far
 }
 
 // Start serves h on a free port of 127.0.0.1 until Close. It panics if no
@@ -39,12 +41,21 @@ func Start(h http.Handler) *Server {
 		client: &http.Client{Transport: &http.Transport{}},
 		done:   make(chan struct{}),
 	}
+	s.srv.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.accepted.Add(1)
+		}
+	}
 	go func() {
 		defer close(s.done)
 		_ = s.srv.Serve(ln)
 	}()
 	return s
 }
+
+// Accepted is how many connections the server has accepted so far: what
+// its clients dialled, reused connections aside.
+func (s *Server) Accepted() int64 { return s.accepted.Load() }
 
 // Client returns an HTTP client for the server whose idle connections
 // Close closes.

@@ -109,8 +109,11 @@ type App struct {
 	log   *slog.Logger
 	now   func() time.Time
 	slack *slack.Client
-	drain time.Duration
-	down  time.Duration // SocketUnhealthyAfter
+	// slackTransport carries every call to Slack: the Web API's and
+	// response URLs'.
+	slackTransport http.RoundTripper
+	drain          time.Duration
+	down           time.Duration // SocketUnhealthyAfter
 
 	// reminders is the runner of the scheduled work under way, nil when
 	// none is: a save of someone's settings wakes it.
@@ -159,7 +162,9 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		}
 	}
 	timeout := cmp.Or(d.SlackTimeout, SlackCallTimeout)
-	a.slack = NewSlack(cfg, timeout, slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL), Timeout: timeout}))
+	a.slackTransport = newSlackTransport()
+	webAPI := &http.Client{Transport: m.SlackTransport(cfg.SlackAPIURL, a.slackTransport), Timeout: timeout}
+	a.slack = NewSlack(cfg, timeout, slack.OptionHTTPClient(webAPI))
 	auth, err := a.slack.AuthTestContext(ctx)
 	if err != nil {
 		return nil, &AuthTestError{Err: err}
@@ -190,6 +195,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		Seen:          st.Seen,
 		ReviewLock:    st.ReviewLock,
 		Now:           d.Now,
+		HTTPClient:    &http.Client{Transport: a.slackTransport, Timeout: timeout},
 		// Reminders run where the scheduled work runs; a save on another
 		// replica wakes them through the state (State.PersonalSaved).
 		PersonalChanged: func() {
@@ -197,7 +203,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 				r.Wake()
 			}
 		},
-	}, bk, a.slack)
+	}, bk, slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
 	return a, nil
 }
 
@@ -229,6 +235,15 @@ func (a *App) Serve(ctx context.Context) error {
 	stopWatch := a.m.WatchSocket(ctx, a.down, a.log)
 	defer stopWatch()
 	return a.Bot.Run(ctx, socketmode.New(a.slack), a.drain)
+}
+
+// CloseIdleConnections closes the idle connections kept to the booking
+// API and to Slack.
+func (a *App) CloseIdleConnections() {
+	a.Booking.CloseIdleConnections()
+	if t, ok := a.slackTransport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
 }
 
 // NewWatcher returns a watcher of the bookings list that posts live

@@ -47,6 +47,30 @@ func NewSlack(cfg *config.Config, timeout time.Duration, opts ...slack.Option) *
 		}, opts...)...)
 }
 
+// slackConnsPerHost is how many connections the Slack transport opens, and
+// keeps idle, to each host. A burst of people opening the booking form at
+// once makes as many views.open calls: with net/http's default of two idle
+// connections all but two would dial, and handshake, anew. A burst of 300
+// replies to response URLs takes turns on them rather than dialling 300
+// connections (each a TLS handshake with Slack) for a few milliseconds
+// each.
+const slackConnsPerHost = 64
+
+// newSlackTransport is the transport of every call to Slack, Web API and
+// response URLs: net/http's default, with slackConnsPerHost connections a
+// host, pooled apart from the other clients', so that they do not wait on
+// each other's pool.
+func newSlackTransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport // replaced, say by instrumentation: keep it
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = slackConnsPerHost
+	t.MaxConnsPerHost = slackConnsPerHost
+	return t
+}
+
 // NewDigestRunner wires the digest to the booking API, Slack and the
 // ledger that keeps it to one post a date. api nil (a dry run) and ledger
 // nil (no DIGEST_CHANNEL) post nothing.

@@ -267,7 +267,7 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 	defer srv.Close()
 
 	m := New()
-	api := slack.New(token, slack.OptionAPIURL(srv.URL+"/api/"), slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(srv.URL + "/api/")}))
+	api := slack.New(token, slack.OptionAPIURL(srv.URL+"/api/"), slack.OptionHTTPClient(&http.Client{Transport: m.SlackTransport(srv.URL+"/api/", nil)}))
 	ctx := context.Background()
 
 	auth, err := api.AuthTestContext(ctx)
@@ -293,7 +293,7 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 
 	// A URL outside the Web API (a response_url, say) is never a label.
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hooks/T1/B2/"+token, nil)
-	resp, err := m.SlackTransport(srv.URL + "/api/").RoundTrip(req)
+	resp, err := m.SlackTransport(srv.URL+"/api/", nil).RoundTrip(req)
 	if err == nil {
 		resp.Body.Close()
 	}

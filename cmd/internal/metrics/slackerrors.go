@@ -39,10 +39,11 @@ func newSlackErrorCounter(apiURL string, next http.RoundTripper, count func(meth
 
 // SlackTransport is the http.RoundTripper for slack-go's HTTP client
 // (slack.OptionHTTPClient) that counts failed Web API calls under apiURL
-// (SLACK_API_URL) in bookbot_slack_api_errors_total. The client's timeout
-// is the caller's to set.
-func (m *Recorder) SlackTransport(apiURL string) http.RoundTripper {
-	return newSlackErrorCounter(apiURL, nil, m.slackError)
+// (SLACK_API_URL) in bookbot_slack_api_errors_total, made through next
+// (nil: http.DefaultTransport). The client's timeout is the caller's to
+// set.
+func (m *Recorder) SlackTransport(apiURL string, next http.RoundTripper) http.RoundTripper {
+	return newSlackErrorCounter(apiURL, next, m.slackError)
 }
 
 // maxSlackBody bounds what is read to look for "ok":false; a larger answer
