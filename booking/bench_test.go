@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // listBody is a full GET /bookings answer whose first booking is the one
@@ -32,8 +34,8 @@ func bookingsBody(tb testing.TB, firstEmail string) []byte {
 			BookingID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
 			StartsAt:  s.Format("2006-01-02T15:04:05.000Z07:00"), // as the service writes them
 			EndsAt:    s.Add(15 * time.Minute).Format("2006-01-02T15:04:05.000Z07:00"),
-			Status:    "confirmed", BookerName: ptr(fmt.Sprintf("Attendee %d", i)),
-			BookerEmail: ptr(email), EventType: ptr("intro-call"),
+			Status:    "confirmed", BookerName: testutil.Ptr(fmt.Sprintf("Attendee %d", i)),
+			BookerEmail: testutil.Ptr(email), EventType: testutil.Ptr("intro-call"),
 		})
 	}
 	b, err := json.Marshal(w)
@@ -151,8 +153,6 @@ func rawCreateVerify(b *testing.B, srv *httptest.Server, slot Slot, decode func(
 		list()
 	}
 }
-
-func ptr(s string) *string { return &s }
 
 func rawCall(b *testing.B, h *http.Client, req *http.Request) []byte {
 	resp, err := h.Do(req)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 var shareNow = time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC)
@@ -91,18 +92,6 @@ func (h *heldLists) book(t *testing.T) Slot {
 	return slots[0]
 }
 
-// waitFor waits until cond holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func (s *sharedList[T]) waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,7 +111,7 @@ func TestListsInFlightShareOneRequest(t *testing.T) {
 	for i := range n {
 		wg.Go(func() { lists[i], errs[i] = h.c.Bookings(t.Context()) })
 	}
-	waitFor(t, "every caller to wait for the list in flight", func() bool { return h.c.lists.waiting() == n })
+	testutil.WaitFor(t, 10*time.Second, "every caller to wait for the list in flight", func() bool { return h.c.lists.waiting() == n })
 	close(h.release)
 	wg.Wait()
 
@@ -185,7 +174,7 @@ func TestEventTypesInFlightShareOneRequest(t *testing.T) {
 	for i := range n {
 		wg.Go(func() { got[i], errs[i] = c.EventTypes(t.Context()) })
 	}
-	waitFor(t, "every caller to wait for the types in flight", func() bool { return c.types.waiting() == n })
+	testutil.WaitFor(t, 10*time.Second, "every caller to wait for the types in flight", func() bool { return c.types.waiting() == n })
 	close(release)
 	wg.Wait()
 	if a := asked.Load(); a != 1 {
@@ -274,7 +263,7 @@ func TestCallerGivingUpLeavesOthersTheirList(t *testing.T) {
 		_, err := h.c.Bookings(ctx)
 		leaves <- err
 	}()
-	waitFor(t, "both callers to wait", func() bool { return h.c.lists.waiting() == 2 })
+	testutil.WaitFor(t, 10*time.Second, "both callers to wait", func() bool { return h.c.lists.waiting() == 2 })
 
 	cancel()
 	err := <-leaves

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // App Home shows the next days' bookings.
@@ -52,9 +53,9 @@ func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
 	long := strings.Repeat("Long Attendee Name ", 4)
 	for i := range 60 {
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			ID: fmt.Sprintf("bk_busy%03d", i), EventType: ptr("consultation"),
+			ID: fmt.Sprintf("bk_busy%03d", i), EventType: testutil.Ptr("consultation"),
 			Start:      time.Date(2026, 3, 24, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * 5 * time.Minute),
-			BookerName: ptr(fmt.Sprintf("%s%03d", long, i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+			BookerName: testutil.Ptr(fmt.Sprintf("%s%03d", long, i)), BookerEmail: testutil.Ptr(fmt.Sprintf("a%03d@example.com", i)),
 		})
 	}
 	if _, err := h.sl.OpenAppHome(h.ctx(), ada); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // memSeen is a shared Seen in memory, standing for the database.
@@ -131,7 +132,7 @@ func TestSeenSharedFails(t *testing.T) {
 		"ignores its context": {release: hang},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var logs syncBuffer
+			var logs testutil.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
 			s := newSeenSet(SeenTTL, time.Now).sharing(shared, log)
 			if _, dup := s.check("E1"); dup {
@@ -182,7 +183,7 @@ func (l *lateKeep) Ack(ctx context.Context, id string) ([]byte, bool, error) {
 // ack kept is empty there too, and none kept in time is an empty ack.
 func TestSeenSharedAck(t *testing.T) {
 	shared := &lateKeep{memSeen: newMemSeen(time.Now), polled: make(chan struct{})}
-	var logs syncBuffer
+	var logs testutil.Buffer
 	a := newSeenSet(SeenTTL, time.Now).sharing(shared, nil)
 	b := newSeenSet(SeenTTL, time.Now).sharing(shared, slog.New(slog.NewTextHandler(&logs, nil)))
 	took := func(id string, ack any) {
@@ -392,7 +393,7 @@ func TestStoppingReplicaAcksThenCloses(t *testing.T) {
 		once.Do(func() { close(asked); <-release })
 		return true
 	}
-	var logA syncBuffer
+	var logA testutil.Buffer
 	stopA := runReplica(t, sl, shared, holdFirst, &logA)
 	if _, err := sl.WaitLiveConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -420,7 +421,7 @@ func TestStoppingReplicaAcksThenCloses(t *testing.T) {
 	first := send() // A's turn
 	<-asked
 	stopped := stopA()
-	until(ctx, t, "A to start stopping", func() bool { return strings.Contains(logA.String(), "taking no more envelopes") })
+	testutil.Until(ctx, t, "A to start stopping", func() bool { return strings.Contains(logA.String(), "taking no more envelopes") })
 	if n := len(sl.LiveConnections()); n != 2 {
 		t.Fatalf("A closed its connection with an envelope unacked: %d live", n)
 	}
@@ -428,7 +429,7 @@ func TestStoppingReplicaAcksThenCloses(t *testing.T) {
 		t.Fatalf("second envelope: %v on %d, want B (%d)", r.err, r.ack.ConnID, b)
 	}
 	third := send() // A's turn: A is stopping
-	until(ctx, t, "the third envelope on A", func() bool {
+	testutil.Until(ctx, t, "the third envelope on A", func() bool {
 		live := sl.LiveConnections()
 		return len(live) > 0 && live[0].ID == a && live[0].Deliveries == 2
 	})
@@ -458,7 +459,7 @@ func TestStoppingReplicaAcksThenCloses(t *testing.T) {
 // runReplica runs a bot on sl sharing seen, allowing whom allowed says,
 // logging to log (nil: nowhere), until the test ends or stop is called;
 // stop's channel gives Run's result once it has returned.
-func runReplica(t *testing.T, sl *slacktest.Server, seen Seen, allowed func(string) bool, log *syncBuffer) (stop func() <-chan error) {
+func runReplica(t *testing.T, sl *slacktest.Server, seen Seen, allowed func(string) bool, log *testutil.Buffer) (stop func() <-chan error) {
 	t.Helper()
 	api := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL), slack.OptionAppLevelToken(sl.AppToken()))
 	cfg := Config{Allowed: allowed, Seen: seen}
@@ -476,37 +477,5 @@ func runReplica(t *testing.T, sl *slacktest.Server, seen Seen, allowed func(stri
 		c := make(chan error, 1)
 		go func() { <-done; c <- err }()
 		return c
-	}
-}
-
-// syncBuffer is a log destination safe for the bot's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-// until polls cond until it holds.
-func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		case <-tick.C:
-		}
 	}
 }

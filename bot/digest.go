@@ -109,6 +109,12 @@ func (b *Bot) digestReply(ctx context.Context) []message {
 // so an attendee named "<!channel>" or "@here" pings nobody.
 func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	d = digestClipped(d)
+	if len(d.Entries) == 0 && !d.MaybeIncomplete {
+		// A quiet day is one quiet line in the channel.
+		day := d.Date.In(d.Zone).Format(dayLayout)
+		line := "No bookings tomorrow, " + day + " (" + escape(d.Zone.String()) + ")."
+		return []DigestMessage{{Text: "Digest for " + day + ": no bookings.", Blocks: []slack.Block{contextLine(line)}}}
+	}
 
 	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
 	fixedText := len(d.Header()) + digestContextLen(d)
@@ -163,18 +169,19 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 		}
 		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, cut(header, digestMaxHeaderText), false, false))
 
-		// The notification text: one line a booking, each escaped as data.
-		lines := []string{escape(header)}
+		// The notification text is for a lock screen: the day and the
+		// count, and the warning; the bookings are in the message.
+		text := "Digest for " + d.Date.In(d.Zone).Format(dayLayout)
+		if len(parts) > 1 {
+			text += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
+		}
 		if i == 0 {
-			lines = append(lines, escape(d.CountLine()))
+			text += ": " + plural(len(d.Entries), "booking") + "."
 			if w := d.IncompleteWarning(); w != "" {
-				lines = append(lines, escape(w))
+				text += " " + escape(w)
 			}
 		}
-		for _, e := range p.entries {
-			lines = append(lines, digestFallbackLine(d, e, includeEmails))
-		}
-		out[i] = DigestMessage{Text: strings.Join(lines, "\n"), Blocks: p.blocks}
+		out[i] = DigestMessage{Text: text, Blocks: p.blocks}
 	}
 	return out
 }
@@ -223,12 +230,6 @@ func digestSection(text string) *slack.SectionBlock {
 // could only shorten the latter.
 func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
 	return cut("*"+span(e.Start, e.End, d.Zone)+"*  "+digestParts(e, includeEmails), digestMaxSectionText)
-}
-
-// digestFallbackLine is an entry in the notification text: its time in the
-// digest's zone and its parts, as in the message.
-func digestFallbackLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
-	return escape(d.TimeRange(e)) + "  " + digestParts(e, includeEmails)
 }
 
 // digestParts is an entry's event title, attendee and (with includeEmails)

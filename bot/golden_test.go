@@ -25,6 +25,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -115,12 +116,10 @@ func goldenBooking(id string, start time.Time, minutes int, event, name, email *
 	return b
 }
 
-func goldenStr(s string) *string { return &s }
-
 // goldenList is the upcoming bookings: every kind of hostile data, legacy
 // records, and a night the clocks change.
 func goldenList() []booking.Booking {
-	s := goldenStr
+	s := testutil.Ptr[string]
 	return []booking.Booking{
 		goldenBooking("bk_10015a1bdb", goldenAt(23, 11, 0), 30, s("consultation"), s("Ada Lovelace"), s("first_last@example.com")),
 		goldenBooking("bk_long", goldenAt(23, 14, 0), 15, s("intro-call"), s(goldenLongName), s("long&<sons>@example.com")),
@@ -141,7 +140,7 @@ func goldenFullList() []booking.Booking {
 	for i := range booking.MaxListed {
 		start := goldenAt(23+i/6, 10+i%6, 15)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("Ünïcødé & <Sons> ", 8)
-		list = append(list, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, goldenStr("consultation"), &name, goldenStr(fmt.Sprintf("attendee_%03d@example.com", i))))
+		list = append(list, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, testutil.Ptr("consultation"), &name, testutil.Ptr(fmt.Sprintf("attendee_%03d@example.com", i))))
 	}
 	return list
 }
@@ -153,7 +152,7 @@ func goldenBusyDay() []booking.Booking {
 	for i := range booking.MaxListed {
 		start := goldenAt(23, 10, 0).Add(time.Duration(i) * 5 * time.Minute)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("&<>", 60)
-		list = append(list, goldenBooking(fmt.Sprintf("bk_busy_%03d", i), start, 30, goldenStr(strings.Repeat("&", 150)), &name, goldenStr("busy@example.com")))
+		list = append(list, goldenBooking(fmt.Sprintf("bk_busy_%03d", i), start, 30, testutil.Ptr(strings.Repeat("&", 150)), &name, testutil.Ptr("busy@example.com")))
 	}
 	return list
 }
@@ -241,7 +240,7 @@ func goldenMeta() modalMeta {
 }
 
 func goldenCreated(id string) *booking.Booking {
-	b := goldenBooking(id, time.Date(2026, 3, 24, 8, 0, 0, 0, time.UTC), 30, goldenStr("consultation"), goldenStr(goldenAttendee), goldenStr("first_last@example.com"))
+	b := goldenBooking(id, time.Date(2026, 3, 24, 8, 0, 0, 0, time.UTC), 30, testutil.Ptr("consultation"), testutil.Ptr(goldenAttendee), testutil.Ptr("first_last@example.com"))
 	return &b
 }
 
@@ -339,12 +338,14 @@ func goldenCases() []goldenCase {
 	fullCancelled := full[3]
 	fullRest := append(append([]booking.Booking(nil), full[:3]...), full[4:]...)
 	fixed("list_cancelled_earlier_page", rowsOne, listMessage(fullRest, types, berlin, 1, now, listMark{cancelled: &fullCancelled}))
+	notCancelled := cancelOutcomeMessage(list[0].ID, "U012ADA", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]}, types, berlin, now)
+	fixed("list_cancel_failed", rowsOne, listMessage(list, types, berlin, 0, now, listMark{note: notCancelled.Blocks[0]}))
 	fixed("list_full_page_0", rowsOne, listMessage(full, types, berlin, 0, now, listMark{}))
 	fixed("list_full_page_6", rowsOne, listMessage(full, types, berlin, 6, now, listMark{}))
 	legacy := []booking.Booking{
 		goldenBooking("bk_legacy_1", goldenAt(23, 12, 0), 30, nil, nil, nil),
-		goldenBooking("bk_legacy_2", goldenAt(24, 12, 0), 30, goldenStr("consultation"), nil, goldenStr("only_email@example.com")),
-		goldenBooking("bk_legacy_3", goldenAt(25, 12, 0), 30, nil, goldenStr("Only A Name"), nil),
+		goldenBooking("bk_legacy_2", goldenAt(24, 12, 0), 30, testutil.Ptr("consultation"), nil, testutil.Ptr("only_email@example.com")),
+		goldenBooking("bk_legacy_3", goldenAt(25, 12, 0), 30, nil, testutil.Ptr("Only A Name"), nil),
 	}
 	fixed("list_legacy", rowsOne, listMessage(legacy, nil, berlin, 0, now, listMark{}))
 	fixed("list_empty", rowsOne, listMessage(nil, types, berlin, 0, now, listMark{}))
@@ -356,14 +357,15 @@ func goldenCases() []goldenCase {
 	fixed("cancel_confirm_list_full", rowsFree, cancelConfirmMessage("bk_999", nil, types, berlin, true))
 
 	// Event types and free slots.
-	fixed("types", rowsFree, typesMessage(types, goldenPage))
-	fixed("types_no_page", rowsFree, typesMessage(types, ""))
+	fixed("types", rowsFree, typesMessage(types, goldenPage, 0))
+	fixed("types_no_page", rowsFree, typesMessage(types, "", 0))
 	var many []booking.EventType
 	for i := range 30 {
 		many = append(many, booking.EventType{Slug: fmt.Sprintf("type-%02d", i), Title: fmt.Sprintf("Type %02d", i), DurationMinutes: 30, SchedulingKind: booking.KindSolo})
 	}
-	fixed("types_too_many", rowsFree, typesMessage(many, goldenPage))
-	fixed("types_none", rowsFree, typesMessage(nil, goldenPage))
+	fixed("types_too_many", rowsFree, typesMessage(many, goldenPage, 0))
+	fixed("types_too_many_page_1", rowsFree, typesMessage(many, goldenPage, 1))
+	fixed("types_none", rowsFree, typesMessage(nil, goldenPage, 0))
 	msg("slots_several_days", rowsFree, func(t *testing.T) message {
 		return slotsMessage(types[1], goldenSlots(t, "consultation", 30, goldenSlotTimes()...), berlin, now, 0)
 	})
@@ -428,7 +430,7 @@ func goldenCases() []goldenCase {
 
 	// What a cancel did.
 	cancel := func(name string, res *booking.Result) {
-		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", res, types, berlin, now))
+		fixed("cancel_"+name, rowsFree, cancelOutcomeMessage("bk_`tick`_*bold*", "U012ADA", res, types, berlin, now))
 	}
 	cancel("dry_run", &booking.Result{Outcome: booking.DryRun, Booking: &list[5], WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})
 	cancel("dry_run_not_listed", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "DELETE", Path: "/api/v1/bookings/bk_%60tick%60_%2Abold%2A"}})
@@ -453,8 +455,8 @@ func goldenCases() []goldenCase {
 	fixed("help_problem", rowsFree, helpMessage(goldenCmd, fmt.Sprintf("Say which event type: `%s slots &lt;event&gt;` (see `%s types`).", goldenCmd, goldenCmd)))
 	// As route.go asks for an unknown subcommand.
 	fixed("help_unknown_command", rowsFree, helpMessage(goldenCmd, unknownCommand("<!channel> & `friends`")))
-	fixed("error", rowsFree, errorMessage("The bookings could not be loaded", &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable}))
-	fixed("error_unexpected", rowsFree, errorMessage("Nothing was cancelled", errors.New("journal: <!here> *disk* full")))
+	fixed("error", rowsFree, errorMessage("The bookings could not be loaded", &booking.APIError{Endpoint: "GET /bookings", StatusCode: http.StatusServiceUnavailable}, tryAgain(actionListPage, "0")))
+	fixed("error_unexpected", rowsFree, errorMessage("Nothing was cancelled", errors.New("journal: <!here> *disk* full"), upcomingButton()))
 
 	// The review queue and the audit.
 	entries := goldenEntries()
@@ -584,7 +586,7 @@ func goldenCases() []goldenCase {
 	for i := range booking.MaxListed {
 		start := goldenAt(24, 8, 0).Add(time.Duration(i) * 5 * time.Minute)
 		name := fmt.Sprintf("%03d ", i) + strings.Repeat("<Ünïcødé & Sons> ", 10)
-		crowd = append(crowd, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, goldenStr("all-hands"), &name, goldenStr(fmt.Sprintf("first_last_%03d@example.com", i))))
+		crowd = append(crowd, goldenBooking(fmt.Sprintf("bk_%03d", i), start, 30, testutil.Ptr("all-hands"), &name, testutil.Ptr(fmt.Sprintf("first_last_%03d@example.com", i))))
 	}
 	digestCase("full_day", digest.Build(crowd, types, tomorrow, berlin), true)
 
@@ -907,6 +909,33 @@ func goldenQuietIDs(name string) bool {
 	return false
 }
 
+// goldenMustAct reports whether the case is an outcome a person must act
+// on: a refusal, an error, an empty result. Each needs a next step.
+func goldenMustAct(name string) bool {
+	for _, p := range []string{"error", "refusal_contact", "list_empty", "slots_none", "types_none", "today_empty", "agenda_empty",
+		"home_empty", "home_error", "home_desk_bookings_error", "cancel_", "create_", "help_problem", "help_unknown_command", "remind_list_error"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// goldenNextStep reports whether blocks offer a next step: a control, or a
+// person to ask.
+func goldenNextStep(blocks []any) bool {
+	raw, _ := json.Marshal(blocks)
+	s := string(raw)
+	for _, t := range []string{`"type":"button"`, `"type":"overflow"`, `_select"`} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	asks := false
+	goldenTexts(blocks, func(_ map[string]any, text string) { asks = asks || strings.Contains(text, "<@") })
+	return asks
+}
+
 // goldenClocks are the times of day text s shows as plain text, and those
 // its date tokens show (as their fallbacks have them).
 func goldenClocks(s string) (plain, tokens []string) {
@@ -966,6 +995,9 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 		}
 		if len(blocks) == 0 {
 			fail("no blocks")
+		}
+		if goldenMustAct(c.name) && d.kind != "modal" && !goldenNextStep(blocks) {
+			fail("an outcome a person must act on ends without a next step: no button, menu or person to ask")
 		}
 
 		total := 0

@@ -1,7 +1,6 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // Secrets the harness runs with. They are distinctive, so a test can prove
@@ -45,40 +45,14 @@ const (
 var t0 = time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC)
 
 var (
-	berlin   = mustZone("Europe/Berlin")
-	newYork  = mustZone("America/New_York")
-	auckland = mustZone("Pacific/Auckland")
+	berlin   = testutil.Zone("Europe/Berlin")
+	newYork  = testutil.Zone("America/New_York")
+	auckland = testutil.Zone("Pacific/Auckland")
 )
-
-func mustZone(name string) *time.Location {
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return loc
-}
 
 // firstSlot is the first intro-call slot GET /slots offers at t0, exactly as
 // the sandbox writes it (UTC, no fraction): 11:15 Berlin, 06:15 New York.
 const firstSlot = "2026-03-23T10:15:00Z"
-
-// logBuffer is a bytes.Buffer safe for the bot's goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // harness is the real wiring: slack-go's Socket Mode client against the
 // Slack stand-in, the real booking client against the sandbox, and the bot
@@ -90,7 +64,7 @@ type harness struct {
 	clock  *fakeclock.Clock // the bot's and the booking client's; tests move it
 	bot    *bot.Bot
 	client *booking.Client // the bot's booking client
-	logs   *logBuffer
+	logs   *testutil.Buffer
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -108,7 +82,7 @@ func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 // options (a journal, a dry run).
 func newHarnessWith(t *testing.T, clientOpts []booking.Option, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, clock: fakeclock.New(t0), logs: &logBuffer{}}
+	h := &harness{t: t, clock: fakeclock.New(t0), logs: &testutil.Buffer{}}
 
 	// The sandbox's clock stays at t0; the bot's may move.
 	h.sb = bookingtest.NewServer(t, bookingtest.WithClock(func() time.Time { return t0 }))
@@ -449,8 +423,8 @@ func clipText(s string, n int) string {
 // as the public booking page would, and returns the booking's ID.
 func takeSlot(h *harness, email string) string {
 	return h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("intro-call"), Start: time.Date(2026, 3, 23, 10, 15, 0, 0, time.UTC),
-		BookerName: ptr("Someone Else"), BookerEmail: ptr(email),
+		EventType: testutil.Ptr("intro-call"), Start: time.Date(2026, 3, 23, 10, 15, 0, 0, time.UTC),
+		BookerName: testutil.Ptr("Someone Else"), BookerEmail: testutil.Ptr(email),
 	})
 }
 
@@ -508,8 +482,6 @@ func titles(h *harness) map[string]string {
 	}
 	return m
 }
-
-func ptr(s string) *string { return &s }
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)

@@ -37,6 +37,12 @@ func listFlow() flow {
 			actionListPage: page,
 			actionListPrev: page,
 			actionCancel:   (*Bot).cancelChosen,
+			// An unclear cancel is checked by asking again: the booking is
+			// shown with its Cancel button if it is still listed.
+			actionCancelCheck: func(b *Bot, later *jobs, p press) {
+				id := p.a.Value
+				later.add("cancel-check", func(ctx context.Context) { p.replace(b.cancelConfirmReply(ctx, p.user, id)) })
+			},
 			actionKeep: func(b *Bot, later *jobs, p press) {
 				if n, ok := listPage(p.a.BlockID); ok {
 					list(b, later, p.replace, p.user, n, listMark{})
@@ -89,23 +95,32 @@ const listPageSize = 15
 func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return b.failed("The bookings could not be loaded", err)
+		return b.failed("The bookings could not be loaded", err, tryAgain(actionListPage, strconv.Itoa(page)))
 	}
 	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), mark)
 }
 
-// listAfterCancel is the page a booking was cancelled from, shown again
-// with the booking struck through; outcome when the list cannot be read.
-// The list the cancel was settled by is shown: it was read a moment ago.
+// listAfterCancel is the page a Cancel was pressed on, shown again: the
+// booking struck through when it was cancelled, else with what happened
+// above the rows; outcome when the list cannot be read. The list the
+// cancel was settled by is shown when there is one: it was read a moment
+// ago. res is nil when the cancel failed before an answer.
 func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *booking.Result, outcome message) message {
-	list := res.Listed
+	var list []booking.Booking
+	mark := listMark{note: outcome.Blocks[0]}
+	if res != nil {
+		list = res.Listed
+		if res.Outcome == booking.Cancelled && res.Booking != nil {
+			mark = listMark{cancelled: res.Booking}
+		}
+	}
 	if list == nil {
 		var err error
 		if list, err = b.booking.Bookings(ctx); err != nil {
 			return outcome
 		}
 	}
-	m := listMessage(list, b.titles(ctx), b.users.zone(ctx, user), page, b.cfg.Now(), listMark{cancelled: res.Booking})
+	m := listMessage(list, b.titles(ctx), b.users.zone(ctx, user), page, b.cfg.Now(), mark)
 	m.Text = outcome.Text
 	return m
 }
@@ -113,7 +128,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *b
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return b.failed("The bookings could not be loaded to show this booking", err)
+		return b.failed("The bookings could not be loaded to show this booking", err, upcomingButton())
 	}
 	types := b.titles(ctx)
 	var found *booking.Booking
@@ -144,7 +159,8 @@ func listPage(blockID string) (int, bool) {
 // cancelPressed cancels a booking once a Cancel booking button is pressed. A
 // double click finds the first press already cancelling and does nothing.
 // Pressed in the list, the list comes back with the booking struck
-// through; elsewhere the outcome replaces the message.
+// through, or with what happened above the rows; elsewhere the outcome
+// replaces the message.
 func (b *Bot) cancelPressed(later *jobs, p press) {
 	user, id, replace := p.user, p.a.Value, p.replace
 	inMessage, inHome := p.cb.ResponseURL != "", p.inHome()
@@ -162,12 +178,12 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
 		var m message
 		if err != nil {
-			m = b.failed("Nothing was cancelled", err)
+			m = b.failed("Nothing was cancelled", err, upcomingButton())
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
-			m = cancelOutcomeMessage(id, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
+			m = cancelOutcomeMessage(id, user, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
 		}
-		if page, ok := listPage(p.a.BlockID); ok && err == nil && res.Outcome == booking.Cancelled && res.Booking != nil {
+		if page, ok := listPage(p.a.BlockID); ok {
 			m = b.listAfterCancel(ctx, user, page, res, m)
 		}
 		replace(m)
@@ -183,6 +199,7 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 type listMark struct {
 	cancelled *booking.Booking
 	asking    string
+	note      slack.Block // what a cancel pressed in the list did, when it did not cancel
 }
 
 // listMessage shows one page of upcoming bookings, each with a menu.
@@ -205,7 +222,10 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		struck = i
 	}
 	if len(list) == 0 {
-		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{section("No upcoming bookings.")}}
+		return message{Text: "No upcoming bookings.", Blocks: []slack.Block{
+			section("No upcoming bookings."),
+			slack.NewActionBlock("list_actions", button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary)),
+		}}
 	}
 	pages := (len(list) + listPageSize - 1) / listPageSize
 	page = max(0, min(page, pages-1))
@@ -238,6 +258,9 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		slack.NewHeaderBlock(plain(head)),
 		contextLine(fmt.Sprintf("Times in %s. %s.", zoneName(loc, list[from].Start, pageEnd(list[from:to])), where)),
 	}
+	if mark.note != nil {
+		blocks = append(blocks, mark.note)
+	}
 	day := ""
 	for _, b := range list[from:to] {
 		if d := dayLabel(b.Start, now, loc); d != day {
@@ -261,14 +284,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 		}
 	}
 	if pages > 1 {
-		var nav []slack.BlockElement
-		if page > 0 {
-			nav = append(nav, button(actionListPrev, "Previous", strconv.Itoa(page-1)))
-		}
-		if page < pages-1 {
-			nav = append(nav, button(actionListPage, "Next", strconv.Itoa(page+1)))
-		}
-		blocks = append(blocks, slack.NewActionBlock("list_nav", nav...))
+		blocks = append(blocks, pager("list_nav", actionListPrev, actionListPage, page, pages))
 	}
 	return message{Text: head, Blocks: blocks}
 }
@@ -301,6 +317,12 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, escape(b.ID))
 }
 
+// bookAgainMeta is what booking the attendee again fills in the form: the
+// event and the attendee, not the time.
+func bookAgainMeta(b booking.Booking) modalMeta {
+	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
+}
+
 // bookAgain marks the row menu's "Book again" option; every other option
 // value is a booking ID, as the contract has it for cancel_booking.
 const bookAgain = "book-again:"
@@ -314,7 +336,7 @@ func rowMenu(b booking.Booking) slack.BlockElement {
 	}
 	opts := []*slack.OptionBlockObject{slack.NewOptionBlockObject(b.ID, plain("Cancel…"), nil)}
 	if b.EventType.Valid {
-		m := modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
+		m := bookAgainMeta(b)
 		for _, drop := range []func(){func() {}, func() { m.Name = "" }, func() { m.Email = "" }} {
 			drop()
 			if v := bookAgain + buttonMeta(m); utf8.RuneCountInString(v) <= 150 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // The list shows every upcoming booking, in the reader's zone, each with
@@ -90,8 +91,8 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	h := newHarness(t)
 	for i := range 118 {
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("consultation"), Start: time.Date(2026, 4, 6, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour),
-			BookerName: ptr(fmt.Sprintf("Attendee %03d", i)), BookerEmail: ptr(fmt.Sprintf("a%03d@example.com", i)),
+			EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 4, 6, 7, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour),
+			BookerName: testutil.Ptr(fmt.Sprintf("Attendee %03d", i)), BookerEmail: testutil.Ptr(fmt.Sprintf("a%03d@example.com", i)),
 		})
 	}
 	want := upcoming(h)
@@ -207,6 +208,25 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	}
 }
 
+// A cancel from the list that does not go through keeps the list, with
+// what happened above its rows.
+func TestCancelFromListFailedKeepsTheList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slash(ada, "list")
+	id := "5eed0000-0000-4000-8000-000000000002"
+	ask := h.askCancel(ada, h.reply(ada, id), id)
+	h.sb.FailNext(bookingtest.EndpointCancelBooking, bookingtest.JSONError(403, "forbidden", 0))
+	h.interact(confirmCancel(ada, ask, id))
+	done := h.waitMessage("not cancelled", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && strings.Contains(textOf(m.Blocks), "Not cancelled")
+	})
+	text := textOf(done.Blocks)
+	if !done.ReplaceOriginal || !strings.Contains(text, "Upcoming bookings (12)") || len(elements(done.Blocks, "cancel_booking")) != 12 {
+		t.Errorf("the list after a refused cancel:\n%s", text)
+	}
+}
+
 // `cancel <id>` asks first; nothing is cancelled before the press.
 func TestCancelCommandAsksFirst(t *testing.T) {
 	t.Parallel()
@@ -244,9 +264,11 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	}
 
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
-	// What was cancelled, named; its ID quiet, last.
+	// What was cancelled, named, its time struck through, who cancelled
+	// it; its ID quiet, last; booking the attendee again one press away.
 	done := h.reply(ada, "Cancelled: Deep dive with Alan Turing, tomorrow 14:00.")
-	if text := textOf(done.Blocks); !strings.HasSuffix(strings.TrimSpace(text), "Booking 5eed0000-0000-4000-8000-000000000003\nUpcoming bookings") || strings.Contains(text, "`") {
+	if text := textOf(done.Blocks); !strings.Contains(text, "\n~Tue 24 Mar, 14:00–15:00 CET~\nCancelled by <@UADA> ") ||
+		!strings.HasSuffix(strings.TrimSpace(text), "ID 5eed0000-0000-4000-8000-000000000003\nBook again\nUpcoming bookings") || strings.Contains(text, "`") {
 		t.Errorf("the outcome:\n%s", text)
 	}
 	h.drain()
@@ -411,5 +433,35 @@ func TestListAskingNamesEventTypes(t *testing.T) {
 	ask := h.askCancel(ada, list, id)
 	if text := textOf(ask.Blocks); !strings.Contains(text, "Consultation") {
 		t.Errorf("the asking list does not name the event type:\n%s", text)
+	}
+}
+
+// A cancel whose outcome is unclear (its answer lost, the list unreadable
+// after it) offers Check again, which asks the list afresh and sends
+// nothing: here the cancel went through, so there is nothing to cancel.
+func TestUnclearCancelChecksAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000003"
+	h.slash(ada, "cancel "+id)
+	ask := h.reply(ada, "Cancel this booking?")
+	h.sb.CommitThenDrop(bookingtest.EndpointCancelBooking)
+	for range 12 { // every try of the reads that settle it
+		h.sb.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(502))
+	}
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(ask)))
+	unclear := h.waitMessage("an unclear outcome", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && len(elements(m.Blocks, "cancel_check")) == 1
+	})
+	h.drain()
+	h.sb.ClearFaults()
+	h.interact(slacktest.BlockAction(ada, "cancel_check", id, slacktest.InMessage(unclear)))
+	checked := h.reply(ada, "Nothing to cancel")
+	if !checked.ReplaceOriginal || !strings.Contains(textOf(checked.Blocks), "cancelled already") {
+		t.Errorf("Check again:\n%s", textOf(checked.Blocks))
+	}
+	h.drain()
+	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
+		t.Errorf("%d cancels sent, want the one", n)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -106,7 +105,7 @@ type inputs struct {
 	event, day, slot, name, email, tz, note string
 }
 
-var errSlotGone = errors.New("that time is no longer free; nothing was booked")
+var errSlotGone error = said("that time is no longer free; nothing was booked")
 
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
@@ -169,7 +168,7 @@ func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
 	types, _ := b.types.recent()
 	start, err := time.Parse(time.RFC3339Nano, meta.Start)
 	if err != nil {
-		return b.failed("This booking cannot be checked", err)
+		return b.failed("This booking cannot be checked", err, button(actionPickAnother, "Pick another time", pickValue(meta)))
 	}
 	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
 }

@@ -620,7 +620,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
 			cancelButton(bk.ID),
-			button(actionRemindOff, "Stop reminders", ""),
+			button(actionPersonalSettings, "Reminder settings…", ""),
 		),
 	}}
 }
@@ -629,9 +629,10 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 // begins with "Agenda", as the contract has it.
 func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *time.Location) message {
 	day := time.Date(d.Day.Year, d.Day.Month, d.Day.Day, 12, 0, 0, 0, time.UTC).Format(dayLayout)
-	text := "Agenda for " + day + ": no bookings"
+	text := "Agenda for " + day + ": no bookings."
 	if n := len(d.Bookings); n > 0 {
-		text = "Agenda for " + day + ": " + plural(n, "booking")
+		first := d.Bookings[0]
+		text = fmt.Sprintf("Agenda for %s: %s, first at %s — %s.", day, plural(n, "booking"), first.Start.In(loc).Format(timeLayout), cut(bookingWhat(first, types, ""), 100))
 	}
 	var late string
 	if d.Late {

@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -107,7 +108,7 @@ func TestRemindAndAgendaCommands(t *testing.T) {
 	if text := textOf(r.Blocks); !strings.Contains(text, "every day at 07:30 in America/New_York — your Slack time zone") || !strings.Contains(text, "Next agenda: Mon 23 Mar") {
 		t.Errorf("Bob's agenda reply:\n%s", text)
 	}
-	nextAgenda(t, r.Blocks, time.Date(2026, 3, 23, 7, 30, 0, 0, mustZone("America/New_York")))
+	nextAgenda(t, r.Blocks, time.Date(2026, 3, 23, 7, 30, 0, 0, testutil.Zone("America/New_York")))
 
 	r = h.command(ada, "remind")
 	if text := textOf(r.Blocks); !strings.Contains(text, "Reminders:* a direct message 15 minutes") || !strings.Contains(text, "Next reminder: Tue 24 Mar, 08:45 CET") {
@@ -272,8 +273,8 @@ func TestTodayCommand(t *testing.T) {
 
 	// One booked this afternoon, with a hostile name.
 	id := h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
-		BookerName: ptr("<!channel> Eve & *co*"), BookerEmail: ptr("eve@example.com"),
+		EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
+		BookerName: testutil.Ptr("<!channel> Eve & *co*"), BookerEmail: testutil.Ptr("eve@example.com"),
 	})
 	r = h.command(ada, "today")
 	text := textOf(r.Blocks)
@@ -308,8 +309,8 @@ func TestTodayFullList(t *testing.T) {
 	h := newHarness(t)
 	for i := range booking.MaxListed {
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("intro-call"), Start: time.Date(2026, 3, 23, 11, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
-			BookerName: ptr("Busy"), BookerEmail: ptr("busy@example.com"),
+			EventType: testutil.Ptr("intro-call"), Start: time.Date(2026, 3, 23, 11, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
+			BookerName: testutil.Ptr("Busy"), BookerEmail: testutil.Ptr("busy@example.com"),
 		})
 	}
 	r := h.command(ada, "today")
@@ -422,8 +423,8 @@ func TestAppHomeDesk(t *testing.T) {
 func hostileBooking(t *testing.T, h *harness) booking.Booking {
 	t.Helper()
 	id := h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
-		BookerName: ptr("<!channel> Eve & *co*"), BookerEmail: ptr("eve@example.com"),
+		EventType: testutil.Ptr("consultation"), Start: time.Date(2026, 3, 23, 14, 0, 0, 0, time.UTC),
+		BookerName: testutil.Ptr("<!channel> Eve & *co*"), BookerEmail: testutil.Ptr("eve@example.com"),
 	})
 	list, err := h.client.Bookings(t.Context())
 	if err != nil {
@@ -439,7 +440,8 @@ func hostileBooking(t *testing.T, h *harness) booking.Booking {
 }
 
 // A reminder is a DM whose notification begins with "Reminder" and holds
-// the booking ID; its cancel asks first, and Stop reminders stops them.
+// the booking ID; its cancel asks first, and Reminder settings… opens the
+// settings.
 func TestSendReminder(t *testing.T) {
 	t.Parallel()
 	h, store := newPersonalHarness(t)
@@ -470,8 +472,8 @@ func TestSendReminder(t *testing.T) {
 	if len(cancel) != 1 || str(cancel[0], "value") != bk.ID || cancel[0]["confirm"] == nil {
 		t.Errorf("the cancel control is not a button for %s behind a confirmation: %v", bk.ID, cancel)
 	}
-	if len(elements(dm.Blocks, "show_list")) != 1 || len(elements(dm.Blocks, "remind_off")) != 1 {
-		t.Error("the reminder lacks Upcoming bookings or Stop reminders")
+	if len(elements(dm.Blocks, "show_list")) != 1 || len(elements(dm.Blocks, "personal_settings")) != 1 || len(elements(dm.Blocks, "remind_off")) != 0 {
+		t.Error("the reminder lacks Upcoming bookings or Reminder settings…, or stops all reminders at one press")
 	}
 
 	// Late: said so.
@@ -482,14 +484,11 @@ func TestSendReminder(t *testing.T) {
 	}
 	h.dm(ada, "starts in 3 minutes. bookbot could not remind you earlier.")
 
-	// Stop reminders, pressed on the reminder.
-	h.interact(slacktest.BlockAction(ada, "remind_off", "", slacktest.InMessage(dm)))
-	h.drain()
-	if r := h.lastReply(ada); !strings.Contains(textOf(r.Blocks), "Reminders off.") {
-		t.Errorf("Stop reminders answered:\n%s", textOf(r.Blocks))
-	}
-	if s := settingsOf(t, store, ada); s.Remind != 0 || s.Agenda == nil {
-		t.Errorf("after Stop reminders: %+v, want reminders off and the agenda kept", s)
+	// Reminder settings…, pressed on the reminder, opens them.
+	h.interact(slacktest.BlockAction(ada, "personal_settings", "", slacktest.InMessage(dm)))
+	h.waitView("the settings from a reminder", func(v slacktest.View) bool { return v.TriggerUser == ada })
+	if s := settingsOf(t, store, ada); s.Remind != 15*time.Minute || s.Agenda == nil {
+		t.Errorf("after opening the settings: %+v, want both kept", s)
 	}
 
 	// Cancel, pressed on the reminder once confirmed.
@@ -513,7 +512,8 @@ func TestSendAgenda(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm := h.dm(bob, "Your day")
-	if dm.Text != "Agenda for Mon 23 Mar: 1 booking" {
+	// The lock screen says the day's count and its first meeting.
+	if dm.Text != "Agenda for Mon 23 Mar: 1 booking, first at 10:00 — Consultation with &lt;!channel&gt; Eve &amp; *co*." {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
@@ -531,7 +531,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm = h.dm(ada, "Your day")
-	if dm.Text != "Agenda for Mon 23 Mar: no bookings" {
+	if dm.Text != "Agenda for Mon 23 Mar: no bookings." {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	if text := textOf(dm.Blocks); !strings.Contains(text, "Nothing booked today.") || !strings.Contains(text, "lists at most 100 upcoming bookings") {

@@ -35,10 +35,13 @@ const (
 	actionListPage    = "list_page"
 	actionListPrev    = "list_page_prev" // action IDs are unique within a block
 	actionShowTypes   = "show_types"
+	actionTypesPage   = "types_page"
+	actionTypesPrev   = "types_page_prev"
 	actionShowSlots   = "show_slots"
 	actionPickAnother = "pick_another"
 	actionRecheck     = "recheck"
 	actionKeep        = "cancel_keep"
+	actionCancelCheck = "cancel_check"
 	actionShowList    = "show_list"
 	actionSlotsMore   = "slots_more"
 	actionEditBooking = "edit_booking"
@@ -322,11 +325,40 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// errorMessage says what failed and what to do, in words; the error
-// itself goes to the log (see Bot.failed).
-func errorMessage(what string, err error) message {
+// errorMessage says what failed and what to do, in words, and offers next,
+// the next step (usually the same request again); the error itself goes
+// to the log (see Bot.failed).
+func errorMessage(what string, err error, next ...slack.BlockElement) message {
 	text := escape(what + ". " + failureText(err))
-	return message{Text: text, Blocks: []slack.Block{section(":warning: " + text)}}
+	blocks := []slack.Block{section(":warning: " + text)}
+	if len(next) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("error_actions", next...))
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
+// tryAgain is a button that asks for the same thing again.
+func tryAgain(actionID, value string) *slack.ButtonBlockElement {
+	return button(actionID, "Try again", value)
+}
+
+// pager is the Previous and Next buttons of page of pages, each carrying
+// the page it shows; the two action IDs differ, as Slack wants within a
+// block.
+func pager(blockID, prev, next string, page, pages int) *slack.ActionBlock {
+	var nav []slack.BlockElement
+	if page > 0 {
+		nav = append(nav, button(prev, "Previous", strconv.Itoa(page-1)))
+	}
+	if page < pages-1 {
+		nav = append(nav, button(next, "Next", strconv.Itoa(page+1)))
+	}
+	return slack.NewActionBlock(blockID, nav...)
+}
+
+// upcomingButton shows the upcoming bookings.
+func upcomingButton() *slack.ButtonBlockElement {
+	return button(actionShowList, "Upcoming bookings", "")
 }
 
 // dateTokenAs is a Slack date token in format; fallback is what a client
@@ -375,9 +407,11 @@ func dayLabel(t, now time.Time, loc *time.Location) string {
 
 // Buttons that more than one flow's messages show.
 
-// cancelButton cancels a booking, after Slack's own dialog has asked.
+// cancelButton cancels a booking, after Slack's own dialog has asked. It is
+// neutral: the loudest thing beside a booking must not be what undoes it;
+// the dialog is where the danger is said.
 func cancelButton(id string) *slack.ButtonBlockElement {
-	btn := button(actionCancel, "Cancel", id).WithStyle(slack.StyleDanger)
+	btn := button(actionCancel, "Cancel…", id)
 	btn.Confirm = slack.NewConfirmationBlockObject(
 		plain("Cancel this booking?"),
 		mrkdwn("The attendees may be notified of the cancellation. Grouped or series bookings may be cancelled together with it. This cannot be undone."),

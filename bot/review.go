@@ -147,7 +147,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 		}
 		if err != nil {
 			b.log.Error("journal: a review could not be recorded", "seq", seq, "err", err)
-			replace(b.failed("The check could not be recorded; press the button again", err))
+			replace(b.failed("The check could not be recorded; press the button again", err, reviewButton(seq)))
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)

@@ -14,6 +14,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -356,8 +357,8 @@ func TestLongDataKeepsMessagesInsideSlacksLimits(t *testing.T) {
 	for i := range 20 {
 		start := t0.Add(26*time.Hour + time.Duration(i)*time.Hour)
 		h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-			EventType: ptr("intro-call"), Start: start, End: start.Add(15 * time.Minute),
-			BookerName: ptr(long), BookerEmail: ptr(strings.Repeat("a&", 120) + "@example.com"),
+			EventType: testutil.Ptr("intro-call"), Start: start, End: start.Add(15 * time.Minute),
+			BookerName: testutil.Ptr(long), BookerEmail: testutil.Ptr(strings.Repeat("a&", 120) + "@example.com"),
 		})
 	}
 	h.slash(ada, "list")

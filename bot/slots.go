@@ -14,19 +14,25 @@ import (
 
 // slotsFlow is `types` and `slots`, and the buttons that show them.
 func slotsFlow() flow {
-	types := func(b *Bot, later *jobs, reply func(message)) {
-		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx)) })
+	types := func(b *Bot, later *jobs, reply func(message), page int) {
+		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx, page)) })
+	}
+	typesPage := func(b *Bot, later *jobs, p press) {
+		n, _ := strconv.Atoi(p.a.Value)
+		types(b, later, p.replace, n)
 	}
 	return flow{
 		commands: []command{
 			{name: "types", help: "event types", run: func(b *Bot, later *jobs, c call) any {
-				types(b, later, c.reply)
+				types(b, later, c.reply, 0)
 				return nil
 			}},
 			{name: "slots", usage: "&lt;event&gt;", brief: "&lt;event&gt;", help: "free slots of an event type", maxArgs: anyArgs, run: (*Bot).slotsCommand},
 		},
 		actions: map[string]func(*Bot, *jobs, press){
-			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.reply) },
+			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.reply, 0) },
+			actionTypesPage: typesPage,
+			actionTypesPrev: typesPage,
 			actionShowSlots: func(b *Bot, later *jobs, p press) {
 				later.add("slots", func(ctx context.Context) { p.reply(b.slotsReply(ctx, p.user, p.a.Value, 0)) })
 			},
@@ -55,46 +61,60 @@ func (b *Bot) slotsPagePressed(later *jobs, p press) {
 	later.add("slots", func(ctx context.Context) { p.replace(b.slotsReply(ctx, p.user, slug, n)) })
 }
 
-func (b *Bot) typesReply(ctx context.Context) message {
+func (b *Bot) typesReply(ctx context.Context, page int) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
-		return b.failed("The event types could not be loaded", err)
+		return b.failed("The event types could not be loaded", err, tryAgain(actionTypesPage, strconv.Itoa(page)))
 	}
-	return typesMessage(types, b.cfg.BookingPage)
+	return typesMessage(types, b.cfg.BookingPage, page)
 }
 
 func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) message {
 	types, err := b.types.get(ctx)
 	if err != nil {
-		return b.failed("The event types could not be loaded", err)
+		return b.failed("The event types could not be loaded", err, tryAgain(actionShowSlots, slug))
 	}
 	et, ok := findType(types, slug)
 	switch {
 	case !ok:
 		return helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(slug)), escape(b.cfg.Command)))
 	case !et.Bookable():
-		return message{Text: short(et.Title) + " is booked through the public booking page.", Blocks: []slack.Block{section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), kindText(et.SchedulingKind), publicPage(b.cfg.BookingPage)))}}
+		return message{Text: short(et.Title) + " is booked through the public booking page.", Blocks: []slack.Block{
+			section(fmt.Sprintf("*%s* is a %s event: book it through %s; the booking API does not support it reliably.", short(et.Title), kindText(et.SchedulingKind), publicPage(b.cfg.BookingPage))),
+			slack.NewActionBlock("slots_actions", button(actionShowTypes, "Event types", "")),
+		}}
 	}
 	slots, err := b.booking.Slots(ctx, slug)
 	if err != nil {
-		return b.failed("The free slots could not be loaded", err)
+		return b.failed("The free slots could not be loaded", err, tryAgain(actionShowSlots, slug))
 	}
 	return slotsMessage(et, slots, b.users.zone(ctx, userID), b.cfg.Now(), page)
 }
 
-// typesMessage lists event types; solo ones get Slots and Book buttons,
-// others say they go through the public booking page.
-func typesMessage(types []booking.EventType, page string) message {
+// typesPageSize keeps a page of event types short enough to read on a
+// phone, and every type reachable through the pages.
+const typesPageSize = 8
+
+// typesMessage lists event types, a page at a time; solo ones get Free
+// slots and Book buttons, others say they go through the public booking
+// page. The buttons are neutral: a page of them has no one first choice.
+func typesMessage(types []booking.EventType, page string, n int) message {
 	if len(types) == 0 {
-		return message{Text: "There are no event types.", Blocks: []slack.Block{section("There are no event types on this calendar.")}}
+		text := "There are no event types on this calendar. The calendar's owner adds them on the booking service."
+		return message{Text: "There are no event types.", Blocks: []slack.Block{
+			section(text),
+			slack.NewActionBlock("types_actions", upcomingButton()),
+		}}
 	}
+	pages := (len(types) + typesPageSize - 1) / typesPageSize
+	n = max(0, min(n, pages-1))
+	shown := types[n*typesPageSize : min((n+1)*typesPageSize, len(types))]
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Event types"))}
-	shown := 0
-	for _, et := range types {
-		if len(blocks) > 46 {
-			break
-		}
-		shown++
+	if pages > 1 {
+		first := n*typesPageSize + 1
+		blocks = append(blocks, contextLine(fmt.Sprintf("%d–%d of %d.", first, first+len(shown)-1, len(types))))
+	}
+	for _, et := range shown {
 		line := fmt.Sprintf("*%s* · %d min · %s", short(et.Title), et.DurationMinutes, code(et.Slug))
 		if !et.Bookable() {
 			line += fmt.Sprintf("\n_%s event: book it through %s; the API does not support it reliably._", kindText(et.SchedulingKind), publicPage(page))
@@ -103,11 +123,11 @@ func typesMessage(types []booking.EventType, page string) message {
 		}
 		blocks = append(blocks, section(line), slack.NewActionBlock("type_"+clip(et.Slug, 200),
 			button(actionShowSlots, "Free slots", et.Slug),
-			button(actionNewBooking, "Book", et.Slug).WithStyle(slack.StylePrimary),
+			button(actionNewBooking, "Book…", et.Slug),
 		))
 	}
-	if shown < len(types) {
-		blocks = append(blocks, contextLine(fmt.Sprintf("%d more not shown.", len(types)-shown)))
+	if pages > 1 {
+		blocks = append(blocks, pager("types_nav", actionTypesPrev, actionTypesPage, n, pages))
 	}
 	return message{Text: plural(len(types), "event type"), Blocks: blocks}
 }
@@ -126,7 +146,8 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	if len(slots) == 0 {
 		return message{Text: fallback + ": none", Blocks: []slack.Block{
 			slack.NewHeaderBlock(plain(head)),
-			section("No free slots in the next 14 days."),
+			section("No free slots in the next 14 days. Another event type may have some."),
+			slack.NewActionBlock("slots_actions", button(actionShowTypes, "Event types", "")),
 		}}
 	}
 	days := groupByDay(slots, loc, now)

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,43 @@ func TestPublicBookingPageIsLinked(t *testing.T) {
 	h.slash(ada, "slots team-sync")
 	if text := textOf(h.reply(ada, "is a round robin event").Blocks); !strings.Contains(text, "|the public booking page>") {
 		t.Errorf("no link to the booking page:\n%s", text)
+	}
+}
+
+// Many event types come a page at a time, and Next reaches every one of
+// them: none is hidden.
+func TestTypesPages(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for i := range 20 {
+		h.sb.AddEventType(bookingtest.DemoOwner, bookingtest.EventType{Slug: fmt.Sprintf("extra-%02d", i), Title: fmt.Sprintf("Extra %02d", i), DurationMinutes: 30})
+	}
+	h.slash(ada, "types")
+	cur := h.reply(ada, "event types")
+	seen := map[string]bool{}
+	for {
+		for _, b := range elements(cur.Blocks, "show_slots") {
+			seen[str(b, "value")] = true
+		}
+		var next string
+		for _, b := range elements(cur.Blocks, "types_page") {
+			if str(b["text"].(map[string]any), "text") == "Next" {
+				next = str(b, "value")
+			}
+		}
+		if next == "" {
+			break
+		}
+		h.interact(slacktest.BlockAction(ada, "types_page", next, slacktest.InMessage(cur), slacktest.WithBlockID("types_nav")))
+		n, _ := strconv.Atoi(next)
+		first := fmt.Sprintf("%d–", n*8+1) // the page's count: "9–16 of 26."
+		cur = h.waitMessage("page "+next, func(x slacktest.Message) bool {
+			return x.Kind == "response_url" && x.User == ada && x.ReplaceOriginal && strings.Contains(textOf(x.Blocks), first)
+		})
+	}
+	for i := range 20 {
+		if slug := fmt.Sprintf("extra-%02d", i); !seen[slug] {
+			t.Errorf("%s is on no page; seen %v", slug, seen)
+		}
 	}
 }

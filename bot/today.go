@@ -22,7 +22,7 @@ func todayFlow() flow {
 func (b *Bot) todayReply(ctx context.Context, user string) message {
 	list, err := b.booking.Bookings(ctx)
 	if err != nil {
-		return b.failed("Today's bookings could not be loaded", err)
+		return b.failed("Today's bookings could not be loaded", err, upcomingButton())
 	}
 	return todayMessage(b.cfg.Command, list, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
 }

@@ -36,6 +36,9 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	switch {
 	case res == nil:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
+		if !errors.Is(err, errSlotGone) {
+			actions = append(actions, again("Try again"))
+		}
 		actions = append(actions, pick)
 	case res.Outcome == booking.DryRun:
 		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
@@ -74,13 +77,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
 		text = fmt.Sprintf(":hourglass: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
 		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
-		actions = append(actions, again("Try again later"), pick)
+		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
 		actions = append(actions, recheck)
@@ -147,19 +150,19 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	}
 }
 
-// cancelOutcomeMessage replaces the confirmation with what happened: to
-// what, by event, attendee and time when the list showed the booking, and
+// cancelOutcomeMessage replaces the confirmation (or the card the Cancel
+// was pressed on) with what happened: to what, by event, attendee and
+// time when the list showed the booking, who cancelled it and when, and
 // what to do next. The service answers a repeat cancel as it answers the
 // first, so a cancel it confirmed of a booking the list did not show
 // before is not called bookbot's doing: it may have changed nothing.
-func cancelOutcomeMessage(id string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
+func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
 	what, push := "This booking", "booking "+escape(id)
 	if b := res.Booking; b != nil {
 		what = bookingWhat(*b, types, span(b.Start, b.End, loc))
 		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
 	}
-	upcoming := button(actionShowList, "Upcoming bookings", "")
-	actions := []slack.BlockElement{upcoming}
+	actions := []slack.BlockElement{upcomingButton()}
 	var head, text string
 	switch {
 	case res.Outcome == booking.DryRun:
@@ -171,36 +174,43 @@ func cancelOutcomeMessage(id string, res *booking.Result, types []booking.EventT
 			text += "\nThis booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar."
 		}
 	case res.Outcome == booking.Cancelled && res.Booking != nil:
+		// The card stays: what it was, its time struck through, who
+		// cancelled it and when.
+		b := res.Booking
 		head = "Cancelled"
-		text = ":white_check_mark: *Cancelled:* " + what + "."
+		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s\n~%s~\nCancelled by %s %s.", bookingWhat(*b, types, ""), span(b.Start, b.End, loc), mention(by), moment(now, loc))
 		if !res.Verified {
 			text += "\nThe booking service confirmed it; the bookings list could not confirm it too."
 		}
+		if b.EventType.Valid {
+			actions = append([]slack.BlockElement{button(actionPickAnother, "Book again", pickValue(bookAgainMeta(*b)))}, actions...)
+		}
 	case res.Outcome == booking.Cancelled:
 		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
-		text = fmt.Sprintf(":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before sending the cancel, so it was most likely cancelled already or has passed (or lies beyond the first %d the API lists): this cancel may have changed nothing.", booking.MaxListed)
+		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
 	case res.Outcome == booking.NotFound:
 		head = "Not found"
-		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking: it does not exist, is not this calendar's, or is assigned to another host."
+		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking on this calendar."
 	case res.Outcome == booking.NotCancelled:
 		head = "Not cancelled"
-		text = ":x: *Not cancelled:* " + what + " is still listed. The booking service did not answer clearly; cancelling again is safe."
+		text = ":x: *Not cancelled:* " + what + " is still listed. Cancelling again is safe."
 		actions = append([]slack.BlockElement{cancelButton(id)}, actions...)
 	case res.Outcome == booking.RateLimited:
 		head = "Not cancelled"
-		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is refusing requests for now.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
 	case res.Outcome == booking.Rejected:
 		head = "Not cancelled"
 		text = fmt.Sprintf(":x: *Not cancelled: the booking service refused.* %s is unchanged. %s", what, escape(failureText(res.Err)))
 	default:
 		head = "Unclear whether it was cancelled"
-		text = ":warning: *Unclear whether it was cancelled:* " + what + ". The booking service did not answer clearly and the bookings list could not settle it. Look at the upcoming bookings before trying again."
+		text = ":warning: *Unclear whether it was cancelled:* " + what + ". Check whether it is still listed before trying again."
+		actions = append([]slack.BlockElement{button(actionCancelCheck, "Check again", id)}, actions...)
 	}
 	return message{
 		Text: head + ": " + push + ".",
 		Blocks: []slack.Block{
 			section(text),
-			contextLine("Booking " + escape(id)),
+			contextLine(bookingID(id)),
 			slack.NewActionBlock("cancel_outcome", actions...),
 		},
 	}
@@ -215,6 +225,9 @@ func bookingWhat(b booking.Booking, types []booking.EventType, when string) stri
 	}
 	if name := short(b.BookerName.String); name != "" {
 		s += " with " + name
+	}
+	if when == "" {
+		return s
 	}
 	return s + ", " + when
 }
@@ -309,13 +322,22 @@ func keptMessage(id string) message {
 	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
 }
 
+// said is an error bookbot words for the person it answers; any other
+// error is said in general words, its detail left to the log.
+type said string
+
+func (s said) Error() string { return string(s) }
+
 // failureText says in words what an error from the booking client means
 // for the person and what they can do; the technical detail is for the log.
 func failureText(err error) string {
 	var invalid booking.ValidationError
+	var words said
 	switch {
 	case err == nil:
 		return "No details."
+	case errors.As(err, &words):
+		return words.Error() + "."
 	case errors.As(err, &invalid):
 		return invalid.Error() + "."
 	case errors.Is(err, booking.ErrUnauthorized):
@@ -339,14 +361,16 @@ func failureText(err error) string {
 	case errors.Is(err, booking.ErrBadResponse):
 		return "The booking service gave an answer bookbot cannot read. The calendar's owner can find the details in bookbot's log."
 	}
-	return err.Error() + "."
+	// What else goes wrong is bookbot's own trouble (its journal, its
+	// database): the detail is for the log, not the person.
+	return "Something went wrong inside bookbot. Try again in a few minutes; if it keeps happening, tell the calendar's owner, who finds the details in bookbot's log."
 }
 
 // failed is errorMessage for a person, with the error itself in the log,
 // where the technical detail the message leaves out can be found.
-func (b *Bot) failed(what string, err error) message {
+func (b *Bot) failed(what string, err error, next ...slack.BlockElement) message {
 	b.log.Warn(what, "err", err)
-	return errorMessage(what, err)
+	return errorMessage(what, err, next...)
 }
 
 // leadWords is how long before a booking, as a person says it: "15

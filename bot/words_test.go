@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // Data is shown as data: a name with newlines stays on its line, a typed
@@ -17,8 +18,8 @@ func TestHostileDataStaysData(t *testing.T) {
 	h := newHarness(t)
 	start := t0.Add(26 * time.Hour)
 	h.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
-		EventType: ptr("intro-call"), Start: start, End: start.Add(15 * time.Minute),
-		BookerName: ptr("Eve\nMallory\r\n*boss* @channel <!channel>"), BookerEmail: ptr("eve@example.com"),
+		EventType: testutil.Ptr("intro-call"), Start: start, End: start.Add(15 * time.Minute),
+		BookerName: testutil.Ptr("Eve\nMallory\r\n*boss* @channel <!channel>"), BookerEmail: testutil.Ptr("eve@example.com"),
 	})
 	h.slash(ada, "list")
 	m := h.reply(ada, "Eve Mallory")

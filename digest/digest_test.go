@@ -8,21 +8,14 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 var (
-	berlin   = mustZone("Europe/Berlin")
-	newYork  = mustZone("America/New_York")
-	santiago = mustZone("America/Santiago")
+	berlin   = testutil.Zone("Europe/Berlin")
+	newYork  = testutil.Zone("America/New_York")
+	santiago = testutil.Zone("America/Santiago")
 )
-
-func mustZone(name string) *time.Location {
-	z, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return z
-}
 
 // ts parses an API timestamp exactly as the client does.
 func ts(t testing.TB, s string) time.Time {

@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -126,7 +127,7 @@ func newPlace(t *testing.T) *place {
 	p.store = db.Personal()
 	p.cfg = personal.Config{
 		List: client, Store: p.store, Send: p.send, Metrics: p.tally,
-		Zones:   zones{"UADA": berlin, "UBOB": mustZone("America/New_York")},
+		Zones:   zones{"UADA": berlin, "UBOB": testutil.Zone("America/New_York")},
 		Allowed: func(u string) bool { return p.allowed[u] },
 		Now:     p.clock.Now,
 	}
@@ -314,13 +315,13 @@ func TestAgendaComesOncePerLocalDay(t *testing.T) {
 		t.Errorf("at 08:00 in Berlin: %+v, want the %d bookings of the day", got, p.onDay(2026, 3, 23, berlin))
 	}
 	// New York's 08:00 is later; Bob's bookbot was down until 12:30 there.
-	p.clock.Set(time.Date(2026, 3, 23, 12, 30, 0, 0, mustZone("America/New_York")))
+	p.clock.Set(time.Date(2026, 3, 23, 12, 30, 0, 0, testutil.Zone("America/New_York")))
 	p.tick()
 	if got := p.send.take(); len(got) != 0 {
 		t.Errorf("a missed agenda came after its morning: %v", reminders(got))
 	}
 	// Saturday: Ada asked for weekdays only; Bob gets his.
-	p.clock.Set(time.Date(2026, 3, 28, 8, 1, 0, 0, mustZone("America/New_York")))
+	p.clock.Set(time.Date(2026, 3, 28, 8, 1, 0, 0, testutil.Zone("America/New_York")))
 	p.tick()
 	got = p.send.take()
 	if len(got) != 1 || got[0].user != "UBOB" || got[0].day != "2026-03-28" {

@@ -8,25 +8,18 @@ import (
 	_ "time/tzdata" // the zones below, even without a zoneinfo database
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
 )
 
 var (
-	berlin   = mustZone("Europe/Berlin")
-	newYork  = mustZone("America/New_York")
-	auckland = mustZone("Pacific/Auckland")
-	kolkata  = mustZone("Asia/Kolkata")
-	santiago = mustZone("America/Santiago")
-	lordHowe = mustZone("Australia/Lord_Howe")
+	berlin   = testutil.Zone("Europe/Berlin")
+	newYork  = testutil.Zone("America/New_York")
+	auckland = testutil.Zone("Pacific/Auckland")
+	kolkata  = testutil.Zone("Asia/Kolkata")
+	santiago = testutil.Zone("America/Santiago")
+	lordHowe = testutil.Zone("Australia/Lord_Howe")
 )
-
-func mustZone(name string) *time.Location {
-	z, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return z
-}
 
 // ts parses an RFC 3339 time; it panics on a typo in a table.
 func ts(s string) time.Time {

@@ -17,6 +17,7 @@ var _ bot.Seen = (*pgstore.Dedupe)(nil)
 
 // Two replicas see an envelope: one of them first.
 func TestDedupeTwoReplicas(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u).Dedupe(bot.SeenTTL), open(t, u).Dedupe(bot.SeenTTL)
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
@@ -41,6 +42,7 @@ func TestDedupeTwoReplicas(t *testing.T) {
 // Of 20 concurrent calls for one envelope, over two replicas, one is first,
 // whatever their clocks say within the TTL.
 func TestDedupeConcurrent(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	replicas := []*pgstore.Dedupe{open(t, u).Dedupe(bot.SeenTTL), open(t, u).Dedupe(bot.SeenTTL)}
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
@@ -74,6 +76,7 @@ func TestDedupeConcurrent(t *testing.T) {
 // first once, whichever statement it went to the database in; a question
 // whose context is done records nothing.
 func TestDedupeBurst(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	d := open(t, u).Dedupe(bot.SeenTTL)
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
@@ -107,6 +110,7 @@ func TestDedupeBurst(t *testing.T) {
 // An envelope is forgotten once more than the TTL has passed, to the
 // nanosecond, as the bot's memory forgets it; expired rows are deleted.
 func TestDedupeTTL(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	const ttl = 15 * time.Minute
 	a, b := open(t, u).Dedupe(ttl), open(t, u).Dedupe(ttl)
@@ -158,6 +162,7 @@ func TestDedupeTTL(t *testing.T) {
 // kept: none before it is kept, an empty one as empty, none for an
 // envelope not seen, and none once the envelope is seen anew after the TTL.
 func TestDedupeAck(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	const ttl = 15 * time.Minute
 	a, b := open(t, u).Dedupe(ttl), open(t, u).Dedupe(ttl)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	guardtest.Run(t, func(t *testing.T, limits booking.Limits, now func() time.Time) func() booking.Limiter {
 		u := migrated(t)
 		return func() booking.Limiter { return open(t, u).Limiter(limits, now) }
@@ -36,6 +37,7 @@ func attempts(t *testing.T, u string) int {
 // before: a replica whose clock is behind the one that prunes still counts
 // them.
 func TestLimiterPrunes(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	clock := fakeclock.New(guardStart) // 9:00
 	limiter := func(skew time.Duration) booking.Limiter {
@@ -80,6 +82,7 @@ func TestLimiterPrunes(t *testing.T) {
 // A limiter whose database cannot be reached, or has lost the guard's row,
 // fails and allows nothing.
 func TestLimiterFailures(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	db := open(t, u)
 	l := db.Limiter(booking.DefaultLimits, nil)
@@ -127,6 +130,7 @@ func bookingClient(t *testing.T, srv *bookingtest.Server, now func() time.Time, 
 // Two replicas' clients on one database send five creates a minute between
 // them, and one whose database is gone sends none.
 func TestLimiterSharedByReplicas(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	monday := func() time.Time { return time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC) }
 	srv := bookingtest.NewServer(t, bookingtest.WithClock(monday))

@@ -19,6 +19,7 @@ import (
 // The semantics every journal.Store shares, against the database: each
 // handle on its own pool, as a replica's.
 func TestJournal(t *testing.T) {
+	t.Parallel()
 	journaltest.Run(t, func(t *testing.T, now func() time.Time) func(owner string) journal.Store {
 		u := migrated(t)
 		return func(owner string) journal.Store { return open(t, u).Journal(owner, pgstore.JournalClock(now)) }
@@ -34,6 +35,7 @@ var journalCreate = booking.Write{
 // Replicas starting together each recover: every write left behind is
 // settled and returned once, though each of them may list it.
 func TestJournalRecoverConcurrent(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	gone := open(t, u).Journal("gone")
 	const writes = 10
@@ -92,6 +94,7 @@ func TestJournalRecoverConcurrent(t *testing.T) {
 // flight, for the writer to try again or a later Recover; a Begin that
 // cannot record is no Begin.
 func TestJournalOutcomeNotRecorded(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	db, err := pgstore.Open(t.Context(), u)
 	if err != nil {
@@ -138,6 +141,7 @@ func BenchmarkJournalBeginFinish(b *testing.B) {
 // transactions by default: at REPEATABLE READ, the check would see no
 // create committed while it waited for the lock.
 func TestJournalBeginUnderRepeatableReadDefault(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	sep := "?"
 	if strings.Contains(u, "?") {

@@ -3,7 +3,6 @@ package pgstore_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -183,31 +183,18 @@ func whoLeads(t *testing.T, db *pgstore.DB) pgstore.LeaderInfo {
 	return info
 }
 
-// eventually waits until cond holds, looking every 10 ms, or fails with
-// what it waited for.
-func eventually(t *testing.T, within time.Duration, cond func() bool, what func() string) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(within)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("waited %v for %s", within, what())
-		}
-	}
-}
-
 // goroutines waits until no more goroutines run than before, or fails.
 // pgx closes a connection whose query was cancelled in goroutines of its own,
 // bounded by its own 15 s; those are not Run's and are not counted.
 func goroutines(t *testing.T, before int) {
 	t.Helper()
-	eventually(t, 5*time.Second, func() bool { return len(ours()) <= before }, func() string {
-		g := ours()
-		return fmt.Sprintf("%d goroutines, %d before:\n%s", len(g), before, strings.Join(g, "\n\n"))
-	})
+	var g []string
+	defer func() {
+		if len(g) > before { // the wait failed: what runs still
+			t.Logf("%d goroutines, %d before:\n%s", len(g), before, strings.Join(g, "\n\n"))
+		}
+	}()
+	testutil.WaitFor(t, 5*time.Second, "no more goroutines than before", func() bool { g = ours(); return len(g) <= before })
 }
 
 // ours is the stack of each running goroutine but pgx's closing ones.
@@ -236,7 +223,7 @@ func ours() []string {
 func campaigning(t *testing.T, admin *pgx.Conn) {
 	t.Helper()
 	var n int
-	eventually(t, 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "a leader campaigning", func() bool {
 		err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity a
 			WHERE a.datname = current_database() AND a.application_name = $1
 			AND a.state = 'idle' AND a.query LIKE 'SELECT pg_try_advisory_lock(%'
@@ -246,11 +233,12 @@ func campaigning(t *testing.T, admin *pgx.Conn) {
 			t.Fatalf("sessions campaigning: %v", err)
 		}
 		return n > 0
-	}, func() string { return "a leader campaigning" })
+	})
 }
 
 // Of two replicas one leads, and goes on leading; WhoLeads names it.
 func TestLeaderOne(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	if info := whoLeads(t, a); info != (pgstore.LeaderInfo{Name: leaderName}) {
@@ -277,6 +265,7 @@ func TestLeaderOne(t *testing.T) {
 // A leader that gives up (its context done) lets the other lead within a
 // check; leadership comes back the same way; tokens grow; Run leaves no
 // goroutine behind.
+// Not in parallel with other tests: it counts the goroutines of the process.
 func TestLeaderResign(t *testing.T) {
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
@@ -327,6 +316,7 @@ func TestLeaderResign(t *testing.T) {
 
 // A lead function that returns ends Run, and gives the lock back.
 func TestLeaderLeadReturns(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	err := a.Leader(leaderName, fast("a")).Run(t.Context(), func(context.Context, pgstore.Term) {})
@@ -348,6 +338,7 @@ func TestLeaderLeadReturns(t *testing.T) {
 // The leader's session ended from the server: it stops at once, and the
 // other leads within a check.
 func TestLeaderBackendTerminated(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	admin := conn(t, u)
@@ -358,8 +349,9 @@ func TestLeaderBackendTerminated(t *testing.T) {
 	campaigning(t, admin)
 
 	var killed bool
-	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND objsubid = 2 AND granted`).Scan(&killed)
+	err := admin.QueryRow(t.Context(), `SELECT pg_terminate_backend(k.pid) FROM pg_locks k, pg_database d
+		WHERE k.locktype = 'advisory' AND k.objsubid = 2 AND k.granted
+		AND k.database = d.oid AND d.datname = current_database()`).Scan(&killed)
 	if err != nil || !killed {
 		t.Fatalf("terminate the leader's backend: %v, %v", killed, err)
 	}
@@ -382,6 +374,7 @@ func TestLeaderBackendTerminated(t *testing.T) {
 // The leader's DB is closed: it stops within a check, its Run says why,
 // and the other leads.
 func TestLeaderClosed(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	r := newTerms(t)
@@ -419,6 +412,7 @@ func TestLeaderClosed(t *testing.T) {
 // connection not closed): it stops within LostAfter - Check, and the other
 // leads within LostAfter + Check, only after it stopped.
 func TestLeaderNetworkLoss(t *testing.T) {
+	t.Parallel()
 	networkLoss(t, fast)
 }
 
@@ -472,6 +466,7 @@ func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
 
 // A leader killed with SIGKILL: the other leads within a check.
 func TestLeaderKilled(t *testing.T) {
+	t.Parallel()
 	killed(t, fast, 250*time.Millisecond)
 }
 
@@ -555,6 +550,7 @@ func TestLeaderChild(t *testing.T) {
 
 // Run on a database not migrated says so.
 func TestLeaderNotMigrated(t *testing.T) {
+	t.Parallel()
 	db := open(t, pgtest.URL(t))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

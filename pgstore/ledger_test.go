@@ -16,6 +16,7 @@ import (
 )
 
 func TestDigestLedger(t *testing.T) {
+	t.Parallel()
 	ledgertest.Run(t, func(t *testing.T, now func() time.Time) func() digest.Ledger {
 		u := migrated(t)
 		return func() digest.Ledger { return open(t, u).DigestLedger(digest.LedgerOptions{Now: now}) }
@@ -26,6 +27,7 @@ var ledgerDay = time.Date(2026, 11, 24, 0, 0, 0, 0, time.FixedZone("CET", 3600))
 
 // A stale claim is logged loudly, naming the replica that made it.
 func TestDigestLedgerStaleClaimLog(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	now := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
 	l := open(t, migrated(t)).DigestLedger(digest.LedgerOptions{
@@ -55,6 +57,7 @@ func TestDigestLedgerStaleClaimLog(t *testing.T) {
 
 // StaleAfter, when set, replaces the default.
 func TestDigestLedgerStaleAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
 	l := open(t, migrated(t)).DigestLedger(digest.LedgerOptions{StaleAfter: time.Minute, Now: func() time.Time { return now }})
 	if _, err := l.Claim(t.Context(), ledgerDay); err != nil {
@@ -69,6 +72,7 @@ func TestDigestLedgerStaleAfter(t *testing.T) {
 // The rows are what the migration's comments say, so that a person can
 // read and mend them: a date and kind, the claim, the record.
 func TestDigestLedgerRows(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	at := time.Date(2026, 11, 23, 17, 0, 3, 5, time.UTC)
 	l := open(t, u).DigestLedger(digest.LedgerOptions{Now: func() time.Time { return at }})
@@ -116,6 +120,7 @@ func TestDigestLedgerRows(t *testing.T) {
 // closes the connection; a trigger keeps a row of each claim inserted, to
 // show the claim was committed before it was undone.
 func TestDigestLedgerLostClaimUndone(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	c := conn(t, u)
 	for _, q := range []string{
@@ -258,6 +263,7 @@ func answerDropper(t *testing.T, addr, match string) string {
 
 // The ledger's errors never hold the database URL's password.
 func TestDigestLedgerErrorsHidePassword(t *testing.T) {
+	t.Parallel()
 	const password = "hunter2-not-checked"
 	pu, err := url.Parse(migrated(t))
 	if err != nil {

@@ -65,6 +65,7 @@ func notify(t *testing.T, c *pgx.Conn, channel string) {
 // another; notifications on other channels do not, and a channel's name
 // is taken as it is.
 func TestListenAcrossHandles(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	admin := conn(t, u)
@@ -90,6 +91,7 @@ func TestListenAcrossHandles(t *testing.T) {
 // The listener's session ended from the server: Listen listens again on
 // a new one, calls fn once it does, and goes on passing notifications.
 func TestListenBackendTerminated(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a := open(t, u)
 	admin := conn(t, u)
@@ -122,6 +124,7 @@ func TestListenBackendTerminated(t *testing.T) {
 // Listen returns nil when its context ends, and an error on a closed DB;
 // Close does not wait for a Listen under way.
 func TestListenEnds(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	a := open(t, u)
 	l := listen(t, a, pgstore.PersonalChannel)

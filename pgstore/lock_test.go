@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -48,14 +49,14 @@ func TestWithLock(t *testing.T) {
 		go func() {
 			second <- dbs[1].WithLock(ctx, "reviews", func(context.Context) error { close(entered); return nil })
 		}()
-		eventually(t, 10*time.Second, func() bool {
+		testutil.WaitFor(t, 10*time.Second, "the second replica to wait for the lock", func() bool {
 			select {
 			case <-entered:
 				t.Fatal("a second replica entered while the first held the lock")
 			default:
 			}
 			return lockWaiters(t, admin) > 0
-		}, func() string { return "the second replica to wait for the lock" })
+		})
 		return nil
 	}); err != nil {
 		t.Fatal(err)

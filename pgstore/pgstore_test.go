@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/personal"
@@ -24,6 +25,8 @@ import (
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // open opens another handle on the database at url, as another replica
 // would, closed when the test ends.
@@ -49,17 +52,41 @@ func conn(t testing.TB, url string) *pgx.Conn {
 	return c
 }
 
-// migrated is the URL of a fresh database, migrated.
+// migrated is the URL of a fresh database, migrated: a copy of one that
+// Migrate migrated, made again only when the migrations change.
 func migrated(t testing.TB) string {
 	t.Helper()
-	u := pgtest.URL(t)
-	if _, _, err := open(t, u).Migrate(t.Context()); err != nil {
-		t.Fatal(err)
+	return pgtest.Copy(t, migrations(t), func(ctx context.Context, u string) error {
+		db, err := pgstore.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, _, err = db.Migrate(ctx)
+		return err
+	})
+}
+
+// migrations is the name and text of every migration, in order.
+func migrations(t testing.TB) string {
+	t.Helper()
+	files, err := filepath.Glob("migrations/*.sql") // sorted
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the migrations: %d files, %v", len(files), err)
 	}
-	return u
+	var all strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&all, "%s %d\n%s\n", f, len(b), b)
+	}
+	return all.String()
 }
 
 func TestNotices(t *testing.T) {
+	t.Parallel()
 	noticestest.Run(t, func(t *testing.T) func() notices.Store {
 		u := migrated(t)
 		return func() notices.Store { return open(t, u).Notices() }
@@ -67,6 +94,7 @@ func TestNotices(t *testing.T) {
 }
 
 func TestPersonal(t *testing.T) {
+	t.Parallel()
 	personaltest.Run(t, func(t *testing.T) func() personal.Store {
 		u := migrated(t)
 		return func() personal.Store { return open(t, u).Personal() }
@@ -75,6 +103,7 @@ func TestPersonal(t *testing.T) {
 
 // A NUL in a snapshot's strings is kept: jsonb would refuse it.
 func TestSnapshotNUL(t *testing.T) {
+	t.Parallel()
 	s := open(t, migrated(t)).Notices()
 	b := booking.Booking{ID: "b\x00", Start: time.Unix(0, 1), End: time.Unix(0, 2), BookerName: booking.Some("a\x00b")}
 	if err := s.SaveLast(t.Context(), notices.Snapshot{At: time.Unix(0, 3), Bookings: []booking.Booking{b}}); err != nil {
@@ -91,6 +120,7 @@ func TestSnapshotNUL(t *testing.T) {
 
 // Replicas starting together each migrate; each step is applied once.
 func TestMigrateConcurrent(t *testing.T) {
+	t.Parallel()
 	u := pgtest.URL(t)
 	handles := make([]*pgstore.DB, 5)
 	for i := range handles {
@@ -151,6 +181,7 @@ func TestMigrateConcurrent(t *testing.T) {
 // Each step's record says whether it is additive, as its file does; a
 // record from before additive steps gets the column.
 func TestMigrateRecordsAdditive(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	files, err := filepath.Glob("migrations/*.sql")
 	if err != nil || len(files) != pgstore.Latest() {
@@ -184,6 +215,7 @@ func TestMigrateRecordsAdditive(t *testing.T) {
 // Steps lists the steps after a version, each with its file's name and
 // mark.
 func TestSteps(t *testing.T) {
+	t.Parallel()
 	all := pgstore.Steps(0)
 	if len(all) != pgstore.Latest() || len(pgstore.Steps(-1)) != len(all) || len(pgstore.Steps(pgstore.Latest())) != 0 || len(pgstore.Steps(pgstore.Latest()+1)) != 0 {
 		t.Fatalf("Steps: %d of %d from 0", len(all), pgstore.Latest())
@@ -200,6 +232,7 @@ func TestSteps(t *testing.T) {
 // are additive (replicas being upgraded or rolled back), and is refused
 // from the first that is not.
 func TestMigrateNewer(t *testing.T) {
+	t.Parallel()
 	u := migrated(t)
 	db := open(t, u)
 	_, latest, err := db.Version(t.Context())
@@ -246,6 +279,7 @@ func TestMigrateNewer(t *testing.T) {
 
 // Open's errors never hold the password, however it fails.
 func TestOpenHidesPassword(t *testing.T) {
+	t.Parallel()
 	const pw = "s3cr3t-PW"
 	u, err := url.Parse(pgtest.URL(t))
 	if err != nil {
@@ -295,6 +329,7 @@ func TestOpenHidesPassword(t *testing.T) {
 }
 
 func TestOpenCancelled(t *testing.T) {
+	t.Parallel()
 	u := pgtest.URL(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -351,8 +386,7 @@ func TestOnQueryError(t *testing.T) {
 	err = db.WithLock(t.Context(), "held", func(context.Context) error {
 		waited := make(chan error, 1)
 		go func() { waited <- db.WithLock(ctx, "held", func(context.Context) error { return nil }) }()
-		eventually(t, 10*time.Second, func() bool { return lockWaiters(t, drop) > 0 },
-			func() string { return "the second WithLock to wait for the lock" })
+		testutil.WaitFor(t, 10*time.Second, "the second WithLock to wait for the lock", func() bool { return lockWaiters(t, drop) > 0 })
 		cancel()
 		return <-waited
 	})

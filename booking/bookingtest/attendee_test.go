@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // findListed returns the booking GET /bookings lists with this ID, or nil.
@@ -258,8 +260,8 @@ func TestMoveAsAttendee(t *testing.T) {
 
 	// A booking off the slot grid blocks the two slots it overlaps, but not
 	// for itself.
-	odd := srv.AddBooking(DemoOwner, Booking{EventType: ptr("consultation"), Start: mustTime("2026-03-24T11:15:00Z"),
-		BookerName: ptr("Mary Jackson"), BookerEmail: ptr("mary@example.com")})
+	odd := srv.AddBooking(DemoOwner, Booking{EventType: testutil.Ptr("consultation"), Start: mustTime("2026-03-24T11:15:00Z"),
+		BookerName: testutil.Ptr("Mary Jackson"), BookerEmail: testutil.Ptr("mary@example.com")})
 	if slotStarts(listSlots(t, srv, DemoKey, "consultation"))["2026-03-24T11:30:00Z"] {
 		t.Fatal("a slot overlapping the booking is offered")
 	}

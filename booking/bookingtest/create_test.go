@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // freeSlot is a free consultation slot on Tue 24 March, 10:00 in Berlin.
@@ -585,7 +587,7 @@ func TestRateLimitPerEvent(t *testing.T) {
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
-	srv.AddBooking(DemoOwner, Booking{ID: "bk/odd id", EventType: ptr("consultation"), Start: mustTime("2026-04-01T12:00:00Z")})
+	srv.AddBooking(DemoOwner, Booking{ID: "bk/odd id", EventType: testutil.Ptr("consultation"), Start: mustTime("2026-04-01T12:00:00Z")})
 	for _, tc := range []struct {
 		name, key, path, body string
 		status                int

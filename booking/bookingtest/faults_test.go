@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // servedSignal reports each request the sandbox finishes handling.
@@ -581,7 +582,7 @@ func TestSeedingHelpers(t *testing.T) {
 		t.Errorf("event types %+v", ets)
 	}
 	start := time.Date(2026, 3, 24, 9, 0, 0, 0, berlin)
-	id := s.AddBooking("o", Booking{EventType: ptr("c"), Start: start})
+	id := s.AddBooking("o", Booking{EventType: testutil.Ptr("c"), Start: start})
 	bs := s.Bookings("o")
 	if !bookingIDFormat.MatchString(id) || len(bs) != 1 || !bs[0].End.Equal(start.Add(20*time.Minute)) {
 		t.Errorf("id %q bookings %+v", id, bs)

@@ -10,21 +10,14 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // monday is Monday 2026-03-23 10:07 UTC, 11:07 in Berlin, the week before
 // the Europe/Berlin DST change on Sunday 2026-03-29.
 var monday = time.Date(2026, 3, 23, 10, 7, 0, 0, time.UTC)
 
-var berlin = mustZone("Europe/Berlin")
-
-func mustZone(name string) *time.Location {
-	z, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return z
-}
+var berlin = testutil.Zone("Europe/Berlin")
 
 // newTestServer is a seeded server whose clock starts at monday.
 func newTestServer(t *testing.T, opts ...func(*Options)) (*Server, *fakeclock.Clock) {
@@ -201,5 +194,3 @@ func mustTime(s string) time.Time {
 	}
 	return t
 }
-
-func ptr(s string) *string { return &s }

@@ -31,10 +31,11 @@ import (
 // Waits and holds are compared to the nanosecond: the limiter must keep
 // the clock's instants exactly.
 //
-// The subtests do not run in parallel with each other.
+// The subtests run in parallel with each other.
 func Run(t *testing.T, fresh func(t *testing.T, limits booking.Limits, now func() time.Time) (open func() booking.Limiter)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			clock := fakeclock.New(base)
 			c.run(t, &env{clock: clock, open: fresh(t, c.limits, clock.Now)})
 		})

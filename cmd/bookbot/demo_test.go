@@ -36,7 +36,6 @@ func TestDemoScript(t *testing.T) {
 		"🗑 cancelled by you",
 		"❌ *Not booked: that time is not free.* Consultation",
 		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
-		"== Bookings for ",
 		"Posted the digest for ",
 		"📅 *New booking* · *Intro call*",
 		"Booked by @UDEMO in Slack",
@@ -55,6 +54,10 @@ func TestDemoScript(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)
 		}
+	}
+	// Tomorrow's digest lists the day, or is one quiet line on a free day.
+	if !strings.Contains(text, "== Bookings for ") && !strings.Contains(text, "(No bookings tomorrow, ") {
+		t.Error("the session lacks the digest")
 	}
 	// The sandbox's slots follow today's date, so times are matched by form:
 	// the person's as Slack shows a date token in their zone (Berlin), the

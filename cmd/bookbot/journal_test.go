@@ -15,6 +15,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -61,20 +62,6 @@ func submitGrace(ctx context.Context, t *testing.T, sl *slacktest.Server, form s
 	}
 }
 
-// until waits for cond, checking each time the sandbox may have moved on.
-func until(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		case <-tick.C:
-		}
-	}
-}
-
 // messagesWhere are the messages Slack has that match.
 func messagesWhere(sl *slacktest.Server, match func(slacktest.Message) bool) []slacktest.Message {
 	var out []slacktest.Message
@@ -115,7 +102,7 @@ func TestCrashMidCreateIsReconciledAndReportedOnce(t *testing.T) {
 		}
 		return nil
 	}
-	until(ctx, t, "the sandbox to commit the booking", func() bool { return made() != nil })
+	testutil.Until(ctx, t, "the sandbox to commit the booking", func() bool { return made() != nil })
 	if err := first.Process.Kill(); err != nil { // the API is still holding the answer
 		t.Fatal(err)
 	}
@@ -366,7 +353,7 @@ func TestSecondRunOnTheSameStateRefusesToStart(t *testing.T) {
 		}
 		return list
 	}
-	until(ctx, t, "the create to be in flight", func() bool { l := entries(); return len(l) == 1 && l[0].Open() })
+	testutil.Until(ctx, t, "the create to be in flight", func() bool { l := entries(); return len(l) == 1 && l[0].Open() })
 
 	// The second one is refused at once, before it touches anything.
 	secondCtx, stop := context.WithTimeout(ctx, 20*time.Second)

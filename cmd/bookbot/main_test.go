@@ -16,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // binary is the real bookbot, built once for the end-to-end tests; states
@@ -31,6 +32,8 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
+	// The tests wait on the processes they start, and those on timers.
+	testutil.Parallel(6)
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
@@ -227,10 +230,12 @@ func TestDigestPostsOncePerDate(t *testing.T) {
 	if posts == 0 {
 		t.Fatal("nothing posted to the digest channel")
 	}
-	// A second run must not add posts: count by header, which every part carries.
+	// A second run must not add posts: count the first parts, whose
+	// notification text alone says the count ("Digest for Tue 24 Nov: 3
+	// bookings.").
 	headers := 0
 	for _, m := range sl.Messages() {
-		if m.Channel == "C0DIGEST" && strings.Contains(string(m.Blocks), "Bookings for") && !strings.Contains(string(m.Blocks), "(2/") {
+		if m.Channel == "C0DIGEST" && strings.HasPrefix(m.Text, "Digest for ") && strings.Contains(m.Text, ": ") {
 			headers++
 		}
 	}

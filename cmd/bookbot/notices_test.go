@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // The real binary across restarts: the first start records a baseline and
@@ -233,7 +234,7 @@ func TestRunAPIClockAheadAnnouncesNoStartedBookingAsCancelled(t *testing.T) {
 	soon := "consultation"
 	id := sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
 		EventType: &soon, Start: time.Now().Add(3 * time.Minute).Truncate(time.Second),
-		BookerName: ptr("Ada Lovelace"), BookerEmail: ptr("ada@example.com"),
+		BookerName: testutil.Ptr("Ada Lovelace"), BookerEmail: testutil.Ptr("ada@example.com"),
 	})
 	cmd, out := startRun(ctx, t, sl, e)
 	out.waitCount(ctx, t, "notices: first read recorded", 1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/cmd/internal/metrics/metricstest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // listening is the log line that names the HTTP listener's bound address,
@@ -115,7 +115,7 @@ func TestRunServesHealthReadinessAndMetrics(t *testing.T) {
 
 	// The owner revokes the key (a new one replaces it): the next call is a
 	// 401 and bookbot is no longer ready.
-	sb.AddOwner("sandbox_rotated_key_5d1e77", bookingtest.DemoOwner, mustZone(t, "Europe/Berlin"), bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	sb.AddOwner("sandbox_rotated_key_5d1e77", bookingtest.DemoOwner, testutil.Zone("Europe/Berlin"), bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
 	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "list", UserID: "UADA"}); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-				return m.Kind == "response_url" && strings.HasPrefix(m.Text, "Cancelled: ") && strings.Contains(string(m.Blocks), "Booking "+id)
+				return m.Kind == "response_url" && strings.HasPrefix(m.Text, "Cancelled: ") && strings.Contains(string(m.Blocks), "ID "+id)
 			}); err != nil {
 				t.Fatalf("no cancel reply: %v\n%s", err, out.String())
 			}
@@ -290,13 +290,4 @@ func TestRunLogsNoSecretsAtDebug(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustZone(t *testing.T, name string) *time.Location {
-	t.Helper()
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		t.Fatal(fmt.Errorf("zone %s: %w", name, err))
-	}
-	return loc
 }

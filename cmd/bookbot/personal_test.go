@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // The real binary across a restart: `remind 15m` for a meeting ten minutes
@@ -55,8 +56,6 @@ func meetingSoon(sb *bookingtest.Server, name string) string {
 	slug := "intro-call"
 	return sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{
 		EventType: &slug, Start: time.Now().Add(10 * time.Minute).Truncate(time.Minute),
-		BookerName: ptr(name), BookerEmail: ptr("grace@example.com"),
+		BookerName: testutil.Ptr(name), BookerEmail: testutil.Ptr("grace@example.com"),
 	})
 }
-
-func ptr(s string) *string { return &s }

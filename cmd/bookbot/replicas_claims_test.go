@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
 // Leaders killed with SIGKILL while posting notices: the first while its
@@ -57,7 +58,7 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	kill(2)
 
 	last := alive[0]
-	until(ctx, t, "both notices", func() bool {
+	testutil.Until(ctx, t, "both notices", func() bool {
 		return len(noticesOf(sl, lost)) > 0 && len(noticesOf(sl, answered)) > 0
 	})
 	rs[last].out.waitCount(ctx, t, "notices: a notice whose post was cut short is in Slack", 1)

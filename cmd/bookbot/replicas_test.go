@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/pgstore/pgtest"
 )
@@ -68,20 +70,18 @@ func leaderOf(ctx context.Context, t *testing.T, rs []replica, alive []int) int 
 }
 
 // waitAny waits until one of the replicas alive logs s, and returns it.
-func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) int {
+func waitAny(ctx context.Context, t *testing.T, rs []replica, alive []int, s string) (which int) {
 	t.Helper()
-	for {
+	testutil.Until(ctx, t, fmt.Sprintf("a replica to log %q", s), func() bool {
 		for _, i := range alive {
 			if strings.Contains(rs[i].out.String(), s) {
-				return i
+				which = i
+				return true
 			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no replica logged %q: %v", s, ctx.Err())
-		case <-time.After(20 * time.Millisecond): // polls the logs
-		}
-	}
+		return false
+	})
+	return which
 }
 
 // posts counts the POST /bookings the sandbox received.
@@ -121,7 +121,7 @@ func TestReplicasBookOnce(t *testing.T) {
 	if json.Unmarshal(ack.Payload, &first) != nil || json.Unmarshal(again.Payload, &second) != nil || !reflect.DeepEqual(first, second) {
 		t.Errorf("the redelivery was acked with %s; the first delivery with %s", again.Payload, ack.Payload)
 	}
-	until(ctx, t, "the booking", func() bool { return booked(sb, "grace@example.com") == 1 })
+	testutil.Until(ctx, t, "the booking", func() bool { return booked(sb, "grace@example.com") == 1 })
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool { return strings.Contains(m.Text, "Booked") }); err != nil {
 		t.Fatalf("no outcome: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestReplicasBookOnce(t *testing.T) {
 	wg.Go(func() { _, _ = sl.SubmitInputs(ctx, ada, formA.ID, twin, slacktest.ToConnection(conns[0].ID)) })
 	wg.Go(func() { _, _ = sl.SubmitInputs(ctx, "UBOB", formB.ID, twin, slacktest.ToConnection(conns[1].ID)) })
 	wg.Wait()
-	until(ctx, t, "both outcomes", func() bool {
+	testutil.Until(ctx, t, "both outcomes", func() bool {
 		return len(messagesWhere(sl, func(m slacktest.Message) bool {
 			return strings.Contains(m.Text, "Alan Turing") || strings.Contains(string(m.Blocks), "alan@example.com")
 		})) >= 2
@@ -173,45 +173,46 @@ func booked(sb *bookingtest.Server, email string) int {
 	return n
 }
 
-// Scheduled work runs on the replica that leads: when it is killed before
-// the digest's time, another takes over and posts the digest, once.
+// Scheduled work runs on the replica that leads: when it is killed,
+// another takes over and posts the digest, once. No cron minute is waited
+// for: the leader's schedule is not due today before 23:59, and the
+// replica that takes over has one due at midnight (a new release's, say,
+// rolled out while the old one leads), which it finds missed as it begins
+// to lead, and catches up.
 func TestReplicaTakesOverTheDigest(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	// The first whole minute at least 20 s ahead: the first leader is
-	// killed as soon as it leads, well before; its successor leads 5 s
-	// later (pgstore.DefaultLeaderCheck), and would catch up a time it
-	// missed.
-	// The schedule's day must not end first: near midnight UTC, a zone
-	// twelve hours away.
+	// Near midnight UTC, a zone twelve hours away: the leader's time is
+	// still ahead, and the next one's passed.
 	zone := "UTC"
-	if now := time.Now().UTC(); now.Hour() == 23 && now.Minute() >= 50 {
+	if time.Now().UTC().Hour() == 23 {
 		zone = "Etc/GMT-12"
 	}
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		t.Fatal(err)
+	rs, _, sl := startReplicas(ctx, t, 1, "DIGEST_CHANNEL="+reviewRoom, "DIGEST_TIMEZONE="+zone, "DIGEST_SCHEDULE=59 23 * * *")
+	leaderOf(ctx, t, rs, []int{0})
+	rs = append(rs, startReplica(t, append(slices.Clone(rs[0].env), "DIGEST_SCHEDULE=0 0 * * *")))
+	if _, err := sl.WaitLiveConnections(ctx, 2); err != nil {
+		t.Fatalf("the second replica did not connect: %v\n%s", err, rs[1].out.String())
 	}
-	at := time.Now().In(loc).Add(20 * time.Second).Truncate(time.Minute).Add(time.Minute)
-	rs, _, sl := startReplicas(ctx, t, 2, "DIGEST_CHANNEL="+reviewRoom, "DIGEST_TIMEZONE="+zone,
-		fmt.Sprintf("DIGEST_SCHEDULE=%d %d * * *", at.Minute(), at.Hour()))
-	first := leaderOf(ctx, t, rs, []int{0, 1})
 	killed := time.Now()
-	if err := rs[first].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := rs[0].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = rs[first].cmd.Wait()
-	next := leaderOf(ctx, t, rs, []int{1 - first})
-	t.Logf("replica %d leads %v after replica %d was killed", next, time.Since(killed).Round(time.Millisecond), first)
+	_ = rs[0].cmd.Wait()
+	leaderOf(ctx, t, rs, []int{1})
+	t.Logf("replica 1 leads %v after replica 0 was killed", time.Since(killed).Round(time.Millisecond))
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-		return m.Channel == reviewRoom && strings.Contains(m.Text, "Bookings for")
+		return m.Channel == reviewRoom && strings.Contains(m.Text, "Digest for")
 	}); err != nil {
-		t.Fatalf("no digest: %v\n%s", err, rs[next].out.String())
+		t.Fatalf("no digest: %v\n%s", err, rs[1].out.String())
 	}
-	stopRun(t, rs[next].cmd, rs[next].out)
+	stopRun(t, rs[1].cmd, rs[1].out)
 	if d, _ := digestPosts(sl, reviewRoom); d != 1 {
 		t.Errorf("%d digests posted, want 1", d)
+	}
+	if !strings.Contains(rs[1].out.String(), "digest catch-up: a scheduled run was missed today") {
+		t.Errorf("replica 1 did not catch the digest up:\n%s", rs[1].out.String())
 	}
 }
 

@@ -29,7 +29,7 @@ import (
 // t.Fatal, and registers with t.Cleanup the closing of what it opens, if
 // anything needs it.
 //
-// The subtests, which do not run in parallel with each other:
+// The subtests, which run in parallel with each other:
 //
 //	Status/never claimed            a date never claimed is StateNone, not Done
 //	Claim/once                      the first Claim wins and the next ones do not; the claim keeps its time, exactly
@@ -51,6 +51,7 @@ import (
 func Run(t *testing.T, fresh func(t *testing.T, now func() time.Time) (open func() digest.Ledger)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			clock := fakeclock.New(start)
 			c.run(t, &env{t: t, clock: clock, open: fresh(t, clock.Now)})
 		})

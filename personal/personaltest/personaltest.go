@@ -43,10 +43,13 @@ import (
 //   - with a context already cancelled every method fails with an error
 //     that is context.Canceled, and records nothing.
 //
-// The subtests do not run in parallel with each other.
+// The subtests run in parallel with each other.
 func Run(t *testing.T, fresh func(t *testing.T) (open func() personal.Store)) {
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.run(t, fresh(t)) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, fresh(t))
+		})
 	}
 }
 

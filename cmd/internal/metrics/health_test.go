@@ -1,48 +1,25 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/internal/testutil"
 )
 
-// syncBuffer is a log destination the watch's timer may write to while the
-// test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitLive polls live until it says want, or fails the test.
-func waitLive(t *testing.T, m *Recorder, want bool) string {
+// waitLive waits until live says want, and returns its reason.
+func waitLive(t *testing.T, m *Recorder, want bool) (reason string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ok, reason := m.live()
-		if ok == want {
-			return reason
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("live = %v (%q), want %v", ok, reason, want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("live to be %v", want), func() bool {
+		var ok bool
+		ok, reason = m.live()
+		return ok == want
+	})
+	return reason
 }
 
 // Socket Mode down for longer than allowed fails liveness, said once in
@@ -56,7 +33,7 @@ func TestWatchSocket(t *testing.T) {
 		t.Fatal("live fails before anything watches")
 	}
 
-	var logs syncBuffer
+	var logs testutil.Buffer
 	stop := m.WatchSocket(t.Context(), 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
 	m.Connected(true)
 	m.Connected(false)
@@ -87,7 +64,7 @@ func TestWatchSocketShutdown(t *testing.T) {
 	t.Parallel()
 	m := New()
 	ctx, cancel := context.WithCancel(t.Context())
-	var logs syncBuffer
+	var logs testutil.Buffer
 	stop := m.WatchSocket(ctx, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
 	defer stop()
 	m.Connected(true)
