@@ -3,6 +3,7 @@ package bot_test
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 	"github.com/bookbot/bookbot/internal/testutil"
 )
 
-// App Home shows the next days' bookings.
+// App Home shows today's and tomorrow's bookings; the list has the rest,
+// one press away.
 func TestAppHome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -21,33 +23,35 @@ func TestAppHome(t *testing.T) {
 	}
 	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
 	text := textOf(home.Blocks)
-	for i := 1; i <= 6; i++ {
-		if id := fmt.Sprintf("5eed0000-0000-4000-8000-%012d", i); !strings.Contains(text, id) {
-			t.Errorf("home lacks %s", id)
+	m := regexp.MustCompile(`(\d+) bookings today and tomorrow`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("home does not count today's and tomorrow's bookings:\n%s", text)
+	}
+	soon, _ := strconv.Atoi(m[1])
+	for i := 1; i <= 14; i++ {
+		if id := fmt.Sprintf("5eed0000-0000-4000-8000-%012d", i); strings.Contains(text, id) != (i <= soon) {
+			t.Errorf("home shows %s: %v, want %v", id, !(i <= soon), i <= soon)
 		}
 	}
-	for _, id := range []string{"5eed0000-0000-4000-8000-000000000007", "5eed0000-0000-4000-8000-000000000013", "5eed0000-0000-4000-8000-000000000014"} {
-		if strings.Contains(text, id) {
-			t.Errorf("home shows %s", id)
-		}
-	}
-	for _, s := range []string{"6 in the next 3 days", "Europe/Berlin (CET)", "*Tomorrow*", "09:00–09:15 CET  Intro call · Ada Lovelace"} {
+	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow*", "09:00–09:15 CET  Intro call · Ada Lovelace", "more upcoming"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("home lacks %q:\n%s", s, text)
 		}
 	}
-	if len(elements(home.Blocks, "new_booking")) != 1 || len(elements(home.Blocks, "home_refresh")) != 1 {
-		t.Error("home lacks New booking or Refresh")
+	if len(elements(home.Blocks, "new_booking")) != 1 || len(elements(home.Blocks, "home_refresh")) != 1 || len(elements(home.Blocks, "show_list")) != 1 {
+		t.Error("home lacks New booking, Refresh or Upcoming bookings")
 	}
 	h.interact(slacktest.BlockAction(ada, "home_refresh", "", slacktest.InView(home)))
 	h.waitView("refreshed", func(v slacktest.View) bool { return v.ID == home.ID && v.Updates >= 1 })
+	h.interact(slacktest.BlockAction(ada, "show_list", "", slacktest.InView(home)))
+	h.dm(ada, "5eed0000-0000-4000-8000-000000000001")
 	h.interact(slacktest.BlockAction(ada, "new_booking", "", slacktest.InView(home)))
 	h.waitView("modal from home", func(v slacktest.View) bool { return v.Type == "modal" && v.TriggerUser == ada })
 }
 
-// A busy day fills several App Home sections rather than losing bookings
-// past Slack's 3000-character section limit.
-func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
+// A busy day keeps App Home to a screenful: homeRows bookings, then how
+// many more, with the list one press away.
+func TestAppHomeBusyDayKeepsToABudget(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	long := strings.Repeat("Long Attendee Name ", 4)
@@ -63,10 +67,15 @@ func TestAppHomeBusyDayShowsEveryBooking(t *testing.T) {
 	}
 	home := h.waitView("Ada's home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
 	text := textOf(home.Blocks)
-	for i := range 60 {
-		if id := fmt.Sprintf("bk_busy%03d", i); !strings.Contains(text, id) {
-			t.Errorf("home lacks %s", id)
-		}
+	rows := regexp.MustCompile(`(?m)^\d\d:\d\d–\d\d:\d\d \S+  `).FindAllString(text, -1)
+	if len(rows) != 15 {
+		t.Errorf("%d rows, want 15:\n%s", len(rows), text)
+	}
+	if !regexp.MustCompile(`\+\d+ more upcoming`).MatchString(text) || len(elements(home.Blocks, "show_list")) != 1 {
+		t.Errorf("home does not say how many more, with Upcoming bookings:\n%s", text)
+	}
+	if n := len(decodeJSON(home.Blocks).([]any)); n > 40 {
+		t.Errorf("%d blocks", n)
 	}
 	if n := strings.Count(text, "*Tomorrow*"); n != 1 {
 		t.Errorf("the day heading appears %d times", n)

@@ -481,7 +481,7 @@ func goldenCases() []goldenCase {
 	// App Home.
 	home := func(name string, list []booking.Booking, err error, loc *time.Location) {
 		add("home_"+name, rowsDated, func(*testing.T) []goldenDoc {
-			return []goldenDoc{{kind: "home", blocks: homeBlocks(goldenCmd, list, err, types, loc, now, nil)}}
+			return []goldenDoc{{kind: "home", blocks: homeBlocks(list, err, types, loc, now, nil)}}
 		})
 	}
 	home("normal", list, nil, berlin)
@@ -494,7 +494,7 @@ func goldenCases() []goldenCase {
 	on := personal.Settings{Remind: 15 * time.Minute, Agenda: &personal.Agenda{Minute: 8 * 60, Weekdays: true}}
 	deskCase := func(name string, list []booking.Booking, err error, loc *time.Location, d desk) {
 		add("home_desk_"+name, rowsDated, func(*testing.T) []goldenDoc {
-			return []goldenDoc{{kind: "home", blocks: homeBlocks(goldenCmd, list, err, types, loc, now, &d)}}
+			return []goldenDoc{{kind: "home", blocks: homeBlocks(list, err, types, loc, now, &d)}}
 		})
 	}
 	deskCase("settings_on", list, nil, berlin, desk{settings: on, known: true})
@@ -958,6 +958,12 @@ func goldenClockValues(s string) []string {
 // goldenCheck holds every doc to Slack's limits, as the stand-in checks
 // them on every test's messages and views, and to what slacktest cannot
 // know: bookbot's own rules for text and rows, and the escaping of data.
+// App Home's budget: what fits a screenful or two on a phone.
+const (
+	goldenHomeBlocks = 40
+	goldenHomeText   = 15000
+)
+
 func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 	t.Helper()
 	for i, d := range docs {
@@ -979,6 +985,11 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 		case "home":
 			blocks, _ = goldenJSON(d.blocks).([]any)
 			breaches = slacktest.ValidateView(map[string]any{"type": "home", "blocks": blocks}, "home")
+			// App Home is read in one screenful or two: the list is for
+			// the rest.
+			if n, size := len(blocks), goldenTextBytes(blocks); n > goldenHomeBlocks || size > goldenHomeText {
+				fail("App Home takes %d blocks and %d characters; at most %d and %d", n, size, goldenHomeBlocks, goldenHomeText)
+			}
 		default:
 			blocks, _ = goldenJSON(d.blocks).([]any)
 			breaches = slacktest.ValidateMessage(d.text, blocks)

@@ -33,8 +33,14 @@ func homeFlow() flow {
 	}
 }
 
-// homeDays is how many days of bookings App Home summarises.
-const homeDays = 3
+// App Home is read at a glance: today's and tomorrow's bookings, at most
+// homeRows of them, titles and names clipped to homeRunes; the list has the
+// rest.
+const (
+	homeDays  = 2
+	homeRows  = 15
+	homeRunes = 40
+)
 
 // publishHome shows the person's App Home, their desk: the next days'
 // bookings, their reminders and agenda, and what they can do. People not
@@ -58,7 +64,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 			}
 			d = &desk{settings: s, err: serr, known: known}
 		}
-		blocks = homeBlocks(b.cfg.Command, list, err, b.titles(ctx), loc, b.cfg.Now(), d)
+		blocks = homeBlocks(list, err, b.titles(ctx), loc, b.cfg.Now(), d)
 	}
 	b.publishHomeView(ctx, userID, blocks)
 }
@@ -66,11 +72,11 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 // homeFailed is what App Home says when the bookings cannot be read.
 const homeFailed = "The bookings could not be loaded"
 
-// homeBlocks is App Home: the bookings of the next homeDays days in loc
-// (err is said in words, as every message says it), the person's
-// reminders and agenda when bookbot keeps them (d not nil), then the
-// actions. It keeps to a view's 100 blocks whatever the day.
-func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time, d *desk) []slack.Block {
+// homeBlocks is App Home: today's and tomorrow's bookings in loc, at most
+// homeRows, then how many more the list has (err is said in words, as every
+// message says it); the person's reminders and agenda when bookbot keeps
+// them (d not nil); then the actions.
+func homeBlocks(list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time, d *desk) []slack.Block {
 	var tail []slack.Block
 	if d != nil {
 		tail = append(tail, deskBlocks(*d, list, err, loc, now)...)
@@ -88,33 +94,39 @@ func homeBlocks(cmd string, list []booking.Booking, err error, types []booking.E
 	end := time.Date(today.Year(), today.Month(), today.Day()+homeDays, 0, 0, 0, 0, loc)
 	days := map[string][]string{}
 	var order []string
-	count := 0
+	soon, shown := 0, 0
 	for _, bk := range list {
 		if !bk.Start.Before(end) {
 			break
+		}
+		soon++
+		if shown == homeRows {
+			continue
 		}
 		key := dayLabel(bk.Start, now, loc)
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
 		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc),
-			orMissing(short(titleOf(bk.EventType, types))), orMissing(short(bk.BookerName.String)), bookingID(bk.ID)))
-		count++
+			orMissing(escape(clip(titleOf(bk.EventType, types), homeRunes))),
+			orMissing(escape(clip(bk.BookerName.String, homeRunes))), bookingID(bk.ID)))
+		shown++
 	}
-	blocks = append(blocks, contextLine(fmt.Sprintf("%d in the next %d days. Times in %s. `%s list` shows them all, to cancel or book again.", count, homeDays, zoneName(loc, now, end), escape(cmd))))
-	if count == 0 {
-		blocks = append(blocks, section("Nothing booked in the next few days."))
-		return append(blocks, tail...)
+	blocks = append(blocks, contextLine(fmt.Sprintf("%s today and tomorrow. Times in %s.", plural(soon, "booking"), zoneName(loc, now, end))))
+	if soon == 0 {
+		blocks = append(blocks, section("Nothing booked today or tomorrow."))
 	}
-	room := 100 - len(tail) // blocks the bookings may take
 	for _, key := range order {
 		for _, text := range splitLines("*"+key+"*", days[key], 3000) {
-			if len(blocks) >= room-1 {
-				blocks = append(blocks[:room-2], contextLine("More bookings than App Home can show: `"+escape(cmd)+" list` has them all."))
-				return append(blocks, tail...)
-			}
 			blocks = append(blocks, section(text))
 		}
+	}
+	if more := len(list) - shown; more > 0 {
+		text := fmt.Sprintf("+%d more upcoming", more)
+		if len(list) >= booking.MaxListed {
+			text = fmt.Sprintf("+%d more, and perhaps others after them: the booking API lists the first %d", more, booking.MaxListed)
+		}
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(upcomingButton()), slack.SectionBlockOptionBlockID("home_more")))
 	}
 	return append(blocks, tail...)
 }
