@@ -901,7 +901,7 @@ var (
 // ID must be the quietest thing on a line: notices, reminders, agendas,
 // today and App Home.
 func goldenQuietIDs(name string) bool {
-	for _, p := range []string{"notice_", "reminder", "remind_", "agenda", "today", "home_"} {
+	for _, p := range []string{"notice_", "reminder", "remind_", "agenda", "today", "home_", "list", "create_", "cancel_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -304,7 +304,7 @@ func pageEnd(rows []booking.Booking) time.Time {
 // email and ID; "—" where a legacy record has nothing.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
 	return fmt.Sprintf("*%s* · %s · %s · %s · %s", hours(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))),
-		orMissing(short(b.BookerName.String)), orMissing(address(b.BookerEmail.String)), code(b.ID))
+		orMissing(short(b.BookerName.String)), orMissing(address(b.BookerEmail.String)), bookingID(b.ID))
 }
 
 // bookingLine describes a booking: time, event, attendee and, quietly,

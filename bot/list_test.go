@@ -46,7 +46,7 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			}
 			// Berlin moves to CEST on the 29th: each time names its own offset.
 			when := b.Start.In(u.loc).Format("15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
-			wantParts := []string{"`" + b.ID + "`", when}
+			wantParts := []string{"ID " + b.ID, when}
 			if b.EventType != nil {
 				wantParts = append(wantParts, title[*b.EventType])
 			} else {
@@ -58,7 +58,7 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			if b.BookerEmail != nil {
 				wantParts = append(wantParts, *b.BookerEmail)
 			} else {
-				wantParts = append(wantParts, "· — · `")
+				wantParts = append(wantParts, "· — · ID ")
 			}
 			for _, p := range wantParts {
 				if !strings.Contains(text, p) {

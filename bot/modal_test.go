@@ -97,7 +97,7 @@ func TestBookingModalFullFlow(t *testing.T) {
 	}
 	bk := made[0]
 	text := textOf(done.Blocks)
-	for _, s := range []string{"`" + bk.ID + "`", "Mon 23 Mar, 11:15–11:30 CET", "Mon 23 Mar, 06:15–06:30 EDT (America/New_York)", "Grace &lt;!here&gt; Hopper (grace@example.com)"} {
+	for _, s := range []string{"ID " + bk.ID, "Mon 23 Mar, 11:15–11:30 CET", "Mon 23 Mar, 06:15–06:30 EDT (America/New_York)", "Grace &lt;!here&gt; Hopper (grace@example.com)"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("outcome lacks %q:\n%s", s, text)
 		}

@@ -54,7 +54,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		if res.Reconciled {
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
-		small = fmt.Sprintf("*Booking ID:* %s", code(bk.ID))
+		small = bookingID(bk.ID)
 		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""), cancelButton(bk.ID),
 			button(actionNewBooking, "Book another", meta.Event))
 	case res.Outcome == booking.AlreadyBooked:
@@ -136,17 +136,17 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	// was not recorded yet did book it if the list shows it.
 	switch {
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, code(bk.ID), by)
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. The booking service refused to book it again; nothing new was booked. %s", title, slotText, attendee, by, bookingID(bk.ID))
 	case bk != nil && bk.Start.Equal(start):
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists: booking %s, booked %s. Nothing was sent.", title, slotText, attendee, code(bk.ID), by)
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. Nothing was sent. %s", title, slotText, attendee, by, bookingID(bk.ID))
 	case p != nil && p.Outcome == "":
 		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
 	case p != nil && p.Outcome != booking.Confirmed:
 		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s (booking %s). Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester), code(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s. Nothing was sent. %s", title, attendee, slotText, by, moment(bk.Start, requester), bookingID(bk.ID))
 	default:
-		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s (booking %s), and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by, code(p.BookingID))
+		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s, and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time. %s", title, slotText, attendee, by, bookingID(p.BookingID))
 	}
 }
 

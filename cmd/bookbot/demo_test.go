@@ -25,13 +25,13 @@ func TestDemoScript(t *testing.T) {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
 	text := string(out)
-	id := regexp.MustCompile("\\*Booking ID:\\* `([0-9a-f-]{36})`").FindStringSubmatch(text)
+	id := regexp.MustCompile(`\bID ([0-9a-f-]{36})\b`).FindStringSubmatch(text)
 	if id == nil {
 		t.Fatalf("no booking confirmed:\n%s", text)
 	}
 	for _, want := range []string{
 		"✅ *Booked.* Intro call with Grace Hopper (grace@example.com)",
-		"Grace Hopper · grace@example.com · `" + id[1] + "`",
+		"Grace Hopper · grace@example.com · ID " + id[1],
 		"Cancel this booking?",
 		"🗑 cancelled by you",
 		"❌ *Not booked: that time is not free.* Consultation",
@@ -192,7 +192,7 @@ func TestDemoAttendee(t *testing.T) {
 // listedRow is the line of a /booking list that shows the booking.
 func listedRow(list, id string) string {
 	for line := range strings.Lines(list) {
-		if strings.Contains(line, "`"+id+"`") {
+		if strings.Contains(line, "ID "+id) {
 			return strings.TrimSpace(line)
 		}
 	}
