@@ -66,7 +66,7 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now
 		stopHTTP()
 	}
 	a, err = app.New(ctx, app.Deps{
-		Config: cfg, State: st.state(), Metrics: m, Log: log, Version: version, Now: now,
+		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: now,
 		SlackTimeout: slackCallTimeout, Drain: drainTimeout, SocketUnhealthyAfter: socketUnhealthyAfter,
 	})
 	if err != nil {
@@ -81,15 +81,6 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now
 		return nil, nil, nil, err
 	}
 	return a, log, stop, nil
-}
-
-// state is the store as the wiring takes it.
-func (st *store) state() app.State {
-	return app.State{
-		Journal: st.journal, Ledger: st.ledger, Notices: st.notices, Personal: st.personal,
-		Seen: st.seen, ReviewLock: st.reviewLock, Limiter: st.limiter,
-		Singleton: st.singleton, PersonalSaved: st.personalSaved,
-	}
 }
 
 // noticesOn says whether live notices are posted (config.Config.NoticesOn).

@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/notices"
-	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/statedir"
 	"github.com/bookbot/bookbot/store/bolt"
@@ -31,27 +29,11 @@ const writeLeftAfter = 5 * time.Minute
 
 // store is where `bookbot run` keeps what must outlive the process: the
 // embedded store's file under BOOKBOT_STATE_DIR, which one process holds,
-// or PostgreSQL, which replicas share.
+// or PostgreSQL, which replicas share. Its Singleton runs the work at once
+// with the embedded store, and while this replica leads with PostgreSQL.
 type store struct {
-	journal  journal.Store
-	ledger   digest.Ledger // nil without DIGEST_CHANNEL
-	notices  notices.Store // nil with notices off and the embedded store
-	personal personal.Store
-	seen     bot.Seen // nil: this process's memory
-	// reviewLock is the lock review reports are made under; nil: this
-	// process's own.
-	reviewLock func(ctx context.Context, fn func(context.Context) error) error
-	limiter    booking.Limiter // nil: this process's guard
-	// singleton runs work that must run in one process at a time (the
-	// digest schedule, notices, reminders, settling writes left behind,
-	// pruning) until ctx ends: at once with the embedded store, and while
-	// this replica leads with PostgreSQL.
-	singleton func(ctx context.Context, work func(ctx context.Context))
-	// personalSaved calls wake whenever any replica saves someone's
-	// settings, until ctx ends; nil with the embedded store, where
-	// bot.Config.PersonalChanged is enough.
-	personalSaved func(ctx context.Context, wake func())
-	close         func()
+	app.State
+	close func()
 }
 
 // openStore opens the store BOOKBOT_DATABASE_URL or BOOKBOT_STATE_DIR names.
@@ -72,17 +54,13 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		}
 		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
-	st := &store{
-		journal:   db.Journal(),
-		personal:  db.Personal(),
-		singleton: func(ctx context.Context, work func(context.Context)) { work(ctx) },
-		close:     func() { _ = db.Close() },
-	}
+	st := &store{close: func() { _ = db.Close() }}
+	st.Journal, st.Personal = db.Journal(), db.Personal()
 	if cfg.DigestChannel != "" {
-		st.ledger = db.Ledger(digest.LedgerOptions{Log: log})
+		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
 	}
 	if noticesOn(cfg) {
-		st.notices = db.Notices()
+		st.Notices = db.Notices()
 	}
 	return st, nil
 }
@@ -105,27 +83,26 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	}
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
-	st := &store{
-		journal:  db.Journal(owner, pgstore.JournalLeftAfter(writeLeftAfter)),
-		notices:  db.Notices(),
-		personal: db.Personal(),
-		seen:     db.Dedupe(bot.SeenTTL),
-		limiter:  db.Limiter(booking.DefaultLimits, time.Now),
-		close:    db.Close,
-		reviewLock: func(ctx context.Context, fn func(context.Context) error) error {
+	st := &store{close: db.Close, State: app.State{
+		Journal:  db.Journal(owner, pgstore.JournalLeftAfter(writeLeftAfter)),
+		Notices:  db.Notices(),
+		Personal: db.Personal(),
+		Seen:     db.Dedupe(bot.SeenTTL),
+		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
+		ReviewLock: func(ctx context.Context, fn func(context.Context) error) error {
 			return db.WithLock(ctx, "reviews", fn)
 		},
-	}
+	}}
 	if cfg.DigestChannel != "" {
-		st.ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+		st.Ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
 	}
-	st.personalSaved = func(ctx context.Context, wake func()) {
+	st.PersonalSaved = func(ctx context.Context, wake func()) {
 		if err := db.Listen(ctx, pgstore.PersonalChannel, log, wake); err != nil {
 			log.Error("settings saved on other replicas wake reminders only at their next look", "error", err)
 		}
 	}
 	leader := db.Leader("bookbot", pgstore.LeaderOptions{Replica: owner, Log: log})
-	st.singleton = func(ctx context.Context, work func(context.Context)) {
+	st.Singleton = func(ctx context.Context, work func(context.Context)) {
 		err := leader.Run(ctx, func(ctx context.Context, term pgstore.Term) {
 			log.Info("leading: the digest, notices, reminders and settling writes run here", "replica", owner, "term", term.Token)
 			work(ctx)
