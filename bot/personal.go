@@ -45,27 +45,28 @@ func personalFlow() flow {
 // answered in the ack; the setting is read or saved, and said, in the
 // reply.
 func (b *Bot) remindCommand(later *jobs, c call) any {
-	if b.cfg.Personal == nil {
-		return b.ephemeral(notSetUpMessage())
-	}
-	var change func(*personal.Settings)
-	switch {
-	case len(c.args) == 0:
-	case len(c.args) == 1 && strings.EqualFold(c.args[0], "off"):
-		change = func(s *personal.Settings) { s.Remind = 0 }
-	default:
-		lead, problem := parseLead(strings.Join(c.args, " "), escape(c.Command))
-		if problem != "" {
-			return b.ephemeral(helpMessage(c.Command, problem))
-		}
-		change = func(s *personal.Settings) { s.Remind = lead }
-	}
-	later.add("remind", func(ctx context.Context) { c.reply(b.remindReply(ctx, c.UserID, change)) })
-	return nil
+	return b.settingCommand(later, c, "remind", func(s *personal.Settings) { s.Remind = 0 },
+		func(args []string) (func(*personal.Settings), string) {
+			lead, problem := parseLead(strings.Join(args, " "), escape(c.Command))
+			return func(s *personal.Settings) { s.Remind = lead }, problem
+		}, b.remindReply)
 }
 
 // agendaCommand answers `agenda`, as remindCommand answers `remind`.
 func (b *Bot) agendaCommand(later *jobs, c call) any {
+	return b.settingCommand(later, c, "agenda", func(s *personal.Settings) { s.Agenda = nil },
+		func(args []string) (func(*personal.Settings), string) {
+			a, problem := parseAgenda(args, escape(c.Command))
+			return func(s *personal.Settings) { s.Agenda = &a }, problem
+		}, b.agendaReply)
+}
+
+// settingCommand answers a command that shows a setting (no arguments),
+// turns it off ("off") or sets it (arguments parse reads); reply saves the
+// change, if any, and says the setting.
+func (b *Bot) settingCommand(later *jobs, c call, name string, off func(*personal.Settings),
+	parse func([]string) (func(*personal.Settings), string),
+	reply func(context.Context, string, func(*personal.Settings)) message) any {
 	if b.cfg.Personal == nil {
 		return b.ephemeral(notSetUpMessage())
 	}
@@ -73,15 +74,14 @@ func (b *Bot) agendaCommand(later *jobs, c call) any {
 	switch {
 	case len(c.args) == 0:
 	case len(c.args) == 1 && strings.EqualFold(c.args[0], "off"):
-		change = func(s *personal.Settings) { s.Agenda = nil }
+		change = off
 	default:
-		a, problem := parseAgenda(c.args, escape(c.Command))
-		if problem != "" {
+		var problem string
+		if change, problem = parse(c.args); problem != "" {
 			return b.ephemeral(helpMessage(c.Command, problem))
 		}
-		change = func(s *personal.Settings) { s.Agenda = &a }
 	}
-	later.add("agenda", func(ctx context.Context) { c.reply(b.agendaReply(ctx, c.UserID, change)) })
+	later.add(name, func(ctx context.Context) { c.reply(reply(ctx, c.UserID, change)) })
 	return nil
 }
 
