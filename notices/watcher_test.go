@@ -1321,6 +1321,11 @@ func TestBurstWithALostAnswer(t *testing.T) {
 	if err := wt.Poll(t.Context()); err == nil {
 		t.Error("a read with a lost answer not yet settled reported nothing")
 	}
+	// The notices never sent were released: the next read posts them,
+	// without waiting for the lost message to be looked for.
+	if got := w.pub.announced(); len(got) != len(ids) {
+		t.Errorf("the read after: %d notices in Slack, want all %d", len(got), len(ids))
+	}
 	w.clock.Advance(notices.SettleAfter)
 	w.poll(wt)
 	w.wantEachOnce(ids)
