@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -140,39 +140,13 @@ func TestWriteHasItsOwnTime(t *testing.T) {
 	}
 }
 
-// flakyJournal is a real journal whose outcomes cannot be recorded while
-// down is set, as when its database is away for a moment: finish fails
-// then, and records once it is back.
-type flakyJournal struct {
-	*bolt.Journal
-	down     atomic.Bool
-	recorded chan *booking.Result // each outcome recorded, once it is
-}
-
-func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
-	finish, err := f.Journal.Begin(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	return func(res *booking.Result) error {
-		if f.down.Load() {
-			return errors.New("journal: the database did not answer")
-		}
-		if err := finish(res); err != nil {
-			return err
-		}
-		f.recorded <- res
-		return nil
-	}, nil
-}
-
-func newFlakyJournal(t *testing.T) *flakyJournal {
+func newFlakyJournal(t *testing.T) *journaltest.Flaky {
 	t.Helper()
 	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &flakyJournal{Journal: db.Journal(), recorded: make(chan *booking.Result, 10)}
+	return journaltest.NewFlaky(db.Journal())
 }
 
 // An outcome the journal could not record when the create was answered is
@@ -187,7 +161,7 @@ func TestCreateOutcomeRecordedOnceTheJournalIsBack(t *testing.T) {
 		return ctx.Err()
 	}))
 	slot := firstSlot(t, c, "intro-call")
-	j.down.Store(true)
+	j.Down.Store(true)
 	first, err := c.Create(booking.WithActor(t.Context(), "U1"), request(slot))
 	if err != nil || first.Outcome != booking.Confirmed {
 		t.Fatalf("first create: %+v, %v", first, err)
@@ -197,8 +171,8 @@ func TestCreateOutcomeRecordedOnceTheJournalIsBack(t *testing.T) {
 	for range 2 {
 		receive(t, waits, "a wait before trying again")
 	}
-	j.down.Store(false)
-	recorded := receive(t, j.recorded, "the outcome recorded once the journal was back")
+	j.Down.Store(false)
+	recorded := receive(t, j.Recorded, "the outcome recorded once the journal was back")
 	if recorded.Outcome != booking.Confirmed {
 		t.Errorf("recorded %+v", recorded)
 	}
@@ -231,17 +205,17 @@ func TestCreateSettlesAnEntryInFlightFromTheList(t *testing.T) {
 		return ctx.Err()
 	}))
 	t.Cleanup(func() {
-		j.down.Store(false)
+		j.Down.Store(false)
 		close(release)
-		receive(t, j.recorded, "the outcome recorded in the background")
+		receive(t, j.Recorded, "the outcome recorded in the background")
 	})
 	slot := firstSlot(t, c, "intro-call")
-	j.down.Store(true)
+	j.Down.Store(true)
 	first, err := c.Create(booking.WithActor(t.Context(), "U1"), request(slot))
 	if err != nil || first.Outcome != booking.Confirmed {
 		t.Fatalf("first create: %+v, %v", first, err)
 	}
-	j.down.Store(false)
+	j.Down.Store(false)
 	if list, _ := j.Since(time.Time{}); len(list) != 1 || !list[0].Open() {
 		t.Fatalf("journal: %+v; want the create in flight", list)
 	}

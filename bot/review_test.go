@@ -6,12 +6,12 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
@@ -387,31 +387,6 @@ func TestLongDataKeepsMessagesInsideSlacksLimits(t *testing.T) {
 	}
 }
 
-// flakyJournal is a real journal whose outcomes cannot be recorded while
-// down is set, as when its database is away for a moment.
-type flakyJournal struct {
-	*bolt.Journal
-	down     atomic.Bool
-	recorded chan struct{} // an outcome was recorded
-}
-
-func (f *flakyJournal) Begin(ctx context.Context, w booking.Write) (func(*booking.Result) error, error) {
-	finish, err := f.Journal.Begin(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	return func(res *booking.Result) error {
-		if f.down.Load() {
-			return errors.New("journal: the database did not answer")
-		}
-		if err := finish(res); err != nil {
-			return err
-		}
-		f.recorded <- struct{}{}
-		return nil
-	}, nil
-}
-
 // A booking whose outcome the journal could not record when it was made
 // (its database away for a moment) stands in the way of a second booking
 // of the same attendee at the same time: the second is told it is already
@@ -422,7 +397,7 @@ func TestBookingWhoseOutcomeWasNotRecordedIsAlreadyBooked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &flakyJournal{Journal: db.Journal(), recorded: make(chan struct{}, 1)}
+	j := journaltest.NewFlaky(db.Journal())
 	release := make(chan struct{}) // the outcome is tried again at the test's end
 	h := newHarnessWith(t, []booking.Option{booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, _ time.Duration) error {
 		<-release
@@ -431,17 +406,17 @@ func TestBookingWhoseOutcomeWasNotRecordedIsAlreadyBooked(t *testing.T) {
 	t.Cleanup(func() {
 		close(release)
 		select {
-		case <-j.recorded:
+		case <-j.Recorded:
 		case <-time.After(10 * time.Second):
 			t.Error("the outcome was never recorded")
 		}
 	})
 	vb := h.openModal(bob, "intro-call")
-	j.down.Store(true)
+	j.Down.Store(true)
 	h.submit(ada, h.openModal(ada, "intro-call").ID, bookingInputs(firstSlot, "grace@example.com"))
 	h.dm(ada, "Booked")
 	h.drain()
-	j.down.Store(false)
+	j.Down.Store(false)
 	id := bookedFor(h, "grace@example.com")
 
 	h.submit(bob, vb.ID, bookingInputs(firstSlot, "grace@example.com"))
