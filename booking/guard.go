@@ -27,7 +27,7 @@ const (
 // Limiter keeps creates inside the API's limits and holds them back after
 // a 429. The client asks it before every create; *Guard is the in-memory
 // one, for a single process, and a store shared by several replicas gives
-// one that counts for all of them (pgstore's DB.Limiter). Its methods are
+// one that counts for all of them (store/pg's DB.Limiter). Its methods are
 // safe for concurrent use.
 //
 // These semantics are checked by the booking/guardtest suite:

@@ -89,7 +89,7 @@ type Config struct {
 	// they say reminders are not set up on this bookbot.
 	Personal personal.Store
 	// ReviewLock, when set, runs the review reports holding a lock every
-	// replica's reports take (pgstore.DB.WithLock), so an entry is reported
+	// replica's reports take (pg.DB.WithLock), so an entry is reported
 	// once however many replicas look. nil: this process's lock only.
 	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
 
@@ -100,7 +100,7 @@ type Config struct {
 	ViewKey []byte
 
 	// Seen, when set, is the memory of envelopes seen that replicas share
-	// (pgstore.Dedupe made with SeenTTL), so a redelivery that lands on
+	// (pg.Dedupe made with SeenTTL), so a redelivery that lands on
 	// another replica is not acted on twice. nil: this replica's only.
 	Seen Seen
 

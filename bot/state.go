@@ -15,7 +15,7 @@ const SeenTTL = 15 * time.Minute
 
 // Seen remembers the envelopes seen. With replicas, a redelivery may reach
 // another replica than the first delivery did: a Seen they share (the
-// PostgreSQL one, pgstore.Dedupe, made with SeenTTL) tells it so. The
+// PostgreSQL one, pg.Dedupe, made with SeenTTL) tells it so. The
 // bot's own memory is asked first in any case, and alone without one.
 //
 // A submission's ack is the view the person sees next, and only the

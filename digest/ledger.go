@@ -17,7 +17,7 @@ const DefaultStaleAfter = 10 * time.Minute
 // exactly-once per date. A Runner claims a date before it posts and
 // records the post after it, so that of all the processes sharing one
 // ledger, one posts each date. The embedded store (store/bolt) keeps it
-// in a file on one machine; pgstore's DigestLedger keeps it in PostgreSQL
+// in a file on one machine; store/pg's DigestLedger keeps it in PostgreSQL
 // for replicas on several. Package ledgertest holds every implementation
 // to this:
 //

@@ -88,7 +88,7 @@ func afterwards(ctx context.Context, call func(ctx context.Context) error) error
 type Runner struct {
 	Source    Source
 	Publisher Publisher
-	Ledger    Ledger // store/bolt's Ledger, or pgstore's DigestLedger
+	Ledger    Ledger // store/bolt's Ledger, or store/pg's DigestLedger
 	// Finder, when set, settles a date no run finished (see SettleAfter);
 	// without it such a date is never posted again.
 	Finder Finder

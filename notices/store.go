@@ -14,7 +14,7 @@ import (
 
 // Store keeps what the watcher must not forget across restarts: the last
 // good read of the list, and every notice it posted. The embedded store
-// (store/bolt) and pgstore implement it.
+// (store/bolt) and store/pg implement it.
 type Store interface {
 	// Last returns the snapshot saved last; ok is false before the first.
 	Last(ctx context.Context) (s Snapshot, ok bool, err error)

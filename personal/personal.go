@@ -39,7 +39,7 @@ type Agenda struct {
 }
 
 // Store keeps the settings and the record of what was sent. The embedded
-// store (store/bolt) and pgstore implement it.
+// store (store/bolt) and store/pg implement it.
 type Store interface {
 	// Settings returns a person's settings; ok is false when they never
 	// set any.

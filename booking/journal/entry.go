@@ -5,7 +5,7 @@
 // bookings list and put in front of a person.
 //
 // The package holds what an entry is and means, and the Store interface;
-// the embedded store (store/bolt) and pgstore keep the entries.
+// the embedded store (store/bolt) and store/pg keep the entries.
 //
 // It keeps only what settling a write and auditing it need: who asked,
 // the event, the slot, the attendee's name and email, the outcome. The

@@ -10,13 +10,13 @@ import (
 )
 
 // Store is the write journal as bookbot uses it. The embedded store
-// (store/bolt) keeps it in its file under the state directory; pgstore
+// (store/bolt) keeps it in its file under the state directory; store/pg
 // keeps it in PostgreSQL, for replicas that share one database. Both keep
 // the semantics that journaltest checks.
 //
 // A store is made for one process, its owner: the entries it begins carry
 // that owner, and its Recover leaves them alone (store/bolt's Journal.Owner,
-// pgstore's Journal(owner)).
+// store/pg's Journal(owner)).
 type Store interface {
 	// Begin records a write before it is sent; the returned function
 	// records its outcome, and fails when the store cannot record it now

@@ -18,7 +18,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
 // checkTimeout bounds each network check on its own, so one hung service
@@ -444,7 +444,7 @@ func fileReason(err error) error {
 func checkDatabase(ctx context.Context, url string) result {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	db, err := pgstore.Open(ctx, url)
+	db, err := pg.Open(ctx, url)
 	if err != nil {
 		return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check the URL, that PostgreSQL runs and accepts bookbot's connections from here")
 	}

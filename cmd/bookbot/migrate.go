@@ -10,7 +10,7 @@ import (
 
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
 // migrateTimeout bounds connecting and migrating; a migration waits for
@@ -50,7 +50,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	db, err := pgstore.Open(ctx, cfg.DatabaseURL.Value())
+	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -61,7 +61,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			return fmt.Errorf("migrate: %w", err)
 		}
 		fmt.Fprintf(stdout, "schema version %d; this bookbot's is %d\n", current, latest)
-		for _, st := range pgstore.Steps(current) {
+		for _, st := range pg.Steps(current) {
 			switch {
 			case current == 0:
 				fmt.Fprintf(stdout, "to run: %s\n", st.Name)
@@ -78,8 +78,8 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		return fmt.Errorf("migrate: %w", err)
 	}
 	switch {
-	case before > pgstore.Latest():
-		fmt.Fprintf(stdout, "schema at version %d, newer than this bookbot's %d by additive steps only: nothing to do\n", before, pgstore.Latest())
+	case before > pg.Latest():
+		fmt.Fprintf(stdout, "schema at version %d, newer than this bookbot's %d by additive steps only: nothing to do\n", before, pg.Latest())
 		return nil
 	case after == before:
 		fmt.Fprintf(stdout, "schema already at version %d\n", after)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
-	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 func TestMigrate(t *testing.T) {
@@ -37,12 +37,12 @@ func TestMigrate(t *testing.T) {
 
 	// A newer bookbot's steps: additive ones are left as they are, and
 	// the first that is not is refused.
-	step(t, url, pgstore.Latest()+1, true)
+	step(t, url, pg.Latest()+1, true)
 	if out, err = migrate(); err != nil || !strings.Contains(out, "newer than this bookbot's") || !strings.Contains(out, "nothing to do") {
 		t.Fatalf("migrate with an additive newer step: %v %q", err, out)
 	}
-	step(t, url, pgstore.Latest()+2, false)
-	if out, err = migrate(); err == nil || !strings.Contains(out, fmt.Sprintf("step %d is not additive", pgstore.Latest()+2)) {
+	step(t, url, pg.Latest()+2, false)
+	if out, err = migrate(); err == nil || !strings.Contains(out, fmt.Sprintf("step %d is not additive", pg.Latest()+2)) {
 		t.Fatalf("migrate with a newer step that is not additive: %v %q", err, out)
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
-	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 // replica is one `bookbot run` of several sharing a database.
@@ -244,7 +244,7 @@ func TestCheckDatabase(t *testing.T) {
 	// A newer bookbot migrated the database, by an additive step: this
 	// one still runs on it (an upgrade or a rollback in progress); by a
 	// step that is not, it says so and does not start.
-	step(t, url, pgstore.Latest()+1, true)
+	step(t, url, pg.Latest()+1, true)
 	if got := check(); !strings.Contains(got, "✓ database works: schema version ") || !strings.Contains(got, "only by additive steps") {
 		t.Errorf("with an additive newer step:\n%s", got)
 	}
@@ -252,7 +252,7 @@ func TestCheckDatabase(t *testing.T) {
 	out.waitCount(ctx, t, "by additive steps only", 1)
 	out.waitCount(ctx, t, "leading: the digest", 1) // up, so SIGTERM finds it serving
 	stopRun(t, cmd, out)
-	step(t, url, pgstore.Latest()+2, false)
+	step(t, url, pg.Latest()+2, false)
 	if got := check(); !strings.Contains(got, "✗ database schema is at version ") || !strings.Contains(got, "is not additive") {
 		t.Errorf("with a newer step that is not additive:\n%s", got)
 	}

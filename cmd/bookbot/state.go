@@ -16,9 +16,9 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/pgstore"
 	"github.com/bookbot/bookbot/statedir"
 	"github.com/bookbot/bookbot/store/bolt"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
 // writeLeftAfter is how long another replica's write may stay in flight
@@ -68,7 +68,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
 	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	db, err := pgstore.Open(octx, cfg.DatabaseURL.Value(), pgstore.OnQueryError(m.StoreError))
+	db, err := pg.Open(octx, cfg.DatabaseURL.Value(), pg.OnQueryError(m.StoreError))
 	if err != nil {
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
@@ -77,14 +77,14 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		db.Close()
 		return nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
-	if from > pgstore.Latest() {
+	if from > pg.Latest() {
 		log.Info("the database's schema is newer than this bookbot's, by additive steps only: this bookbot runs on it (replicas being upgraded or rolled back)",
-			"schema_version", from, "this_bookbot", pgstore.Latest())
+			"schema_version", from, "this_bookbot", pg.Latest())
 	}
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
 	st := &store{close: db.Close, State: app.State{
-		Journal:  db.Journal(owner, pgstore.JournalLeftAfter(writeLeftAfter)),
+		Journal:  db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
 		Notices:  db.Notices(),
 		Personal: db.Personal(),
 		Seen:     db.Dedupe(bot.SeenTTL),
@@ -97,13 +97,13 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		st.Ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
 	}
 	st.PersonalSaved = func(ctx context.Context, wake func()) {
-		if err := db.Listen(ctx, pgstore.PersonalChannel, log, wake); err != nil {
+		if err := db.Listen(ctx, pg.PersonalChannel, log, wake); err != nil {
 			log.Error("settings saved on other replicas wake reminders only at their next look", "error", err)
 		}
 	}
-	leader := db.Leader("bookbot", pgstore.LeaderOptions{Replica: owner, Log: log})
+	leader := db.Leader("bookbot", pg.LeaderOptions{Replica: owner, Log: log})
 	st.Singleton = func(ctx context.Context, work func(context.Context)) {
-		err := leader.Run(ctx, func(ctx context.Context, term pgstore.Term) {
+		err := leader.Run(ctx, func(ctx context.Context, term pg.Term) {
 			log.Info("leading: the digest, notices, reminders and settling writes run here", "replica", owner, "term", term.Token)
 			work(ctx)
 			log.Info("no longer leading", "replica", owner, "term", term.Token)

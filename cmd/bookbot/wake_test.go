@@ -9,7 +9,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 // `remind 15m` for a meeting ten minutes away, sent to a replica that does

@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"bufio"
@@ -18,15 +18,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookbot/bookbot/internal/testutil"
-	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 const leaderName = "singletons"
 
 // fast is the timing of most tests: check 250 ms, lost after 1.5 s.
-func fast(replica string) pgstore.LeaderOptions {
-	return pgstore.LeaderOptions{Replica: replica, Check: 250 * time.Millisecond, LostAfter: 1500 * time.Millisecond}
+func fast(replica string) pg.LeaderOptions {
+	return pg.LeaderOptions{Replica: replica, Check: 250 * time.Millisecond, LostAfter: 1500 * time.Millisecond}
 }
 
 // slack is what a bound may be overshot by on a busy machine, under the
@@ -54,8 +54,8 @@ func newTerms(t *testing.T) *terms {
 }
 
 // lead is a lead function that leads until its context is done.
-func (r *terms) lead(replica string) func(context.Context, pgstore.Term) {
-	return func(ctx context.Context, tm pgstore.Term) {
+func (r *terms) lead(replica string) func(context.Context, pg.Term) {
+	return func(ctx context.Context, tm pg.Term) {
 		rec := term{replica: replica, token: tm.Token, start: time.Now()}
 		if tm.Since.IsZero() || tm.Since.Location() != time.UTC {
 			r.t.Errorf("term %d: Since %v, want a UTC time", tm.Token, tm.Since)
@@ -151,7 +151,7 @@ func background(t *testing.T, what string, fn func(context.Context) error) *runn
 	return r
 }
 
-func run(t *testing.T, l *pgstore.Leader, lead func(context.Context, pgstore.Term)) *running {
+func run(t *testing.T, l *pg.Leader, lead func(context.Context, pg.Term)) *running {
 	return background(t, "Run", func(ctx context.Context) error { return l.Run(ctx, lead) })
 }
 
@@ -174,7 +174,7 @@ func (r *running) wait(t *testing.T, within time.Duration) error {
 	}
 }
 
-func whoLeads(t *testing.T, db *pgstore.DB) pgstore.LeaderInfo {
+func whoLeads(t *testing.T, db *pg.DB) pg.LeaderInfo {
 	t.Helper()
 	info, err := db.WhoLeads(t.Context(), leaderName)
 	if err != nil {
@@ -241,7 +241,7 @@ func TestLeaderOne(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
-	if info := whoLeads(t, a); info != (pgstore.LeaderInfo{Name: leaderName}) {
+	if info := whoLeads(t, a); info != (pg.LeaderInfo{Name: leaderName}) {
 		t.Errorf("WhoLeads before any leader: %+v", info)
 	}
 	r := newTerms(t)
@@ -277,7 +277,7 @@ func TestLeaderResign(t *testing.T) {
 	}
 	before := len(ours())
 	r := newTerms(t)
-	leaders := map[string]*pgstore.Leader{"a": a.Leader(leaderName, fast("a")), "b": b.Leader(leaderName, fast("b"))}
+	leaders := map[string]*pg.Leader{"a": a.Leader(leaderName, fast("a")), "b": b.Leader(leaderName, fast("b"))}
 	runs := map[string]*running{"a": run(t, leaders["a"], r.lead("a"))}
 	if tm := next(t, r.started, "starting", 5*time.Second); tm.replica != "a" || tm.token != 1 {
 		t.Fatalf("first term: %+v", tm)
@@ -319,7 +319,7 @@ func TestLeaderLeadReturns(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
-	err := a.Leader(leaderName, fast("a")).Run(t.Context(), func(context.Context, pgstore.Term) {})
+	err := a.Leader(leaderName, fast("a")).Run(t.Context(), func(context.Context, pg.Term) {})
 	if err != nil {
 		t.Errorf("Run = %v", err)
 	}
@@ -329,7 +329,7 @@ func TestLeaderLeadReturns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	var tok int64
-	err = b.Leader(leaderName, fast("b")).Run(ctx, func(_ context.Context, tm pgstore.Term) { tok = tm.Token })
+	err = b.Leader(leaderName, fast("b")).Run(ctx, func(_ context.Context, tm pg.Term) { tok = tm.Token })
 	if err != nil || tok != 2 {
 		t.Errorf("the next Run: %v, term %d; want nil, 2", err, tok)
 	}
@@ -422,10 +422,10 @@ func TestLeaderNetworkLossDefaults(t *testing.T) {
 		t.Skip("takes 15 to 20 s")
 	}
 	t.Parallel()
-	networkLoss(t, func(replica string) pgstore.LeaderOptions { return pgstore.LeaderOptions{Replica: replica} })
+	networkLoss(t, func(replica string) pg.LeaderOptions { return pg.LeaderOptions{Replica: replica} })
 }
 
-func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
+func networkLoss(t *testing.T, opts func(string) pg.LeaderOptions) {
 	u := migrated(t)
 	p := newProxy(t, u)
 	a, b := open(t, p.url), open(t, u)
@@ -436,7 +436,7 @@ func networkLoss(t *testing.T, opts func(string) pgstore.LeaderOptions) {
 	run(t, b.Leader(leaderName, opts("b")), r.lead("b"))
 	check, lost := oa.Check, oa.LostAfter
 	if check == 0 {
-		check, lost = pgstore.DefaultLeaderCheck, pgstore.DefaultLeaderLostAfter
+		check, lost = pg.DefaultLeaderCheck, pg.DefaultLeaderLostAfter
 	}
 	campaigning(t, conn(t, u))
 
@@ -476,10 +476,10 @@ func TestLeaderKilledDefaults(t *testing.T) {
 		t.Skip("takes up to 5 s")
 	}
 	t.Parallel()
-	killed(t, func(replica string) pgstore.LeaderOptions { return pgstore.LeaderOptions{Replica: replica} }, pgstore.DefaultLeaderCheck)
+	killed(t, func(replica string) pg.LeaderOptions { return pg.LeaderOptions{Replica: replica} }, pg.DefaultLeaderCheck)
 }
 
-func killed(t *testing.T, opts func(string) pgstore.LeaderOptions, check time.Duration) {
+func killed(t *testing.T, opts func(string) pg.LeaderOptions, check time.Duration) {
 	u := migrated(t)
 	child := exec.Command(os.Args[0], "-test.run=^TestLeaderChild$", "-test.v")
 	child.Env = append(os.Environ(), "BOOKBOT_LEADER_CHILD="+u, "BOOKBOT_LEADER_CHILD_CHECK="+opts("").Check.String())
@@ -533,15 +533,15 @@ func TestLeaderChild(t *testing.T) {
 	if u == "" {
 		t.Skip("the child of TestLeaderKilled")
 	}
-	db, err := pgstore.Open(t.Context(), u)
+	db, err := pg.Open(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := pgstore.LeaderOptions{Replica: "child"}
+	opts := pg.LeaderOptions{Replica: "child"}
 	if d, err := time.ParseDuration(os.Getenv("BOOKBOT_LEADER_CHILD_CHECK")); err == nil && d > 0 {
 		opts = fast("child")
 	}
-	err = db.Leader(leaderName, opts).Run(t.Context(), func(ctx context.Context, _ pgstore.Term) {
+	err = db.Leader(leaderName, opts).Run(t.Context(), func(ctx context.Context, _ pg.Term) {
 		os.Stdout.WriteString("child leading\n")
 		<-ctx.Done()
 	})
@@ -554,7 +554,7 @@ func TestLeaderNotMigrated(t *testing.T) {
 	db := open(t, pgtest.URL(t))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	err := db.Leader(leaderName, fast("a")).Run(ctx, func(context.Context, pgstore.Term) { t.Error("led") })
+	err := db.Leader(leaderName, fast("a")).Run(ctx, func(context.Context, pg.Term) { t.Error("led") })
 	if err == nil || !strings.Contains(err.Error(), "migrate") {
 		t.Errorf("Run = %v; want an error about migrating", err)
 	}

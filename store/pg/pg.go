@@ -1,7 +1,7 @@
-// Package pgstore keeps bookbot's state in PostgreSQL, so that several
+// Package pg keeps bookbot's state in PostgreSQL, so that several
 // replicas share it: the notices store and the personal store, in tables
 // named bookbot_*, which Migrate creates and updates.
-package pgstore
+package pg
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package pgstore
+package pg
 
 import (
 	"context"
@@ -49,7 +49,7 @@ const dedupeTimeout = 10 * time.Second
 // when ttl is not positive.
 func (db *DB) Dedupe(ttl time.Duration) *Dedupe {
 	if ttl <= 0 {
-		panic("pgstore: Dedupe with a non-positive TTL")
+		panic("pg: Dedupe with a non-positive TTL")
 	}
 	return &Dedupe{pool: db.pool, ttl: ttl, every: min(ttl, time.Minute)}
 }

@@ -19,7 +19,7 @@
 -- The create index is not unique: whether an earlier create stands in the
 -- way of another depends on its outcome, on its review and on cancels in
 -- other rows. Begin makes its check and its insert one step under a
--- transaction-level advisory lock on the create key (see pgstore/journal.go).
+-- transaction-level advisory lock on the create key (see store/pg/journal.go).
 CREATE TABLE bookbot_journal_entries (
 	seq        bigserial PRIMARY KEY,
 	at_s       bigint  NOT NULL,

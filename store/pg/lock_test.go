@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookbot/bookbot/internal/testutil"
-	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 // Work under one name never runs on two replicas at once.
 func TestWithLock(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
-	dbs := []*pgstore.DB{open(t, url), open(t, url)}
+	dbs := []*pg.DB{open(t, url), open(t, url)}
 	var inside, most, runs atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 20 {

@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"context"
@@ -22,17 +22,17 @@ import (
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/personal/personaltest"
-	"github.com/bookbot/bookbot/pgstore"
-	"github.com/bookbot/bookbot/pgstore/pgtest"
+	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // open opens another handle on the database at url, as another replica
 // would, closed when the test ends.
-func open(t testing.TB, url string) *pgstore.DB {
+func open(t testing.TB, url string) *pg.DB {
 	t.Helper()
-	db, err := pgstore.Open(context.Background(), url)
+	db, err := pg.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func conn(t testing.TB, url string) *pgx.Conn {
 func migrated(t testing.TB) string {
 	t.Helper()
 	return pgtest.Copy(t, migrations(t), func(ctx context.Context, u string) error {
-		db, err := pgstore.Open(ctx, u)
+		db, err := pg.Open(ctx, u)
 		if err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ func TestSnapshotNUL(t *testing.T) {
 func TestMigrateConcurrent(t *testing.T) {
 	t.Parallel()
 	u := pgtest.URL(t)
-	handles := make([]*pgstore.DB, 5)
+	handles := make([]*pg.DB, 5)
 	for i := range handles {
 		handles[i] = open(t, u)
 	}
@@ -184,8 +184,8 @@ func TestMigrateRecordsAdditive(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
 	files, err := filepath.Glob("migrations/*.sql")
-	if err != nil || len(files) != pgstore.Latest() {
-		t.Fatalf("%d migration files, %v; want %d", len(files), err, pgstore.Latest())
+	if err != nil || len(files) != pg.Latest() {
+		t.Fatalf("%d migration files, %v; want %d", len(files), err, pg.Latest())
 	}
 	admin := conn(t, u)
 	for i, f := range files {
@@ -204,7 +204,7 @@ func TestMigrateRecordsAdditive(t *testing.T) {
 	if _, err := admin.Exec(t.Context(), "ALTER TABLE bookbot_schema_migrations DROP COLUMN additive"); err != nil {
 		t.Fatal(err)
 	}
-	if from, to, err := open(t, u).Migrate(t.Context()); err != nil || from != pgstore.Latest() || to != from {
+	if from, to, err := open(t, u).Migrate(t.Context()); err != nil || from != pg.Latest() || to != from {
 		t.Errorf("Migrate of a record without the column: from %d to %d, %v", from, to, err)
 	}
 	if b, err := open(t, u).Breaking(t.Context()); err != nil || b != 0 {
@@ -216,14 +216,14 @@ func TestMigrateRecordsAdditive(t *testing.T) {
 // mark.
 func TestSteps(t *testing.T) {
 	t.Parallel()
-	all := pgstore.Steps(0)
-	if len(all) != pgstore.Latest() || len(pgstore.Steps(-1)) != len(all) || len(pgstore.Steps(pgstore.Latest())) != 0 || len(pgstore.Steps(pgstore.Latest()+1)) != 0 {
-		t.Fatalf("Steps: %d of %d from 0", len(all), pgstore.Latest())
+	all := pg.Steps(0)
+	if len(all) != pg.Latest() || len(pg.Steps(-1)) != len(all) || len(pg.Steps(pg.Latest())) != 0 || len(pg.Steps(pg.Latest()+1)) != 0 {
+		t.Fatalf("Steps: %d of %d from 0", len(all), pg.Latest())
 	}
-	if got := pgstore.Steps(5); len(got) == 0 || got[0] != (pgstore.Step{Version: 6, Name: "0006_envelope_acks.sql", Additive: true}) {
+	if got := pg.Steps(5); len(got) == 0 || got[0] != (pg.Step{Version: 6, Name: "0006_envelope_acks.sql", Additive: true}) {
 		t.Errorf("Steps(5) = %+v", got)
 	}
-	if all[0] != (pgstore.Step{Version: 1, Name: "0001_stores.sql"}) {
+	if all[0] != (pg.Step{Version: 1, Name: "0001_stores.sql"}) {
 		t.Errorf("the first step: %+v", all[0])
 	}
 }
@@ -239,8 +239,8 @@ func TestMigrateNewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if latest != pgstore.Latest() {
-		t.Errorf("Version's latest %d, Latest() %d", latest, pgstore.Latest())
+	if latest != pg.Latest() {
+		t.Errorf("Version's latest %d, Latest() %d", latest, pg.Latest())
 	}
 	step := func(v int, additive bool) {
 		t.Helper()
@@ -305,7 +305,7 @@ func TestOpenHidesPassword(t *testing.T) {
 		"key = value, bad key": fmt.Sprintf("host=127.0.0.1 port=x user=%s password = %s", user, pw),
 	} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		db, err := pgstore.Open(ctx, dsn)
+		db, err := pg.Open(ctx, dsn)
 		cancel()
 		if err == nil {
 			db.Close()
@@ -333,7 +333,7 @@ func TestOpenCancelled(t *testing.T) {
 	u := pgtest.URL(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := pgstore.Open(ctx, u); !errors.Is(err, context.Canceled) {
+	if _, err := pg.Open(ctx, u); !errors.Is(err, context.Canceled) {
 		t.Errorf("Open with a cancelled context: %v, want context.Canceled", err)
 	}
 	if err := open(t, u).Ping(t.Context()); err != nil {
@@ -360,7 +360,7 @@ func TestOnQueryError(t *testing.T) {
 	t.Parallel()
 	url := migrated(t)
 	var failed atomic.Int32
-	db, err := pgstore.Open(t.Context(), url, pgstore.OnQueryError(func() { failed.Add(1) }))
+	db, err := pg.Open(t.Context(), url, pg.OnQueryError(func() { failed.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,10 @@
--- The digest's exactly-once ledger (digest.Ledger, pgstore.DigestLedger).
+-- The digest's exactly-once ledger (digest.Ledger, pg.DigestLedger).
 --
 -- One row per date and kind of post: the day's digest, or the notice that
 -- its digest could not be built. Claim inserts the row, and the primary key
 -- makes one of any number of replicas claiming at once win; Posted sets the
 -- post's record on it; Release deletes it unless it was posted. A claim
--- that is never completed stays (see pgstore/ledger.go).
+-- that is never completed stays (see store/pg/ledger.go).
 --
 -- Instants are Unix seconds and nanoseconds, as in 0001_stores.sql.
 CREATE TABLE bookbot_digest_ledger (

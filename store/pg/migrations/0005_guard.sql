@@ -3,7 +3,7 @@
 -- and per event type, so replicas behind one address share its limits.
 --
 -- Instants are Unix seconds and nanoseconds, as in 0001_stores.sql, by the
--- clock of the replica that wrote them (pgstore/guard.go says what skew
+-- clock of the replica that wrote them (store/pg/guard.go says what skew
 -- between replicas does).
 
 -- One row: the hold after a 429 and the 429s in a row. Reserve, Throttled

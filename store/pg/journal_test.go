@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
-	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
 // The semantics every journal.Store shares, against the database: each
@@ -22,7 +22,7 @@ func TestJournal(t *testing.T) {
 	t.Parallel()
 	journaltest.Run(t, func(t *testing.T, now func() time.Time) func(owner string) journal.Store {
 		u := migrated(t)
-		return func(owner string) journal.Store { return open(t, u).Journal(owner, pgstore.JournalClock(now)) }
+		return func(owner string) journal.Store { return open(t, u).Journal(owner, pg.JournalClock(now)) }
 	})
 }
 
@@ -96,7 +96,7 @@ func TestJournalRecoverConcurrent(t *testing.T) {
 func TestJournalOutcomeNotRecorded(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
-	db, err := pgstore.Open(t.Context(), u)
+	db, err := pg.Open(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +187,8 @@ func TestJournalLeftAfter(t *testing.T) {
 	db := open(t, migrated(t))
 	now := time.Date(2026, 3, 23, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	a := db.Journal("replica-a", pgstore.JournalClock(clock))
-	b := db.Journal("replica-b", pgstore.JournalClock(clock), pgstore.JournalLeftAfter(5*time.Minute))
+	a := db.Journal("replica-a", pg.JournalClock(clock))
+	b := db.Journal("replica-b", pg.JournalClock(clock), pg.JournalLeftAfter(5*time.Minute))
 	if _, err := a.Begin(ctx, booking.Write{Op: booking.OpCancel, BookingID: "bk_1"}); err != nil {
 		t.Fatal(err)
 	}

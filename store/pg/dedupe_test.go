@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/bot"
-	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
-var _ bot.Seen = (*pgstore.Dedupe)(nil)
+var _ bot.Seen = (*pg.Dedupe)(nil)
 
 // Two replicas see an envelope: one of them first.
 func TestDedupeTwoReplicas(t *testing.T) {
@@ -22,7 +22,7 @@ func TestDedupeTwoReplicas(t *testing.T) {
 	a, b := open(t, u).Dedupe(bot.SeenTTL), open(t, u).Dedupe(bot.SeenTTL)
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	for i, want := range []struct {
-		d     *pgstore.Dedupe
+		d     *pg.Dedupe
 		id    string
 		first bool
 	}{
@@ -44,7 +44,7 @@ func TestDedupeTwoReplicas(t *testing.T) {
 func TestDedupeConcurrent(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
-	replicas := []*pgstore.Dedupe{open(t, u).Dedupe(bot.SeenTTL), open(t, u).Dedupe(bot.SeenTTL)}
+	replicas := []*pg.Dedupe{open(t, u).Dedupe(bot.SeenTTL), open(t, u).Dedupe(bot.SeenTTL)}
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	for round := range 10 {
 		id := fmt.Sprintf("E%d", round)
@@ -115,7 +115,7 @@ func TestDedupeTTL(t *testing.T) {
 	const ttl = 15 * time.Minute
 	a, b := open(t, u).Dedupe(ttl), open(t, u).Dedupe(ttl)
 	t0 := time.Date(2026, 11, 24, 9, 0, 0, 123456789, time.UTC)
-	first := func(d *pgstore.Dedupe, id string, at time.Time) bool {
+	first := func(d *pg.Dedupe, id string, at time.Time) bool {
 		t.Helper()
 		ok, err := d.FirstTime(t.Context(), id, at)
 		if err != nil {

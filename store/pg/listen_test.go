@@ -1,4 +1,4 @@
-package pgstore_test
+package pg_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookbot/bookbot/personal"
-	"github.com/bookbot/bookbot/pgstore"
+	"github.com/bookbot/bookbot/store/pg"
 )
 
 // listening is a Listen in the background; calls gets one value per call
@@ -21,7 +21,7 @@ type listening struct {
 
 // listen starts a Listen, and waits for its first call of fn. When the test
 // ends, it is stopped, and must return nil.
-func listen(t *testing.T, db *pgstore.DB, channel string) *listening {
+func listen(t *testing.T, db *pg.DB, channel string) *listening {
 	t.Helper()
 	l := &listening{calls: make(chan struct{}, 100)}
 	l.running = background(t, "Listen", func(ctx context.Context) error {
@@ -69,7 +69,7 @@ func TestListenAcrossHandles(t *testing.T) {
 	u := migrated(t)
 	a, b := open(t, u), open(t, u)
 	admin := conn(t, u)
-	l := listen(t, a, pgstore.PersonalChannel)
+	l := listen(t, a, pg.PersonalChannel)
 	odd := listen(t, a, "Bookbot Odd-Name")
 
 	if err := b.Personal().SaveSettings(t.Context(), "UADA", personal.Settings{Remind: 15 * time.Minute}); err != nil {
@@ -81,7 +81,7 @@ func TestListenAcrossHandles(t *testing.T) {
 	// come, any other would have too.
 	notify(t, admin, "bookbot_other")
 	notify(t, admin, "Bookbot Odd-Name")
-	notify(t, admin, pgstore.PersonalChannel)
+	notify(t, admin, pg.PersonalChannel)
 	l.called(t, "on its channel")
 	odd.called(t, "on a channel whose name needs quoting")
 	l.idle(t, "for one save and one notification")
@@ -95,12 +95,12 @@ func TestListenBackendTerminated(t *testing.T) {
 	u := migrated(t)
 	a := open(t, u)
 	admin := conn(t, u)
-	l := listen(t, a, pgstore.PersonalChannel)
+	l := listen(t, a, pg.PersonalChannel)
 
 	backend := func() (pid int32) {
 		t.Helper()
 		err := admin.QueryRow(t.Context(), `SELECT pid FROM pg_stat_activity
-			WHERE datname = current_database() AND application_name = $1`, "bookbot listen "+pgstore.PersonalChannel).Scan(&pid)
+			WHERE datname = current_database() AND application_name = $1`, "bookbot listen "+pg.PersonalChannel).Scan(&pid)
 		if err != nil {
 			t.Fatalf("the listener's backend: %v", err)
 		}
@@ -116,7 +116,7 @@ func TestListenBackendTerminated(t *testing.T) {
 	if again := backend(); again == first {
 		t.Errorf("listening on backend %d, the one terminated", again)
 	}
-	notify(t, admin, pgstore.PersonalChannel)
+	notify(t, admin, pg.PersonalChannel)
 	l.called(t, "on a notification after listening again")
 	l.idle(t, "after one notification")
 }
@@ -127,7 +127,7 @@ func TestListenEnds(t *testing.T) {
 	t.Parallel()
 	u := migrated(t)
 	a := open(t, u)
-	l := listen(t, a, pgstore.PersonalChannel)
+	l := listen(t, a, pg.PersonalChannel)
 	closed := make(chan struct{})
 	go func() { a.Close(); close(closed) }()
 	select {
@@ -139,7 +139,7 @@ func TestListenEnds(t *testing.T) {
 		t.Errorf("Listen after its context ended = %v", err)
 	}
 
-	err := a.Listen(t.Context(), pgstore.PersonalChannel, nil, func() { t.Error("fn called on a closed DB") })
+	err := a.Listen(t.Context(), pg.PersonalChannel, nil, func() { t.Error("fn called on a closed DB") })
 	if err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Listen on a closed DB = %v; want an error saying it was closed", err)
 	}
