@@ -3,8 +3,9 @@
 // directory (BOOKBOT_STATE_DIR), bookbot.db. It holds the write journal
 // (journal.Store), the digest ledger (digest.Ledger), the notices'
 // snapshot, claims and threads (notices.Store) and everyone's reminder and
-// agenda settings with what was sent (personal.Store), each in buckets of
-// its own. A backup of the embedded state is a copy of this one file.
+// agenda settings with what was sent (personal.Store) and the offer cards
+// posted in conversations (offer.Store), each in buckets of its own. A
+// backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again
 // (internal/boltfile), so that `bookbot audit` and `bookbot digest` can use
@@ -66,11 +67,18 @@ var (
 	// personal.AgendaKey) to its personalClaim.
 	personalClaims = []byte("personal.claims")
 
+	// offersByID maps an offer's ID to its JSON (offer.Offer).
+	offersByID = []byte("offers.byid")
+	// offersByExpiry indexes offers by when they expire, then ID, so Prune
+	// reads only the ones it deletes.
+	offersByExpiry = []byte("offers.byexpiry")
+
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		digestLedger,
 		noticesLast, noticesClaims, noticesThreads,
 		personalSettings, personalClaims,
+		offersByID, offersByExpiry,
 	}
 )
 

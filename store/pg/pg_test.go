@@ -20,6 +20,8 @@ import (
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
+	"github.com/bookbot/bookbot/offer"
+	"github.com/bookbot/bookbot/offer/offertest"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/personal/personaltest"
 	"github.com/bookbot/bookbot/store/pg"
@@ -393,4 +395,12 @@ func TestOnQueryError(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || failed.Load() != 1 {
 		t.Errorf("a statement given up on: %v, %d failed, want context.Canceled and still 1", err, failed.Load())
 	}
+}
+
+func TestOffers(t *testing.T) {
+	t.Parallel()
+	offertest.Run(t, func(t *testing.T) func() offer.Store {
+		u := migrated(t)
+		return func() offer.Store { return open(t, u).Offers() }
+	})
 }
