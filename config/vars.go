@@ -46,6 +46,8 @@ type settings struct {
 	NotifyInterval      string `env:"NOTIFY_INTERVAL" envDefault:"1m" meaning:"how often the bookings list is read for notices, a Go duration from 15s"`
 	NotifyIncludeEmails bool   `env:"NOTIFY_INCLUDE_EMAILS" envDefault:"false" meaning:"true shows attendees' email addresses in notices"`
 
+	OfferTTL string `env:"OFFER_TTL" envDefault:"168h" meaning:"how long an offer card (/booking offer) can be booked from, a Go duration from 1m to 720h"`
+
 	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
 	BookingPage     string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
 	DatabaseURL     string `env:"BOOKBOT_DATABASE_URL" secret:"true" meaning:"postgres://… puts bookbot's state in PostgreSQL instead of BOOKBOT_STATE_DIR, so several replicas can share it; it may hold a password, so it is never shown"`
