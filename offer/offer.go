@@ -18,6 +18,7 @@ import (
 type Offer struct {
 	ID      string   `json:"id"`
 	Offerer string   `json:"offerer"`       // the Slack user whose calendar is booked
+	Name    string   `json:"name"`          // the offerer's name, as Slack gave it
 	For     []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
 	Max     int      `json:"max"`           // how many meetings it may book, at least 1
 

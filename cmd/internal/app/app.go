@@ -28,6 +28,7 @@ import (
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -58,6 +59,7 @@ type State struct {
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
 	Notices  notices.Store // nil with notices off
 	Personal personal.Store
+	Offers   offer.Store
 	Seen     bot.Seen // nil: this process's memory
 	// ReviewLock is the lock review reports are made under; nil: this
 	// process's own.
@@ -192,6 +194,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
 		Personal:      st.Personal,
+		Offers:        st.Offers,
+		OfferTTL:      cfg.OfferTTL,
 		Seen:          st.Seen,
 		ReviewLock:    st.ReviewLock,
 		Now:           d.Now,
