@@ -50,6 +50,11 @@ func TestDemoScript(t *testing.T) {
 		"⏰ *Reminder*: ",
 		" starts in 15 minutes.",
 		"== Your day: ",
+		"offers a 15-minute *Intro call* for @UGRACE — pick a time",
+		"You are now grace (Grace Hopper, America/New_York)",
+		"✅ *Booked:* Intro call, ",
+		", with Grace Hopper (booked by @UGRACE) · ID ",
+		"✅ *Booked from your offer:* Intro call, ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)
