@@ -509,11 +509,11 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		}
 		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.users.zone(ctx, o.Offerer)))
 		var card *message
-		if err == nil {
+		switch {
+		case err == nil && o.Left() > 0:
+			card = refresh(withoutTaken(slots, o))
+		case err == nil:
 			card = refresh(nil)
-			if o.Left() > 0 {
-				card = refresh(withoutTaken(slots, o))
-			}
 		}
 		return offerBookedMessage(o, bk, in.email, zone), card
 	case res != nil && res.NeedsHuman():

@@ -115,7 +115,9 @@ func (o Offer) Open(now time.Time) error {
 	return nil
 }
 
-// Take takes a time for user, for the form key: an Update's fn.
+// Take takes a time for user, for the form key: an Update's fn. A form
+// takes a time once: the same key again is ErrUsedUp, so a form delivered
+// twice never books twice.
 func Take(user, key, name, start string, now time.Time) func(*Offer) error {
 	return func(o *Offer) error {
 		if !o.Named(user) {
@@ -123,7 +125,7 @@ func Take(user, key, name, start string, now time.Time) func(*Offer) error {
 		}
 		for _, u := range o.Uses {
 			if u.Key == key {
-				return nil // this form's take, again
+				return ErrUsedUp
 			}
 		}
 		if err := o.Open(now); err != nil {

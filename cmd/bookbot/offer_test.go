@@ -225,3 +225,40 @@ func offerButtons(m slacktest.Message, actionID string) []string {
 	}
 	return out
 }
+
+// Two replicas on one database, Slack spreading envelopes over them: the
+// card is posted by one, the clicks and the form are served by whichever
+// gets them, and the offer books once.
+func TestReplicasServeAnOffer(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	rs, sb, sl := startReplicas(ctx, t, 2)
+	sl.AddUser(slacktest.User{ID: "UGRACE", Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{"UADA", "UGRACE", "UBOB"}})
+	w := offerWorld{ctx: ctx, t: t, sl: sl, out: rs[0].out}
+
+	card := w.offer("intro-call <@UGRACE|grace>")
+	times := offerButtons(card, "offer_slot")
+	w.click("UBOB", card, "offer_slot", times[0])
+	w.reply("UBOB", "This offer is for <@UGRACE>")
+	w.click("UGRACE", card, "offer_slot", times[0])
+	form := w.form("UGRACE", "")
+	w.click("UGRACE", card, "offer_slot", times[1])
+	second := w.form("UGRACE", form.ID)
+	if _, err := sl.SubmitInputs(ctx, "UGRACE", form.ID, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	w.card(card, "Booked")
+	w.submitSends(sb, "UGRACE", second.ID, nil, "already booked")
+	if n := posts(sb); n != 1 {
+		t.Errorf("%d POST /bookings, want 1", n)
+	}
+	conns := map[int]bool{}
+	for _, a := range sl.Acks() {
+		conns[a.ConnID] = true
+	}
+	if len(conns) != 2 {
+		t.Errorf("the offer's envelopes were acked on %d connections, want both replicas'", len(conns))
+	}
+}
