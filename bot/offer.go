@@ -494,7 +494,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if !free {
 		b.release(ctx, o.ID, key)
 		b.log.Info("offer time taken meanwhile", "offer", o.ID, "user", user)
-		return offerTakenMessage(o), refresh(slots)
+		return offerTakenMessage(), refresh(slots)
 	}
 	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
 	if res != nil {
@@ -788,7 +788,7 @@ func offerClosedMessage(o offer.Offer, why error) message {
 	return message{Text: firstNonEmpty(fallback, text), Blocks: []slack.Block{section(":information_source: " + text)}}
 }
 
-func offerTakenMessage(o offer.Offer) message {
+func offerTakenMessage() message {
 	text := "*Not booked: that time was just taken.* Nothing was sent. The card now shows the times still free: pick another there."
 	return message{Text: "Not booked: that time was just taken. Pick another on the card.", Blocks: []slack.Block{section(":x: " + text)}}
 }

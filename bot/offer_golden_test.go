@@ -79,7 +79,7 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_refused_booked", offerClosedMessage(booked, offer.ErrUsedUp))
 	fixed("offer_refused_withdrawn", offerClosedMessage(withdrawn, offer.ErrWithdrawn))
 	fixed("offer_refused_expired", offerClosedMessage(expired, offer.ErrExpired))
-	fixed("offer_taken", offerTakenMessage(open))
+	fixed("offer_taken", offerTakenMessage())
 	fixed("offer_unclear", offerUnclearMessage(open))
 	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))
 	fixed("offer_not_booked_error", offerNotBookedMessage(open, nil, errors.Join(booking.ErrUnavailable)))

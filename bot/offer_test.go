@@ -40,16 +40,6 @@ func (h *harness) offerCard(text string) slacktest.Message {
 	})
 }
 
-// cardNow is the card as it is now in the channel.
-func (h *harness) cardNow(card slacktest.Message) slacktest.Message {
-	for _, m := range h.sl.Messages() {
-		if m.TS == card.TS || m.OriginalTS == card.TS {
-			card = m
-		}
-	}
-	return card
-}
-
 // pick presses a time on the card as user.
 func (h *harness) pick(user string, card slacktest.Message, value string) {
 	h.t.Helper()
