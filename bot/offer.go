@@ -427,9 +427,11 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 	pending.ExternalID = fmt.Sprintf("offer-%s-%d", cb.View.ID, b.cfg.Now().UnixNano())
 	user, key := cb.User.ID, cb.View.ID
 	later.add("offer-book", func(ctx context.Context) {
-		ctxReport, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout+b.cfg.WorkTimeout)
-		defer cancel()
 		m, card := b.bookOffer(ctx, user, key, meta, in)
+		// The booking may have used up the work's time: telling the
+		// person and the card gets its own.
+		ctxReport, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+		defer cancel()
 		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m))), pending.ExternalID); err != nil {
 			b.log.Info("offer outcome view not shown (modal closed?)", "err", slackErr(err))
 			b.dm(ctxReport, user, m)
