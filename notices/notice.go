@@ -26,6 +26,9 @@ type Notice struct {
 	Change
 	Title string // the event type's title; its slug when unknown
 	By    *By    // who made it through bookbot; nil when it was made elsewhere
+	// Since is when the list was read before the read that found it: a
+	// burst says "since" then. Zero when not known.
+	Since time.Time
 	// Claim is its key's ID, which its message carries so that Finder can
 	// find it.
 	Claim string
