@@ -233,14 +233,13 @@ func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string
 }
 
 // digestParts is an entry's event title, attendee and (with includeEmails)
-// email, escaped, as the list and App Home write them: "—" where a legacy
-// record has nothing.
+// email, escaped, as the list and App Home write them (see parts).
 func digestParts(e digest.Entry, includeEmails bool) string {
-	s := orMissing(escape(e.EventTitle)) + " · " + orMissing(escape(e.AttendeeName.String))
+	email := ""
 	if includeEmails {
-		s += " · " + orMissing(escape(e.AttendeeEmail.String))
+		email = escape(e.AttendeeEmail.String)
 	}
-	return s
+	return parts(escape(e.EventTitle), escape(e.AttendeeName.String), email)
 }
 
 // digestClipped returns d with long user-provided fields clipped.

@@ -296,7 +296,7 @@ func TestDigestMessagesNullsEmptyAndWarning(t *testing.T) {
 	msgs := DigestMessages(d, true)
 	digestCheckLimits(t, msgs)
 	line := digestSections(msgs)[0]
-	if !strings.Contains(line, "— · — · —") {
+	if !strings.Contains(line, "_no event or attendee on record_") {
 		t.Errorf("legacy line = %q", line)
 	}
 

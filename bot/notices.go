@@ -485,7 +485,7 @@ func burstLines(ns []notices.Notice, zone *time.Location) (lines, ids []string) 
 func burstLine(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
 	when := hours(b.Start, b.End, zone)
-	title := missing
+	title := ""
 	if n.Title != "" {
 		title = "*" + escape(clip(n.Title, burstNameRunes)) + "*"
 	}
@@ -500,7 +500,7 @@ func burstLine(n notices.Notice, zone *time.Location) string {
 		}
 		what = "Moved from " + was
 	}
-	return when + "  " + what + " · " + title + " · " + escape(clip(orMissing(b.BookerName.String), burstNameRunes))
+	return when + "  " + what + " · " + parts(title, escape(clip(b.BookerName.String, burstNameRunes)))
 }
 
 // onDay reports whether n changes a booking on the day days after now's,

@@ -422,6 +422,35 @@ func cancelButton(id string) *slack.ButtonBlockElement {
 	return btn
 }
 
+// cancelMenu is a booking card's "⋯" menu, whose one item cancels it after
+// Slack's own dialog has asked: on a reminder or right after "Booked.",
+// undoing the booking is not a button beside the next step.
+func cancelMenu(id string) slack.BlockElement {
+	if utf8.RuneCountInString(id) > 150 {
+		return cancelButton(id) // an option's value holds at most 150
+	}
+	menu := slack.NewOverflowBlockElement(actionCancel, slack.NewOptionBlockObject(id, plain("Cancel booking…"), nil))
+	menu.Confirm = cancelButton(id).Confirm
+	return menu
+}
+
+// parts is what a line says of a booking's event and attendee, and of
+// more (an email), each escaped, "" where the record has none: "—" for
+// an event or a name missing, nothing for a missing email, and for an
+// older record with neither event nor attendee, so in words.
+func parts(title, name string, more ...string) string {
+	if title == "" && name == "" {
+		return "_no event or attendee on record_"
+	}
+	s := orMissing(title) + " · " + orMissing(name)
+	for _, m := range more {
+		if m != "" {
+			s += " · " + m
+		}
+	}
+	return s
+}
+
 // settingsButton opens the settings modal.
 func settingsButton() *slack.ButtonBlockElement {
 	return button(actionPersonalSettings, "Change…", "")
@@ -558,6 +587,9 @@ func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Locati
 		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
 		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
 		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		if !bk.EventType.Valid && bk.BookerName.String == "" {
+			line = fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), parts("", ""), bookingID(bk.ID))
+		}
 		if used+len(line)+1 > avail {
 			return lines, len(day) - i
 		}

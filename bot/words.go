@@ -55,8 +55,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
 		small = bookingID(bk.ID)
-		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""), cancelButton(bk.ID),
-			button(actionNewBooking, "Book another", meta.Event))
+		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""),
+			button(actionNewBooking, "Book another", meta.Event), cancelMenu(bk.ID))
 	case res.Outcome == booking.AlreadyBooked:
 		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
 		actions = append(actions, pick)
@@ -76,13 +76,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
-		text = fmt.Sprintf(":hourglass: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
-		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
-		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
@@ -197,7 +197,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		actions = append([]slack.BlockElement{cancelButton(id)}, actions...)
 	case res.Outcome == booking.RateLimited:
 		head = "Not cancelled"
-		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
 	case res.Outcome == booking.Rejected:
 		head = "Not cancelled"
 		text = fmt.Sprintf(":x: *Not cancelled: the booking service refused.* %s is unchanged. %s", what, escape(failureText(res.Err)))
