@@ -104,6 +104,9 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 			continue
 		}
 		key := dayLabel(bk.Start, now, loc)
+		if key == "Today" || key == "Tomorrow" {
+			key = dayHeading(key, bk.Start, loc)
+		}
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}

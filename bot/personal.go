@@ -642,5 +642,5 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	if d.Late {
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Your day: "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
+	return message{Text: text, Blocks: dayBlocks(cmd, "Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
 }

@@ -521,7 +521,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
-	for _, w := range []string{"Your day: Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
+	for _, w := range []string{"Your day, Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the agenda lacks %q:\n%s", w, text)
 		}

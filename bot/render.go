@@ -390,6 +390,12 @@ func splitLines(heading string, lines []string, limit int) []string {
 	return out
 }
 
+// dayHeading is a heading that names a day, in the one style of every
+// day's header and heading: "Today, Mon 23 Mar", "Your day, Tue 24 Mar".
+func dayHeading(label string, t time.Time, loc *time.Location) string {
+	return label + ", " + t.In(loc).Format(dayLayout)
+}
+
 // dayLabel names the day of t in loc as a person says it: Today,
 // Tomorrow, or the date.
 func dayLabel(t, now time.Time, loc *time.Location) string {
@@ -429,7 +435,7 @@ func cancelMenu(id string) slack.BlockElement {
 	if utf8.RuneCountInString(id) > 150 {
 		return cancelButton(id) // an option's value holds at most 150
 	}
-	menu := slack.NewOverflowBlockElement(actionCancel, slack.NewOptionBlockObject(id, plain("Cancel booking…"), nil))
+	menu := slack.NewOverflowBlockElement(actionCancel, slack.NewOptionBlockObject(id, plain("Cancel…"), nil))
 	menu.Confirm = cancelButton(id).Confirm
 	return menu
 }

@@ -64,7 +64,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
+		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s.\nPick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
+		small = "It refuses a repeat of an attendee's earlier booking, even one cancelled since, and events that need email verification, every time: bookbot does not try again."
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
@@ -294,9 +295,6 @@ func outcomeText(e journal.Entry) string {
 		s = "not sent: already booked, or an earlier attempt stands in the way"
 	default:
 		s = escape(string(e.Outcome)) // as the journal has it
-	}
-	if e.Created != "" {
-		s += fmt.Sprintf(" (booking %s)", code(e.Created))
 	}
 	return s
 }

@@ -49,7 +49,7 @@ func TestDemoScript(t *testing.T) {
 		"✅ *Agenda on:* every weekday (Monday to Friday) at 08:00 in Europe/Berlin",
 		"⏰ *Reminder*: ",
 		" starts in 15 minutes.",
-		"== Your day: ",
+		"== Your day, ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)
