@@ -786,3 +786,64 @@ func TestBurstFaultOnAnyMessage(t *testing.T) {
 		}
 	}
 }
+
+// A list in a summary's thread that Slack refuses loses no notice: the
+// summary, which carries their claims, was posted, so each is reported
+// posted, with the summary.
+func TestBurstListRefusedLosesNoNotice(t *testing.T) {
+	t.Parallel()
+	sl, p, _ := noticePublisher(t)
+	p.Slack = &failNth{NoticeSlack: p.Slack, n: 2, err: slack.SlackErrorResponse{Err: "msg_too_long"}}
+	ns := cancellations(20)
+	sent := p.Burst(t.Context(), "CNOTES", ns)
+	got := claimsIn(t, sl)
+	if len(got) != 1 || len(got[0]) != len(ns) {
+		t.Fatalf("claims in Slack %v, want one summary with all %d", got, len(ns))
+	}
+	if len(sent) != len(ns) {
+		t.Fatalf("%d notices reported, want %d", len(sent), len(ns))
+	}
+	for i, s := range sent {
+		if s.Err != nil || s.Message.TS == "" {
+			t.Errorf("notice %d: %+v, want posted with the summary", i, s)
+		}
+	}
+}
+
+// A summary counts the changes by kind and those today, and shows today's
+// and tomorrow's first, at most burstRows of them; the rest are counted.
+func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
+	t.Parallel()
+	var ns []notices.Notice
+	for i, d := range []time.Duration{72 * time.Hour, 2 * time.Hour, 26 * time.Hour, 3 * time.Hour, 5 * 24 * time.Hour, 4 * time.Hour, 5 * time.Hour, 6 * time.Hour, 7 * time.Hour, 8 * time.Hour, 27 * time.Hour} {
+		b := booking.Booking{ID: fmt.Sprintf("bk_%02d", i), Start: t0.Add(d), End: t0.Add(d + 30*time.Minute), BookerName: booking.Some("Ada Lovelace")}
+		kind := notices.New
+		if i%2 == 1 {
+			kind = notices.Cancelled
+		}
+		ns = append(ns, notices.Notice{Change: notices.Change{Kind: kind, Booking: b}, Title: "Consultation", Since: t0.Add(-time.Minute)})
+	}
+	sl, p, _ := noticePublisher(t)
+	p.Burst(t.Context(), "CNOTES", ns)
+	var summary slacktest.Message
+	for _, m := range sl.Messages() {
+		if m.ThreadTS == "" {
+			summary = m
+		}
+	}
+	if !strings.HasPrefix(summary.Text, "11 booking changes since ") || !strings.Contains(summary.Text, ": 6 new, 5 cancelled · ") {
+		t.Errorf("summary text %q", summary.Text)
+	}
+	text := textOf(summary.Blocks)
+	if n := strings.Count(text, "Ada Lovelace"); n != 8 {
+		t.Errorf("the summary shows %d changes, want 8:\n%s", n, text)
+	}
+	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes are in the thread") {
+		t.Errorf("the summary does not count the rest:\n%s", text)
+	}
+	for _, id := range []string{"bk_00", "bk_04"} {
+		if strings.Contains(text, id) || strings.Contains(summary.Text, id) {
+			t.Errorf("the summary names %s", id)
+		}
+	}
+}
