@@ -103,10 +103,7 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 		if shown == homeRows {
 			continue
 		}
-		key := dayLabel(bk.Start, now, loc)
-		if key == "Today" || key == "Tomorrow" {
-			key = dayHeading(key, bk.Start, loc)
-		}
+		key := dayHeadingOf(bk.Start, now, loc)
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}

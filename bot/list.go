@@ -271,7 +271,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	}
 	day := ""
 	for _, b := range list[from:to] {
-		if d := dayLabel(b.Start, now, loc); d != day {
+		if d := dayHeadingOf(b.Start, now, loc); d != day {
 			day = d
 			blocks = append(blocks, section("*"+d+"*"))
 		}

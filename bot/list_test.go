@@ -356,9 +356,9 @@ func dayOf(blocks []byte, id string) string {
 func wantDay(t time.Time, loc *time.Location) string {
 	switch d, n := t.In(loc), t0.In(loc); {
 	case d.Format("2006-01-02") == n.Format("2006-01-02"):
-		return "Today"
+		return "Today, " + d.Format("Mon 2 Jan")
 	case d.Format("2006-01-02") == n.AddDate(0, 0, 1).Format("2006-01-02"):
-		return "Tomorrow"
+		return "Tomorrow, " + d.Format("Mon 2 Jan")
 	default:
 		return d.Format("Mon 2 Jan")
 	}

@@ -396,6 +396,15 @@ func dayHeading(label string, t time.Time, loc *time.Location) string {
 	return label + ", " + t.In(loc).Format(dayLayout)
 }
 
+// dayHeadingOf is the heading of t's day in loc among other days: "Today,
+// Mon 23 Mar", "Tomorrow, Tue 24 Mar", "Wed 25 Mar".
+func dayHeadingOf(t, now time.Time, loc *time.Location) string {
+	if l := dayLabel(t, now, loc); l == "Today" || l == "Tomorrow" {
+		return dayHeading(l, t, loc)
+	}
+	return t.In(loc).Format(dayLayout)
+}
+
 // dayLabel names the day of t in loc as a person says it: Today,
 // Tomorrow, or the date.
 func dayLabel(t, now time.Time, loc *time.Location) string {
@@ -534,7 +543,7 @@ func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySl
 		t := s.Start.In(loc)
 		key := t.Format("2006-01-02")
 		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
+			days = append(days, daySlots{key: key, label: dayHeadingOf(t, now, loc)})
 		}
 		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
 	}
