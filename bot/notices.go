@@ -419,19 +419,23 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	blocks := []slack.Block{section(head + ": " + of)}
 	shown := near[:min(len(near), burstRows)]
 	if len(shown) > 0 {
-		lines, _ := burstLines(shown, zone)
+		lines, _ := burstLines(shown, zone, false)
 		for _, s := range splitLines("", lines, 3000) {
 			blocks = append(blocks, section(s))
 		}
 	}
 	var rest string
 	switch {
+	case len(shown) == len(ns):
+		rest = "Their booking IDs are in the thread."
 	case len(near) == 0:
-		rest = "None of them is today or tomorrow. "
+		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
 	case len(near) > len(shown):
-		rest = fmt.Sprintf("%d more today and tomorrow. ", len(near)-len(shown))
+		rest = fmt.Sprintf("%d more today and tomorrow. All %s, with their booking IDs, are in the thread.", len(near)-len(shown), plural(len(ns), "change"))
+	default:
+		rest = "All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
 	}
-	blocks = append(blocks, contextLine(rest+"All "+plural(len(ns), "change")+" are in the thread, one line each."))
+	blocks = append(blocks, contextLine(rest))
 	return message{Text: text + ": " + of + ".", Blocks: blocks}
 }
 
@@ -439,7 +443,7 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 // its day, in as few thread replies as fit. The replies' fallback texts
 // name the bookings' IDs, so that a search for one finds its line.
 func burstList(ns []notices.Notice, zone *time.Location) []message {
-	lines, ids := burstLines(ns, zone)
+	lines, ids := burstLines(ns, zone, true)
 	var out []message
 	for len(lines) > 0 {
 		var blocks []slack.Block
@@ -465,16 +469,21 @@ func burstList(ns []notices.Notice, zone *time.Location) []message {
 }
 
 // burstLines are the lines of ns (in order of time): each day's heading,
-// then a line per change; ids has each line's booking ID, "" for a
-// heading.
-func burstLines(ns []notices.Notice, zone *time.Location) (lines, ids []string) {
+// then a line per change, ending with its booking's ID when withIDs (the
+// thread is where a burst's IDs are looked up); ids has each line's
+// booking ID, "" for a heading.
+func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, ids []string) {
 	last := ""
 	for _, n := range ns {
 		if d := n.Booking.Start.In(zone).Format(time.DateOnly); d != last {
 			lines, ids = append(lines, "*"+day(n.Booking.Start, zone)+"*"), append(ids, "")
 			last = d
 		}
-		lines, ids = append(lines, burstLine(n, zone)), append(ids, escape(n.Booking.ID))
+		line := burstLine(n, zone)
+		if withIDs {
+			line += " · " + bookingID(n.Booking.ID)
+		}
+		lines, ids = append(lines, line), append(ids, escape(n.Booking.ID))
 	}
 	return lines, ids
 }

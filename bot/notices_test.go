@@ -168,8 +168,9 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 	if s := summaries[0]; !strings.HasPrefix(s.Text, want) || !strings.Contains(s.Text, fmt.Sprintf("%d cancelled", len(ids))) || strings.Contains(s.Text, ids[0]) {
 		t.Errorf("summary text %q, want it to begin %q and count the cancels, without IDs", s.Text, want)
 	}
-	// The list: one line each, in the summary's thread; the IDs are for
-	// search, in the fallback texts only.
+	// The list: one line each, in the summary's thread, where the IDs are
+	// looked up: plain and last on each line, and in the fallback texts
+	// for search. The summary shows none.
 	var lines, texts string
 	for _, m := range list {
 		if m.ThreadTS != summaries[0].TS {
@@ -185,8 +186,11 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 		if !strings.Contains(texts, id) {
 			t.Errorf("the list's fallback texts do not name %s", id)
 		}
-		if strings.Contains(lines, id) {
-			t.Errorf("a line of the list shows the ID %s", id)
+		if !strings.Contains(lines, "· ID "+id) {
+			t.Errorf("no line of the list ends with the ID %s", id)
+		}
+		if strings.Contains(textOf(summaries[0].Blocks), id) {
+			t.Errorf("the summary shows the ID %s", id)
 		}
 	}
 
@@ -838,7 +842,7 @@ func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
 	if n := strings.Count(text, "Ada Lovelace"); n != 8 {
 		t.Errorf("the summary shows %d changes, want 8:\n%s", n, text)
 	}
-	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes are in the thread") {
+	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes, with their booking IDs, are in the thread") {
 		t.Errorf("the summary does not count the rest:\n%s", text)
 	}
 	for _, id := range []string{"bk_00", "bk_04"} {
