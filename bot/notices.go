@@ -463,15 +463,16 @@ func burstList(ns []notices.Notice, zone *time.Location) []message {
 			}
 		}
 		lines, ids = lines[n:], ids[n:]
-		out = append(out, message{Text: "Booking changes, one line each (" + strings.Join(named, ", ") + ")", Blocks: blocks})
+		out = append(out, message{Text: "Booking changes, one line each: " + strings.Join(named, ", "), Blocks: blocks})
 	}
 	return out
 }
 
 // burstLines are the lines of ns (in order of time): each day's heading,
 // then a line per change, ending with its booking's ID when withIDs (the
-// thread is where a burst's IDs are looked up); ids has each line's
-// booking ID, "" for a heading.
+// thread is where a burst's IDs are looked up); ids has each line's kind
+// and booking ID, as a notice's fallback text begins and holds them ("New
+// booking bk_1"), "" for a heading.
 func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, ids []string) {
 	last := ""
 	for _, n := range ns {
@@ -483,9 +484,21 @@ func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, 
 		if withIDs {
 			line += " · " + bookingID(n.Booking.ID)
 		}
-		lines, ids = append(lines, line), append(ids, escape(n.Booking.ID))
+		lines, ids = append(lines, line), append(ids, noticeWord(n.Kind)+" "+escape(n.Booking.ID))
 	}
 	return lines, ids
+}
+
+// noticeWord is the one word for a kind of change, wherever a notice names
+// it.
+func noticeWord(k notices.Kind) string {
+	switch k {
+	case notices.Cancelled:
+		return "Cancelled"
+	case notices.Moved:
+		return "Moved"
+	}
+	return "New booking"
 }
 
 // burstLine is one change under its day's heading: the time (struck when
@@ -498,16 +511,16 @@ func burstLine(n notices.Notice, zone *time.Location) string {
 	if n.Title != "" {
 		title = "*" + escape(clip(n.Title, burstNameRunes)) + "*"
 	}
-	what := "New booking"
+	what := noticeWord(n.Kind)
 	switch n.Kind {
 	case notices.Cancelled:
-		when, what = "~"+when+"~", "Cancelled"
+		when = "~" + when + "~"
 	case notices.Moved:
 		was := dateTokenAs(n.Was.Start, "{time}", n.Was.Start.In(zone).Format(timeLayout+" MST"))
 		if !sameDay(n.Was.Start, b.Start, zone) {
 			was = moment(n.Was.Start, zone)
 		}
-		what = "Moved from " + was
+		what += " from " + was
 	}
 	return when + "  " + what + " · " + parts(title, escape(clip(b.BookerName.String, burstNameRunes)))
 }
