@@ -1014,7 +1014,14 @@ func goldenPrimaries(v any) int {
 	return n
 }
 
-func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
+// goldenReporter is where goldenCheck reports: the test, or a recorder
+// when the check itself is tested.
+type goldenReporter interface {
+	Helper()
+	Error(args ...any)
+}
+
+func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 	t.Helper()
 	for i, d := range docs {
 		where := d.kind
@@ -1211,4 +1218,43 @@ func goldenDiff(want, got string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// goldenProblems records what goldenCheck reports.
+type goldenProblems []string
+
+func (*goldenProblems) Helper()             {}
+func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...)) }
+
+// The golden check fails a message with two primary buttons, a burst's
+// summary over its budget, and a time shown both as a token and as text.
+func TestGoldenCheckCatches(t *testing.T) {
+	t.Parallel()
+	at := goldenAt(23, 14, 0)
+	primary := button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary)
+	var long []slack.Block
+	for range 7 {
+		long = append(long, section("*Today*"))
+	}
+	for _, c := range []struct {
+		name string
+		doc  goldenDoc
+		want string
+	}{
+		{"two primary buttons", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("Booked."), slack.NewActionBlock("a", primary, button(actionShowList, "Upcoming bookings", "").WithStyle(slack.StylePrimary)),
+		}}, "2 primary buttons"},
+		{"a burst's summary over budget", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
+		{"a time twice", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section(span(at, at.Add(30*time.Minute), goldenBerlin) + " · 14:00"),
+		}}, "shows 14:00 both as a date token and as plain text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got goldenProblems
+			goldenCheck(&got, goldenCase{name: "check"}, []goldenDoc{c.doc})
+			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
+				t.Errorf("problems %q, want one saying %q", got, c.want)
+			}
+		})
+	}
 }
