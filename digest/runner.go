@@ -88,7 +88,7 @@ func afterwards(ctx context.Context, call func(ctx context.Context) error) error
 type Runner struct {
 	Source    Source
 	Publisher Publisher
-	Ledger    Ledger // store/bolt's Ledger, or store/pg's DigestLedger
+	Ledger    Ledger // NewLedger, over the store's outbox
 	// Finder, when set, settles a date no run finished (see SettleAfter);
 	// without it such a date is never posted again.
 	Finder Finder
@@ -159,12 +159,12 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 
-	ok, err := r.Ledger.Claim(runCtx, day)
+	ok, err := r.Ledger.Claim(runCtx, Key(day))
 	if err != nil {
 		return res, err
 	}
 	if !ok {
-		st, err := r.Ledger.Status(runCtx, day)
+		st, err := r.Ledger.Status(runCtx, Key(day))
 		if err != nil {
 			return res, err
 		}
@@ -248,10 +248,10 @@ func (r *Runner) settle(ctx context.Context, day time.Time, st Status, log *slog
 		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: ts})
 	}
 	log.Info("digest: a run that did not finish left the date claimed, and it is not in the channel; posting it now")
-	if err := r.Ledger.Release(ctx, day); err != nil {
+	if err := r.Ledger.Release(ctx, Key(day)); err != nil {
 		return false, err
 	}
-	return r.Ledger.Claim(ctx, day)
+	return r.Ledger.Claim(ctx, Key(day))
 }
 
 // Preview builds the digest of day without posting or recording it, for
@@ -330,14 +330,14 @@ func (r *Runner) publish(ctx context.Context, d Digest) (string, error) {
 // posted records the post in the ledger, even when ctx was cancelled
 // after it went out.
 func (r *Runner) posted(ctx context.Context, day time.Time, info PostInfo) error {
-	return afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, day, info) })
+	return afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, Key(day), info) })
 }
 
 // release drops the claim of a post that certainly failed, even when ctx
 // was cancelled: otherwise the claim would go stale and the date be
 // treated as posted.
 func (r *Runner) release(ctx context.Context, day time.Time, log *slog.Logger) {
-	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, day) }); err != nil {
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, Key(day)) }); err != nil {
 		log.Error("digest: releasing the claim failed; the date will not be retried until the claim goes stale", slog.Any("err", err))
 	}
 }
@@ -347,7 +347,7 @@ func (r *Runner) release(ctx context.Context, day time.Time, log *slog.Logger) {
 func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Location, cause error, log *slog.Logger) {
 	var ok bool
 	err := afterwards(ctx, func(ctx context.Context) (err error) {
-		ok, err = r.Ledger.ClaimNotice(ctx, day)
+		ok, err = r.Ledger.Claim(ctx, FailureKey(day))
 		return err
 	})
 	if err != nil {
@@ -364,14 +364,14 @@ func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Lo
 	if err := r.Publisher.PublishFailure(pctx, r.Channel, day, zone, reason); err != nil {
 		log.Error("digest: posting the failure notice failed", slog.Any("err", err), slog.Any("cause", cause))
 		if !errors.Is(err, ErrMaybePosted) {
-			if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.ReleaseNotice(ctx, day) }); err != nil {
+			if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, FailureKey(day)) }); err != nil {
 				log.Error("digest: releasing the failure notice claim failed", slog.Any("err", err))
 			}
 			return
 		}
 	}
 	info := PostInfo{At: r.now(), Channel: r.Channel}
-	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.NoticePosted(ctx, day, info) }); err != nil {
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, FailureKey(day), info) }); err != nil {
 		log.Error("digest: recording the failure notice failed", slog.Any("err", err))
 	}
 	log.Warn("digest could not be built; failure notice posted", slog.String("reason", reason), slog.Any("err", cause))

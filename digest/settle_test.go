@@ -72,7 +72,7 @@ func TestRunSettlesAClaimNoRunFinished(t *testing.T) {
 			if n := len(env.pub.Digests()); n != tt.posts || f.looks != 1 {
 				t.Errorf("%d digests posted after %d looks (%v); want %d after 1", n, f.looks, err, tt.posts)
 			}
-			st, serr := env.ledger.Status(t.Context(), day)
+			st, serr := env.ledger.Status(t.Context(), Key(day))
 			if serr != nil || st.State != tt.state {
 				t.Errorf("ledger: %+v, %v; want %v", st, serr, tt.state)
 			}

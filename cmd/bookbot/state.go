@@ -57,7 +57,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	st := &store{close: func() { _ = db.Close() }}
 	st.Journal, st.Personal = db.Journal(), db.Personal()
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	if noticesOn(cfg) {
 		st.Notices = db.Notices()
@@ -94,7 +94,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		},
 	}}
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	st.PersonalSaved = func(ctx context.Context, wake func()) {
 		if err := db.Listen(ctx, pg.PersonalChannel, log, wake); err != nil {
