@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // Source is where bookings come from. *booking.Client satisfies it.
@@ -27,15 +28,6 @@ type Publisher interface {
 	// PublishFailure posts a short notice that the digest of day could not
 	// be built. reason is a short, safe phrase: no secrets or stack traces.
 	PublishFailure(ctx context.Context, channel string, day time.Time, zone *time.Location, reason string) error
-}
-
-// Finder finds a day's digest in Slack: the date its first message
-// carries. It settles a claim no run finished, whose process died between
-// claiming the date and recording the post.
-type Finder interface {
-	// FindDigest returns the first message of day's digest posted in
-	// channel at or after since; found is false when there is none.
-	FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (ts string, found bool, err error)
 }
 
 // SettleAfter is how long after its claim a date no run finished is looked
@@ -89,9 +81,10 @@ type Runner struct {
 	Source    Source
 	Publisher Publisher
 	Ledger    Ledger // NewLedger, over the store's outbox
-	// Finder, when set, settles a date no run finished (see SettleAfter);
+	// Finder, when set, settles a date no run finished (see SettleAfter)
+	// by finding its digest's first message, which carries the date's Key;
 	// without it such a date is never posted again.
-	Finder Finder
+	Finder outbox.Finder
 
 	Channel       string
 	Zone          *time.Location // nil: UTC
@@ -237,15 +230,15 @@ func (r *Runner) settle(ctx context.Context, day time.Time, st Status, log *slog
 		return false, nil
 	}
 	log = log.With(slog.Time("claimed_at", st.ClaimedAt))
-	ts, found, err := r.Finder.FindDigest(ctx, r.Channel, day, st.ClaimedAt.Add(-time.Minute))
+	found, err := r.Finder.Find(ctx, r.Channel, nil, []string{Key(day)}, st.ClaimedAt.Add(-time.Minute))
 	if err != nil {
 		log.Error("digest: a run that did not finish left the date claimed, and the channel could not be read to tell whether it posted; not posting it again, check the channel",
 			slog.String("channel", r.Channel), slog.Any("err", err))
 		return false, nil
 	}
-	if found {
-		log.Info("digest: a run that did not finish had posted the date; recorded", slog.String("ts", ts))
-		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: ts})
+	if m, ok := found[Key(day)]; ok {
+		log.Info("digest: a run that did not finish had posted the date; recorded", slog.String("ts", m.TS))
+		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: m.TS})
 	}
 	log.Info("digest: a run that did not finish left the date claimed, and it is not in the channel; posting it now")
 	if err := r.Ledger.Release(ctx, Key(day)); err != nil {

@@ -97,10 +97,7 @@ func appendInstant(b []byte, t time.Time) []byte {
 }
 
 // Message is a Slack message a notice lives in.
-type Message struct {
-	Channel string `json:"channel"`
-	TS      string `json:"ts"`
-}
+type Message = outbox.Message
 
 // EncodeSnapshot is s as every Store keeps it: JSON of its times and its
 // bookings.

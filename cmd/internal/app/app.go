@@ -257,7 +257,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 		List:      a.Booking,
 		Store:     a.State.Notices,
 		Publisher: pub,
-		Finder:    pub,
+		Finder:    bot.SlackFinder{Slack: a.slack},
 		Alerter:   a.Bot,
 		Writes:    a.State.Journal,
 		Metrics:   a.m,
