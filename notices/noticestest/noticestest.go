@@ -297,10 +297,6 @@ func claimSameInstants(t *testing.T, open func() notices.Store) {
 	wantClaim(t, open(), same, false)
 }
 
-// rounds is how many keys race claims at once: a round may not overlap
-// the claims enough to show a check and a set that are not one.
-const rounds = 10
-
 func postedUnclaimed(t *testing.T, open func() notices.Store) {
 	s := open()
 	b := bk("b1", 60)

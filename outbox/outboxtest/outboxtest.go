@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -216,29 +217,37 @@ func claimNoKind(t *testing.T, open func() outbox.Store) {
 	}
 }
 
-// race has each handle claim one key at once from goroutines of its own,
-// and checks that one won.
+// rounds is how many keys race claims at once: a round may not overlap
+// the claims enough to show a check and a set that are not one.
+const rounds = 10
+
+// race has each handle claim the same keys at once from goroutines of its
+// own, and checks that one claim of each key won.
 func race(t *testing.T, handles []outbox.Store) {
 	t.Helper()
-	var won atomic.Int32
+	won := make([]atomic.Int32, rounds)
 	var wg sync.WaitGroup
 	begin := make(chan struct{})
 	for i, s := range handles {
 		wg.Go(func() {
 			<-begin
-			ok, err := s.Claim(t.Context(), "digest-failure/2026-11-24", at(i), at(i))
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				won.Add(1)
+			for r := range rounds {
+				ok, err := s.Claim(t.Context(), fmt.Sprintf("digest-failure/2026-11-%02d", r+1), at(i), at(i))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					won[r].Add(1)
+				}
 			}
 		})
 	}
 	close(begin)
 	wg.Wait()
-	if n := won.Load(); n != 1 {
-		t.Errorf("%d of %d claims won, want exactly 1", n, len(handles))
+	for r := range won {
+		if n := won[r].Load(); n != 1 {
+			t.Errorf("key %d: %d of %d claims won, want exactly 1", r, n, len(handles))
+		}
 	}
 }
 

@@ -376,10 +376,6 @@ func claimDistinct(t *testing.T, open func() personal.Store) {
 	}
 }
 
-// rounds is how many keys race claims at once: a round may not overlap
-// the claims enough to show a check and a set that are not one.
-const rounds = 10
-
 func releaseClaimAgain(t *testing.T, open func() personal.Store) {
 	s := open()
 	k := personal.AgendaKey("U1", personal.DateOf(base, time.UTC))
