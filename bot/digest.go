@@ -45,15 +45,13 @@ type DigestMessage struct {
 	Blocks []slack.Block
 }
 
-// DigestPoster posts a chat message, and reads a channel's history to find
-// a digest again. *slack.Client satisfies it.
+// DigestPoster posts a chat message. *slack.Client satisfies it.
 type DigestPoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
-	HistoryReader
 }
 
 // digestEvent is the metadata event type of a digest's first message; its
-// payload's date (YYYY-MM-DD) is the day it is for, by which FindDigest
+// payload's date (YYYY-MM-DD) is the day it is for, by which SlackFinder
 // finds it again.
 const digestEvent = "bookbot_digest"
 
@@ -77,7 +75,6 @@ type SlackDigestPublisher struct {
 var (
 	_ digest.Publisher   = SlackDigestPublisher{}
 	_ digest.TSPublisher = SlackDigestPublisher{}
-	_ digest.Finder      = SlackDigestPublisher{}
 )
 
 func (b *Bot) digestReply(ctx context.Context) []message {
@@ -94,6 +91,12 @@ func (b *Bot) digestReply(ctx context.Context) []message {
 		out = append(out, message(m))
 	}
 	return out
+}
+
+// digestHeader is the digest's header, a day's heading as every message
+// has them; the context line under it names the zone whose day it is.
+func digestHeader(d digest.Digest) string {
+	return dayHeading("Bookings", d.Date, d.Zone)
 }
 
 // DigestMessages renders a digest as Block Kit messages within Slack's
@@ -117,7 +120,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	}
 
 	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
-	fixedText := len(d.Header()) + digestContextLen(d)
+	fixedText := len(digestHeader(d)) + digestContextLen(d)
 
 	// Pack entry lines into sections, and sections into messages.
 	type part struct {
@@ -149,7 +152,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 			if p := &parts[len(parts)-1]; len(p.blocks)+1 > digestMaxBlocks ||
 				(len(p.entries) > 0 && used+len(line) > maxMessageText) {
 				parts = append(parts, part{blocks: []slack.Block{nil}})
-				used = len(d.Header()) + len(" (100/100)")
+				used = len(digestHeader(d)) + len(" (100/100)")
 			}
 		} else {
 			sec.WriteByte('\n')
@@ -163,7 +166,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 
 	out := make([]DigestMessage, len(parts))
 	for i, p := range parts {
-		header := d.Header()
+		header := digestHeader(d)
 		if len(parts) > 1 {
 			header += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
 		}
@@ -233,14 +236,13 @@ func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string
 }
 
 // digestParts is an entry's event title, attendee and (with includeEmails)
-// email, escaped, as the list and App Home write them: "—" where a legacy
-// record has nothing.
+// email, escaped, as the list and App Home write them (see parts).
 func digestParts(e digest.Entry, includeEmails bool) string {
-	s := orMissing(escape(e.EventTitle)) + " · " + orMissing(escape(e.AttendeeName.String))
+	email := ""
 	if includeEmails {
-		s += " · " + orMissing(escape(e.AttendeeEmail.String))
+		email = escape(e.AttendeeEmail.String)
 	}
-	return s
+	return parts(escape(e.EventTitle), escape(e.AttendeeName.String), email)
 }
 
 // digestClipped returns d with long user-provided fields clipped.
@@ -302,29 +304,6 @@ func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string
 		return fmt.Errorf("%w: slack chat.postMessage: %w", digest.ErrMaybePosted, err)
 	}
 	return nil
-}
-
-// FindDigest looks in channel, among the messages posted at or after since,
-// for the first message of day's digest (by the date its metadata
-// carries). It needs the channels:history scope (groups:history for a
-// private channel).
-func (p SlackDigestPublisher) FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (string, bool, error) {
-	if p.Slack == nil {
-		return "", false, errors.New("no Slack client")
-	}
-	date := day.Format(time.DateOnly)
-	ts := ""
-	err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) {
-		for _, m := range ms {
-			if m.Metadata.EventType == digestEvent && m.Metadata.EventPayload["date"] == date {
-				ts = m.Timestamp
-			}
-		}
-	})
-	if err != nil {
-		return "", false, fmt.Errorf("reading the history of %s: %w", channel, err)
-	}
-	return ts, ts != "", nil
 }
 
 // DigestFailureMessage renders the notice that a day's digest could not be

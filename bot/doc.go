@@ -31,8 +31,10 @@
 //     bookings in the notice channel) and Alert.
 //   - slackio.go: every call to Slack: replies through response_url,
 //     messages and direct messages, views opened, updated and published,
-//     users' profiles, and the history bookbot looks through. The
-//     publishers post through it with their own interfaces.
+//     users' profiles, and the history bookbot looks through: SlackFinder,
+//     the one look in Slack for a post whose answer never came, by what
+//     its metadata carries. The publishers post through it with their own
+//     interfaces.
 //   - render.go: the Block Kit primitives, the action IDs, the one
 //     escaping rule, clip, the vocabulary of dates, and the pieces
 //     several flows show (buttons, free slots by day, a day's bookings).

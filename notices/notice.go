@@ -7,6 +7,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // ErrNotPosted wraps a Publisher's error when Slack certainly did not post
@@ -19,13 +20,16 @@ var ErrNotPosted = errors.New("notice not posted")
 // ErrCannotLook wraps a Finder's error when no look can succeed (bookbot
 // may not read the channel's history): such a notice stays unsettled and
 // is not posted again.
-var ErrCannotLook = errors.New("cannot look for notices in Slack")
+var ErrCannotLook = outbox.ErrCannotLook
 
 // Notice is a change as people are told of it.
 type Notice struct {
 	Change
 	Title string // the event type's title; its slug when unknown
 	By    *By    // who made it through bookbot; nil when it was made elsewhere
+	// Since is when the list was read before the read that found it: a
+	// burst says "since" then. Zero when not known.
+	Since time.Time
 	// Claim is its key's ID, which its message carries so that Finder can
 	// find it.
 	Claim string
@@ -45,8 +49,9 @@ type Publisher interface {
 	Reply(ctx context.Context, thread Message, n Notice) (Message, error)
 	// Update rewrites the booking's first notice to show it as it is now.
 	Update(ctx context.Context, thread Message, n Notice) error
-	// Burst posts many notices at once, compactly, in as few messages as
-	// Slack's limits allow, in order. It returns what became of each
+	// Burst posts many notices at once, compactly (a summary, with the
+	// list of them in its thread), in as few messages as Slack's limits
+	// allow, in order. It returns what became of each
 	// notice it sent, in the order of ns: it stops at the first message
 	// not surely posted, and the notices after that one's, not sent, have
 	// no entry.
@@ -61,20 +66,13 @@ type Sent struct {
 	Err error
 }
 
-// Finder finds notices in Slack by their claims. It settles a claim whose
-// post's answer never came: the process posting it died, or the answer was
-// lost on the way.
-type Finder interface {
-	// Find returns, of the claims given, those a message carries that
-	// bookbot posted at or after since: in channel, and in each of threads.
-	Find(ctx context.Context, channel string, threads []Message, claims []string, since time.Time) (map[string]Found, error)
-}
+// Finder finds notices in Slack by their claims (their keys' IDs, which
+// their messages carry). It settles a claim whose post's answer never
+// came: the process posting it died, or the answer was lost on the way.
+type Finder = outbox.Finder
 
 // Found is a message a Finder found.
-type Found struct {
-	Message
-	Burst bool // a message of many notices, not any booking's first notice
-}
+type Found = outbox.Found
 
 // Alerter tells the people who look after bookbot that notices are
 // paused, and that they resumed.

@@ -55,9 +55,9 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
 	st := &store{close: func() { _ = db.Close() }}
-	st.Journal, st.Personal, st.Offers = db.Journal(), db.Personal(), db.Offers()
+	st.Journal, st.Personal, st.Outbox, st.Offers = db.Journal(), db.Personal(), db.Outbox(), db.Offers()
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	if noticesOn(cfg) {
 		st.Notices = db.Notices()
@@ -90,12 +90,10 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		Offers:   db.Offers(),
 		Seen:     db.Dedupe(bot.SeenTTL),
 		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
-		ReviewLock: func(ctx context.Context, fn func(context.Context) error) error {
-			return db.WithLock(ctx, "reviews", fn)
-		},
+		Outbox:   db.Outbox(),
 	}}
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	st.PersonalSaved = func(ctx context.Context, wake func()) {
 		if err := db.Listen(ctx, pg.PersonalChannel, log, wake); err != nil {
