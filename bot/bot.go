@@ -19,6 +19,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/pause"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -109,6 +110,13 @@ type Config struct {
 	// they made due (a reminder for a meeting in ten minutes) goes out at
 	// once; nil: nothing.
 	PersonalChanged func()
+
+	// Offers keeps the offer cards posted with `offer`, shared by replicas
+	// like the rest of the state; nil: `offer` says offers are not set up.
+	Offers offer.Store
+	// OfferTTL is how long an offer can be booked from (OFFER_TTL);
+	// 0: DefaultOfferTTL.
+	OfferTTL time.Duration
 
 	HTTPClient  *http.Client  // for response_url posts
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)

@@ -18,9 +18,12 @@
 //   - One file per flow, its registration first, then its work (methods
 //     on *Bot), then its pure view functions: slots.go (event types and
 //     free slots), list.go (upcoming bookings and cancelling), modal.go
-//     (the booking form), today.go (`today`), personal.go (`remind` and
-//     `agenda`, their settings modal, and the reminders and agendas the
-//     personal Runner sends through the Bot, its Sender and Zones),
+//     (the booking form), today.go (`today`), offer.go (`offer`: a card
+//     of free times in a conversation that the people it names book from;
+//     offer_calendar.go, the calendar an offer books on), personal.go
+//     (`remind` and `agenda`, their settings modal, and the reminders and
+//     agendas the personal Runner sends through the Bot, its Sender and
+//     Zones),
 //     review.go (the review queue and the audit), home.go (App Home, the
 //     person's desk), digest.go (`digest`, the digest's messages and its
 //     publisher).

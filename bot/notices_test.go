@@ -851,5 +851,6 @@ func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
 		}
 	}
 }
+
 // finder is the finder of notices p posted.
 func finder(p bot.SlackNoticePublisher) bot.SlackFinder { return bot.SlackFinder{Slack: p.Slack} }

@@ -55,7 +55,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
 	st := &store{close: func() { _ = db.Close() }}
-	st.Journal, st.Personal, st.Outbox = db.Journal(), db.Personal(), db.Outbox()
+	st.Journal, st.Personal, st.Outbox, st.Offers = db.Journal(), db.Personal(), db.Outbox(), db.Offers()
 	if cfg.DigestChannel != "" {
 		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
@@ -87,6 +87,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		Journal:  db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
 		Notices:  db.Notices(),
 		Personal: db.Personal(),
+		Offers:   db.Offers(),
 		Seen:     db.Dedupe(bot.SeenTTL),
 		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
 		Outbox:   db.Outbox(),

@@ -3,9 +3,9 @@
 // directory (BOOKBOT_STATE_DIR), bookbot.db. It holds the write journal
 // (journal.Store), the outbox of every message posted exactly once
 // (outbox.Store: the digest, notices, reminders, agendas), the notices'
-// snapshot and threads and everyone's reminder and agenda settings, each
-// in buckets of its own. A backup of the embedded state is a copy of this
-// one file.
+// snapshot and threads, everyone's reminder and agenda settings and the
+// offer cards posted in conversations (offer.Store), each in buckets of
+// its own. A backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again
 // (internal/boltfile), so that `bookbot audit` and `bookbot digest` can use
@@ -62,11 +62,18 @@ var (
 	// personalSettings maps a Slack user ID to its wireSettings.
 	personalSettings = []byte("personal.settings")
 
+	// offersByID maps an offer's ID to its JSON (offer.Offer).
+	offersByID = []byte("offers.byid")
+	// offersByExpiry indexes offers by when they expire, then ID, so Prune
+	// reads only the ones it deletes.
+	offersByExpiry = []byte("offers.byexpiry")
+
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		outboxBucket,
 		noticesLast, noticesThreads,
 		personalSettings,
+		offersByID, offersByExpiry,
 	}
 )
 

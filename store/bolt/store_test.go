@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/storetest"
@@ -28,6 +29,7 @@ func TestStore(t *testing.T) {
 			Outbox:   func() outbox.Store { return openBeside(t, dir).Outbox() },
 			Notices:  func() notices.Store { return openBeside(t, dir).Notices() },
 			Personal: func() personal.Store { return openBeside(t, dir).Personal() },
+			Offers:   func() offer.Store { return openBeside(t, dir).Offers() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				j := openBeside(t, dir).Journal()
 				j.Now, j.Owner = now, owner

@@ -16,6 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/pg"
@@ -34,6 +35,7 @@ func TestStore(t *testing.T) {
 			Outbox:   func() outbox.Store { return open(t, u).Outbox() },
 			Notices:  func() notices.Store { return open(t, u).Notices() },
 			Personal: func() personal.Store { return open(t, u).Personal() },
+			Offers:   func() offer.Store { return open(t, u).Offers() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				return open(t, u).Journal(owner, pg.JournalClock(now))
 			},

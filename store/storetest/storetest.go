@@ -1,7 +1,8 @@
 // Package storetest runs every conformance suite of bookbot's state
 // against one backend: the outbox (outboxtest), the digest ledger over it
 // (ledgertest), the notices (noticestest), the personal settings
-// (personaltest) and the write journal (journaltest). store/bolt and
+// (personaltest), the write journal (journaltest) and the offers
+// (offertest). store/bolt and
 // store/pg each call Run once, so a backend is proven by the same tests as
 // the other. It is for tests only.
 package storetest
@@ -16,6 +17,8 @@ import (
 	"github.com/bookbot/bookbot/digest/ledgertest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
+	"github.com/bookbot/bookbot/offer"
+	"github.com/bookbot/bookbot/offer/offertest"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/outbox/outboxtest"
 	"github.com/bookbot/bookbot/personal"
@@ -30,6 +33,7 @@ type Backend struct {
 	Outbox   func() outbox.Store
 	Notices  func() notices.Store
 	Personal func() personal.Store
+	Offers   func() offer.Store
 	// Journal is the write journal of owner, whose clock is now.
 	Journal func(owner string, now func() time.Time) journal.Store
 }
@@ -57,6 +61,10 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 	t.Run("Personal", func(t *testing.T) {
 		t.Parallel()
 		personaltest.Run(t, func(t *testing.T) func() personal.Store { return fresh(t).Personal })
+	})
+	t.Run("Offers", func(t *testing.T) {
+		t.Parallel()
+		offertest.Run(t, func(t *testing.T) func() offer.Store { return fresh(t).Offers })
 	})
 	t.Run("Journal", func(t *testing.T) {
 		t.Parallel()

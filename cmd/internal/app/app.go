@@ -28,6 +28,7 @@ import (
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -59,6 +60,7 @@ type State struct {
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
 	Notices  notices.Store // nil with notices off
 	Personal personal.Store
+	Offers   offer.Store
 	Seen     bot.Seen // nil: this process's memory
 	// Outbox is where review reports are claimed before they are posted;
 	// nil: this process reports alone.
@@ -193,6 +195,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
 		Personal:      st.Personal,
+		Offers:        st.Offers,
+		OfferTTL:      cfg.OfferTTL,
 		Seen:          st.Seen,
 		Outbox:        st.Outbox,
 		Now:           d.Now,
