@@ -246,6 +246,13 @@ func (a *App) CloseIdleConnections() {
 	}
 }
 
+// recentList is how old a bookings list, read for anyone, the notices and
+// the reminders take rather than reading their own: half the reminders'
+// look, so the two, looking at about the same moments, cost one read
+// between them (booking.Recent), and neither acts on a list more than 15 s
+// older than it would have read.
+const recentList = personal.DefaultEvery / 2
+
 // NewWatcher returns a watcher of the bookings list that posts live
 // notices, nil when they are off. Run makes one for each term it leads.
 func (a *App) NewWatcher() *notices.Watcher {
@@ -254,7 +261,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 	}
 	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
 	return notices.NewWatcher(notices.Config{
-		List:      a.Booking,
+		List:      a.Booking.Recent(recentList),
 		Store:     a.State.Notices,
 		Publisher: pub,
 		Finder:    pub,
@@ -274,7 +281,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 // makes one for each term it leads.
 func (a *App) NewReminders() *personal.Runner {
 	return personal.NewRunner(personal.Config{
-		List: a.Booking, Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
+		List: a.Booking.Recent(recentList), Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
 	})
 }
 
