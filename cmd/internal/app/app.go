@@ -118,6 +118,8 @@ type App struct {
 	// reminders is the runner of the scheduled work under way, nil when
 	// none is: a save of someone's settings wakes it.
 	reminders atomic.Pointer[personal.Runner]
+
+	release *quietRelease // after a burst, once quiet
 }
 
 // AuthTestError is Slack's auth.test failing at start-up: Slack refused
@@ -137,6 +139,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a := &App{
 		State: st, cfg: cfg, m: m, log: log, now: d.Now,
 		drain: cmp.Or(d.Drain, DrainTimeout), down: cmp.Or(d.SocketUnhealthyAfter, SocketUnhealthyAfter),
+		release: newQuietRelease(releaseAfter),
 	}
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
@@ -183,7 +186,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		DigestZone:    cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
 		Log:           log,
-		Metrics:       m,
+		Metrics:       ackWatch{m, a.release},
 		DryRun:        cfg.DryRun,
 		Journal:       st.Journal,
 		ReviewChannel: cfg.ReviewChannel,
@@ -234,6 +237,7 @@ func (a *App) Run(ctx context.Context) error {
 func (a *App) Serve(ctx context.Context) error {
 	stopWatch := a.m.WatchSocket(ctx, a.down, a.log)
 	defer stopWatch()
+	defer a.release.stop()
 	return a.Bot.Run(ctx, socketmode.New(a.slack), a.drain)
 }
 
