@@ -201,7 +201,7 @@ func formatFloat(v float64) string {
 // serveMetrics writes bookbot's families, then the Go runtime's and the
 // process's, gzipped when the scraper accepts it (Prometheus does).
 func (m *Recorder) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8; escaping=underscores") // as the client library answered
 	var out io.Writer = w
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		w.Header().Set("Content-Encoding", "gzip")

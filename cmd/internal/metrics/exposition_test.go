@@ -1,7 +1,11 @@
 package metrics
 
 import (
+	"compress/gzip"
 	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -80,6 +84,32 @@ func TestExpositionKeepsEveryFamily(t *testing.T) {
 		}
 	}
 	metricstest.Want(t, text, `bookbot_slack_api_errors_total{error="a \"quoted\" \\ code\n",method="chat.postMessage"}`, 1)
+
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if ct := rec.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8; escaping=underscores" {
+		t.Errorf("Content-Type %q, not what the client library answered", ct)
+	}
+
+	// Prometheus asks for gzip, and gets the same text.
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	rec = httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, req)
+	if rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatal("a scrape accepting gzip got no gzip")
+	}
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metricstest.Parse(string(unzipped)); err != nil || !strings.Contains(string(unzipped), "bookbot_leader 1") {
+		t.Errorf("the gzipped exposition: %v\n%s", err, unzipped)
+	}
 }
 
 // Every metric the Grafana dashboard and the alert rules query is served,
