@@ -335,3 +335,33 @@ func TestRunServesSlackUntilSignalled(t *testing.T) {
 		noSecrets(t, sb, sl, m.Text, string(m.Blocks))
 	}
 }
+
+// movedClock is the clock of the processes started with its env entry
+// (testClockVar): the machine's, moved ahead as the test says.
+type movedClock struct {
+	path  string
+	ahead time.Duration
+}
+
+// newMovedClock returns a clock not moved yet, and the entry that gives it
+// to a process.
+func newMovedClock(t *testing.T) (c *movedClock, env string) {
+	t.Helper()
+	c = &movedClock{path: filepath.Join(t.TempDir(), "clock")}
+	return c, testClockVar + "=" + c.path
+}
+
+// advance moves the clock ahead by d, in every process that has it, at
+// once: the file is replaced whole, so no process reads half of it. They
+// read it again within fileReread.
+func (c *movedClock) advance(t *testing.T, d time.Duration) {
+	t.Helper()
+	c.ahead += d
+	tmp := c.path + ".new"
+	if err := os.WriteFile(tmp, []byte(c.ahead.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, c.path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -11,29 +11,34 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Leaders killed with SIGKILL while posting notices: the first while its
 // post never reached Slack, the next while Slack did post but its answer
 // was on the way. The last replica looks for both in the channel's history
-// once their posts have surely ended: it posts the first and records the
+// once their posts have surely ended (the replicas' clock is moved past
+// SettleAfter rather than waited for): it posts the first and records the
 // second. Each booking is announced once.
 func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	rs, sb, sl := startReplicas(ctx, t, 3, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s")
+	clock, moved := newMovedClock(t)
+	rs, sb, sl := startReplicas(ctx, t, 3, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s", moved)
 	sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
 	var alive []int
 	for i := range rs {
 		alive = append(alive, i)
 	}
-	// kill kills the replica that leads, once its post is stalled.
-	kill := func(stalled int) {
+	// kill kills the replica that leads, once its post is stalled, after
+	// moving the clock ahead by ahead.
+	kill := func(stalled int, ahead time.Duration) {
 		t.Helper()
 		if err := sl.WaitStalled(ctx, "chat.postMessage", stalled); err != nil {
 			t.Fatalf("no notice posted: %v", err)
 		}
+		clock.advance(t, ahead)
 		i := leaderOf(ctx, t, rs, alive)
 		if err := rs[i].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -54,8 +59,10 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	}
 	sl.StallNext("chat.postMessage", false) // the first leader's first notice never arrives
 	sl.StallNext("chat.postMessage", true)  // the next leader's is posted, its answer lost
-	kill(1)
-	kill(2)
+	kill(1, 0)
+	// Both claims are made: the last replica to lead finds them old
+	// enough to look for.
+	kill(2, notices.SettleAfter)
 
 	last := alive[0]
 	testutil.Until(ctx, t, "both notices", func() bool {
