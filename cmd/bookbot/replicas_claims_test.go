@@ -24,12 +24,34 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
+	// A replica alone records the first read, and stops; the bookings made
+	// after it are the changes of the first read of the three replicas
+	// that follow (rather than of a read an interval later).
 	clock, moved := newMovedClock(t)
-	rs, sb, sl := startReplicas(ctx, t, 3, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s", moved)
+	first, sb, sl := startReplicas(ctx, t, 1, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s", moved)
 	sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
+	first[0].out.waitCount(ctx, t, "notices: first read recorded", 1)
+	stopRun(t, first[0].cmd, first[0].out)
+
+	slots := sb.Slots(bookingtest.DemoOwner, "consultation")
+	lost, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[0].Start, "Grace Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[3].Start, "Alan Turing", "alan@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl.StallNext("chat.postMessage", false) // the first leader's first notice never arrives
+	sl.StallNext("chat.postMessage", true)  // the next leader's is posted, its answer lost
+	var rs []replica
 	var alive []int
-	for i := range rs {
+	for i := range 3 {
+		rs = append(rs, startReplica(t, first[0].env))
 		alive = append(alive, i)
+	}
+	if _, err := sl.WaitLiveConnections(ctx, 3); err != nil {
+		t.Fatalf("3 replicas did not connect: %v", err)
 	}
 	// kill kills the replica that leads, once its post is stalled, after
 	// moving the clock ahead by ahead.
@@ -46,19 +68,6 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 		_ = rs[i].cmd.Wait()
 		alive = slices.DeleteFunc(alive, func(j int) bool { return j == i })
 	}
-	waitAny(ctx, t, rs, alive, "notices: first read recorded")
-
-	slots := sb.Slots(bookingtest.DemoOwner, "consultation")
-	lost, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[0].Start, "Grace Hopper", "grace@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	answered, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[3].Start, "Alan Turing", "alan@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl.StallNext("chat.postMessage", false) // the first leader's first notice never arrives
-	sl.StallNext("chat.postMessage", true)  // the next leader's is posted, its answer lost
 	kill(1, 0)
 	// Both claims are made: the last replica to lead finds them old
 	// enough to look for.
