@@ -73,8 +73,11 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	// enough to look for.
 	kill(2, notices.SettleAfter)
 
+	// Sooner than SettleAfter: the clock was moved, not waited for.
 	last := alive[0]
-	testutil.Until(ctx, t, "both notices", func() bool {
+	soon, cancelSoon := context.WithTimeout(ctx, notices.SettleAfter/2)
+	defer cancelSoon()
+	testutil.Until(soon, t, "both notices", func() bool {
 		return len(noticesOf(sl, lost)) > 0 && len(noticesOf(sl, answered)) > 0
 	})
 	rs[last].out.waitCount(ctx, t, "notices: a notice whose post was cut short is in Slack", 1)
