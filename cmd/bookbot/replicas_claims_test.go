@@ -11,37 +11,27 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Leaders killed with SIGKILL while posting notices: the first while its
 // post never reached Slack, the next while Slack did post but its answer
 // was on the way. The last replica looks for both in the channel's history
-// once their posts have surely ended: it posts the first and records the
+// once their posts have surely ended (the replicas' clock is moved past
+// SettleAfter rather than waited for): it posts the first and records the
 // second. Each booking is announced once.
 func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	rs, sb, sl := startReplicas(ctx, t, 3, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s")
+	// A replica alone records the first read, and stops; the bookings made
+	// after it are the changes of the first read of the three replicas
+	// that follow (rather than of a read an interval later).
+	clock, moved := newMovedClock(t)
+	first, sb, sl := startReplicas(ctx, t, 1, "NOTIFY_CHANNEL=C0NOTES", "NOTIFY_INTERVAL=15s", moved)
 	sl.AddChannel(slacktest.Channel{ID: "C0NOTES", Name: "bookings", Members: []string{sl.BotUserID()}})
-	var alive []int
-	for i := range rs {
-		alive = append(alive, i)
-	}
-	// kill kills the replica that leads, once its post is stalled.
-	kill := func(stalled int) {
-		t.Helper()
-		if err := sl.WaitStalled(ctx, "chat.postMessage", stalled); err != nil {
-			t.Fatalf("no notice posted: %v", err)
-		}
-		i := leaderOf(ctx, t, rs, alive)
-		if err := rs[i].cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = rs[i].cmd.Wait()
-		alive = slices.DeleteFunc(alive, func(j int) bool { return j == i })
-	}
-	waitAny(ctx, t, rs, alive, "notices: first read recorded")
+	first[0].out.waitCount(ctx, t, "notices: first read recorded", 1)
+	stopRun(t, first[0].cmd, first[0].out)
 
 	slots := sb.Slots(bookingtest.DemoOwner, "consultation")
 	lost, err := sb.BookAsAttendee(bookingtest.DemoOwner, "consultation", slots[0].Start, "Grace Hopper", "grace@example.com")
@@ -54,11 +44,40 @@ func TestReplicasNoticeOnceWhenLeadersDie(t *testing.T) {
 	}
 	sl.StallNext("chat.postMessage", false) // the first leader's first notice never arrives
 	sl.StallNext("chat.postMessage", true)  // the next leader's is posted, its answer lost
-	kill(1)
-	kill(2)
+	var rs []replica
+	var alive []int
+	for i := range 3 {
+		rs = append(rs, startReplica(t, first[0].env))
+		alive = append(alive, i)
+	}
+	if _, err := sl.WaitLiveConnections(ctx, 3); err != nil {
+		t.Fatalf("3 replicas did not connect: %v", err)
+	}
+	// kill kills the replica that leads, once its post is stalled, after
+	// moving the clock ahead by ahead.
+	kill := func(stalled int, ahead time.Duration) {
+		t.Helper()
+		if err := sl.WaitStalled(ctx, "chat.postMessage", stalled); err != nil {
+			t.Fatalf("no notice posted: %v", err)
+		}
+		clock.advance(t, ahead)
+		i := leaderOf(ctx, t, rs, alive)
+		if err := rs[i].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = rs[i].cmd.Wait()
+		alive = slices.DeleteFunc(alive, func(j int) bool { return j == i })
+	}
+	kill(1, 0)
+	// Both claims are made: the last replica to lead finds them old
+	// enough to look for.
+	kill(2, notices.SettleAfter)
 
+	// Sooner than SettleAfter: the clock was moved, not waited for.
 	last := alive[0]
-	testutil.Until(ctx, t, "both notices", func() bool {
+	soon, cancelSoon := context.WithTimeout(ctx, notices.SettleAfter/2)
+	defer cancelSoon()
+	testutil.Until(soon, t, "both notices", func() bool {
 		return len(noticesOf(sl, lost)) > 0 && len(noticesOf(sl, answered)) > 0
 	})
 	rs[last].out.waitCount(ctx, t, "notices: a notice whose post was cut short is in Slack", 1)

@@ -27,7 +27,11 @@ var errStopped = errors.New("stopped while starting")
 // serve runs the bot until ctx is done: Socket Mode, the slash command,
 // modals, App Home and, when DIGEST_CHANNEL is set, the digest schedule.
 func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
-	a, log, stop, err := start(ctx, getenv, stderr, nil)
+	var now func() time.Time // the machine's
+	if path := getenv(testClockVar); path != "" {
+		now = (&fileClock{path: path}).Now
+	}
+	a, log, stop, err := start(ctx, getenv, stderr, now)
 	if errors.Is(err, errStopped) {
 		return nil
 	}
@@ -35,6 +39,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	defer stop()
+	if now != nil {
+		log.Warn("the clock is moved by " + testClockVar + ", which only tests set")
+	}
 	err = a.Run(ctx)
 	log.Info("bookbot stopped")
 	return err

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// testClockVar names a file that moves `bookbot run`'s clock ahead by the
+// Go duration it holds (no file, or no duration yet: not moved). Only the
+// end-to-end tests set it: they move the clock of the processes they start
+// (a notice's post settling, say) instead of waiting for the real one. It
+// is not configuration, and docs/configuration.md does not list it.
+const testClockVar = "BOOKBOT_TEST_CLOCK_FILE"
+
+// fileReread is how stale fileClock's reading of its file may be.
+const fileReread = 20 * time.Millisecond
+
+// fileClock is the machine's clock moved ahead by the duration in a file.
+type fileClock struct {
+	path string
+
+	mu    sync.Mutex
+	read  time.Time // when the file was last read
+	ahead time.Duration
+}
+
+func (c *fileClock) Now() time.Time {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Sub(c.read) >= fileReread {
+		c.read = now
+		if b, err := os.ReadFile(c.path); err == nil {
+			if d, err := time.ParseDuration(strings.TrimSpace(string(b))); err == nil {
+				c.ahead = d
+			}
+		}
+	}
+	return now.Add(c.ahead)
+}
