@@ -3,8 +3,9 @@
 // directory (BOOKBOT_STATE_DIR), bookbot.db. It holds the write journal
 // (journal.Store), the digest ledger (digest.Ledger), the notices'
 // snapshot, claims and threads (notices.Store) and everyone's reminder and
-// agenda settings with what was sent (personal.Store), each in buckets of
-// its own. A backup of the embedded state is a copy of this one file.
+// agenda settings with what was sent (personal.Store) and people's own
+// calendars, their keys sealed (account.Store), each in buckets of its own.
+// A backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again
 // (internal/boltfile), so that `bookbot audit` and `bookbot digest` can use
@@ -66,11 +67,16 @@ var (
 	// personal.AgendaKey) to its personalClaim.
 	personalClaims = []byte("personal.claims")
 
+	// accounts maps a Slack user ID to its wireAccount: the person's own
+	// calendar, its key sealed (package account).
+	accounts = []byte("accounts")
+
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		digestLedger,
 		noticesLast, noticesClaims, noticesThreads,
 		personalSettings, personalClaims,
+		accounts,
 	}
 )
 
