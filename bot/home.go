@@ -50,7 +50,11 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 	if !b.cfg.Allowed(userID) {
 		blocks = refusalMessage(userID, b.cfg.Contact).Blocks
 	} else {
-		list, err := b.booking.Bookings(ctx)
+		cal, err := b.calendarFor(ctx, userID)
+		var list []booking.Booking
+		if err == nil {
+			list, err = cal.Bookings(ctx)
+		}
 		if err != nil {
 			// App Home says it in words (see homeBlocks); the detail is here.
 			b.log.Warn(homeFailed, "user", userID, "err", err)
@@ -64,7 +68,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 			}
 			d = &desk{settings: s, err: serr, known: known}
 		}
-		blocks = homeBlocks(list, err, b.titles(ctx), loc, b.cfg.Now(), d)
+		blocks = homeBlocks(list, err, b.titles(ctx, cal), loc, b.cfg.Now(), d)
 	}
 	b.publishHomeView(ctx, userID, blocks)
 }

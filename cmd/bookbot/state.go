@@ -55,7 +55,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
 	st := &store{close: func() { _ = db.Close() }}
-	st.Journal, st.Personal = db.Journal(), db.Personal()
+	st.Journal, st.Personal, st.Accounts = db.Journal(), db.Personal(), db.Accounts()
 	if cfg.DigestChannel != "" {
 		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
 	}
@@ -87,6 +87,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		Journal:  db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
 		Notices:  db.Notices(),
 		Personal: db.Personal(),
+		Accounts: db.Accounts(),
 		Seen:     db.Dedupe(bot.SeenTTL),
 		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
 		ReviewLock: func(ctx context.Context, fn func(context.Context) error) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
@@ -58,7 +59,8 @@ type State struct {
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
 	Notices  notices.Store // nil with notices off
 	Personal personal.Store
-	Seen     bot.Seen // nil: this process's memory
+	Accounts account.Store // people's own calendars
+	Seen     bot.Seen      // nil: this process's memory
 	// ReviewLock is the lock review reports are made under; nil: this
 	// process's own.
 	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
@@ -99,10 +101,12 @@ type Deps struct {
 // App is the bot wired and started up: connected to nothing yet but
 // Slack's auth.test, until Run or Serve.
 type App struct {
-	Booking *booking.Client
-	Digest  *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
-	Bot     *bot.Bot
-	State   State
+	Booking *booking.Client // the owner's; nil without BOOKING_API_KEY (own calendars only)
+	// Calendars are the clients of people's own calendars.
+	Calendars *booking.Calendars
+	Digest    *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
+	Bot       *bot.Bot
+	State     State
 
 	cfg   *config.Config
 	m     *metrics.Recorder
@@ -114,6 +118,9 @@ type App struct {
 	slackTransport http.RoundTripper
 	drain          time.Duration
 	down           time.Duration // SocketUnhealthyAfter
+
+	// reconcile settles a write left in flight on its calendar.
+	reconcile func(context.Context, booking.Write) *booking.Result
 
 	// reminders is the runner of the scheduled work under way, nil when
 	// none is: a save of someone's settings wakes it.
@@ -140,8 +147,15 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
-	if st.Limiter != nil {
-		writes = append(writes, booking.WithLimiter(st.Limiter))
+	limiter := st.Limiter
+	if limiter == nil {
+		// One guard for the owner's calendar and people's own: the API
+		// counts attempts a minute per IP address.
+		now := d.Now
+		if now == nil {
+			now = time.Now
+		}
+		limiter = booking.NewGuard(booking.DefaultLimits, now)
 	}
 	if d.Now != nil {
 		writes = append(writes, booking.WithClock(d.Now))
@@ -150,14 +164,25 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		writes = append(writes, booking.WithDryRun())
 		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
 	}
-	bk, err := NewBookingClient(cfg, d.Version, log, writes...)
+	sealer, err := NewSealer(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a.Booking = bk
+	a.Calendars = booking.NewCalendars(cfg.BookingBaseURL, limiter,
+		append([]booking.Option{booking.WithLogger(log), booking.WithUserAgent("bookbot/" + d.Version)}, writes...)...)
+	if !cfg.OwnCalendarsOnly() {
+		bk, err := NewBookingClient(cfg, d.Version, log, append(writes, booking.WithLimiter(limiter), booking.WithCalendar(booking.Owner))...)
+		if err != nil {
+			return nil, err
+		}
+		a.Booking = bk
+	} else {
+		log.Info("own calendars only: BOOKING_API_KEY is not set, so each person acts on the calendar they connect")
+	}
+	a.reconcile = reconciler(a.Booking, a.Calendars, st.Accounts, sealer, log)
 	if cfg.DatabaseURL.IsZero() {
 		// One process: whatever is in flight was left by one that stopped.
-		if err := recoverWrites(ctx, st.Journal, bk, log); err != nil {
+		if err := recoverWrites(ctx, st.Journal, a.reconcile, log); err != nil {
 			return nil, err
 		}
 	}
@@ -171,7 +196,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	log.Info("bookbot starting", "version", d.Version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
 
-	a.Digest = NewDigestRunner(cfg, bk, a.slack, st.Ledger, log)
+	a.Digest = NewDigestRunner(cfg, a.Booking, a.slack, st.Ledger, log)
 	a.Digest.Observe = m.DigestRun
 	a.Digest.Now = d.Now
 	a.Bot = bot.New(bot.Config{
@@ -192,6 +217,9 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
 		Personal:      st.Personal,
+		Accounts:      st.Accounts,
+		Sealer:        sealer,
+		Calendars:     calendars{a.Calendars},
 		Seen:          st.Seen,
 		ReviewLock:    st.ReviewLock,
 		Now:           d.Now,
@@ -203,7 +231,11 @@ func New(ctx context.Context, d Deps) (*App, error) {
 				r.Wake()
 			}
 		},
-	}, bk, slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
+	}, ownerBooker(a.Booking), slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
+	// People no longer allowed, or deactivated in Slack, keep no key.
+	if err := a.Bot.PurgeAccounts(ctx, a.Bot.Deactivated); err != nil {
+		log.Error("accounts: the keys of people no longer allowed could not be checked; tried again at the next start", "err", err)
+	}
 	return a, nil
 }
 
@@ -240,7 +272,10 @@ func (a *App) Serve(ctx context.Context) error {
 // CloseIdleConnections closes the idle connections kept to the booking
 // API and to Slack.
 func (a *App) CloseIdleConnections() {
-	a.Booking.CloseIdleConnections()
+	if a.Booking != nil {
+		a.Booking.CloseIdleConnections()
+	}
+	a.Calendars.CloseIdleConnections()
 	if t, ok := a.slackTransport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}
@@ -249,7 +284,7 @@ func (a *App) CloseIdleConnections() {
 // NewWatcher returns a watcher of the bookings list that posts live
 // notices, nil when they are off. Run makes one for each term it leads.
 func (a *App) NewWatcher() *notices.Watcher {
-	if !a.cfg.NoticesOn() {
+	if !a.cfg.NoticesOn() || a.Booking == nil {
 		return nil
 	}
 	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
@@ -287,7 +322,7 @@ func (a *App) scheduled(ctx context.Context) {
 	defer wg.Wait()
 	if !cfg.DatabaseURL.IsZero() {
 		// Replicas: the leader settles the writes of replicas that died.
-		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.Booking, log) })
+		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
 	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
 	if cfg.DigestChannel != "" {
@@ -312,6 +347,11 @@ func (a *App) scheduled(ctx context.Context) {
 		wg.Go(func() { _ = w.Run(ctx) })
 	} else {
 		log.Info("notices off: NOTIFY_CHANNEL is not set")
+	}
+	if a.Booking == nil {
+		log.Info("reminders and agendas off: they read the owner's calendar, and BOOKING_API_KEY is not set")
+		<-ctx.Done()
+		return
 	}
 	r := a.NewReminders()
 	a.reminders.Store(r)
