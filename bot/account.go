@@ -73,7 +73,7 @@ func accountFlow() flow {
 			callbackConnect: (*Bot).submitConnect,
 		},
 		events: map[slackevents.EventsAPIType]func(*Bot, *jobs, slackevents.EventsAPIEvent){
-			slackevents.EventsAPIType("user_change"): (*Bot).userChanged,
+			slackevents.UserChange: (*Bot).userChanged,
 		},
 	}
 }
@@ -149,7 +149,8 @@ func (s *calendarSet) of(label string, bk Booker) *calendar {
 	if c, ok := s.byLabel[label]; ok && c.Booker == bk {
 		return c
 	}
-	c := &calendar{Booker: bk, label: label, types: newEventTypeCache(bk, s.ttl, s.now)}
+	c := &calendar{Booker: bk, label: label}
+	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
 	return c
 }
@@ -380,8 +381,8 @@ func (b *Bot) accountReply(ctx context.Context, user string) message {
 	return b.accountMessage(a, ok)
 }
 
-// keyRefused marks user's account "reconnect needed" after a 401, stops
-// using the key, and tells them once.
+// keyRefused marks user's account "reconnect needed" after a 401, deletes
+// the key and stops using it, and tells them once.
 func (b *Bot) keyRefused(user string) {
 	b.forget(user)
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
@@ -391,12 +392,13 @@ func (b *Bot) keyRefused(user string) {
 		if err != nil || !ok || a.State == account.Reconnect {
 			return
 		}
-		a.State = account.Reconnect
+		// The refused key is deleted; the account stays, to say why.
+		a.State, a.Sealed = account.Reconnect, []byte{}
 		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
 			b.log.Error("a refused key could not be marked; it is tried again at its next use", "user", user, "err", err)
 			return
 		}
-		b.log.Warn("the booking service refused a connected calendar's key (401): it is no longer used until the person connects again", "user", user)
+		b.log.Warn("key deleted: the booking service refused it (401); the person is asked to connect again", "user", user)
 		b.dm(ctx, user, reconnectMessage())
 	}()
 }
