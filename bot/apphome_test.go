@@ -33,7 +33,7 @@ func TestAppHome(t *testing.T) {
 			t.Errorf("home shows %s: %v, want %v", id, !(i <= soon), i <= soon)
 		}
 	}
-	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow*", "09:00–09:15 CET  Intro call · Ada Lovelace", "more upcoming"} {
+	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow, Tue 24 Mar*", "09:00–09:15 CET  Intro call · Ada Lovelace", "more upcoming"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("home lacks %q:\n%s", s, text)
 		}
@@ -77,7 +77,7 @@ func TestAppHomeBusyDayKeepsToABudget(t *testing.T) {
 	if n := len(decodeJSON(home.Blocks).([]any)); n > 40 {
 		t.Errorf("%d blocks", n)
 	}
-	if n := strings.Count(text, "*Tomorrow*"); n != 1 {
+	if n := strings.Count(text, "*Tomorrow, "); n != 1 {
 		t.Errorf("the day heading appears %d times", n)
 	}
 }

@@ -108,6 +108,12 @@ func (b *Bot) digestReply(ctx context.Context, user string) []message {
 	return out
 }
 
+// digestHeader is the digest's header, a day's heading as every message
+// has them; the context line under it names the zone whose day it is.
+func digestHeader(d digest.Digest) string {
+	return dayHeading("Bookings", d.Date, d.Zone)
+}
+
 // DigestMessages renders a digest as Block Kit messages within Slack's
 // limits: a header with the date and zone (≤150 chars), a context line with
 // the count and the may-be-incomplete warning, then the entries packed into
@@ -129,7 +135,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	}
 
 	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
-	fixedText := len(d.Header()) + digestContextLen(d)
+	fixedText := len(digestHeader(d)) + digestContextLen(d)
 
 	// Pack entry lines into sections, and sections into messages.
 	type part struct {
@@ -161,7 +167,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 			if p := &parts[len(parts)-1]; len(p.blocks)+1 > digestMaxBlocks ||
 				(len(p.entries) > 0 && used+len(line) > maxMessageText) {
 				parts = append(parts, part{blocks: []slack.Block{nil}})
-				used = len(d.Header()) + len(" (100/100)")
+				used = len(digestHeader(d)) + len(" (100/100)")
 			}
 		} else {
 			sec.WriteByte('\n')
@@ -175,7 +181,7 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 
 	out := make([]DigestMessage, len(parts))
 	for i, p := range parts {
-		header := d.Header()
+		header := digestHeader(d)
 		if len(parts) > 1 {
 			header += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
 		}
@@ -245,14 +251,13 @@ func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string
 }
 
 // digestParts is an entry's event title, attendee and (with includeEmails)
-// email, escaped, as the list and App Home write them: "—" where a legacy
-// record has nothing.
+// email, escaped, as the list and App Home write them (see parts).
 func digestParts(e digest.Entry, includeEmails bool) string {
-	s := orMissing(escape(e.EventTitle)) + " · " + orMissing(escape(e.AttendeeName.String))
+	email := ""
 	if includeEmails {
-		s += " · " + orMissing(escape(e.AttendeeEmail.String))
+		email = escape(e.AttendeeEmail.String)
 	}
-	return s
+	return parts(escape(e.EventTitle), escape(e.AttendeeName.String), email)
 }
 
 // digestClipped returns d with long user-provided fields clipped.

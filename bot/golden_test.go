@@ -301,10 +301,26 @@ type goldenDoc struct {
 	text   string // a message's notification text
 	blocks []slack.Block
 	view   *slack.ModalViewRequest
+	// summary marks a burst's summary, held to a budget: it is what a
+	// channel shows of many changes at once.
+	summary bool
 }
 
 func msgDoc(m message) []goldenDoc {
 	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks}}
+}
+
+// burstDocs are a burst's summaries, each followed by the list in its
+// thread.
+func burstDocs(parts []burstPart) []goldenDoc {
+	var docs []goldenDoc
+	for _, p := range parts {
+		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, summary: true})
+		for _, m := range p.thread {
+			docs = append(docs, msgDoc(m)...)
+		}
+	}
+	return docs
 }
 
 func viewDoc(v slack.ModalViewRequest) []goldenDoc { return []goldenDoc{{kind: "modal", view: &v}} }
@@ -664,13 +680,23 @@ func goldenCases() []goldenCase {
 			n := notice(kind, bk, nil)
 			n.Was = bk
 			n.Was.Start = bk.Start.Add(-time.Hour)
+			n.Since = now.Add(-time.Minute)
 			ns = append(ns, n)
 		}
-		var docs []goldenDoc
-		for _, m := range burstMessages(ns, berlin, true) {
-			docs = append(docs, msgDoc(m.message)...)
+		return burstDocs(burstMessages(ns, berlin, now))
+	})
+	// A few changes, all today or tomorrow, two of them to legacy records.
+	add("notice_burst_near", rowsFree, func(*testing.T) []goldenDoc {
+		var ns []notices.Notice
+		for i, bk := range list[:6] {
+			kind := []notices.Kind{notices.New, notices.Cancelled, notices.Moved}[i%3]
+			n := notice(kind, bk, nil)
+			n.Was = bk
+			n.Was.Start, n.Was.End = bk.Start.Add(-26*time.Hour), bk.End.Add(-26*time.Hour)
+			n.Since = now.Add(-3 * time.Hour)
+			ns = append(ns, n)
 		}
-		return docs
+		return burstDocs(burstMessages(ns, berlin, now))
 	})
 
 	return cases
@@ -962,9 +988,40 @@ func goldenClockValues(s string) []string {
 const (
 	goldenHomeBlocks = 40
 	goldenHomeText   = 15000
+	// A burst's summary: a headline and a day or two of lines; the list
+	// is in its thread.
+	goldenBurstBlocks = 6
+	goldenBurstText   = 3000
 )
 
-func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
+// goldenPrimaries counts the primary buttons in v: Slack's guidance is one
+// per message, the step most people take.
+func goldenPrimaries(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		if x["type"] == "button" && x["style"] == "primary" {
+			n++
+		}
+		for _, e := range x {
+			n += goldenPrimaries(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += goldenPrimaries(e)
+		}
+	}
+	return n
+}
+
+// goldenReporter is where goldenCheck reports: the test, or a recorder
+// when the check itself is tested.
+type goldenReporter interface {
+	Helper()
+	Error(args ...any)
+}
+
+func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 	t.Helper()
 	for i, d := range docs {
 		where := d.kind
@@ -1006,6 +1063,14 @@ func goldenCheck(t *testing.T, c goldenCase, docs []goldenDoc) {
 		}
 		if len(blocks) == 0 {
 			fail("no blocks")
+		}
+		if d.summary {
+			if n, size := len(blocks), goldenTextBytes(blocks); n > goldenBurstBlocks || size > goldenBurstText {
+				fail("a burst's summary takes %d blocks and %d characters; at most %d and %d", n, size, goldenBurstBlocks, goldenBurstText)
+			}
+		}
+		if n := goldenPrimaries(blocks); n > 1 {
+			fail("%d primary buttons; at most one, the step most people take", n)
 		}
 		if goldenMustAct(c.name) && d.kind != "modal" && !goldenNextStep(blocks) {
 			fail("an outcome a person must act on ends without a next step: no button, menu or person to ask")
@@ -1153,4 +1218,43 @@ func goldenDiff(want, got string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// goldenProblems records what goldenCheck reports.
+type goldenProblems []string
+
+func (*goldenProblems) Helper()             {}
+func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...)) }
+
+// The golden check fails a message with two primary buttons, a burst's
+// summary over its budget, and a time shown both as a token and as text.
+func TestGoldenCheckCatches(t *testing.T) {
+	t.Parallel()
+	at := goldenAt(23, 14, 0)
+	primary := button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary)
+	var long []slack.Block
+	for range 7 {
+		long = append(long, section("*Today*"))
+	}
+	for _, c := range []struct {
+		name string
+		doc  goldenDoc
+		want string
+	}{
+		{"two primary buttons", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("Booked."), slack.NewActionBlock("a", primary, button(actionShowList, "Upcoming bookings", "").WithStyle(slack.StylePrimary)),
+		}}, "2 primary buttons"},
+		{"a burst's summary over budget", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
+		{"a time twice", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section(span(at, at.Add(30*time.Minute), goldenBerlin) + " · 14:00"),
+		}}, "shows 14:00 both as a date token and as plain text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got goldenProblems
+			goldenCheck(&got, goldenCase{name: "check"}, []goldenDoc{c.doc})
+			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
+				t.Errorf("problems %q, want one saying %q", got, c.want)
+			}
+		})
+	}
 }

@@ -77,10 +77,18 @@ func (b *Bot) cancelChosen(later *jobs, p press) {
 		b.cancelPressed(later, p)
 		return
 	}
-	page, _ := listPage(p.a.BlockID)
+	page, inList := listPage(p.a.BlockID)
 	v := p.a.SelectedOption.Value
 	if meta, ok := strings.CutPrefix(v, bookAgain); ok {
 		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, p.cb.TriggerID, p.user, pickedMeta(meta), p.reply) })
+		return
+	}
+	if !inList {
+		// A card's menu (cancelMenu): Slack's dialog has asked already.
+		a := *p.a
+		a.Value = v
+		p.a = &a
+		b.cancelPressed(later, p)
 		return
 	}
 	later.add("list", func(ctx context.Context) { p.replace(b.listReply(ctx, p.user, page, listMark{asking: v})) })
@@ -276,7 +284,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	}
 	day := ""
 	for _, b := range list[from:to] {
-		if d := dayLabel(b.Start, now, loc); d != day {
+		if d := dayHeadingOf(b.Start, now, loc); d != day {
 			day = d
 			blocks = append(blocks, section("*"+d+"*"))
 		}
@@ -314,10 +322,10 @@ func pageEnd(rows []booking.Booking) time.Time {
 }
 
 // listRow is a booking on one line, under its day: time, event, attendee,
-// email and ID; "—" where a legacy record has nothing.
+// email and ID, as parts says them.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
-	return fmt.Sprintf("*%s* · %s · %s · %s · %s", hours(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))),
-		orMissing(short(b.BookerName.String)), orMissing(address(b.BookerEmail.String)), bookingID(b.ID))
+	return fmt.Sprintf("*%s* · %s · %s", hours(b.Start, b.End, loc),
+		parts(short(titleOf(b.EventType, types)), short(b.BookerName.String), address(b.BookerEmail.String)), bookingID(b.ID))
 }
 
 // bookingLine describes a booking: time, event, attendee and, quietly,

@@ -47,9 +47,12 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			// Berlin moves to CEST on the 29th: each time names its own offset.
 			when := b.Start.In(u.loc).Format("15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
 			wantParts := []string{"ID " + b.ID, when}
-			if b.EventType != nil {
+			switch {
+			case b.EventType == nil && (b.BookerName == nil || *b.BookerName == ""):
+				wantParts = append(wantParts, "* · _no event or attendee on record_ · ID ")
+			case b.EventType != nil:
 				wantParts = append(wantParts, title[*b.EventType])
-			} else {
+			default:
 				wantParts = append(wantParts, "* · — ·") // no event: a dash after the time
 			}
 			if b.BookerName != nil {
@@ -57,8 +60,6 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			}
 			if b.BookerEmail != nil {
 				wantParts = append(wantParts, *b.BookerEmail)
-			} else {
-				wantParts = append(wantParts, "· — · ID ")
 			}
 			for _, p := range wantParts {
 				if !strings.Contains(text, p) {
@@ -355,9 +356,9 @@ func dayOf(blocks []byte, id string) string {
 func wantDay(t time.Time, loc *time.Location) string {
 	switch d, n := t.In(loc), t0.In(loc); {
 	case d.Format("2006-01-02") == n.Format("2006-01-02"):
-		return "Today"
+		return "Today, " + d.Format("Mon 2 Jan")
 	case d.Format("2006-01-02") == n.AddDate(0, 0, 1).Format("2006-01-02"):
-		return "Tomorrow"
+		return "Tomorrow, " + d.Format("Mon 2 Jan")
 	default:
 		return d.Format("Mon 2 Jan")
 	}

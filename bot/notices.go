@@ -70,13 +70,20 @@ func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message
 	return updateMessage(ctx, p.Slack, thread.Channel, thread.TS, m)
 }
 
-// Burst posts many notices in as few messages as Slack's limits allow, in
-// order, and reports what became of each one it sent. It stops at the first
-// message not surely posted: the notices after it are left for the next
-// read, so that none overtakes it.
+// Burst posts many notices as one summary in the channel, or as few as
+// Slack's limits allow, in order, and reports what became of each one it
+// sent. It stops at the first summary not surely posted: the notices after
+// it are left for the next read, so that none overtakes it. Each summary
+// carries the claims of the notices it counts; the list of them all, one
+// line each, follows in its thread.
 func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []notices.Notice) []notices.Sent {
 	var sent []notices.Sent
-	for _, part := range burstMessages(ns, p.zone(), p.IncludeEmails) {
+	type posted struct {
+		at   notices.Message
+		list []message
+	}
+	var lists []posted
+	for _, part := range burstMessages(ns, p.zone(), p.now()) {
 		var claims []string
 		for _, n := range ns[:part.notices] {
 			claims = append(claims, n.Claim)
@@ -88,6 +95,17 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 		}
 		if err != nil {
 			break
+		}
+		lists = append(lists, posted{m, part.thread})
+	}
+	// The lists go out once every summary has: a summary is what its
+	// notices are recorded against, so a list that does not go out loses
+	// no notice, and a summary waits for no list.
+	for _, l := range lists {
+		for _, m := range l.list {
+			if _, err := p.post(ctx, l.at.Channel, l.at.TS, m, false, false); err != nil {
+				break
+			}
 		}
 	}
 	return sent
@@ -320,67 +338,201 @@ func nearInTime(n notices.Notice, now time.Time) bool {
 	return false
 }
 
-// burstPart is a message of a burst, telling of its next notices.
+// A burst's budget: one summary a phone shows without scrolling far.
+const (
+	// burstClaims is the most notices one summary tells of: its metadata
+	// carries their claims, and a read lists at most booking.MaxListed
+	// bookings, so a read's changes fit one summary, or two.
+	burstClaims = booking.MaxListed
+	// burstRows is the most changes a summary shows a line of: today's
+	// and tomorrow's, first. All of them are in its thread.
+	burstRows = 8
+	// burstNameRunes clips names and titles on a burst's lines.
+	burstNameRunes = 40
+)
+
+// burstPart is a summary of a burst, telling of its next notices, and the
+// list of them, for its thread.
 type burstPart struct {
-	message
+	message           // the summary, in the channel
+	thread  []message // every change it counts, one line each, by time
 	notices int
 }
 
-// burstMessages put many notices in as few messages as fit, one line each.
-func burstMessages(ns []notices.Notice, zone *time.Location, emails bool) []burstPart {
+// burstMessages are the summaries of many notices, each with its list.
+func burstMessages(ns []notices.Notice, zone *time.Location, now time.Time) []burstPart {
+	var out []burstPart
+	for len(ns) > 0 {
+		n := min(len(ns), burstClaims)
+		byTime := slices.Clone(ns[:n])
+		slices.SortStableFunc(byTime, func(a, b notices.Notice) int { return a.Booking.Start.Compare(b.Booking.Start) })
+		out = append(out, burstPart{burstSummary(byTime, zone, now), burstList(byTime, zone), n})
+		ns = ns[n:]
+	}
+	return out
+}
+
+// burstSummary says how many changes came and of which kinds, then today's
+// and tomorrow's, one line each (ns are in order of time). Its fallback
+// text, what a phone shows, is the headline alone.
+func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) message {
 	counts := map[notices.Kind]int{}
-	var lines, ids []string
+	today := 0
+	var near []notices.Notice
 	for _, n := range ns {
 		counts[n.Kind]++
-		b := n.Booking
-		// Shorter than elsewhere: a burst is many lines in one message.
-		who := escape(clip(orMissing(b.BookerName.String), 40))
-		if emails && b.BookerEmail.String != "" {
-			who += " · " + address(b.BookerEmail.String)
+		if onDay(n, now, zone, 0) {
+			today++
 		}
-		var l string
-		switch n.Kind {
-		case notices.Cancelled:
-			l = fmt.Sprintf(":wastebasket: Cancelled · ~%s · %s · %s~", span(b.Start, b.End, zone), noticeTitle(n), who)
-		case notices.Moved:
-			l = fmt.Sprintf(":arrow_right: Moved · %s → %s · %s · %s", span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone), noticeTitle(n), who)
-		default:
-			l = fmt.Sprintf(":calendar: New · %s · %s · %s", span(b.Start, b.End, zone), noticeTitle(n), who)
+		if onDay(n, now, zone, 0) || onDay(n, now, zone, 1) {
+			near = append(near, n)
 		}
-		lines = append(lines, cut(l, 2900))
-		ids = append(ids, escape(b.ID))
 	}
-	var summary []string
+	var kinds []string
 	for _, k := range []struct {
 		kind notices.Kind
 		word string
-	}{{notices.Cancelled, "Cancelled"}, {notices.New, "New booking"}, {notices.Moved, "Moved"}} {
+	}{{notices.New, "new"}, {notices.Moved, "moved"}, {notices.Cancelled, "cancelled"}} {
 		if c := counts[k.kind]; c > 0 {
-			summary = append(summary, fmt.Sprintf("%s: %d", k.word, c))
+			kinds = append(kinds, fmt.Sprintf("%d %s", c, k.word))
 		}
 	}
-	head := strings.Join(summary, ", ")
-	var out []burstPart
-	sections := splitLines("", lines, 3000)
-	for len(sections) > 0 {
-		blocks := []slack.Block{section("*" + head + "*")}
-		used := len(head)
-		var taken []string
-		for len(sections) > 0 && len(blocks) < 45 && used+len(sections[0]) < maxMessageText-1000 {
-			blocks = append(blocks, section(sections[0]))
-			used += len(sections[0])
-			taken = append(taken, sections[0])
-			sections = sections[1:]
+	of := strings.Join(kinds, ", ")
+	if today > 0 {
+		of += fmt.Sprintf(" · %d of them today", today)
+	}
+	count := plural(len(ns), "booking change")
+	head, text := "*"+count+"*", count
+	if since := ns[0].Since; !since.IsZero() {
+		for _, n := range ns {
+			if n.Since.Before(since) {
+				since = n.Since
+			}
 		}
-		n := 0
-		for _, t := range taken {
-			n += strings.Count(t, "\n") + 1
+		layout, format := momentLayout, "{date_short_pretty} {time}"
+		if sameDay(since, now, zone) {
+			layout, format = timeLayout+" MST", "{time}"
 		}
-		text := head + " (" + strings.Join(ids[:n], ", ") + ")"
-		ids = ids[n:]
-		out = append(out, burstPart{message{Text: text, Blocks: blocks}, n})
+		head += " since " + dateTokenAs(since, format, since.In(zone).Format(layout))
+		text += " since " + since.In(zone).Format(layout)
+	}
+	blocks := []slack.Block{section(head + ": " + of)}
+	shown := near[:min(len(near), burstRows)]
+	if len(shown) > 0 {
+		lines, _ := burstLines(shown, zone, false)
+		for _, s := range splitLines("", lines, 3000) {
+			blocks = append(blocks, section(s))
+		}
+	}
+	var rest string
+	switch {
+	case len(shown) == len(ns):
+		rest = "Their booking IDs are in the thread."
+	case len(near) == 0:
+		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+	case len(near) > len(shown):
+		rest = fmt.Sprintf("%d more today and tomorrow. All %s, with their booking IDs, are in the thread.", len(near)-len(shown), plural(len(ns), "change"))
+	default:
+		rest = "All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+	}
+	blocks = append(blocks, contextLine(rest))
+	return message{Text: text + ": " + of + ".", Blocks: blocks}
+}
+
+// burstList is every change of ns (in order of time), a line each under
+// its day, in as few thread replies as fit. The replies' fallback texts
+// name the bookings' IDs, so that a search for one finds its line.
+func burstList(ns []notices.Notice, zone *time.Location) []message {
+	lines, ids := burstLines(ns, zone, true)
+	var out []message
+	for len(lines) > 0 {
+		var blocks []slack.Block
+		used, n := 0, 0
+		for _, s := range splitLines("", lines, 3000) {
+			if len(blocks) == 45 || used+len(s) > maxMessageText-1000 {
+				break
+			}
+			blocks = append(blocks, section(s))
+			used += len(s)
+			n += strings.Count(s, "\n") + 1
+		}
+		var named []string
+		for _, id := range ids[:n] {
+			if id != "" {
+				named = append(named, id)
+			}
+		}
+		lines, ids = lines[n:], ids[n:]
+		out = append(out, message{Text: "Booking changes, one line each: " + strings.Join(named, ", "), Blocks: blocks})
 	}
 	return out
+}
+
+// burstLines are the lines of ns (in order of time): each day's heading,
+// then a line per change, ending with its booking's ID when withIDs (the
+// thread is where a burst's IDs are looked up); ids has each line's kind
+// and booking ID, as a notice's fallback text begins and holds them ("New
+// booking bk_1"), "" for a heading.
+func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, ids []string) {
+	last := ""
+	for _, n := range ns {
+		if d := n.Booking.Start.In(zone).Format(time.DateOnly); d != last {
+			lines, ids = append(lines, "*"+day(n.Booking.Start, zone)+"*"), append(ids, "")
+			last = d
+		}
+		line := burstLine(n, zone)
+		if withIDs {
+			line += " · " + bookingID(n.Booking.ID)
+		}
+		lines, ids = append(lines, line), append(ids, noticeWord(n.Kind)+" "+escape(n.Booking.ID))
+	}
+	return lines, ids
+}
+
+// noticeWord is the one word for a kind of change, wherever a notice names
+// it.
+func noticeWord(k notices.Kind) string {
+	switch k {
+	case notices.Cancelled:
+		return "Cancelled"
+	case notices.Moved:
+		return "Moved"
+	}
+	return "New booking"
+}
+
+// burstLine is one change under its day's heading: the time (struck when
+// cancelled), the kind, the event and the attendee. No email, no ID: the
+// line is one of many.
+func burstLine(n notices.Notice, zone *time.Location) string {
+	b := n.Booking
+	when := hours(b.Start, b.End, zone)
+	title := ""
+	if n.Title != "" {
+		title = "*" + escape(clip(n.Title, burstNameRunes)) + "*"
+	}
+	what := noticeWord(n.Kind)
+	switch n.Kind {
+	case notices.Cancelled:
+		when = "~" + when + "~"
+	case notices.Moved:
+		was := dateTokenAs(n.Was.Start, "{time}", n.Was.Start.In(zone).Format(timeLayout+" MST"))
+		if !sameDay(n.Was.Start, b.Start, zone) {
+			was = moment(n.Was.Start, zone)
+		}
+		what += " from " + was
+	}
+	return when + "  " + what + " · " + parts(title, escape(clip(b.BookerName.String, burstNameRunes)))
+}
+
+// onDay reports whether n changes a booking on the day days after now's,
+// in zone: at its time, or for a move, at the time it had.
+func onDay(n notices.Notice, now time.Time, zone *time.Location, days int) bool {
+	d := now.In(zone)
+	from := time.Date(d.Year(), d.Month(), d.Day()+days, 0, 0, 0, 0, zone)
+	to := time.Date(d.Year(), d.Month(), d.Day()+days+1, 0, 0, 0, 0, zone)
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	return in(n.Booking.Start) || (n.Kind == notices.Moved && in(n.Was.Start))
 }
 
 // madeBy says where a change was made: "by @alice in Slack" when it went

@@ -135,8 +135,9 @@ func TestNoticesInSlack(t *testing.T) {
 	}
 }
 
-// A series cancelled at once is one message naming every booking; a
-// channel the bot left refuses the notice, which is then tried again.
+// A series cancelled at once is one summary in the channel, with every
+// booking a line in its thread; a channel the bot left refuses the
+// notice, which is then tried again.
 func TestNoticeBurstAndRefusal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -151,20 +152,46 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 		}
 		return nil
 	})
-	if len(got) != 1 {
-		t.Fatalf("%d messages for %d cancels, want 1", len(got), len(ids))
-	}
-	if !strings.HasPrefix(got[0].Text, "Cancelled: ") {
-		t.Errorf("burst text %q", got[0].Text)
-	}
-	for _, id := range ids {
-		if !strings.Contains(got[0].Text, id) {
-			t.Errorf("the burst's fallback text does not name %s", id)
+	var summaries, list []slacktest.Message
+	for _, m := range got {
+		if m.ThreadTS == "" {
+			summaries = append(summaries, m)
+		} else {
+			list = append(list, m)
 		}
 	}
-	// One line each; the IDs are for search, in the fallback text only.
-	if n := strings.Count(textOf(got[0].Blocks), ":wastebasket: Cancelled · "); n != len(ids) {
-		t.Errorf("the burst has %d lines of cancels for %d cancels:\n%s", n, len(ids), textOf(got[0].Blocks))
+	if len(summaries) != 1 || len(list) == 0 {
+		t.Fatalf("%d summaries and %d replies for %d cancels, want one summary and its list", len(summaries), len(list), len(ids))
+	}
+	// The notification is the summary: how many, of what kind; no IDs.
+	want := fmt.Sprintf("%d booking changes since ", len(ids))
+	if s := summaries[0]; !strings.HasPrefix(s.Text, want) || !strings.Contains(s.Text, fmt.Sprintf("%d cancelled", len(ids))) || strings.Contains(s.Text, ids[0]) {
+		t.Errorf("summary text %q, want it to begin %q and count the cancels, without IDs", s.Text, want)
+	}
+	// The list: one line each, in the summary's thread, where the IDs are
+	// looked up: plain and last on each line, and in the fallback texts
+	// for search. The summary shows none.
+	var lines, texts string
+	for _, m := range list {
+		if m.ThreadTS != summaries[0].TS {
+			t.Errorf("a reply in thread %s, want the summary's %s", m.ThreadTS, summaries[0].TS)
+		}
+		lines += textOf(m.Blocks)
+		texts += m.Text
+	}
+	if n := strings.Count(lines, "Cancelled · "); n != len(ids) {
+		t.Errorf("the list has %d lines of cancels for %d cancels:\n%s", n, len(ids), lines)
+	}
+	for _, id := range ids {
+		if !strings.Contains(texts, id) {
+			t.Errorf("the list's fallback texts do not name %s", id)
+		}
+		if !strings.Contains(lines, "· ID "+id) {
+			t.Errorf("no line of the list ends with the ID %s", id)
+		}
+		if strings.Contains(textOf(summaries[0].Blocks), id) {
+			t.Errorf("the summary shows the ID %s", id)
+		}
 	}
 
 	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings"}) // the bot was removed
@@ -349,29 +376,40 @@ func TestFindLooksInEachThread(t *testing.T) {
 	}
 }
 
-// A burst too long for one message carries, in each of its messages, the
-// claims of the notices that message tells of, so that Find finds each
-// notice in its own message, as a burst.
+// A burst too many for one summary carries, in each summary, the claims of
+// the notices it tells of, so that Find finds each notice in its own
+// summary, as a burst; the lists in the summaries' threads carry none.
 func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.sl.AddChannel(slacktest.Channel{ID: "CNOTES", Name: "bookings", Members: []string{h.sl.BotUserID()}})
-	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
-	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
-	ns := cancellations(200)
+	sl, p, _ := noticePublisher(t)
+	ns := cancellations(250)
 	var claims []string
 	for _, n := range ns {
 		claims = append(claims, n.Claim)
 	}
-	seen := len(h.sl.Messages())
 	for _, s := range p.Burst(t.Context(), "CNOTES", ns) {
 		if s.Err != nil {
 			t.Fatal(s.Err)
 		}
 	}
-	msgs := channelMessages(h, seen, "CNOTES")
-	if len(msgs) < 2 {
-		t.Fatalf("a burst of %d notices in %d message(s), want several", len(ns), len(msgs))
+	var summaries []slacktest.Message
+	for _, m := range sl.Messages() {
+		switch {
+		case m.Channel != "CNOTES":
+		case m.ThreadTS == "":
+			summaries = append(summaries, m)
+		case len(m.Metadata) > 0:
+			t.Errorf("a reply in a summary's thread carries metadata %s", m.Metadata)
+		}
+	}
+	if len(summaries) < 2 {
+		t.Fatalf("a burst of %d notices in %d summaries, want several", len(ns), len(summaries))
+	}
+	in := map[string]string{} // claim: the summary that carries it
+	for i, cs := range claimsIn(t, sl) {
+		for _, c := range cs {
+			in[c] = summaries[i].TS
+		}
 	}
 
 	found, err := p.Find(t.Context(), "CNOTES", nil, claims, t0.Add(-time.Hour))
@@ -379,14 +417,8 @@ func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range ns {
-		var in string
-		for _, m := range msgs {
-			if strings.Contains(m.Text, n.Booking.ID) {
-				in = m.TS
-			}
-		}
-		if f, ok := found[n.Claim]; !ok || !f.Burst || f.TS != in {
-			t.Errorf("%s: found %+v, %v; want the burst message %s that tells of it", n.Booking.ID, f, ok, in)
+		if f, ok := found[n.Claim]; !ok || !f.Burst || f.TS != in[n.Claim] || f.TS == "" {
+			t.Errorf("%s: found %+v, %v; want the summary %s that tells of it", n.Booking.ID, f, ok, in[n.Claim])
 		}
 	}
 }
@@ -473,12 +505,13 @@ func noticePublisher(t *testing.T) (*slacktest.Server, bot.SlackNoticePublisher,
 	return sl, p, &waits
 }
 
-// claimsIn are the claims each message in CNOTES carries, in order.
+// claimsIn are the claims each message in CNOTES carries, in order; the
+// replies in a burst's thread, its lists, carry none.
 func claimsIn(t *testing.T, sl *slacktest.Server) [][]string {
 	t.Helper()
 	var out [][]string
 	for _, m := range sl.Messages() {
-		if m.Channel != "CNOTES" {
+		if m.Channel != "CNOTES" || m.ThreadTS != "" {
 			continue
 		}
 		var md struct {
@@ -511,7 +544,7 @@ func burstParts(t *testing.T, ns []notices.Notice) int {
 // waited out and posted, then the rest, each message once and in order.
 func TestBurstWaitsOutARateLimit(t *testing.T) {
 	t.Parallel()
-	ns := cancellations(200)
+	ns := cancellations(250)
 	parts := burstParts(t, ns)
 	sl, p, waits := noticePublisher(t)
 	sl.RateLimitAfter("chat.postMessage", 1, 7*time.Second)
@@ -547,7 +580,7 @@ func TestBurstWaitsOutARateLimit(t *testing.T) {
 // and the rest are not sent.
 func TestBurstRateLimitedBeyondTheDeadline(t *testing.T) {
 	t.Parallel()
-	ns := cancellations(200)
+	ns := cancellations(250)
 	burstParts(t, ns)
 	sl, p, waits := noticePublisher(t)
 	sl.RateLimitAfter("chat.postMessage", 1, 17*time.Second)
@@ -596,7 +629,7 @@ func (l *lostSecond) PostMessageContext(ctx context.Context, channel string, opt
 // rest are not sent.
 func TestBurstWithALostAnswer(t *testing.T) {
 	t.Parallel()
-	ns := cancellations(200)
+	ns := cancellations(250)
 	burstParts(t, ns)
 	sl, p, _ := noticePublisher(t)
 	p.Slack = &lostSecond{NoticeSlack: p.Slack}
@@ -657,7 +690,7 @@ func (f *failNth) PostMessageContext(ctx context.Context, channel string, opts .
 // sent.
 func TestBurstFaultOnAnyMessage(t *testing.T) {
 	t.Parallel()
-	ns := cancellations(200)
+	ns := cancellations(250)
 	parts := burstParts(t, ns)
 	type outcome int
 	const (
@@ -754,6 +787,67 @@ func TestBurstFaultOnAnyMessage(t *testing.T) {
 						before, first, k, len(sent))
 				}
 			})
+		}
+	}
+}
+
+// A list in a summary's thread that Slack refuses loses no notice: the
+// summary, which carries their claims, was posted, so each is reported
+// posted, with the summary.
+func TestBurstListRefusedLosesNoNotice(t *testing.T) {
+	t.Parallel()
+	sl, p, _ := noticePublisher(t)
+	p.Slack = &failNth{NoticeSlack: p.Slack, n: 2, err: slack.SlackErrorResponse{Err: "msg_too_long"}}
+	ns := cancellations(20)
+	sent := p.Burst(t.Context(), "CNOTES", ns)
+	got := claimsIn(t, sl)
+	if len(got) != 1 || len(got[0]) != len(ns) {
+		t.Fatalf("claims in Slack %v, want one summary with all %d", got, len(ns))
+	}
+	if len(sent) != len(ns) {
+		t.Fatalf("%d notices reported, want %d", len(sent), len(ns))
+	}
+	for i, s := range sent {
+		if s.Err != nil || s.Message.TS == "" {
+			t.Errorf("notice %d: %+v, want posted with the summary", i, s)
+		}
+	}
+}
+
+// A summary counts the changes by kind and those today, and shows today's
+// and tomorrow's first, at most burstRows of them; the rest are counted.
+func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
+	t.Parallel()
+	var ns []notices.Notice
+	for i, d := range []time.Duration{72 * time.Hour, 2 * time.Hour, 26 * time.Hour, 3 * time.Hour, 5 * 24 * time.Hour, 4 * time.Hour, 5 * time.Hour, 6 * time.Hour, 7 * time.Hour, 8 * time.Hour, 27 * time.Hour} {
+		b := booking.Booking{ID: fmt.Sprintf("bk_%02d", i), Start: t0.Add(d), End: t0.Add(d + 30*time.Minute), BookerName: booking.Some("Ada Lovelace")}
+		kind := notices.New
+		if i%2 == 1 {
+			kind = notices.Cancelled
+		}
+		ns = append(ns, notices.Notice{Change: notices.Change{Kind: kind, Booking: b}, Title: "Consultation", Since: t0.Add(-time.Minute)})
+	}
+	sl, p, _ := noticePublisher(t)
+	p.Burst(t.Context(), "CNOTES", ns)
+	var summary slacktest.Message
+	for _, m := range sl.Messages() {
+		if m.ThreadTS == "" {
+			summary = m
+		}
+	}
+	if !strings.HasPrefix(summary.Text, "11 booking changes since ") || !strings.Contains(summary.Text, ": 6 new, 5 cancelled · ") {
+		t.Errorf("summary text %q", summary.Text)
+	}
+	text := textOf(summary.Blocks)
+	if n := strings.Count(text, "Ada Lovelace"); n != 8 {
+		t.Errorf("the summary shows %d changes, want 8:\n%s", n, text)
+	}
+	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes, with their booking IDs, are in the thread") {
+		t.Errorf("the summary does not count the rest:\n%s", text)
+	}
+	for _, id := range []string{"bk_00", "bk_04"} {
+		if strings.Contains(text, id) || strings.Contains(summary.Text, id) {
+			t.Errorf("the summary names %s", id)
 		}
 	}
 }

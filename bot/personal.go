@@ -456,8 +456,8 @@ func remindSetting(cmd string, s personal.Settings, set bool, next reminderNext,
 			lines = append(lines, "None of the upcoming bookings has a reminder still to come.")
 		case next.booking != nil:
 			bk := next.booking
-			lines = append(lines, fmt.Sprintf("Next reminder: %s, for %s · %s", moment(next.at, loc),
-				orMissing(short(titleOf(bk.EventType, next.types))), orMissing(short(bk.BookerName.String))))
+			lines = append(lines, fmt.Sprintf("Next reminder: %s, for %s", moment(next.at, loc),
+				parts(short(titleOf(bk.EventType, next.types)), short(bk.BookerName.String))))
 		default:
 			lines = append(lines, "Next reminder: "+moment(next.at, loc)+".")
 		}
@@ -617,14 +617,18 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	if d.Late {
 		head += " bookbot could not remind you earlier."
 	}
-	body := fmt.Sprintf("%s\n*%s*\nWith %s", head, span(bk.Start, bk.End, loc), orMissing(name))
+	with := "With " + name
+	if name == "" {
+		with = "_No attendee on record._"
+	}
+	body := fmt.Sprintf("%s\n*%s*\n%s", head, span(bk.Start, bk.End, loc), with)
 	return message{Text: text, Blocks: []slack.Block{
 		section(body),
 		contextLine(bookingID(bk.ID)),
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
-			cancelButton(bk.ID),
 			button(actionPersonalSettings, "Reminder settings…", ""),
+			cancelMenu(bk.ID),
 		),
 	}}
 }
@@ -642,5 +646,5 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	if d.Late {
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Your day: "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
+	return message{Text: text, Blocks: dayBlocks(cmd, "Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
 }

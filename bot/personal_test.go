@@ -469,8 +469,12 @@ func TestSendReminder(t *testing.T) {
 		t.Errorf("the reminder pings or shows the email:\n%s", text)
 	}
 	cancel := elements(dm.Blocks, "cancel_booking")
-	if len(cancel) != 1 || str(cancel[0], "value") != bk.ID || cancel[0]["confirm"] == nil {
-		t.Errorf("the cancel control is not a button for %s behind a confirmation: %v", bk.ID, cancel)
+	// Cancel is in the card's menu, behind Slack's dialog: not a button
+	// beside the next step.
+	if len(cancel) != 1 || str(cancel[0], "type") != "overflow" || cancel[0]["confirm"] == nil {
+		t.Errorf("the cancel control is not a menu behind a confirmation: %v", cancel)
+	} else if menu := options(cancel[0]); len(menu) != 1 || menu[0].value != bk.ID {
+		t.Errorf("the cancel menu %v, want one item cancelling %s", menu, bk.ID)
 	}
 	if len(elements(dm.Blocks, "show_list")) != 1 || len(elements(dm.Blocks, "personal_settings")) != 1 || len(elements(dm.Blocks, "remind_off")) != 0 {
 		t.Error("the reminder lacks Upcoming bookings or Reminder settings…, or stops all reminders at one press")
@@ -491,7 +495,7 @@ func TestSendReminder(t *testing.T) {
 		t.Errorf("after opening the settings: %+v, want both kept", s)
 	}
 
-	// Cancel, pressed on the reminder once confirmed.
+	// Cancel booking…, chosen in the reminder's menu once Slack's dialog confirmed.
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", bk.ID, slacktest.InMessage(dm)))
 	h.drain()
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
@@ -517,7 +521,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
-	for _, w := range []string{"Your day: Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
+	for _, w := range []string{"Your day, Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the agenda lacks %q:\n%s", w, text)
 		}

@@ -17,7 +17,7 @@ func TestDigestPreview(t *testing.T) {
 		cfg.DigestZone = berlin
 	})
 	h.slash(ada, "digest")
-	m := h.reply(ada, "Bookings for Tuesday, 24 March 2026")
+	m := h.reply(ada, "Bookings, Tue 24 Mar")
 	text := textOf(m.Blocks)
 	for _, s := range []string{"Europe/Berlin", "3 bookings", "*Tue 24 Mar, 09:00–09:15 CET*", "Intro call · Ada Lovelace"} {
 		if !strings.Contains(text, s) {

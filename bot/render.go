@@ -390,6 +390,21 @@ func splitLines(heading string, lines []string, limit int) []string {
 	return out
 }
 
+// dayHeading is a heading that names a day, in the one style of every
+// day's header and heading: "Today, Mon 23 Mar", "Your day, Tue 24 Mar".
+func dayHeading(label string, t time.Time, loc *time.Location) string {
+	return label + ", " + t.In(loc).Format(dayLayout)
+}
+
+// dayHeadingOf is the heading of t's day in loc among other days: "Today,
+// Mon 23 Mar", "Tomorrow, Tue 24 Mar", "Wed 25 Mar".
+func dayHeadingOf(t, now time.Time, loc *time.Location) string {
+	if l := dayLabel(t, now, loc); l == "Today" || l == "Tomorrow" {
+		return dayHeading(l, t, loc)
+	}
+	return t.In(loc).Format(dayLayout)
+}
+
 // dayLabel names the day of t in loc as a person says it: Today,
 // Tomorrow, or the date.
 func dayLabel(t, now time.Time, loc *time.Location) string {
@@ -420,6 +435,35 @@ func cancelButton(id string) *slack.ButtonBlockElement {
 	)
 	btn.Confirm.WithStyle(slack.StyleDanger)
 	return btn
+}
+
+// cancelMenu is a booking card's "⋯" menu, whose one item cancels it after
+// Slack's own dialog has asked: on a reminder or right after "Booked.",
+// undoing the booking is not a button beside the next step.
+func cancelMenu(id string) slack.BlockElement {
+	if utf8.RuneCountInString(id) > 150 {
+		return cancelButton(id) // an option's value holds at most 150
+	}
+	menu := slack.NewOverflowBlockElement(actionCancel, slack.NewOptionBlockObject(id, plain("Cancel…"), nil))
+	menu.Confirm = cancelButton(id).Confirm
+	return menu
+}
+
+// parts is what a line says of a booking's event and attendee, and of
+// more (an email), each escaped, "" where the record has none: "—" for
+// an event or a name missing, nothing for a missing email, and for an
+// older record with neither event nor attendee, so in words.
+func parts(title, name string, more ...string) string {
+	if title == "" && name == "" {
+		return "_no event or attendee on record_"
+	}
+	s := orMissing(title) + " · " + orMissing(name)
+	for _, m := range more {
+		if m != "" {
+			s += " · " + m
+		}
+	}
+	return s
 }
 
 // settingsButton opens the settings modal.
@@ -499,7 +543,7 @@ func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySl
 		t := s.Start.In(loc)
 		key := t.Format("2006-01-02")
 		if len(days) == 0 || days[len(days)-1].key != key {
-			days = append(days, daySlots{key: key, label: dayLabel(t, now, loc)})
+			days = append(days, daySlots{key: key, label: dayHeadingOf(t, now, loc)})
 		}
 		days[len(days)-1].slots = append(days[len(days)-1].slots, s)
 	}
@@ -558,6 +602,9 @@ func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Locati
 		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
 		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
 		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		if !bk.EventType.Valid && bk.BookerName.String == "" {
+			line = fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), parts("", ""), bookingID(bk.ID))
+		}
 		if used+len(line)+1 > avail {
 			return lines, len(day) - i
 		}

@@ -176,6 +176,9 @@ func prunedMessage(keep time.Duration) message {
 	return message{Text: text, Blocks: []slack.Block{section(text)}}
 }
 
+// reviewTrail is how much of what bookbot saw a review report shows.
+const reviewTrail = 280
+
 // reviewMessage is the report of an entry that needs a person. Times are
 // Slack date tokens, so every reader sees them in their own zone.
 func reviewMessage(e journal.Entry, types []booking.EventType) message {
@@ -201,9 +204,19 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		slack.NewHeaderBlock(plain(head)),
 		section(strings.Join(lines, "\n")),
 	}
+	// The booking's ID and the API's trail are for whoever looks into it:
+	// quiet, last, and the trail clipped; `bookbot audit` and the log have
+	// it whole.
+	var quiet []string
+	if e.Created != "" {
+		quiet = append(quiet, bookingID(e.Created))
+	}
 	if len(e.Seen) > 0 {
 		// Cut once escaped, so that the cut cannot split an entity.
-		blocks = append(blocks, contextLine(cut(escape("What bookbot saw: "+strings.Join(e.Seen, "; ")), 2900)))
+		quiet = append(quiet, cut(escape("What bookbot saw: "+strings.Join(e.Seen, "; ")), reviewTrail)+" (whole: `bookbot audit` on the server)")
+	}
+	if len(quiet) > 0 {
+		blocks = append(blocks, contextLine(strings.Join(quiet, " · ")))
 	}
 	if e.ReviewedAt.IsZero() {
 		actions := []slack.BlockElement{reviewButton(e.Seq)}
@@ -236,7 +249,7 @@ func writePlain(e journal.Entry, types []booking.EventType) string {
 // whose fallback is in loc.
 func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	if e.Op == booking.OpCancel {
-		return "cancel booking " + code(e.BookingID)
+		return "cancel booking " + bookingID(e.BookingID)
 	}
 	at := escape(e.Start)
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
@@ -294,6 +307,9 @@ func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) s
 		s += " · :warning: awaiting a human check"
 	case e.NeedsReview:
 		s += " · checked by " + mention(e.ReviewedBy)
+	}
+	if e.Created != "" {
+		s += " · " + bookingID(e.Created)
 	}
 	return s
 }

@@ -229,7 +229,7 @@ func TestAuditShowsRecentWrites(t *testing.T) {
 	audit := h.reply(kiw, "last 24 hours")
 	text := textOf(audit.Blocks)
 	// Newest first, in the asker's zone (Auckland: 23:07 NZDT at t0).
-	cancelAt := strings.Index(text, "<@"+bob+">: cancel booking `"+id+"` → cancelled")
+	cancelAt := strings.Index(text, "<@"+bob+">: cancel booking ID "+id+" → cancelled")
 	bookAt := strings.Index(text, "<@"+ada+">: book *Intro call* Mon 23 Mar, 23:15 NZDT for Grace Hopper")
 	if cancelAt < 0 || bookAt < 0 || cancelAt > bookAt {
 		t.Errorf("audit:\n%s", text)

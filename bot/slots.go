@@ -177,10 +177,11 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 			heading += " (" + note + ")"
 		}
 		changes := len(zones) > 1
-		first, last := d.slots[0].Start, d.slots[len(d.slots)-1].Start
-		text := fmt.Sprintf("%s\n%d free, %s–%s", heading, len(d.slots), clock(first, loc, changes), clock(last, loc, changes))
+		// From the first start to the last end: every free meeting of the
+		// day lies between the two.
+		text := fmt.Sprintf("%s\n%d free times between %s and %s", heading, len(d.slots), clock(d.start(), loc, changes), clock(d.end(), loc, changes))
 		if len(d.slots) == 1 {
-			text = fmt.Sprintf("%s\n1 free, %s", heading, clock(first, loc, changes))
+			text = fmt.Sprintf("%s\n1 free time, %s", heading, slotLabel(d.slots[0], loc, changes))
 		}
 		var opts []*slack.OptionBlockObject
 		for _, s := range d.slots[:min(len(d.slots), 100)] {

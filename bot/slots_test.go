@@ -137,7 +137,7 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 			labels = append(labels, label)
 			acc, _ := sec["accessory"].(map[string]any)
 			opts := options(acc)
-			var times []string
+			var times, ends []string
 			for j, o := range opts {
 				ev, raw, _ := strings.Cut(o.value, " ")
 				start, err := time.Parse(time.RFC3339Nano, raw)
@@ -163,10 +163,12 @@ func TestSlotsGroupedByDayInRequesterZone(t *testing.T) {
 				}
 				seen[raw] = true
 				times = append(times, start.In(u.loc).Format("15:04"))
+				ends = append(ends, start.Add(15*time.Minute).In(u.loc).Format("15:04"))
 			}
-			summary := fmt.Sprintf("%d free, %s–%s", len(times), times[0], times[len(times)-1])
+			// From the first start to the last end: each meeting lies between.
+			summary := fmt.Sprintf("%d free times between %s and %s", len(times), times[0], ends[len(ends)-1])
 			if len(times) == 1 {
-				summary = "1 free, " + times[0]
+				summary = "1 free time, " + times[0] + "–" + ends[0]
 			}
 			if len(lines) != 2 || lines[1] != summary {
 				t.Errorf("%s: day %q reads %q, its select offers %q", u.user, label, lines[1:], times)

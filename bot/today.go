@@ -35,10 +35,10 @@ func (b *Bot) todayReply(ctx context.Context, user string) message {
 func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
 	d := personal.DateOf(now, loc)
 	day, full := personal.DayBookings(list, d, loc)
-	label := now.In(loc).Format(dayLayout)
+	heading := dayHeading("Today", now, loc)
 	text := "No bookings today."
 	if len(day) > 0 {
-		text = "Today, " + label + ": " + plural(len(day), "booking")
+		text = heading + ": " + plural(len(day), "booking")
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Today, "+label, d, day, types, loc, "No bookings today.", "", full)}
+	return message{Text: text, Blocks: dayBlocks(cmd, heading, d, day, types, loc, "No bookings today.", "", full)}
 }

@@ -55,8 +55,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
 		small = bookingID(bk.ID)
-		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""), cancelButton(bk.ID),
-			button(actionNewBooking, "Book another", meta.Event))
+		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""),
+			button(actionNewBooking, "Book another", meta.Event), cancelMenu(bk.ID))
 	case res.Outcome == booking.AlreadyBooked:
 		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
 		actions = append(actions, pick)
@@ -64,7 +64,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s. It refuses a repeat of an earlier booking of the same attendee at the same time, even one cancelled since, and it refuses events that need the attendee to verify their email; it will keep refusing, so bookbot does not try again. Pick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
+		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s.\nPick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
+		small = "It refuses a repeat of an attendee's earlier booking, even one cancelled since, and events that need email verification, every time: bookbot does not try again."
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
@@ -76,13 +77,13 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
-		text = fmt.Sprintf(":hourglass: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
-		text = fmt.Sprintf(":hourglass: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
-		text = fmt.Sprintf(":hourglass: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
 		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
@@ -197,7 +198,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		actions = append([]slack.BlockElement{cancelButton(id)}, actions...)
 	case res.Outcome == booking.RateLimited:
 		head = "Not cancelled"
-		text = fmt.Sprintf(":hourglass: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not cancelled: the booking service is busy.* %s is unchanged. Try again in %s.", what, waitText(res.RetryAfter))
 	case res.Outcome == booking.Rejected:
 		head = "Not cancelled"
 		text = fmt.Sprintf(":x: *Not cancelled: the booking service refused.* %s is unchanged. %s", what, escape(failureText(res.Err)))
@@ -294,9 +295,6 @@ func outcomeText(e journal.Entry) string {
 		s = "not sent: already booked, or an earlier attempt stands in the way"
 	default:
 		s = escape(string(e.Outcome)) // as the journal has it
-	}
-	if e.Created != "" {
-		s += fmt.Sprintf(" (booking %s)", code(e.Created))
 	}
 	return s
 }

@@ -26,6 +26,9 @@ type Notice struct {
 	Change
 	Title string // the event type's title; its slug when unknown
 	By    *By    // who made it through bookbot; nil when it was made elsewhere
+	// Since is when the list was read before the read that found it: a
+	// burst says "since" then. Zero when not known.
+	Since time.Time
 	// Claim is its key's ID, which its message carries so that Finder can
 	// find it.
 	Claim string
@@ -45,8 +48,9 @@ type Publisher interface {
 	Reply(ctx context.Context, thread Message, n Notice) (Message, error)
 	// Update rewrites the booking's first notice to show it as it is now.
 	Update(ctx context.Context, thread Message, n Notice) error
-	// Burst posts many notices at once, compactly, in as few messages as
-	// Slack's limits allow, in order. It returns what became of each
+	// Burst posts many notices at once, compactly (a summary, with the
+	// list of them in its thread), in as few messages as Slack's limits
+	// allow, in order. It returns what became of each
 	// notice it sent, in the order of ns: it stops at the first message
 	// not surely posted, and the notices after that one's, not sent, have
 	// no entry.

@@ -382,6 +382,7 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 		if post[i] {
 			n := r.Notice
 			n.Claim = all[i].ID()
+			n.Since = since
 			keys = append(keys, all[i])
 			fresh = append(fresh, n)
 			threads = append(threads, r.thread)

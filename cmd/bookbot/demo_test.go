@@ -49,14 +49,17 @@ func TestDemoScript(t *testing.T) {
 		"✅ *Agenda on:* every weekday (Monday to Friday) at 08:00 in Europe/Berlin",
 		"⏰ *Reminder*: ",
 		" starts in 15 minutes.",
-		"== Your day: ",
+		"== Your day, ",
+		// Seven bookings at once: one summary, the list in its thread.
+		"*7 booking changes* since ",
+		"New booking · *Intro call* · ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)
 		}
 	}
 	// Tomorrow's digest lists the day, or is one quiet line on a free day.
-	if !strings.Contains(text, "== Bookings for ") && !strings.Contains(text, "(No bookings tomorrow, ") {
+	if !strings.Contains(text, "== Bookings, ") && !strings.Contains(text, "(No bookings tomorrow, ") {
 		t.Error("the session lacks the digest")
 	}
 	// The sandbox's slots follow today's date, so times are matched by form:

@@ -439,7 +439,7 @@ func TestReplicasShareTheBookingLimit(t *testing.T) {
 	}
 	// Held back, or refused by the service had it been sent.
 	out, err := sl.WaitView(ctx, func(v slacktest.View) bool {
-		return v.ID == form.ID && strings.Contains(string(v.Blocks), ":hourglass:")
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), ":stopwatch:")
 	})
 	if err != nil {
 		t.Fatalf("no outcome of the sixth booking: %v\n%s", err, rs[1].out.String())

@@ -90,6 +90,7 @@ const Help = `Commands:
   :digest                 post tomorrow's digest to the digest channel now
   :fault …                break the sandbox booking API (demo -faults): :fault help
   :attendee book EVENT N  an attendee books free slot N of EVENT on the public booking page
+  :attendee book EVENT N COUNT  COUNT attendees book it and the slots after it at once
   :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
   :attendee cancel ID     the attendee of booking ID cancels it on the booking page
                           (ID last: the booking the attendee made last)
@@ -216,7 +217,7 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
 }
 
-const attendeeUsage = "usage: :attendee book EVENT N, :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking)"
+const attendeeUsage = "usage: :attendee book EVENT N [COUNT], :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking)"
 
 // attendee runs an :attendee command: someone acting on the public booking
 // page, which bookbot does not hear about.
@@ -238,17 +239,27 @@ func (c *Console) attendee(ctx context.Context, args []string) error {
 		return n, nil
 	}
 	switch {
-	case len(args) == 3 && args[0] == "book":
+	case (len(args) == 3 || len(args) == 4) && args[0] == "book":
 		n, err := slot(args[2])
 		if err != nil {
 			return err
 		}
-		b, err := c.Attendee.Book(args[1], n)
-		if err != nil {
-			return err
+		// Several at once (a COUNT) are booked before bookbot next reads
+		// the list, as a busy booking page does: they come as one burst.
+		count := 1
+		if len(args) == 4 {
+			if count, err = strconv.Atoi(args[3]); err != nil || count < 1 || count > 50 {
+				return fmt.Errorf("%q is not a count of bookings from 1 to 50", args[3])
+			}
 		}
-		c.attendeeID = b.ID
-		fmt.Fprintf(c.Out, "attendee booked %s at %s (booking %s) as %s <%s>%s\n", b.Event, c.when(b), b.ID, b.Name, b.Email, unseen(b))
+		for range count {
+			b, err := c.Attendee.Book(args[1], n)
+			if err != nil {
+				return err
+			}
+			c.attendeeID = b.ID
+			fmt.Fprintf(c.Out, "attendee booked %s at %s (booking %s) as %s <%s>%s\n", b.Event, c.when(b), b.ID, b.Name, b.Email, unseen(b))
+		}
 		return c.settle(ctx)
 	case len(args) == 3 && args[0] == "move":
 		n, err := slot(args[2])

@@ -235,7 +235,7 @@ var (
 	otherToken = regexp.MustCompile(`<!([a-z]+)(?:\|[^>]*)?>`)
 	emoji      = strings.NewReplacer(
 		":white_check_mark:", "✅", ":x:", "❌", ":warning:", "⚠️", ":hourglass_flowing_sand:", "⏳",
-		":hourglass:", "⌛", ":calendar:", "📅", ":wave:", "👋", ":no_entry:", "⛔", ":mag:", "🔍",
+		":stopwatch:", "⏱", ":calendar:", "📅", ":wave:", "👋", ":no_entry:", "⛔", ":mag:", "🔍",
 		":spiral_calendar_pad:", "🗓", ":information_source:", "ℹ️", ":lock:", "🔒",
 		":wastebasket:", "🗑", ":ok_hand:", "👌", ":arrow_right:", "➡️", ":alarm_clock:", "⏰",
 	)
