@@ -348,7 +348,7 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 // disconnect deletes the person's key.
 func (b *Bot) disconnect(ctx context.Context, user string) message {
 	if b.cfg.Accounts == nil {
-		return b.accountMessage(account.Account{}, false)
+		return accountMessage(account.Account{}, false, b.booking != nil)
 	}
 	deleted, err := b.cfg.Accounts.Delete(ctx, user)
 	if err != nil {
@@ -378,7 +378,7 @@ func (b *Bot) accountReply(ctx context.Context, user string) message {
 			return b.failed("Which calendar you act on could not be read", err)
 		}
 	}
-	return b.accountMessage(a, ok)
+	return accountMessage(a, ok, b.booking != nil)
 }
 
 // keyRefused marks user's account "reconnect needed" after a 401, deletes
@@ -525,8 +525,8 @@ func noCalendarMessage(e *NoCalendarError) message {
 }
 
 // accountMessage says which calendar the person acts on.
-func (b *Bot) accountMessage(a account.Account, connected bool) message {
-	var text string
+func accountMessage(a account.Account, connected, owner bool) message {
+	var text, fallback string
 	var next slack.BlockElement = connectButton("Connect your calendar")
 	switch {
 	case connected && a.State == account.Reconnect:
@@ -534,17 +534,20 @@ func (b *Bot) accountMessage(a account.Account, connected bool) message {
 		next = connectButton("Connect again")
 	case connected:
 		text = "You act on *your own calendar*, connected " + moment(a.ConnectedAt, time.UTC)
+		fallback = "You act on your own calendar, connected " + a.ConnectedAt.UTC().Format("2 Jan 2006") + "."
 		if !a.LastUsed.IsZero() {
 			text += ", last used " + moment(a.LastUsed, time.UTC)
 		}
 		text += ". Connect again to replace the key; `disconnect` deletes it."
 		next = connectButton("Replace the key")
-	case b.booking != nil:
+	case owner:
 		text = "You act on *the owner's calendar*. Connect your own to act on it instead."
 	default:
 		text = "You have no calendar connected: this bookbot acts only on calendars people connect."
 	}
-	fallback := strings.ReplaceAll(text, "*", "")
+	if fallback == "" {
+		fallback = strings.ReplaceAll(text, "*", "")
+	}
 	return message{Text: fallback, Blocks: []slack.Block{
 		section(text),
 		slack.NewActionBlock("account_actions", next),
