@@ -21,6 +21,8 @@
 //     (the booking form), today.go (`today`), personal.go (`remind` and
 //     `agenda`, their settings modal, and the reminders and agendas the
 //     personal Runner sends through the Bot, its Sender and Zones),
+//     account.go (`connect`, `disconnect`, `account`, and calendarFor:
+//     the calendar each person acts on, which every flow asks for),
 //     review.go (the review queue and the audit), home.go (App Home, the
 //     person's desk), digest.go (`digest`, the digest's messages and its
 //     publisher).
