@@ -13,6 +13,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/personal"
 )
 
 // Calendars makes the client of a person's own calendar
@@ -174,13 +175,29 @@ func (s *calendarSet) drop(label string) {
 // the messages turn into "connect your calendar" with a Connect button;
 // nothing falls back to the owner's calendar then.
 func (b *Bot) calendarFor(ctx context.Context, user string) (Booker, error) {
+	return b.resolve(ctx, user, true)
+}
+
+// CalendarOf is the calendar user's reminders and agenda come from, as
+// calendarFor gives it, without counting as their use of it: its label
+// and its bookings.
+func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lister, error) {
+	cal, err := b.resolve(ctx, user, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return labelOf(cal), cal, nil
+}
+
+// resolve is calendarFor; touch records the use of a person's own key.
+func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, error) {
 	if b.cfg.Accounts != nil {
 		a, ok, err := b.cfg.Accounts.Get(ctx, user)
 		if err != nil {
 			return nil, fmt.Errorf("which calendar you act on could not be read: %w", err)
 		}
 		if ok {
-			return b.ownCalendar(ctx, a)
+			return b.ownCalendar(ctx, a, touch)
 		}
 	}
 	b.cals.drop(user)
@@ -191,7 +208,7 @@ func (b *Bot) calendarFor(ctx context.Context, user string) (Booker, error) {
 }
 
 // ownCalendar is the calendar of a's key.
-func (b *Bot) ownCalendar(ctx context.Context, a account.Account) (Booker, error) {
+func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (Booker, error) {
 	if a.State == account.Reconnect {
 		return nil, &NoCalendarError{Reconnect: true}
 	}
@@ -208,7 +225,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account) (Booker, error
 	if err != nil {
 		return nil, err
 	}
-	if now := b.cfg.Now(); now.Sub(a.LastUsed) >= touchEvery {
+	if now := b.cfg.Now(); touch && now.Sub(a.LastUsed) >= touchEvery {
 		if err := b.cfg.Accounts.Touch(ctx, user, now); err != nil {
 			b.log.Warn("an account's last use could not be recorded", "user", user, "err", err)
 		}
@@ -273,7 +290,7 @@ func (b *Bot) titles(ctx context.Context, bk Booker) []booking.EventType {
 
 // titlesFor are the event types of the calendar user acts on, for titles.
 func (b *Bot) titlesFor(ctx context.Context, user string) []booking.EventType {
-	cal, err := b.calendarFor(ctx, user)
+	cal, err := b.resolve(ctx, user, false)
 	if err != nil {
 		return nil
 	}

@@ -309,7 +309,8 @@ func (a *App) NewWatcher() *notices.Watcher {
 // makes one for each term it leads.
 func (a *App) NewReminders() *personal.Runner {
 	return personal.NewRunner(personal.Config{
-		List: a.Booking, Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
+		List: ownerBooker(a.Booking), Calendar: a.Bot.CalendarOf,
+		Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
 	})
 }
 
@@ -347,11 +348,6 @@ func (a *App) scheduled(ctx context.Context) {
 		wg.Go(func() { _ = w.Run(ctx) })
 	} else {
 		log.Info("notices off: NOTIFY_CHANNEL is not set")
-	}
-	if a.Booking == nil {
-		log.Info("reminders and agendas off: they read the owner's calendar, and BOOKING_API_KEY is not set")
-		<-ctx.Done()
-		return
 	}
 	r := a.NewReminders()
 	a.reminders.Store(r)
