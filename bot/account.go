@@ -56,6 +56,7 @@ func accountFlow() flow {
 				later.add("disconnect", func(ctx context.Context) { c.reply(b.disconnect(ctx, c.UserID)) })
 				return nil
 			}},
+			{name: "notices", usage: "here|off", brief: "here|off", help: "your own calendar's changes: to this channel / off (default: a DM)", maxArgs: 1, run: (*Bot).noticesCommand},
 			{name: "account", help: "which calendar you act on", run: func(b *Bot, later *jobs, c call) any {
 				later.add("account", func(ctx context.Context) { c.reply(b.accountReply(ctx, c.UserID)) })
 				return nil
@@ -354,12 +355,83 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: "The key works, but bookbot could not store it (" + failureText(err) + ") Try again in a minute."})
 	}
 	b.cals.drop(user)
+	b.accountsChanged()
 	b.log.Info("calendar connected", "user", user, "event_types", len(types))
 	later.add("connected", func(ctx context.Context) {
 		b.dm(ctx, user, connectedMessage(len(types)))
 		b.publishHome(ctx, user)
 	})
 	return slack.NewClearViewSubmissionResponse()
+}
+
+// noticesCommand is `notices here`, `notices off` and `notices`: where a
+// connected person's own calendar's changes go.
+func (b *Bot) noticesCommand(later *jobs, c call) any {
+	arg := ""
+	if len(c.args) == 1 {
+		arg = strings.ToLower(c.args[0])
+	}
+	if arg != "" && arg != "here" && arg != "off" {
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say `%s notices here` (in the channel they should go to) or `%s notices off`.", escape(c.Command), escape(c.Command))))
+	}
+	user, channel := c.UserID, c.ChannelID
+	later.add("notices", func(ctx context.Context) { c.reply(b.noticesReply(ctx, user, arg, channel)) })
+	return nil
+}
+
+func (b *Bot) noticesReply(ctx context.Context, user, arg, channel string) message {
+	var a account.Account
+	var ok bool
+	if b.cfg.Accounts != nil {
+		var err error
+		if a, ok, err = b.cfg.Accounts.Get(ctx, user); err != nil {
+			return b.failed("Your notices setting could not be read", err)
+		}
+	}
+	if !ok || a.State != account.OK {
+		text := "Notices here are of your own calendar's changes, and you have none connected. The owner's calendar's notices go where the operator set them."
+		return message{Text: text, Blocks: []slack.Block{section(escape(text)), slack.NewActionBlock("notices_actions", connectButton("Connect your calendar"))}}
+	}
+	switch {
+	case arg == "off":
+		a.Notices = account.NoticesOff
+	case arg == "here" && (strings.HasPrefix(channel, "D") || channel == ""):
+		a.Notices = account.NoticesDM
+	case arg == "here":
+		a.Notices = channel
+	}
+	if arg != "" {
+		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+			return b.failed("Your notices setting could not be saved", err)
+		}
+		b.accountsChanged()
+	}
+	return noticesMessage(a.Notices, arg != "")
+}
+
+// accountsChanged tells whoever follows the accounts (the notices of own
+// calendars) that one changed.
+func (b *Bot) accountsChanged() {
+	if b.cfg.AccountsChanged != nil {
+		b.cfg.AccountsChanged()
+	}
+}
+
+// noticesMessage says where a person's own calendar's notices go.
+func noticesMessage(to string, changed bool) message {
+	var text string
+	switch to {
+	case account.NoticesDM:
+		text = "New, moved and cancelled bookings of your calendar come to you as direct messages."
+	case account.NoticesOff:
+		text = "Notices of your calendar are off."
+	default:
+		text = "New, moved and cancelled bookings of your calendar are posted in the channel where you typed `notices here` (bookbot must be a member there). " + escape(to)
+	}
+	if changed {
+		text = "Saved. " + text
+	}
+	return message{Text: text, Blocks: []slack.Block{section(text)}}
 }
 
 // disconnect deletes the person's key.
@@ -372,6 +444,7 @@ func (b *Bot) disconnect(ctx context.Context, user string) message {
 		return b.failed("Your key could not be deleted", err)
 	}
 	b.forget(user)
+	b.accountsChanged()
 	if deleted {
 		b.log.Info("calendar disconnected: the key is deleted", "user", user)
 	}

@@ -112,6 +112,9 @@ type Config struct {
 	Accounts  account.Store
 	Sealer    *account.Sealer
 	Calendars Calendars
+	// AccountsChanged runs after someone connected, disconnected or moved
+	// their notices, so their notices follow at once; nil: nothing.
+	AccountsChanged func()
 
 	// PersonalChanged runs after someone's settings were saved, so what
 	// they made due (a reminder for a meeting in ten minutes) goes out at

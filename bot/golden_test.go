@@ -592,6 +592,8 @@ func goldenCases() []goldenCase {
 	fixed("account_reconnect", rowsFree, reconnectMessage())
 	fixed("account_none", rowsFree, noCalendarMessage(&NoCalendarError{}))
 	fixed("account_disconnected", rowsFree, disconnectedMessage(true, true))
+	fixed("account_notices_dm", rowsFree, noticesMessage(account.NoticesDM, false))
+	fixed("account_notices_channel", rowsFree, noticesMessage("C0TEAM", true))
 
 	// The digest.
 	digestCase := func(name string, d digest.Digest, emails bool) {

@@ -287,3 +287,47 @@ func TestOwnCalendars(t *testing.T) {
 		}
 	}
 }
+
+// A connected person's own calendar's changes come to them as direct
+// messages, read with their key; `notices off` stops them.
+func TestOwnCalendarNotices(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	sb := calendarsSandbox(t)
+	sl := newStandIn(t)
+	e := env(sb, sl, "BOOKBOT_SECRET_KEY="+newSecretKey(t), "NOTIFY_INTERVAL=15s", "LOG_LEVEL=debug", "LOG_FORMAT=text")
+	cmd, out := startRun(ctx, t, sl, e)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(out.String())
+		}
+	})
+	connect(ctx, t, sl, ada, bookingtest.OtherKey)
+	out.waitCount(ctx, t, "notices of an own calendar on", 1)
+	out.waitCount(ctx, t, "notices: first read recorded", 1)
+
+	before := len(sb.Requests())
+	slots := sb.Slots(bookingtest.OtherOwner, "other-call")
+	booked, err := sb.BookAsAttendee(bookingtest.OtherOwner, "other-call", slots[2].Start, "Grace Hopper", "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, booked)
+	})
+	if err != nil {
+		t.Fatalf("no notice of the new booking: %v", err)
+	}
+	if m.Channel != ada && m.Channel != sl.DMChannel(ada) {
+		t.Errorf("the notice went to %s, not to ada", m.Channel)
+	}
+	for _, r := range sb.Requests()[before:] {
+		if r.Owner != bookingtest.OtherOwner && r.Endpoint != "" && r.Owner != "" {
+			t.Errorf("%s %s went with %q's key while only ada's calendar was watched", r.Method, r.Path, r.Owner)
+		}
+	}
+	slashAs(ctx, t, sl, out, ada, "notices off", "Notices of your calendar are off")
+	out.waitCount(ctx, t, "notices of an own calendar off", 1)
+	stopRun(t, cmd, out)
+}

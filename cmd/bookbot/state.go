@@ -59,9 +59,10 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	if cfg.DigestChannel != "" {
 		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
 	}
-	if noticesOn(cfg) {
+	if noticesOn(cfg) || !cfg.SecretKey.IsZero() {
 		st.Notices = db.Notices()
 	}
+	st.AccountNotices = db.Accounts()
 	return st, nil
 }
 
@@ -84,12 +85,13 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
 	st := &store{close: db.Close, State: app.State{
-		Journal:  db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
-		Notices:  db.Notices(),
-		Personal: db.Personal(),
-		Accounts: db.Accounts(),
-		Seen:     db.Dedupe(bot.SeenTTL),
-		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
+		Journal:        db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
+		Notices:        db.Notices(),
+		Personal:       db.Personal(),
+		Accounts:       db.Accounts(),
+		AccountNotices: db.AccountNotices(),
+		Seen:           db.Dedupe(bot.SeenTTL),
+		Limiter:        db.Limiter(booking.DefaultLimits, time.Now),
 		ReviewLock: func(ctx context.Context, fn func(context.Context) error) error {
 			return db.WithLock(ctx, "reviews", fn)
 		},

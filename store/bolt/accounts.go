@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/internal/boltfile"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Accounts is the account store in the file: people's own calendars, each
@@ -87,6 +88,9 @@ func (s *Accounts) Delete(ctx context.Context, user string) (deleted bool, err e
 			return nil
 		}
 		deleted = true
+		if err := tx.Bucket(accountNotices).Delete([]byte(user)); err != nil {
+			return err
+		}
 		return b.Delete([]byte(user))
 	})
 	return deleted && err == nil, err
@@ -116,5 +120,37 @@ func (s *Accounts) Touch(ctx context.Context, user string, at time.Time) error {
 		}
 		a.LastUsed = at
 		return putAccount(tx, a)
+	})
+}
+
+// LastOf is the last read of calendar, for its person's live notices
+// (notices.Snapshots); deleted with the account.
+func (s *Accounts) LastOf(ctx context.Context, calendar string) (snap notices.Snapshot, ok bool, err error) {
+	err = s.file.View(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accountNotices).Get([]byte(calendar))
+		if v == nil {
+			return nil
+		}
+		var err error
+		if snap, err = notices.DecodeSnapshot(v); err != nil {
+			return fmt.Errorf("last read of %q: %w", calendar, err)
+		}
+		ok = true
+		return nil
+	})
+	return snap, ok && err == nil, err
+}
+
+// SaveLastOf replaces the last read of calendar.
+func (s *Accounts) SaveLastOf(ctx context.Context, calendar string, snap notices.Snapshot) error {
+	v, err := notices.EncodeSnapshot(snap)
+	if err != nil {
+		return fmt.Errorf("bookbot store %s: last read of %q: %w", s.file.Path(), calendar, err)
+	}
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		if calendar == "" {
+			return errNoUser
+		}
+		return tx.Bucket(accountNotices).Put([]byte(calendar), v)
 	})
 }

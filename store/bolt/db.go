@@ -70,13 +70,16 @@ var (
 	// accounts maps a Slack user ID to its wireAccount: the person's own
 	// calendar, its key sealed (package account).
 	accounts = []byte("accounts")
+	// accountNotices maps a connected person's Slack user ID to the last
+	// read of their calendar (notices.EncodeSnapshot), for their notices.
+	accountNotices = []byte("accounts.notices")
 
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		digestLedger,
 		noticesLast, noticesClaims, noticesThreads,
 		personalSettings, personalClaims,
-		accounts,
+		accounts, accountNotices,
 	}
 )
 

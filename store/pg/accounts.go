@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Accounts is the account store in the database, which replicas share:
@@ -119,6 +120,38 @@ func (s accountStore) Touch(ctx context.Context, user string, at time.Time) erro
 	us, uns := unix(at)
 	if _, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET last_used_s = $2, last_used_ns = $3 WHERE user_id = $1", []byte(user), us, uns); err != nil {
 		return accountErr("touch", err)
+	}
+	return nil
+}
+
+// AccountNotices keeps the last read of each connected person's calendar,
+// for their live notices; deleted with the account.
+func (db *DB) AccountNotices() notices.Snapshots { return accountStore{db.pool} }
+
+func (s accountStore) LastOf(ctx context.Context, calendar string) (notices.Snapshot, bool, error) {
+	var v []byte
+	err := s.pool.QueryRow(ctx, "SELECT snapshot FROM bookbot_account_notices WHERE user_id = $1", []byte(calendar)).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notices.Snapshot{}, false, nil
+	}
+	if err != nil {
+		return notices.Snapshot{}, false, accountErr("last read of "+calendar, err)
+	}
+	snap, err := notices.DecodeSnapshot(v)
+	if err != nil {
+		return notices.Snapshot{}, false, accountErr("last read of "+calendar, err)
+	}
+	return snap, true, nil
+}
+
+func (s accountStore) SaveLastOf(ctx context.Context, calendar string, snap notices.Snapshot) error {
+	v, err := notices.EncodeSnapshot(snap)
+	if err != nil {
+		return accountErr("last read of "+calendar, err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO bookbot_account_notices (user_id, snapshot) VALUES ($1, $2)
+		ON CONFLICT (user_id) DO UPDATE SET snapshot = excluded.snapshot`, []byte(calendar), v); err != nil {
+		return accountErr("save the last read of "+calendar, err)
 	}
 	return nil
 }

@@ -57,10 +57,13 @@ const (
 type State struct {
 	Journal  journal.Store
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
-	Notices  notices.Store // nil with notices off
+	Notices  notices.Store // nil with notices off and no own calendars
 	Personal personal.Store
 	Accounts account.Store // people's own calendars
-	Seen     bot.Seen      // nil: this process's memory
+	// AccountNotices keeps the last read of each person's own calendar,
+	// for their live notices.
+	AccountNotices notices.Snapshots
+	Seen           bot.Seen // nil: this process's memory
 	// ReviewLock is the lock review reports are made under; nil: this
 	// process's own.
 	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
@@ -119,6 +122,9 @@ type App struct {
 	drain          time.Duration
 	down           time.Duration // SocketUnhealthyAfter
 
+	sealer *account.Sealer // nil without BOOKBOT_SECRET_KEY
+	// accountsChanged wakes the notices of own calendars.
+	accountsChanged chan struct{}
 	// reconcile settles a write left in flight on its calendar.
 	reconcile func(context.Context, booking.Write) *booking.Result
 
@@ -180,6 +186,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		log.Info("own calendars only: BOOKING_API_KEY is not set, so each person acts on the calendar they connect")
 	}
 	a.reconcile = reconciler(a.Booking, a.Calendars, st.Accounts, sealer, log)
+	a.sealer, a.accountsChanged = sealer, make(chan struct{}, 1)
 	if cfg.DatabaseURL.IsZero() {
 		// One process: whatever is in flight was left by one that stopped.
 		if err := recoverWrites(ctx, st.Journal, a.reconcile, log); err != nil {
@@ -220,10 +227,16 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		Accounts:      st.Accounts,
 		Sealer:        sealer,
 		Calendars:     calendars{a.Calendars},
-		Seen:          st.Seen,
-		ReviewLock:    st.ReviewLock,
-		Now:           d.Now,
-		HTTPClient:    &http.Client{Transport: a.slackTransport, Timeout: timeout},
+		AccountsChanged: func() {
+			select {
+			case a.accountsChanged <- struct{}{}:
+			default:
+			}
+		},
+		Seen:       st.Seen,
+		ReviewLock: st.ReviewLock,
+		Now:        d.Now,
+		HTTPClient: &http.Client{Transport: a.slackTransport, Timeout: timeout},
 		// Reminders run where the scheduled work runs; a save on another
 		// replica wakes them through the state (State.PersonalSaved).
 		PersonalChanged: func() {
@@ -356,6 +369,7 @@ func (a *App) scheduled(ctx context.Context) {
 	if st.PersonalSaved != nil {
 		wg.Go(func() { st.PersonalSaved(ctx, r.Wake) })
 	}
+	wg.Go(func() { a.personNotices(ctx) })
 	<-ctx.Done()
 }
 

@@ -14,3 +14,11 @@ CREATE TABLE bookbot_accounts (
 	state          text    NOT NULL,
 	notices        text    NOT NULL DEFAULT ''
 );
+
+-- The last read of each connected person's calendar, for their live
+-- notices (notices.Snapshots): notices.EncodeSnapshot's JSON, json not
+-- jsonb as in 0001. Deleted with the account.
+CREATE TABLE bookbot_account_notices (
+	user_id  bytea PRIMARY KEY REFERENCES bookbot_accounts (user_id) ON DELETE CASCADE,
+	snapshot json  NOT NULL
+);
