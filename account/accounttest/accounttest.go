@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // Run runs the suite, each subtest against a store of its own. fresh
@@ -171,5 +173,46 @@ func canceled(t *testing.T, open func() account.Store) {
 	}
 	if _, ok, _ := open().Get(t.Context(), "U1"); ok {
 		t.Fatal("a cancelled Put stored the account")
+	}
+}
+
+// RunSnapshots checks the last reads kept for each person's own calendar's
+// notices (notices.Snapshots) beside the accounts: each calendar's apart,
+// replaced by the next, and deleted with the account. fresh makes an
+// empty store of both, the same one.
+func RunSnapshots(t *testing.T, fresh func(t *testing.T) (account.Store, notices.Snapshots)) {
+	t.Parallel()
+	accounts, snaps := fresh(t)
+	ctx := t.Context()
+	for _, u := range []string{"U1", "U2"} {
+		if err := accounts.Put(ctx, Sample(u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
+		t.Fatalf("LastOf before any = %v, %v", ok, err)
+	}
+	read := func(id string) notices.Snapshot {
+		return notices.Snapshot{At: at, Bookings: []booking.Booking{{ID: id, Start: at.Add(time.Hour), End: at.Add(2 * time.Hour)}}}
+	}
+	for _, u := range []string{"U1", "U2"} {
+		if err := snaps.SaveLastOf(ctx, u, read("bk_"+u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := snaps.SaveLastOf(ctx, "U1", read("bk_U1_later")); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]string{"U1": "bk_U1_later", "U2": "bk_U2"} {
+		s, ok, err := snaps.LastOf(ctx, u)
+		if !ok || err != nil || len(s.Bookings) != 1 || s.Bookings[0].ID != want || !s.At.Equal(at) {
+			t.Errorf("LastOf(%s) = %+v, %v, %v; want %s", u, s, ok, err, want)
+		}
+	}
+	if _, err := accounts.Delete(ctx, "U1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
+		t.Errorf("the last read outlived the account: %v, %v", ok, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
 )
 
 func TestAccounts(t *testing.T) {
@@ -54,4 +55,11 @@ func TestAccountKeySealedAtRest(t *testing.T) {
 	if got, err := sealer.Open("U1", a.Sealed); err != nil || !got.Equal(key) {
 		t.Fatalf("the stored key does not open: %v", err)
 	}
+}
+
+func TestAccountNotices(t *testing.T) {
+	accounttest.RunSnapshots(t, func(t *testing.T) (account.Store, notices.Snapshots) {
+		a := openBeside(t, t.TempDir()).Accounts()
+		return a, a
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
 )
 
 func TestAccounts(t *testing.T) {
@@ -75,4 +76,11 @@ func TestAccountKeySealedAtRest(t *testing.T) {
 			t.Errorf("%s: a swapped key opened: %v", user, err)
 		}
 	}
+}
+
+func TestAccountNotices(t *testing.T) {
+	accounttest.RunSnapshots(t, func(t *testing.T) (account.Store, notices.Snapshots) {
+		db := open(t, migrated(t))
+		return db.Accounts(), db.AccountNotices()
+	})
 }
