@@ -20,6 +20,8 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/pause"
+	"github.com/bookbot/bookbot/offer"
+	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -89,10 +91,10 @@ type Config struct {
 	// `agenda`, their modal and App Home read and change them there. nil:
 	// they say reminders are not set up on this bookbot.
 	Personal personal.Store
-	// ReviewLock, when set, runs the review reports holding a lock every
-	// replica's reports take (pg.DB.WithLock), so an entry is reported
-	// once however many replicas look. nil: this process's lock only.
-	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
+	// Outbox, when set, is where each review report is claimed before it
+	// is posted, so an entry is reported once however many replicas look.
+	// nil: this process reports alone, one report at a time.
+	Outbox outbox.Store
 
 	// ViewKey signs the booking forms bookbot makes, and a submission is
 	// booked only from a form it signed. Replicas must share it: ViewKey
@@ -120,6 +122,13 @@ type Config struct {
 	// they made due (a reminder for a meeting in ten minutes) goes out at
 	// once; nil: nothing.
 	PersonalChanged func()
+
+	// Offers keeps the offer cards posted with `offer`, shared by replicas
+	// like the rest of the state; nil: `offer` says offers are not set up.
+	Offers offer.Store
+	// OfferTTL is how long an offer can be booked from (OFFER_TTL);
+	// 0: DefaultOfferTTL.
+	OfferTTL time.Duration
 
 	HTTPClient  *http.Client  // for response_url posts
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)

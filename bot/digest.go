@@ -46,15 +46,13 @@ type DigestMessage struct {
 	Blocks []slack.Block
 }
 
-// DigestPoster posts a chat message, and reads a channel's history to find
-// a digest again. *slack.Client satisfies it.
+// DigestPoster posts a chat message. *slack.Client satisfies it.
 type DigestPoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
-	HistoryReader
 }
 
 // digestEvent is the metadata event type of a digest's first message; its
-// payload's date (YYYY-MM-DD) is the day it is for, by which FindDigest
+// payload's date (YYYY-MM-DD) is the day it is for, by which SlackFinder
 // finds it again.
 const digestEvent = "bookbot_digest"
 
@@ -78,7 +76,6 @@ type SlackDigestPublisher struct {
 var (
 	_ digest.Publisher   = SlackDigestPublisher{}
 	_ digest.TSPublisher = SlackDigestPublisher{}
-	_ digest.Finder      = SlackDigestPublisher{}
 )
 
 // digestReply previews tomorrow's digest of the calendar user acts on:
@@ -319,29 +316,6 @@ func (p SlackDigestPublisher) PublishFailure(ctx context.Context, channel string
 		return fmt.Errorf("%w: slack chat.postMessage: %w", digest.ErrMaybePosted, err)
 	}
 	return nil
-}
-
-// FindDigest looks in channel, among the messages posted at or after since,
-// for the first message of day's digest (by the date its metadata
-// carries). It needs the channels:history scope (groups:history for a
-// private channel).
-func (p SlackDigestPublisher) FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (string, bool, error) {
-	if p.Slack == nil {
-		return "", false, errors.New("no Slack client")
-	}
-	date := day.Format(time.DateOnly)
-	ts := ""
-	err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) {
-		for _, m := range ms {
-			if m.Metadata.EventType == digestEvent && m.Metadata.EventPayload["date"] == date {
-				ts = m.Timestamp
-			}
-		}
-	})
-	if err != nil {
-		return "", false, fmt.Errorf("reading the history of %s: %w", channel, err)
-	}
-	return ts, ts != "", nil
 }
 
 // DigestFailureMessage renders the notice that a day's digest could not be

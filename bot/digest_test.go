@@ -22,6 +22,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 var digestTestZone = func() *time.Location {
@@ -527,28 +528,29 @@ func TestSlackDigestPublisherFailureNotice(t *testing.T) {
 	}
 }
 
-// A digest's first message carries its date, by which FindDigest finds it
-// in the channel's history; another date's digest is not found there.
+// A digest's first message carries its date, by which SlackFinder finds it
+// in the channel's history under the date's key; another date's digest is
+// not found there.
 func TestFindDigest(t *testing.T) {
 	t.Parallel()
 	sl := slacktest.NewServer(t)
 	sl.AddChannel(slacktest.Channel{ID: "C0DIGEST", Name: "digest", Members: []string{sl.BotUserID()}})
-	p := SlackDigestPublisher{Slack: slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL))}
+	api := slack.New(sl.BotToken(), slack.OptionAPIURL(sl.APIURL))
+	p, f := SlackDigestPublisher{Slack: api}, SlackFinder{Slack: api}
 	since := time.Now().Add(-time.Minute)
 	d := digestTestDigest(2, nil, nil)
 	posted, err := p.PublishDigestTS(t.Context(), "C0DIGEST", d, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ts, found, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date, since); err != nil || !found || ts != posted {
-		t.Errorf("FindDigest = %q, %v, %v; want %q", ts, found, err, posted)
-	}
-	if ts, found, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date.AddDate(0, 0, 1), since); err != nil || found {
-		t.Errorf("FindDigest of the next day = %q, %v, %v; want none", ts, found, err)
+	key, next := digest.Key(d.Date), digest.Key(d.Date.AddDate(0, 0, 1))
+	found, err := f.Find(t.Context(), "C0DIGEST", nil, []string{key, next}, since)
+	if err != nil || len(found) != 1 || found[key] != (outbox.Found{Message: outbox.Message{Channel: "C0DIGEST", TS: posted}}) {
+		t.Errorf("Find = %+v, %v; want %s at %q only", found, err, key, posted)
 	}
 	sl.FailNext("conversations.history", "missing_scope")
-	if _, _, err := p.FindDigest(t.Context(), "C0DIGEST", d.Date, since); err == nil || !strings.Contains(err.Error(), "missing_scope") {
-		t.Errorf("FindDigest without the scope: %v", err)
+	if _, err := f.Find(t.Context(), "C0DIGEST", nil, []string{key}, since); !errors.Is(err, outbox.ErrCannotLook) || !strings.Contains(err.Error(), "missing_scope") {
+		t.Errorf("Find without the scope: %v", err)
 	}
 }
 

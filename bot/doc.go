@@ -18,11 +18,14 @@
 //   - One file per flow, its registration first, then its work (methods
 //     on *Bot), then its pure view functions: slots.go (event types and
 //     free slots), list.go (upcoming bookings and cancelling), modal.go
-//     (the booking form), today.go (`today`), personal.go (`remind` and
-//     `agenda`, their settings modal, and the reminders and agendas the
-//     personal Runner sends through the Bot, its Sender and Zones),
-//     account.go (`connect`, `disconnect`, `account`, and calendarFor:
-//     the calendar each person acts on, which every flow asks for),
+//     (the booking form), today.go (`today`), offer.go (`offer`: a card
+//     of free times in a conversation that the people it names book from;
+//     it books on the offerer's calendar, from calendarFor), personal.go
+//     (`remind` and `agenda`, their settings modal, and the reminders and
+//     agendas the personal Runner sends through the Bot, its Sender and
+//     Zones), account.go (`connect`, `disconnect`, `account`, `notices`,
+//     and calendarFor: the calendar each person acts on, which every flow
+//     asks for),
 //     review.go (the review queue and the audit), home.go (App Home, the
 //     person's desk), digest.go (`digest`, the digest's messages and its
 //     publisher).
@@ -30,8 +33,10 @@
 //     bookings in the notice channel) and Alert.
 //   - slackio.go: every call to Slack: replies through response_url,
 //     messages and direct messages, views opened, updated and published,
-//     users' profiles, and the history bookbot looks through. The
-//     publishers post through it with their own interfaces.
+//     users' profiles, and the history bookbot looks through: SlackFinder,
+//     the one look in Slack for a post whose answer never came, by what
+//     its metadata carries. The publishers post through it with their own
+//     interfaces.
 //   - render.go: the Block Kit primitives, the action IDs, the one
 //     escaping rule, clip, the vocabulary of dates, and the pieces
 //     several flows show (buttons, free slots by day, a day's bookings).

@@ -711,7 +711,7 @@ func goldenCases() []goldenCase {
 		return burstDocs(burstMessages(ns, berlin, now))
 	})
 
-	return cases
+	return append(cases, goldenOfferCases()...)
 }
 
 // Rendering.
@@ -939,7 +939,7 @@ var (
 // ID must be the quietest thing on a line: notices, reminders, agendas,
 // today and App Home.
 func goldenQuietIDs(name string) bool {
-	for _, p := range []string{"notice_", "reminder", "remind_", "agenda", "today", "home_", "list", "create_", "cancel_"} {
+	for _, p := range []string{"notice_", "reminder", "remind_", "agenda", "today", "home_", "list", "create_", "cancel_", "offer_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -951,7 +951,8 @@ func goldenQuietIDs(name string) bool {
 // on: a refusal, an error, an empty result. Each needs a next step.
 func goldenMustAct(name string) bool {
 	for _, p := range []string{"error", "refusal_contact", "list_empty", "slots_none", "types_none", "today_empty", "agenda_empty",
-		"home_empty", "home_error", "home_desk_bookings_error", "cancel_", "create_", "help_problem", "help_unknown_command", "remind_list_error"} {
+		"home_empty", "home_error", "home_desk_bookings_error", "cancel_", "create_", "help_problem", "help_unknown_command", "remind_list_error",
+		"offer_refused_not_named", "offer_refused_booked", "offer_refused_withdrawn", "offer_refused_expired", "offer_card_withdrawn", "offer_card_expired", "offer_unclear"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

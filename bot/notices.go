@@ -24,7 +24,7 @@ type NoticeSlack interface {
 
 // noticeEvent is the metadata event type of notices. Its payload's claims
 // are the IDs (notices.Key.ID) of the changes a message tells of, by which
-// Find finds it again.
+// SlackFinder finds it again.
 const noticeEvent = "bookbot_notice"
 
 var _ NoticeSlack = (*slack.Client)(nil)
@@ -42,10 +42,7 @@ type SlackNoticePublisher struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-var (
-	_ notices.Publisher = SlackNoticePublisher{}
-	_ notices.Finder    = SlackNoticePublisher{}
-)
+var _ notices.Publisher = SlackNoticePublisher{}
 
 // Post posts n as a message of its own.
 func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notices.Notice) (notices.Message, error) {
@@ -174,64 +171,6 @@ func (p SlackNoticePublisher) waitRateLimit(ctx context.Context, err error) bool
 		sleep = pause.For
 	}
 	return sleep(ctx, wait) == nil
-}
-
-// Find looks for the notices that carry claims among the messages posted
-// at or after since: in channel, and in each of threads. It needs the
-// channels:history scope (groups:history for a private channel); without
-// it, or when bookbot is not in the channel, it fails with
-// notices.ErrCannotLook.
-func (p SlackNoticePublisher) Find(ctx context.Context, channel string, threads []notices.Message, claims []string, since time.Time) (map[string]notices.Found, error) {
-	want := map[string]bool{}
-	for _, c := range claims {
-		want[c] = true
-	}
-	found := map[string]notices.Found{}
-	look := func(ch string, msgs []slack.Message) {
-		for _, m := range msgs {
-			if m.Metadata.EventType != noticeEvent {
-				continue
-			}
-			ids, _ := m.Metadata.EventPayload["claims"].(string)
-			burst, _ := m.Metadata.EventPayload["burst"].(bool)
-			for _, id := range strings.Fields(ids) {
-				if want[id] {
-					found[id] = notices.Found{Message: notices.Message{Channel: ch, TS: m.Timestamp}, Burst: burst}
-				}
-			}
-		}
-	}
-	if err := channelHistory(ctx, p.Slack, channel, since, func(ms []slack.Message) { look(channel, ms) }); err != nil {
-		return nil, findErr("the history of "+channel, err)
-	}
-	for _, thread := range threads {
-		err := threadReplies(ctx, p.Slack, thread, since, func(ms []slack.Message) { look(thread.Channel, ms) })
-		var se slack.SlackErrorResponse
-		if errors.As(err, &se) && se.Err == "thread_not_found" {
-			continue // its first notice was deleted: nothing was posted in it
-		}
-		if err != nil {
-			return nil, findErr("a thread of "+thread.Channel, err)
-		}
-	}
-	return found, nil
-}
-
-// findErr is a failed look at where, as notices.ErrCannotLook when Slack
-// refused it for good: no scope, no access, no channel.
-func findErr(where string, err error) error {
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) {
-		switch se.Err {
-		case "missing_scope", "not_in_channel", "channel_not_found", "no_permission", "access_denied",
-			"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type":
-			return fmt.Errorf("%w: reading %s: %s", notices.ErrCannotLook, where, slackErr(err))
-		}
-	}
-	if errors.Is(err, errTooMuchHistory) {
-		return fmt.Errorf("%w: reading %s: %w", notices.ErrCannotLook, where, err)
-	}
-	return fmt.Errorf("reading %s: %w", where, err)
 }
 
 func (p SlackNoticePublisher) zone() *time.Location {

@@ -34,7 +34,7 @@ func noticeWorld(t *testing.T, h *harness) *notices.Watcher {
 	pub := bot.SlackNoticePublisher{Slack: api, Zone: berlin, Now: h.clock.Now}
 	w := notices.NewWatcher(notices.Config{
 		List: h.client, Store: store, Channel: "CNOTES", Now: h.clock.Now,
-		Publisher: pub, Finder: pub,
+		Publisher: pub, Finder: bot.SlackFinder{Slack: api},
 		Sleep: func(_ context.Context, d time.Duration) error { h.clock.Advance(d); return nil },
 	})
 	if err := w.Poll(t.Context()); err != nil {
@@ -306,17 +306,17 @@ func TestFindWithoutHistoryScope(t *testing.T) {
 	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
 	p := bot.SlackNoticePublisher{Slack: api, Zone: berlin}
 	h.sl.FailNext("conversations.history", "missing_scope")
-	_, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0)
+	_, err := finder(p).Find(t.Context(), "CNOTES", nil, []string{"x"}, t0)
 	if !errors.Is(err, notices.ErrCannotLook) || !strings.Contains(err.Error(), "missing_scope") {
 		t.Errorf("find without the scope: %v", err)
 	}
 	h.sl.FailNext("conversations.history", "internal_error")
-	if _, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); err == nil || errors.Is(err, notices.ErrCannotLook) {
+	if _, err := finder(p).Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); err == nil || errors.Is(err, notices.ErrCannotLook) {
 		t.Errorf("find when Slack fails for now: %v, want an error to try again", err)
 	}
 	// Looking further would not fit in a read: no look will.
 	p.Slack = endlessHistory{api}
-	if _, err := p.Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); !errors.Is(err, notices.ErrCannotLook) {
+	if _, err := finder(p).Find(t.Context(), "CNOTES", nil, []string{"x"}, t0); !errors.Is(err, notices.ErrCannotLook) {
 		t.Errorf("find through more history than is looked through: %v, want ErrCannotLook", err)
 	}
 }
@@ -361,7 +361,7 @@ func TestFindLooksInEachThread(t *testing.T) {
 
 	gone := notices.Message{Channel: "CNOTES", TS: "1.000001"}
 	claims := []string{"root1", "reply1", "reply2", "never"}
-	found, err := p.Find(t.Context(), "CNOTES", []notices.Message{gone, threads[0], threads[1]}, claims, t0.Add(-time.Hour))
+	found, err := finder(p).Find(t.Context(), "CNOTES", []notices.Message{gone, threads[0], threads[1]}, claims, t0.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 		}
 	}
 
-	found, err := p.Find(t.Context(), "CNOTES", nil, claims, t0.Add(-time.Hour))
+	found, err := finder(p).Find(t.Context(), "CNOTES", nil, claims, t0.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -851,3 +851,6 @@ func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
 		}
 	}
 }
+
+// finder is the finder of notices p posted.
+func finder(p bot.SlackNoticePublisher) bot.SlackFinder { return bot.SlackFinder{Slack: p.Slack} }

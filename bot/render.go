@@ -55,9 +55,16 @@ const (
 	actionAgendaTime       = "agenda_time"
 	actionAgendaDays       = "agenda_days"
 
-	callbackBooking  = "booking_create" // contract
-	callbackShortcut = "book_meeting"
-	callbackPersonal = "personal_settings"
+	actionOfferSlot     = "offer_slot" // contract
+	actionOfferPick     = "offer_pick"
+	actionOfferMore     = "offer_more"
+	actionOfferWithdraw = "offer_withdraw"
+
+	callbackBooking    = "booking_create" // contract
+	callbackOfferBook  = "offer_book"     // contract
+	callbackOfferTimes = "offer_times"
+	callbackShortcut   = "book_meeting"
+	callbackPersonal   = "personal_settings"
 )
 
 // missing stands for what a record does not have (a legacy booking's

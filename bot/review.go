@@ -13,6 +13,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // reviewFlow is `audit`, and "Mark as checked" on a review report.
@@ -44,27 +45,16 @@ const (
 // is marked reported once a post succeeds; one whose posts all fail stays
 // for the next call. Run calls it at start and every few minutes, and the
 // booking flows after each write.
+//
+// With an outbox (Config.Outbox) each entry's report is claimed in it
+// before it is posted, under reviewKey, so that of all the replicas
+// looking at once, one reports it.
 func (b *Bot) ReportReviews(ctx context.Context) {
 	if b.cfg.Journal == nil {
 		return
 	}
 	b.reviewMu.Lock()
 	defer b.reviewMu.Unlock()
-	if b.cfg.ReviewLock != nil {
-		err := b.cfg.ReviewLock(ctx, func(ctx context.Context) error {
-			b.reportReviews(ctx)
-			return nil
-		})
-		if err != nil {
-			b.log.Error("journal: the review reports' lock could not be taken; they are tried again later", "err", err)
-		}
-		return
-	}
-	b.reportReviews(ctx)
-}
-
-// reportReviews reports what the queue holds; ReportReviews holds the lock.
-func (b *Bot) reportReviews(ctx context.Context) {
 	list, err := b.cfg.Journal.Unreported()
 	if err != nil {
 		b.log.Error("journal: the review queue could not be read", "err", err)
@@ -75,6 +65,9 @@ func (b *Bot) reportReviews(ctx context.Context) {
 		return
 	}
 	for _, e := range list {
+		if !b.claimReview(ctx, e) {
+			continue
+		}
 		m := reviewMessage(e, b.keptTypes(e.Calendar))
 		var sent []string
 		for _, to := range b.reviewRecipients(e) {
@@ -84,15 +77,83 @@ func (b *Bot) reportReviews(ctx context.Context) {
 			}
 			sent = append(sent, to)
 		}
-		if len(sent) == 0 {
-			continue
-		}
-		if err := b.cfg.Journal.MarkReported(e.Seq, strings.Join(sent, ",")); err != nil {
-			b.log.Error("journal: a review report was posted but not recorded; it may be posted again", "seq", e.Seq, "err", err)
-			continue
-		}
-		b.log.Info("review report posted", "seq", e.Seq, "op", string(e.Op), "outcome", string(e.Outcome), "to", strings.Join(sent, ","))
+		b.reported(ctx, e, sent)
 	}
+}
+
+// reviewKey is the outbox key of an entry's review report.
+func reviewKey(seq uint64) string { return "review/" + strconv.FormatUint(seq, 10) }
+
+// reviewStale is how old a report's claim no post settled must be before
+// the report is made again: its process died mid-post, or well before.
+// A report made twice is better than one never made.
+const reviewStale = 2 * reviewEvery
+
+// claimReview claims e's report in the outbox, and reports whether this
+// process is to post it. An entry reported but not recorded as such in the
+// journal is recorded now; one whose claim went stale is claimed afresh.
+func (b *Bot) claimReview(ctx context.Context, e journal.Entry) bool {
+	if b.cfg.Outbox == nil {
+		return true
+	}
+	key, now := reviewKey(e.Seq), b.cfg.Now()
+	ok, err := b.cfg.Outbox.Claim(ctx, key, now, now)
+	if err != nil || ok {
+		if err != nil {
+			b.log.Error("journal: a review report could not be claimed; it is tried again later", "seq", e.Seq, "err", err)
+		}
+		return ok
+	}
+	r, found, err := b.cfg.Outbox.Lookup(ctx, key)
+	switch {
+	case err != nil:
+		b.log.Error("journal: a review report's claim could not be read; it is tried again later", "seq", e.Seq, "err", err)
+	case !found: // released since
+	case r.Posted != nil:
+		b.markReported(e, r.Posted.Channel)
+	case now.Sub(r.ClaimedAt) > reviewStale:
+		b.log.Warn("journal: a review report was claimed and never posted; it is made again", "seq", e.Seq, "claimant", r.Claimant)
+		if err := b.cfg.Outbox.Release(ctx, key); err != nil {
+			b.log.Error("journal: a stale review report's claim could not be released", "seq", e.Seq, "err", err)
+			return false
+		}
+		ok, err := b.cfg.Outbox.Claim(ctx, key, now, now)
+		return ok && err == nil
+	}
+	return false
+}
+
+// reported records where e's report went: in the outbox, then the
+// journal. A report no post reached releases its claim, for the next
+// sweep.
+func (b *Bot) reported(ctx context.Context, e journal.Entry, sent []string) {
+	key := reviewKey(e.Seq)
+	if len(sent) == 0 {
+		if b.cfg.Outbox != nil {
+			if err := b.cfg.Outbox.Release(ctx, key); err != nil {
+				b.log.Error("journal: a review report's claim could not be released; it is made again once the claim is stale", "seq", e.Seq, "err", err)
+			}
+		}
+		return
+	}
+	to := strings.Join(sent, ",")
+	if b.cfg.Outbox != nil {
+		if err := b.cfg.Outbox.Posted(ctx, key, outbox.Post{At: b.cfg.Now(), Channel: to}); err != nil {
+			b.log.Error("journal: a review report was posted but its claim not settled", "seq", e.Seq, "err", err)
+		}
+	}
+	if b.markReported(e, to) {
+		b.log.Info("review report posted", "seq", e.Seq, "op", string(e.Op), "outcome", string(e.Outcome), "to", to)
+	}
+}
+
+// markReported records in the journal that e was reported to to.
+func (b *Bot) markReported(e journal.Entry, to string) bool {
+	if err := b.cfg.Journal.MarkReported(e.Seq, to); err != nil {
+		b.log.Error("journal: a review report was posted but not recorded; it may be posted again", "seq", e.Seq, "err", err)
+		return false
+	}
+	return true
 }
 
 // reviewRecipients are where an entry is reported: the review channel, or
@@ -116,12 +177,22 @@ func (b *Bot) reviewsByDMTo(user string) bool {
 	return b.cfg.Journal != nil && b.cfg.ReviewChannel == "" && len(b.cfg.Reviewers) > 0 && b.cfg.Reviewers[0] == user
 }
 
-// reviewLoop reports at start and then every reviewEvery until ctx ends.
+// reviewKeep is how long the outbox keeps a review report's record: its
+// entry is marked reported in the journal long before.
+const reviewKeep = 7 * 24 * time.Hour
+
+// reviewLoop reports at start and then every reviewEvery until ctx ends,
+// and forgets the records of reports made long ago.
 func (b *Bot) reviewLoop(ctx context.Context) {
 	t := time.NewTicker(reviewEvery)
 	defer t.Stop()
 	for {
 		b.ReportReviews(ctx)
+		if b.cfg.Outbox != nil && b.cfg.Journal != nil {
+			if err := b.cfg.Outbox.Prune(ctx, "review/", b.cfg.Now().Add(-reviewKeep)); err != nil && ctx.Err() == nil {
+				b.log.Warn("journal: old review reports' records not pruned", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -3,9 +3,7 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -98,47 +97,75 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	}
 }
 
-// With replicas, the reports are made holding the lock they share, so an
-// entry is reported once however many look; while the lock cannot be
-// taken, none is made, and the entry waits for a later sweep.
-func TestReviewsAreReportedHoldingTheSharedLock(t *testing.T) {
+// With an outbox (replicas share one), each entry's report is claimed in
+// it before it is posted. A claim another process holds keeps the report
+// back: it may be posting it now. Once that claim is stale (its process
+// died mid-post), the report is made, once.
+func TestReviewsAreClaimedInTheOutbox(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex // held as the lock is
-	lockErr := errors.New("database unreachable")
-	madeInside := 0 // reports made while the lock was held
-	h, _ := journaledHarness(t, true, func(h *harness, cfg *bot.Config) {
-		cfg.ReviewLock = func(ctx context.Context, fn func(context.Context) error) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if lockErr != nil {
-				return lockErr
-			}
-			before := len(messagesIn(h, reviewChannel, "needs a human look"))
-			err := fn(ctx)
-			madeInside += len(messagesIn(h, reviewChannel, "needs a human look")) - before
-			return err
-		}
-	})
+	box := openOutbox(t)
+	h, _ := journaledHarness(t, true, func(h *harness, cfg *bot.Config) { cfg.Outbox = box })
+	// Another replica claimed the first entry's report, and died.
+	if ok, err := box.Claim(t.Context(), "review/1", h.clock.Now(), h.clock.Now()); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
 	bookUnclear(h, 503)
 	h.dm(ada, "Probably not booked")
 	h.drain()
 	h.bot.ReportReviews(h.ctx())
 	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 0 {
-		t.Fatalf("%d reports made without the lock, want none", n)
-	}
-	if !strings.Contains(h.logs.String(), "the review reports' lock could not be taken") {
-		t.Errorf("the lock not taken is not logged:\n%s", h.logs)
+		t.Fatalf("%d reports while another process holds the claim, want none", n)
 	}
 
-	mu.Lock()
-	lockErr = nil
-	mu.Unlock()
+	h.clock.Advance(11 * time.Minute)
 	h.bot.ReportReviews(h.ctx())
-	mu.Lock()
-	defer mu.Unlock()
-	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 1 || madeInside != 1 {
-		t.Errorf("%d reports once the lock is taken, %d of them holding it; want 1, 1", n, madeInside)
+	h.bot.ReportReviews(h.ctx())
+	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 1 {
+		t.Errorf("%d reports once the claim is stale, want 1", n)
 	}
+	if !strings.Contains(h.logs.String(), "claimed and never posted") {
+		t.Errorf("the stale claim is not logged:\n%s", h.logs)
+	}
+	if r, ok, err := box.Lookup(t.Context(), "review/1"); err != nil || !ok || r.Posted == nil || r.Posted.Channel != reviewChannel {
+		t.Errorf("the report's record = %+v, %v, %v; want posted to %s", r, ok, err, reviewChannel)
+	}
+}
+
+// A report another replica posted, but could not record in the journal,
+// is recorded, not posted again.
+func TestReviewPostedElsewhereIsRecordedNotPosted(t *testing.T) {
+	t.Parallel()
+	box := openOutbox(t)
+	h, j := journaledHarness(t, true, func(h *harness, cfg *bot.Config) { cfg.Outbox = box })
+	if ok, err := box.Claim(t.Context(), "review/1", h.clock.Now(), h.clock.Now()); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if err := box.Posted(t.Context(), "review/1", outbox.Post{At: h.clock.Now(), Channel: reviewChannel}); err != nil {
+		t.Fatal(err)
+	}
+	bookUnclear(h, 503)
+	h.dm(ada, "Probably not booked")
+	h.drain()
+	h.bot.ReportReviews(h.ctx())
+	if n := len(messagesIn(h, reviewChannel, "needs a human look")); n != 0 {
+		t.Errorf("%d reports of an entry reported elsewhere, want none", n)
+	}
+	if list, err := j.Unreported(); err != nil || len(list) != 0 {
+		t.Errorf("unreported = %+v, %v; want none", list, err)
+	}
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Errorf("awaiting review = %d, want 1", n)
+	}
+}
+
+// openOutbox is an outbox of the test's own.
+func openOutbox(t *testing.T) outbox.Store {
+	t.Helper()
+	db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db.Outbox()
 }
 
 // Without a review channel the first reviewer gets the report; the person

@@ -23,12 +23,16 @@ type flow struct {
 	suggestions map[string]func(query string) any
 	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
 	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
+	// public are the action and view callback IDs above that people not
+	// on the allow-list may use: an offer is their permission, and the
+	// handler answers only about it.
+	public []string
 }
 
 // flows are bookbot's flows, each registered by its file. The help lists
 // their subcommands in this order.
 func flows() []flow {
-	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
+	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
 }
 
 // A command is a subcommand of the slash command.
@@ -75,6 +79,7 @@ type routes struct {
 	suggestions map[string]func(query string) any
 	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
 	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
+	public      map[string]bool
 }
 
 func newRoutes(fs []flow) routes {
@@ -85,8 +90,12 @@ func newRoutes(fs []flow) routes {
 		suggestions: map[string]func(query string) any{},
 		shortcuts:   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback){},
 		events:      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent){},
+		public:      map[string]bool{},
 	}
 	for _, f := range fs {
+		for _, id := range f.public {
+			r.public[id] = true
+		}
 		for _, c := range f.commands {
 			register(r.commands, "subcommand", c.name, c)
 		}
@@ -153,7 +162,7 @@ func unknownCommand(text string) string {
 // escapes the data in it, once.
 func helpMessage(cmd, problem string) message {
 	c := escape(cmd)
-	lines := []string{"*bookbot* books meetings on the owner's calendar. What it answers here is visible only to you; the evening digest and live notices of bookings are posted to their channels for everyone there. Your reminders and agenda are also in App Home (*Change…*)."}
+	lines := []string{"*bookbot* books meetings on the owner's calendar. What it answers here is visible only to you; the evening digest and live notices of bookings are posted to their channels for everyone there, and an offer's card to the conversation it was made in. Your reminders and agenda are also in App Home (*Change…*)."}
 	var briefs []string
 	for _, f := range flows() {
 		for _, sub := range f.commands {
@@ -194,7 +203,10 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 	if teamID == "" {
 		teamID = cb.User.TeamID
 	}
-	ok, refusal := b.permitted(teamID, cb.User.ID)
+	ok, refusal := true, (*message)(nil)
+	if !b.routes.public[publicID(cb)] || b.cfg.TeamID != "" && teamID != "" && teamID != b.cfg.TeamID {
+		ok, refusal = b.permitted(teamID, cb.User.ID)
+	}
 	if !ok {
 		switch cb.Type {
 		case slack.InteractionTypeBlockSuggestion:
@@ -239,6 +251,20 @@ func (b *Bot) interaction(later *jobs, cb slack.InteractionCallback) any {
 		b.modals.drop(cb.View.ID)
 	}
 	return nil
+}
+
+// publicID is what an interaction answers: the action pressed, or the view
+// submitted or closed.
+func publicID(cb slack.InteractionCallback) string {
+	switch cb.Type {
+	case slack.InteractionTypeBlockActions:
+		if len(cb.ActionCallback.BlockActions) > 0 {
+			return cb.ActionCallback.BlockActions[0].ActionID
+		}
+	case slack.InteractionTypeViewSubmission, slack.InteractionTypeViewClosed:
+		return cb.View.CallbackID
+	}
+	return ""
 }
 
 // eventsAPI handles Events API callbacks of the workspace.

@@ -78,9 +78,11 @@ func (s signer) open(signed string) (string, bool) {
 	return meta, true
 }
 
-// view signs a booking form's metadata; other views are left as they are.
+// view signs the metadata of a booking form and of an offer's modals; other
+// views are left as they are.
 func (s signer) view(v slack.ModalViewRequest) slack.ModalViewRequest {
-	if v.CallbackID == callbackBooking {
+	switch v.CallbackID {
+	case callbackBooking, callbackOfferBook, callbackOfferTimes:
 		v.PrivateMetadata = s.sign(v.PrivateMetadata)
 	}
 	return v

@@ -10,12 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/pause"
-	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // ephemeral is a slash command's ack payload: an instant reply only the
@@ -230,6 +232,92 @@ type HistoryReader interface {
 
 var _ HistoryReader = (*slack.Client)(nil)
 
+// SlackFinder finds the messages bookbot posted by what their metadata
+// carries (outbox.Finder): for every kind of post, the one look in Slack's
+// history that settles a claim whose post's answer never came. It needs
+// the channels:history scope (groups:history for a private channel);
+// without it, or when bookbot is not in the channel, it fails with
+// outbox.ErrCannotLook.
+type SlackFinder struct {
+	Slack HistoryReader
+}
+
+var _ outbox.Finder = SlackFinder{}
+
+// Find looks for the messages that carry keys among those posted at or
+// after since: in channel, and in each of threads. Where several carry a
+// key, the oldest is the one found.
+func (f SlackFinder) Find(ctx context.Context, channel string, threads []outbox.Message, keys []string, since time.Time) (map[string]outbox.Found, error) {
+	if f.Slack == nil {
+		return nil, errors.New("no Slack client")
+	}
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	found := map[string]outbox.Found{}
+	look := func(ch string, msgs []slack.Message) {
+		for _, m := range msgs {
+			carries, burst := carried(m)
+			for _, k := range carries {
+				if want[k] {
+					found[k] = outbox.Found{Message: outbox.Message{Channel: ch, TS: m.Timestamp}, Burst: burst}
+				}
+			}
+		}
+	}
+	if err := channelHistory(ctx, f.Slack, channel, since, func(ms []slack.Message) { look(channel, ms) }); err != nil {
+		return nil, findErr("the history of "+channel, err)
+	}
+	for _, thread := range threads {
+		err := threadReplies(ctx, f.Slack, thread, since, func(ms []slack.Message) { look(thread.Channel, ms) })
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && se.Err == "thread_not_found" {
+			continue // its first message was deleted: nothing was posted in it
+		}
+		if err != nil {
+			return nil, findErr("a thread of "+thread.Channel, err)
+		}
+	}
+	return found, nil
+}
+
+// carried is what a message bookbot posted carries for SlackFinder: a
+// digest's first message, its date's key (digest.Key); a notice, its
+// keys' IDs (notices.Key.ID), and whether it is a burst.
+func carried(m slack.Message) (keys []string, burst bool) {
+	p := m.Metadata.EventPayload
+	switch m.Metadata.EventType {
+	case digestEvent:
+		date, _ := p["date"].(string)
+		if day, err := time.Parse(time.DateOnly, date); err == nil {
+			return []string{digest.Key(day)}, false
+		}
+	case noticeEvent:
+		ids, _ := p["claims"].(string)
+		burst, _ := p["burst"].(bool)
+		return strings.Fields(ids), burst
+	}
+	return nil, false
+}
+
+// findErr is a failed look at where, as outbox.ErrCannotLook when Slack
+// refused it for good: no scope, no access, no channel.
+func findErr(where string, err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		switch se.Err {
+		case "missing_scope", "not_in_channel", "channel_not_found", "no_permission", "access_denied",
+			"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type":
+			return fmt.Errorf("%w: reading %s: %s", outbox.ErrCannotLook, where, slackErr(err))
+		}
+	}
+	if errors.Is(err, errTooMuchHistory) {
+		return fmt.Errorf("%w: reading %s: %w", outbox.ErrCannotLook, where, err)
+	}
+	return fmt.Errorf("reading %s: %w", where, err)
+}
+
 // historyPages bounds a look back through a channel or a thread: past it,
 // what bookbot looks for (a post cut short) is not looked for further.
 const historyPages = 10
@@ -260,7 +348,7 @@ func channelHistory(ctx context.Context, sl HistoryReader, channel string, since
 
 // threadReplies passes visit the thread's messages posted at or after
 // since, page by page, oldest first.
-func threadReplies(ctx context.Context, sl HistoryReader, thread notices.Message, since time.Time, visit func([]slack.Message)) error {
+func threadReplies(ctx context.Context, sl HistoryReader, thread outbox.Message, since time.Time, visit func([]slack.Message)) error {
 	cursor := ""
 	for range historyPages {
 		msgs, more, next, err := sl.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{

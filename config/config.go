@@ -89,6 +89,8 @@ type Config struct {
 	NotifyInterval      time.Duration     // NOTIFY_INTERVAL, at least 15 seconds
 	NotifyIncludeEmails bool              // NOTIFY_INCLUDE_EMAILS
 
+	OfferTTL time.Duration // OFFER_TTL: how long an offer card can be booked from
+
 	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
 	BookingPage   string        // BOOKBOT_BOOKING_PAGE_URL, an absolute http(s) URL; "" means none
 	DatabaseURL   Secret        // BOOKBOT_DATABASE_URL or the contents of BOOKBOT_DATABASE_URL_FILE: postgres:// or postgresql://; zero for the embedded store
@@ -219,6 +221,12 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 		c.NotifyInterval = d
 	} else {
 		l.add("NOTIFY_INTERVAL", "NOTIFY_INTERVAL must be a duration from 15s to 24h, such as 1m or 30s; got %q", clip(s.NotifyInterval))
+	}
+
+	if d, err := time.ParseDuration(s.OfferTTL); err == nil && d >= time.Minute && d <= 720*time.Hour {
+		c.OfferTTL = d
+	} else {
+		l.add("OFFER_TTL", "OFFER_TTL must be a duration from 1m to 720h, such as 168h (a week); got %q", clip(s.OfferTTL))
 	}
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)

@@ -140,6 +140,7 @@ func TestDefaults(t *testing.T) {
 		StateDir:       "./bookbot-state",
 		JournalKeep:    90 * 24 * time.Hour,
 		NotifyInterval: time.Minute,
+		OfferTTL:       7 * 24 * time.Hour,
 		HTTPAddr:       "127.0.0.1:8080",
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "json",
@@ -201,6 +202,7 @@ func TestValid(t *testing.T) {
 		}},
 		{"notify interval", []string{"NOTIFY_INTERVAL", "15s"}, func(c *config.Config) bool { return c.NotifyInterval == 15*time.Second }},
 		{"notify include emails", []string{"NOTIFY_INCLUDE_EMAILS", "true"}, func(c *config.Config) bool { return c.NotifyIncludeEmails }},
+		{"offer ttl", []string{"OFFER_TTL", "48h"}, func(c *config.Config) bool { return c.OfferTTL == 48*time.Hour }},
 		{"database url", []string{"BOOKBOT_DATABASE_URL", "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require"}, func(c *config.Config) bool {
 			return c.DatabaseURL.Value() == "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require" && fmt.Sprint(c.DatabaseURL) != c.DatabaseURL.Value()
 		}},
@@ -302,6 +304,8 @@ func TestInvalid(t *testing.T) {
 		{"notify routes twice", []string{"NOTIFY_ROUTES", "a=C01,a=C02"}, "NOTIFY_ROUTES", `two channels for "a"`},
 		{"notify interval too short", []string{"NOTIFY_INTERVAL", "10s"}, "NOTIFY_INTERVAL", "from 15s"},
 		{"notify interval not a duration", []string{"NOTIFY_INTERVAL", "5"}, "NOTIFY_INTERVAL", `got "5"`},
+		{"offer ttl too long", []string{"OFFER_TTL", "1000h"}, "OFFER_TTL", "from 1m to 720h"},
+		{"offer ttl not a duration", []string{"OFFER_TTL", "7d"}, "OFFER_TTL", `got "7d"`},
 		{"notify include emails", []string{"NOTIFY_INCLUDE_EMAILS", "maybe"}, "NOTIFY_INCLUDE_EMAILS", "true or false"},
 		{"database url not postgres", []string{"BOOKBOT_DATABASE_URL", "mysql://u:hunter2@db/bookbot"}, "BOOKBOT_DATABASE_URL", "postgres://bookbot@db.example.com"},
 		{"database url without host", []string{"BOOKBOT_DATABASE_URL", "postgres:///bookbot"}, "BOOKBOT_DATABASE_URL", "not shown here"},
@@ -865,6 +869,7 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 		"NOTIFY_CHANNEL":              "C0789",
 		"NOTIFY_ROUTES":               "intro-call=C0790",
 		"NOTIFY_INTERVAL":             "30s",
+		"OFFER_TTL":                   "24h",
 		"NOTIFY_INCLUDE_EMAILS":       "true",
 		"BOOKBOT_BOOKING_PAGE_URL":    "https://cal.example.com/ada",
 		"BOOKBOT_STATE_DIR":           "/srv/bookbot",

@@ -34,7 +34,7 @@ type settings struct {
 
 	AllowInsecureHTTP bool `env:"BOOKBOT_ALLOW_INSECURE_HTTP" envDefault:"false" meaning:"true allows plain http:// to a host other than this machine in BOOKING_BASE_URL and SLACK_API_URL, sending the API key or Slack tokens unencrypted (each command then warns); loopback needs no permission"`
 
-	AllowedUsers []string `env:"BOOKBOT_ALLOWED_USERS" meaning:"comma-separated Slack user IDs (U…/W…) who may use the bot; everyone else is refused; required unless BOOKBOT_ALLOW_ALL=true"`
+	AllowedUsers []string `env:"BOOKBOT_ALLOWED_USERS" meaning:"comma-separated Slack user IDs (U…/W…) who may use the bot; everyone else is refused, except that a person an allowed user offered times to (/booking offer) may book one of them, and nothing else; required unless BOOKBOT_ALLOW_ALL=true"`
 	AllowAll     bool     `env:"BOOKBOT_ALLOW_ALL" envDefault:"false" meaning:"true lets everyone in the workspace use the bot; BOOKBOT_ALLOWED_USERS is then not needed and not consulted"`
 	Command      string   `env:"BOOKBOT_COMMAND" envDefault:"/booking" meaning:"the slash command name: a / then up to 31 lowercase letters, digits, - or _"`
 
@@ -48,6 +48,8 @@ type settings struct {
 	NotifyRoutes        string `env:"NOTIFY_ROUTES" meaning:"slug=CHANNEL,slug=CHANNEL: an event type's notices go to that channel instead of NOTIFY_CHANNEL"`
 	NotifyInterval      string `env:"NOTIFY_INTERVAL" envDefault:"1m" meaning:"how often the bookings list is read for notices, a Go duration from 15s"`
 	NotifyIncludeEmails bool   `env:"NOTIFY_INCLUDE_EMAILS" envDefault:"false" meaning:"true shows attendees' email addresses in notices"`
+
+	OfferTTL string `env:"OFFER_TTL" envDefault:"168h" meaning:"how long an offer card (/booking offer) can be booked from, a Go duration from 1m to 720h"`
 
 	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where outcomes that need a human look are posted"`
 	BookingPage     string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`

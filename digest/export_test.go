@@ -17,7 +17,7 @@ func openLedger(t *testing.T, dir string, now func() time.Time) Ledger {
 
 func mustClaim(t *testing.T, l Ledger, day time.Time, want bool) {
 	t.Helper()
-	ok, err := l.Claim(t.Context(), day)
+	ok, err := l.Claim(t.Context(), Key(day))
 	if err != nil {
 		t.Fatal(err)
 	}

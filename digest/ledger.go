@@ -2,9 +2,12 @@ package digest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // DefaultStaleAfter is how long a claim may stay unfinished before the
@@ -14,16 +17,16 @@ import (
 const DefaultStaleAfter = 10 * time.Minute
 
 // Ledger records which dates were posted: it is what makes the digest
-// exactly-once per date. A Runner claims a date before it posts and
-// records the post after it, so that of all the processes sharing one
-// ledger, one posts each date. The embedded store (store/bolt) keeps it
-// in a file on one machine; store/pg's DigestLedger keeps it in PostgreSQL
-// for replicas on several. Package ledgertest holds every implementation
-// to this:
+// exactly-once per date. A Runner claims a date's key (Key, or FailureKey
+// for the notice that the day's digest could not be built) before it posts
+// and records the post after it, so that of all the processes sharing one
+// ledger, one posts each. NewLedger keeps it in an outbox (outbox.Store),
+// the embedded store's or PostgreSQL's; package ledgertest holds it to
+// this:
 //
 //   - A date is day's calendar date in day's own location.
 //   - Claim returns true to exactly one caller among any number at once,
-//     on any handle. A date stays claimed until it is released: a claim
+//     on any handle. A key stays claimed until it is released: a claim
 //     that is never completed is not taken over by a later Claim.
 //   - Once such a claim is older than StaleAfter by the ledger's clock,
 //     Status reports it Stale (so Done), and the ledger logs an error: its
@@ -32,36 +35,95 @@ const DefaultStaleAfter = 10 * time.Minute
 //     the ledger does not retry the date; the log tells a person to check
 //     the channel. Release still drops a stale claim (a Runner with a
 //     Finder does so once the channel shows the digest is not there).
-//   - Posted records the post on the date, keeping its claim's time (zero
-//     when the date was not claimed); again, it replaces the record.
-//   - Release drops a date's claim, so the date may be claimed again; on an
-//     unclaimed date it does nothing; a posted date cannot be released: it
-//     fails, and the date stays posted.
-//   - The failure notice of a date (ClaimNotice, NoticePosted,
-//     ReleaseNotice) is claimed, recorded and released the same way, apart
-//     from the date's digest.
+//   - Posted records the post on the key's claim, keeping its time, and
+//     fails when the key holds no claim; again, it replaces the record.
+//   - Release drops a key's claim, so the key may be claimed again; on an
+//     unclaimed key it does nothing; a posted key cannot be released: it
+//     fails, and the key stays posted.
+//   - A date's digest and its failure notice are claimed, recorded and
+//     released apart.
 //   - What a handle records is there for every other handle, and after a
 //     restart.
 //   - With a context already done, every method fails with an error that
 //     matches the context's error, and records nothing.
 type Ledger interface {
-	// Claim claims the date: true when this caller may post it, false when
+	// Claim claims the key: true when this caller may post it, false when
 	// it is claimed (stale or not) or posted.
-	Claim(ctx context.Context, day time.Time) (bool, error)
-	// Posted records that the date was posted, as info tells.
-	Posted(ctx context.Context, day time.Time, info PostInfo) error
-	// Release drops the date's claim after a post that certainly failed.
-	Release(ctx context.Context, day time.Time) error
-	// Status reports where the date stands.
-	Status(ctx context.Context, day time.Time) (Status, error)
+	Claim(ctx context.Context, key string) (bool, error)
+	// Posted records that the key was posted, as info tells.
+	Posted(ctx context.Context, key string, info PostInfo) error
+	// Release drops the key's claim after a post that certainly failed.
+	Release(ctx context.Context, key string) error
+	// Status reports where the key stands.
+	Status(ctx context.Context, key string) (Status, error)
+}
 
-	// ClaimNotice claims the posting of the date's failure notice: true
-	// when this caller may post it.
-	ClaimNotice(ctx context.Context, day time.Time) (bool, error)
-	// NoticePosted records that the date's failure notice was posted.
-	NoticePosted(ctx context.Context, day time.Time, info PostInfo) error
-	// ReleaseNotice drops the claim of the date's failure notice.
-	ReleaseNotice(ctx context.Context, day time.Time) error
+// Key is the outbox key of day's digest: "digest/2026-11-24".
+func Key(day time.Time) string { return "digest/" + dateKey(day) }
+
+// FailureKey is the outbox key of the notice that day's digest could not
+// be built: "digest-failure/2026-11-24".
+func FailureKey(day time.Time) string { return "digest-failure/" + dateKey(day) }
+
+// NewLedger is the Ledger kept in box, whose clock, staleness and log o
+// sets.
+func NewLedger(box outbox.Store, o LedgerOptions) Ledger { return &ledger{box: box, o: o} }
+
+type ledger struct {
+	box outbox.Store
+	o   LedgerOptions
+}
+
+func (l *ledger) Claim(ctx context.Context, key string) (bool, error) {
+	now := l.o.now()
+	ok, err := l.box.Claim(ctx, key, now, now)
+	if err != nil || ok {
+		return ok, err
+	}
+	if _, err := l.Status(ctx, key); err != nil { // logs a stale claim
+		return false, err
+	}
+	return false, nil
+}
+
+// postDetail is what the outbox keeps of a PostInfo beyond where it was
+// posted, under the same names.
+type postDetail struct {
+	Entries   int  `json:"entries"`
+	Empty     bool `json:"empty,omitempty"`
+	Uncertain bool `json:"uncertain,omitempty"`
+}
+
+func (l *ledger) Posted(ctx context.Context, key string, info PostInfo) error {
+	detail, err := json.Marshal(postDetail{Entries: info.Entries, Empty: info.Empty, Uncertain: info.Uncertain})
+	if err != nil {
+		return fmt.Errorf("digest ledger: %s: %w", key, err)
+	}
+	return l.box.Posted(ctx, key, outbox.Post{At: info.At, Channel: info.Channel, TS: info.TS, Detail: detail})
+}
+
+func (l *ledger) Release(ctx context.Context, key string) error { return l.box.Release(ctx, key) }
+
+func (l *ledger) Status(ctx context.Context, key string) (Status, error) {
+	r, found, err := l.box.Lookup(ctx, key)
+	switch {
+	case err != nil:
+		return Status{}, err
+	case !found:
+		return Status{State: StateNone}, nil
+	case r.Posted == nil:
+		return l.o.claimStatus(key, r.ClaimedAt, slog.String("claimant", r.Claimant)), nil
+	}
+	var d postDetail
+	if len(r.Posted.Detail) > 0 {
+		if err := json.Unmarshal(r.Posted.Detail, &d); err != nil {
+			return Status{}, fmt.Errorf("digest ledger: %s: %w", key, err)
+		}
+	}
+	p := r.Posted
+	return Status{State: StatePosted, ClaimedAt: r.ClaimedAt, Info: PostInfo{
+		At: p.At, Channel: p.Channel, TS: p.TS, Entries: d.Entries, Empty: d.Empty, Uncertain: d.Uncertain,
+	}}, nil
 }
 
 // LedgerOptions are the settings a ledger of either kind takes.
@@ -98,12 +160,10 @@ func (o LedgerOptions) staleAfter() time.Duration {
 	return DefaultStaleAfter
 }
 
-// ClaimStatus is the Status of an unfinished claim made at claimedAt, as
-// every Ledger judges it: stale when it is older than StaleAfter by Now,
-// and then logged as an error naming key (the date, and which post) and
-// attrs (where the claim is kept, and who made it). Ledgers call it so
-// that they judge and report alike.
-func (o LedgerOptions) ClaimStatus(key string, claimedAt time.Time, attrs ...slog.Attr) Status {
+// ClaimStatus is the Status of an unfinished claim made at claimedAt: stale
+// when it is older than StaleAfter by Now, and then logged as an error
+// naming key (the date, and which post) and attrs (who made it).
+func (o LedgerOptions) claimStatus(key string, claimedAt time.Time, attrs ...slog.Attr) Status {
 	st := Status{State: StateClaimed, ClaimedAt: claimedAt}
 	if age := o.now().Sub(claimedAt); age > o.staleAfter() {
 		st.Stale = true

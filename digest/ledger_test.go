@@ -15,6 +15,6 @@ func init() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return db.Ledger(o)
+		return digest.NewLedger(db.Outbox(), o)
 	}
 }

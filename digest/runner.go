@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // Source is where bookings come from. *booking.Client satisfies it.
@@ -27,15 +28,6 @@ type Publisher interface {
 	// PublishFailure posts a short notice that the digest of day could not
 	// be built. reason is a short, safe phrase: no secrets or stack traces.
 	PublishFailure(ctx context.Context, channel string, day time.Time, zone *time.Location, reason string) error
-}
-
-// Finder finds a day's digest in Slack: the date its first message
-// carries. It settles a claim no run finished, whose process died between
-// claiming the date and recording the post.
-type Finder interface {
-	// FindDigest returns the first message of day's digest posted in
-	// channel at or after since; found is false when there is none.
-	FindDigest(ctx context.Context, channel string, day time.Time, since time.Time) (ts string, found bool, err error)
 }
 
 // SettleAfter is how long after its claim a date no run finished is looked
@@ -88,10 +80,11 @@ func afterwards(ctx context.Context, call func(ctx context.Context) error) error
 type Runner struct {
 	Source    Source
 	Publisher Publisher
-	Ledger    Ledger // store/bolt's Ledger, or store/pg's DigestLedger
-	// Finder, when set, settles a date no run finished (see SettleAfter);
+	Ledger    Ledger // NewLedger, over the store's outbox
+	// Finder, when set, settles a date no run finished (see SettleAfter)
+	// by finding its digest's first message, which carries the date's Key;
 	// without it such a date is never posted again.
-	Finder Finder
+	Finder outbox.Finder
 
 	Channel       string
 	Zone          *time.Location // nil: UTC
@@ -159,12 +152,12 @@ func (r *Runner) run(ctx context.Context, day time.Time) (Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 
-	ok, err := r.Ledger.Claim(runCtx, day)
+	ok, err := r.Ledger.Claim(runCtx, Key(day))
 	if err != nil {
 		return res, err
 	}
 	if !ok {
-		st, err := r.Ledger.Status(runCtx, day)
+		st, err := r.Ledger.Status(runCtx, Key(day))
 		if err != nil {
 			return res, err
 		}
@@ -237,21 +230,21 @@ func (r *Runner) settle(ctx context.Context, day time.Time, st Status, log *slog
 		return false, nil
 	}
 	log = log.With(slog.Time("claimed_at", st.ClaimedAt))
-	ts, found, err := r.Finder.FindDigest(ctx, r.Channel, day, st.ClaimedAt.Add(-time.Minute))
+	found, err := r.Finder.Find(ctx, r.Channel, nil, []string{Key(day)}, st.ClaimedAt.Add(-time.Minute))
 	if err != nil {
 		log.Error("digest: a run that did not finish left the date claimed, and the channel could not be read to tell whether it posted; not posting it again, check the channel",
 			slog.String("channel", r.Channel), slog.Any("err", err))
 		return false, nil
 	}
-	if found {
-		log.Info("digest: a run that did not finish had posted the date; recorded", slog.String("ts", ts))
-		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: ts})
+	if m, ok := found[Key(day)]; ok {
+		log.Info("digest: a run that did not finish had posted the date; recorded", slog.String("ts", m.TS))
+		return false, r.posted(ctx, day, PostInfo{At: r.now(), Channel: r.Channel, TS: m.TS})
 	}
 	log.Info("digest: a run that did not finish left the date claimed, and it is not in the channel; posting it now")
-	if err := r.Ledger.Release(ctx, day); err != nil {
+	if err := r.Ledger.Release(ctx, Key(day)); err != nil {
 		return false, err
 	}
-	return r.Ledger.Claim(ctx, day)
+	return r.Ledger.Claim(ctx, Key(day))
 }
 
 // Preview builds the digest of day without posting or recording it, for
@@ -330,14 +323,14 @@ func (r *Runner) publish(ctx context.Context, d Digest) (string, error) {
 // posted records the post in the ledger, even when ctx was cancelled
 // after it went out.
 func (r *Runner) posted(ctx context.Context, day time.Time, info PostInfo) error {
-	return afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, day, info) })
+	return afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, Key(day), info) })
 }
 
 // release drops the claim of a post that certainly failed, even when ctx
 // was cancelled: otherwise the claim would go stale and the date be
 // treated as posted.
 func (r *Runner) release(ctx context.Context, day time.Time, log *slog.Logger) {
-	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, day) }); err != nil {
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, Key(day)) }); err != nil {
 		log.Error("digest: releasing the claim failed; the date will not be retried until the claim goes stale", slog.Any("err", err))
 	}
 }
@@ -347,7 +340,7 @@ func (r *Runner) release(ctx context.Context, day time.Time, log *slog.Logger) {
 func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Location, cause error, log *slog.Logger) {
 	var ok bool
 	err := afterwards(ctx, func(ctx context.Context) (err error) {
-		ok, err = r.Ledger.ClaimNotice(ctx, day)
+		ok, err = r.Ledger.Claim(ctx, FailureKey(day))
 		return err
 	})
 	if err != nil {
@@ -364,14 +357,14 @@ func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Lo
 	if err := r.Publisher.PublishFailure(pctx, r.Channel, day, zone, reason); err != nil {
 		log.Error("digest: posting the failure notice failed", slog.Any("err", err), slog.Any("cause", cause))
 		if !errors.Is(err, ErrMaybePosted) {
-			if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.ReleaseNotice(ctx, day) }); err != nil {
+			if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Release(ctx, FailureKey(day)) }); err != nil {
 				log.Error("digest: releasing the failure notice claim failed", slog.Any("err", err))
 			}
 			return
 		}
 	}
 	info := PostInfo{At: r.now(), Channel: r.Channel}
-	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.NoticePosted(ctx, day, info) }); err != nil {
+	if err := afterwards(ctx, func(ctx context.Context) error { return r.Ledger.Posted(ctx, FailureKey(day), info) }); err != nil {
 		log.Error("digest: recording the failure notice failed", slog.Any("err", err))
 	}
 	log.Warn("digest could not be built; failure notice posted", slog.String("reason", reason), slog.Any("err", cause))

@@ -84,7 +84,7 @@ func TestRunPostsOnce(t *testing.T) {
 	if d.Entries[0].EventTitle != "Intro call" || d.Entries[0].Start.Format("15:04") != "09:00" || d.Entries[0].Start.Location() != berlin {
 		t.Errorf("first entry = %+v", d.Entries[0])
 	}
-	st, err := env.ledger.Status(t.Context(), day)
+	st, err := env.ledger.Status(t.Context(), Key(day))
 	if err != nil || st.State != StatePosted || st.Info.Entries != 3 || st.Info.Channel != "C0DIGEST" {
 		t.Errorf("ledger = %+v, %v", st, err)
 	}
@@ -161,7 +161,7 @@ func TestRunBookingsDownThenRecovered(t *testing.T) {
 	if strings.Contains(fails[0].Reason, "nginx") || strings.Contains(fails[0].Reason, "<") {
 		t.Errorf("notice leaks the response: %q", fails[0].Reason)
 	}
-	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), Key(day)); st.State != StateNone {
 		t.Errorf("claim not released: %+v", st)
 	}
 
@@ -220,7 +220,7 @@ func TestRunSkipEmpty(t *testing.T) {
 	if n := len(env.pub.Digests()); n != 0 {
 		t.Errorf("%d digests for an empty day with SkipEmpty", n)
 	}
-	st, _ := env.ledger.Status(t.Context(), sunday)
+	st, _ := env.ledger.Status(t.Context(), Key(sunday))
 	if st.State != StatePosted || !st.Info.Empty {
 		t.Errorf("ledger = %+v", st)
 	}
@@ -250,7 +250,7 @@ func TestRunPublishFailures(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); err == nil || !strings.Contains(err.Error(), "channel_not_found") {
 		t.Fatalf("run: %v", err)
 	}
-	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), Key(day)); st.State != StateNone {
 		t.Errorf("claim kept after a definite failure: %+v", st)
 	}
 
@@ -259,7 +259,7 @@ func TestRunPublishFailures(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); !errors.Is(err, ErrMaybePosted) {
 		t.Fatalf("run: %v", err)
 	}
-	st, _ := env.ledger.Status(t.Context(), day)
+	st, _ := env.ledger.Status(t.Context(), Key(day))
 	if st.State != StatePosted || !st.Info.Uncertain {
 		t.Errorf("ledger after an uncertain post = %+v", st)
 	}
@@ -287,7 +287,7 @@ func TestRunKeepsTheMessageTimestamp(t *testing.T) {
 	if _, err := env.runner.Run(t.Context(), day); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := env.ledger.Status(t.Context(), day); st.Info.TS != "1763917203.000100" {
+	if st, _ := env.ledger.Status(t.Context(), Key(day)); st.Info.TS != "1763917203.000100" {
 		t.Errorf("ledger = %+v", st)
 	}
 }
@@ -316,7 +316,7 @@ func TestPreviewRecordsNothing(t *testing.T) {
 	if len(d.Entries) != 3 || !strings.HasPrefix(d.Text(false), "Bookings for Tuesday, 24 November 2026 (Europe/Berlin)\n3 bookings\n09:00–09:15  Intro call — Ada Lovelace\n") {
 		t.Errorf("preview:\n%s", d.Text(false))
 	}
-	if st, _ := env.ledger.Status(t.Context(), day); st.State != StateNone {
+	if st, _ := env.ledger.Status(t.Context(), Key(day)); st.State != StateNone {
 		t.Errorf("preview touched the ledger: %+v", st)
 	}
 	if len(env.pub.Digests()) != 0 {
@@ -363,7 +363,7 @@ func TestRunRecordsAPostMadeWhileShuttingDown(t *testing.T) {
 	if _, err := env.runner.Run(ctx, day); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := env.ledger.Status(t.Context(), day); err != nil || st.State != StatePosted {
+	if st, err := env.ledger.Status(t.Context(), Key(day)); err != nil || st.State != StatePosted {
 		t.Errorf("ledger = %+v, %v; want posted", st, err)
 	}
 
@@ -376,7 +376,7 @@ func TestRunRecordsAPostMadeWhileShuttingDown(t *testing.T) {
 	if _, err := env.runner.Run(ctx, next); err == nil {
 		t.Fatal("a failed post succeeded")
 	}
-	if st, err := env.ledger.Status(t.Context(), next); err != nil || st.State != StateNone {
+	if st, err := env.ledger.Status(t.Context(), Key(next)); err != nil || st.State != StateNone {
 		t.Errorf("ledger = %+v, %v; want none", st, err)
 	}
 }

@@ -91,7 +91,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	if missed, ok := s.missedToday(now); ok {
 		day := Tomorrow(now, s.zone)
 		lctx, cancel := context.WithTimeout(s.ctx, ledgerTimeout)
-		st, err := s.r.Ledger.Status(lctx, day)
+		st, err := s.r.Ledger.Status(lctx, Key(day))
 		cancel()
 		switch {
 		case err != nil:

@@ -81,7 +81,7 @@ func TestSchedulerCatchUp(t *testing.T) {
 			if tt.postedFirst {
 				day := Tomorrow(tt.now, berlin)
 				mustClaim(t, env.ledger, day, true)
-				if err := env.ledger.Posted(t.Context(), day, PostInfo{At: tt.now.Add(-2 * time.Hour), Channel: "C0DIGEST", Entries: 1}); err != nil {
+				if err := env.ledger.Posted(t.Context(), Key(day), PostInfo{At: tt.now.Add(-2 * time.Hour), Channel: "C0DIGEST", Entries: 1}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -173,7 +173,7 @@ func TestSchedulerStopIsBoundedByContext(t *testing.T) {
 	}
 	// The job's context was cancelled: it ends, and Stop now returns at once.
 	stop(t, s)
-	if st, _ := env.ledger.Status(t.Context(), Tomorrow(env.clock.Now(), berlin)); st.State == StateClaimed {
+	if st, _ := env.ledger.Status(t.Context(), Key(Tomorrow(env.clock.Now(), berlin))); st.State == StateClaimed {
 		t.Errorf("claim left behind: %+v", st)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // channelFinder finds digests posted through a recordingPublisher, or,
@@ -20,22 +22,25 @@ type channelFinder struct {
 	looks int
 }
 
-func (f *channelFinder) FindDigest(_ context.Context, channel string, day time.Time, _ time.Time) (string, bool, error) {
+func (f *channelFinder) Find(_ context.Context, channel string, _ []outbox.Message, keys []string, _ time.Time) (map[string]outbox.Found, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.looks++
 	if f.err != nil {
-		return "", false, f.err
+		return nil, f.err
 	}
-	if f.ts != "" {
-		return f.ts, true, nil
-	}
-	for _, p := range f.pub.Digests() {
-		if p.Channel == channel && p.Digest.Date.Equal(day) {
-			return "1700000000.000001", true, nil
+	found := map[string]outbox.Found{}
+	for _, k := range keys {
+		if f.ts != "" {
+			found[k] = outbox.Found{Message: outbox.Message{Channel: channel, TS: f.ts}}
+		}
+		for _, p := range f.pub.Digests() {
+			if p.Channel == channel && Key(p.Digest.Date) == k {
+				found[k] = outbox.Found{Message: outbox.Message{Channel: channel, TS: "1700000000.000001"}}
+			}
 		}
 	}
-	return "", false, nil
+	return found, nil
 }
 
 // A run that claimed the date and died before recording the post: once
@@ -72,7 +77,7 @@ func TestRunSettlesAClaimNoRunFinished(t *testing.T) {
 			if n := len(env.pub.Digests()); n != tt.posts || f.looks != 1 {
 				t.Errorf("%d digests posted after %d looks (%v); want %d after 1", n, f.looks, err, tt.posts)
 			}
-			st, serr := env.ledger.Status(t.Context(), day)
+			st, serr := env.ledger.Status(t.Context(), Key(day))
 			if serr != nil || st.State != tt.state {
 				t.Errorf("ledger: %+v, %v; want %v", st, serr, tt.state)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // ErrNotPosted wraps a Publisher's error when Slack certainly did not post
@@ -19,7 +20,7 @@ var ErrNotPosted = errors.New("notice not posted")
 // ErrCannotLook wraps a Finder's error when no look can succeed (bookbot
 // may not read the channel's history): such a notice stays unsettled and
 // is not posted again.
-var ErrCannotLook = errors.New("cannot look for notices in Slack")
+var ErrCannotLook = outbox.ErrCannotLook
 
 // Notice is a change as people are told of it.
 type Notice struct {
@@ -65,20 +66,13 @@ type Sent struct {
 	Err error
 }
 
-// Finder finds notices in Slack by their claims. It settles a claim whose
-// post's answer never came: the process posting it died, or the answer was
-// lost on the way.
-type Finder interface {
-	// Find returns, of the claims given, those a message carries that
-	// bookbot posted at or after since: in channel, and in each of threads.
-	Find(ctx context.Context, channel string, threads []Message, claims []string, since time.Time) (map[string]Found, error)
-}
+// Finder finds notices in Slack by their claims (their keys' IDs, which
+// their messages carry). It settles a claim whose post's answer never
+// came: the process posting it died, or the answer was lost on the way.
+type Finder = outbox.Finder
 
 // Found is a message a Finder found.
-type Found struct {
-	Message
-	Burst bool // a message of many notices, not any booking's first notice
-}
+type Found = outbox.Found
 
 // Alerter tells the people who look after bookbot that notices are
 // paused, and that they resumed.

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // Store keeps what the watcher must not forget across restarts: the last
 // good read of the list, and every notice it posted. The embedded store
-// (store/bolt) and store/pg implement it.
+// (store/bolt) and store/pg implement it, their claims in the outbox
+// (Claims).
 type Store interface {
 	// Last returns the snapshot saved last; ok is false before the first.
 	Last(ctx context.Context) (s Snapshot, ok bool, err error)
@@ -42,8 +44,8 @@ type Store interface {
 	// recorded.
 	Thread(ctx context.Context, bookingID string) (m Message, ok bool, err error)
 
-	// Prune forgets the claims and threads of bookings whose latest end
-	// (over their claims and thread) is before cutoff.
+	// Prune forgets the claims of keys whose End is before cutoff, and the
+	// threads of bookings whose latest end posted in them is.
 	Prune(ctx context.Context, cutoff time.Time) error
 }
 
@@ -95,10 +97,7 @@ func appendInstant(b []byte, t time.Time) []byte {
 }
 
 // Message is a Slack message a notice lives in.
-type Message struct {
-	Channel string `json:"channel"`
-	TS      string `json:"ts"`
-}
+type Message = outbox.Message
 
 // EncodeSnapshot is s as every Store keeps it: JSON of its times and its
 // bookings.
@@ -143,4 +142,53 @@ type wireBooking struct {
 	BookerName  booking.NullString `json:"booker_name"`
 	BookerEmail booking.NullString `json:"booker_email"`
 	EventType   booking.NullString `json:"event_type"`
+}
+
+// Outbox is the key's key in the outbox: its identity (Bytes), in hex,
+// after the kind "notice/".
+func (k Key) Outbox() string { return outboxPrefix + hex.EncodeToString(k.Bytes()) }
+
+const outboxPrefix = "notice/"
+
+// Claims are the claims of a Store (Claim, Release, Unsettled, and the
+// claims' part of Posted and Prune) kept in an outbox. A store embeds them
+// and keeps the bookings' threads itself. A claim is kept until its key's
+// End: a change is found against one snapshot, so once the booking ended
+// the same key does not come back.
+type Claims struct{ Box outbox.Store }
+
+// Claim claims k's change (see Store).
+func (c Claims) Claim(ctx context.Context, k Key, at time.Time) (bool, error) {
+	ok, err := c.Box.Claim(ctx, k.Outbox(), at, k.End)
+	if err != nil {
+		return false, fmt.Errorf("claim of the %s: %w", k, err)
+	}
+	return ok, nil
+}
+
+// PostedClaim records m on k's claim, failing when there is none.
+func (c Claims) PostedClaim(ctx context.Context, k Key, m Message) error {
+	if err := c.Box.Posted(ctx, k.Outbox(), outbox.Post{Channel: m.Channel, TS: m.TS}); err != nil {
+		return fmt.Errorf("the %s: %w", k, err)
+	}
+	return nil
+}
+
+// Release forgets k's claim unless a message was recorded on it (see
+// Store).
+func (c Claims) Release(ctx context.Context, k Key) error {
+	if err := c.Box.Release(ctx, k.Outbox()); err != nil {
+		return fmt.Errorf("the %s: %w", k, err)
+	}
+	return nil
+}
+
+// Unsettled returns when k was claimed, if no message is recorded on it.
+func (c Claims) Unsettled(ctx context.Context, k Key) (time.Time, bool, error) {
+	return outbox.Unsettled(ctx, c.Box, k.Outbox())
+}
+
+// PruneClaims forgets the claims of keys whose End is before cutoff.
+func (c Claims) PruneClaims(ctx context.Context, cutoff time.Time) error {
+	return c.Box.Prune(ctx, outboxPrefix, cutoff)
 }

@@ -10,7 +10,10 @@ package personal
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/bookbot/bookbot/outbox"
 )
 
 // Reminder bounds: from a minute to a day before a booking.
@@ -39,7 +42,8 @@ type Agenda struct {
 }
 
 // Store keeps the settings and the record of what was sent. The embedded
-// store (store/bolt) and store/pg implement it.
+// store (store/bolt) and store/pg implement it, the record in the outbox
+// (Claims).
 type Store interface {
 	// Settings returns a person's settings; ok is false when they never
 	// set any.
@@ -86,4 +90,38 @@ func DateOf(t time.Time, loc *time.Location) Date {
 
 func (d Date) String() string {
 	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// OutboxKey is a claim's key in the outbox: key after the kind
+// "personal/".
+func OutboxKey(key string) string { return outboxPrefix + key }
+
+const outboxPrefix = "personal/"
+
+// errNoKey is the error for an empty claim key.
+var errNoKey = errors.New("no claim key")
+
+// Claims are the claims of a Store (Claim, Release, Prune) kept in an
+// outbox; a store embeds them beside its settings.
+type Claims struct{ Box outbox.Store }
+
+// Claim claims key at at (see Store).
+func (c Claims) Claim(ctx context.Context, key string, at time.Time) (bool, error) {
+	if key == "" {
+		return false, errNoKey
+	}
+	return c.Box.Claim(ctx, OutboxKey(key), at, at)
+}
+
+// Release forgets key's claim; a key that holds none is left as it is.
+func (c Claims) Release(ctx context.Context, key string) error {
+	if key == "" {
+		return nil
+	}
+	return c.Box.Release(ctx, OutboxKey(key))
+}
+
+// Prune forgets the claims made before cutoff (exactly cutoff is kept).
+func (c Claims) Prune(ctx context.Context, cutoff time.Time) error {
+	return c.Box.Prune(ctx, outboxPrefix, cutoff)
 }

@@ -157,7 +157,7 @@ func openState(dir string) (app.State, error) {
 	if err != nil {
 		return app.State{}, err
 	}
-	return app.State{Journal: db.Journal(), Personal: db.Personal()}, nil
+	return app.State{Journal: db.Journal(), Personal: db.Personal(), Offers: db.Offers()}, nil
 }
 
 // settledStats closes idle HTTP connections (the app's, to the booking

@@ -32,6 +32,7 @@ var stdin io.Reader = os.Stdin
 const (
 	demoUser    = "UDEMO"
 	demoChannel = "CDIGEST"
+	demoGrace   = "UGRACE"
 )
 
 // runDemo runs bookbot on this machine with no credentials: the sandbox
@@ -91,7 +92,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sl := slacktest.New(slacktest.Options{})
 	defer sl.Close()
 	sl.AddUser(slacktest.User{ID: demoUser, Name: "demo", RealName: "Demo Person", TZ: zone.String()})
-	sl.AddChannel(slacktest.Channel{ID: demoChannel, Name: "bookings", Members: []string{sl.BotUserID(), demoUser}})
+	// Grace is someone the demo person offers times to (:as grace): not on
+	// the allow-list, in another zone, with an email on her profile.
+	graceZone, err := demoZone("America/New_York")
+	if err != nil {
+		return err
+	}
+	sl.AddUser(slacktest.User{ID: demoGrace, Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	sl.AddChannel(slacktest.Channel{ID: demoChannel, Name: "bookings", Members: []string{sl.BotUserID(), demoUser, demoGrace}})
 
 	// The real bot, started as `bookbot run` starts it, from an environment
 	// that points it at the stand-ins, on the demo's clock.
@@ -157,8 +165,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 
 	c := &console.Console{
-		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout,
-		Idle: idle, Now: clock.Now,
+		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout, Channel: demoChannel,
+		People: map[string]console.Person{"grace": {ID: demoGrace, Name: "Grace Hopper", Zone: graceZone}},
+		Idle:   idle, Now: clock.Now,
 		Later: func(ctx context.Context, arg string) (string, error) {
 			return demoLater(ctx, clock, arg, a.Booking, a.State.Personal, zone)
 		},

@@ -53,6 +53,11 @@ func TestDemoScript(t *testing.T) {
 		// Seven bookings at once: one summary, the list in its thread.
 		"*7 booking changes* since ",
 		"New booking · *Intro call* · ",
+		"offers a 15-minute *Intro call* for @UGRACE — pick a time",
+		"You are now grace (Grace Hopper, America/New_York)",
+		"✅ *Booked:* Intro call, ",
+		", with Grace Hopper (booked by @UGRACE) · ID ",
+		"✅ *Booked from your offer:* Intro call, ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)

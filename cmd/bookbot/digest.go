@@ -98,7 +98,7 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 		if err != nil {
 			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 		}
-		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), db.Ledger(digest.LedgerOptions{Log: log}), log)
+		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log}), log)
 	}
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)
 	if *date != "" {

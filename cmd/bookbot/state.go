@@ -55,9 +55,10 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 		return nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 	}
 	st := &store{close: func() { _ = db.Close() }}
-	st.Journal, st.Personal, st.Accounts = db.Journal(), db.Personal(), db.Accounts()
+	st.Journal, st.Personal, st.Outbox, st.Offers = db.Journal(), db.Personal(), db.Outbox(), db.Offers()
+	st.Accounts = db.Accounts()
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.Ledger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	if noticesOn(cfg) || !cfg.SecretKey.IsZero() {
 		st.Notices = db.Notices()
@@ -88,16 +89,15 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		Journal:        db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
 		Notices:        db.Notices(),
 		Personal:       db.Personal(),
+		Offers:         db.Offers(),
 		Accounts:       db.Accounts(),
 		AccountNotices: db.AccountNotices(),
 		Seen:           db.Dedupe(bot.SeenTTL),
 		Limiter:        db.Limiter(booking.DefaultLimits, time.Now),
-		ReviewLock: func(ctx context.Context, fn func(context.Context) error) error {
-			return db.WithLock(ctx, "reviews", fn)
-		},
+		Outbox:         db.Outbox(),
 	}}
 	if cfg.DigestChannel != "" {
-		st.Ledger = db.DigestLedger(digest.LedgerOptions{Log: log})
+		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
 	st.PersonalSaved = func(ctx context.Context, wake func()) {
 		if err := db.Listen(ctx, pg.PersonalChannel, log, wake); err != nil {

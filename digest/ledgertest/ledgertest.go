@@ -1,12 +1,8 @@
-// Package ledgertest checks an implementation of digest.Ledger against the
-// semantics its documentation gives. It is for tests only.
+// Package ledgertest checks the digest's Ledger, over an outbox, against
+// the semantics its documentation gives. It is for tests only.
 package ledgertest
 
 import (
-	"context"
-	"errors"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,20 +30,17 @@ import (
 //	Status/never claimed            a date never claimed is StateNone, not Done
 //	Claim/once                      the first Claim wins and the next ones do not; the claim keeps its time, exactly
 //	Claim/the day's own date        the date is day's calendar date in day's own location
-//	Claim/concurrent                20 goroutines on one handle: one claim of the digest, one of the notice
-//	Claim/concurrent handles        the same, each goroutine on a handle of its own
 //	Posted/round trip               the record round-trips, keeps the claim's time and is never claimed again
-//	Posted/without a claim          records the date as posted, with no claim time
 //	Posted/again                    replaces the record, keeping the claim's time
-//	Release/claimed again           a released date is claimed again; releasing an unclaimed date does nothing
-//	Release/posted                  fails, and the date stays posted
 //	Stale/after StaleAfter          a claim is stale only once older than StaleAfter by the clock, on every handle
 //	Stale/released                  a stale claim is never taken over, but can be released
 //	Stale/posted                    a posted date never goes stale
-//	Notice/once                     the failure notice is claimed once, recorded and released like the digest
 //	Notice/apart from the digest    the digest's and the notice's claims and records do not touch
 //	Reopen                          every state is there for a new handle
-//	Context/cancelled               with a cancelled context every method fails and records nothing
+//
+// What every claim does, whatever it claims (one winner among many at
+// once, release, a post without a claim, a cancelled context), is the
+// outbox's, which outboxtest checks.
 func Run(t *testing.T, fresh func(t *testing.T, now func() time.Time) (open func() digest.Ledger)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,20 +58,13 @@ var cases = []struct {
 	{"Status/never claimed", statusNone},
 	{"Claim/once", claimOnce},
 	{"Claim/the day's own date", claimOwnDate},
-	{"Claim/concurrent", claimConcurrent},
-	{"Claim/concurrent handles", claimConcurrentHandles},
 	{"Posted/round trip", posted},
-	{"Posted/without a claim", postedUnclaimed},
 	{"Posted/again", postedAgain},
-	{"Release/claimed again", release},
-	{"Release/posted", releasePosted},
 	{"Stale/after StaleAfter", staleAfter},
 	{"Stale/released", staleReleased},
 	{"Stale/posted", stalePosted},
-	{"Notice/once", noticeOnce},
 	{"Notice/apart from the digest", noticeApart},
 	{"Reopen", reopen},
-	{"Context/cancelled", cancelled},
 }
 
 // start is where the clock starts: the evening before the fixtures' day,
@@ -122,7 +108,7 @@ func must(t *testing.T, err error) {
 
 func wantClaim(t *testing.T, l digest.Ledger, d time.Time, want bool) {
 	t.Helper()
-	ok, err := l.Claim(t.Context(), d)
+	ok, err := l.Claim(t.Context(), digest.Key(d))
 	must(t, err)
 	if ok != want {
 		t.Errorf("Claim(%s %s) = %v, want %v", d.Format(time.DateOnly), d.Location(), ok, want)
@@ -131,16 +117,16 @@ func wantClaim(t *testing.T, l digest.Ledger, d time.Time, want bool) {
 
 func wantNotice(t *testing.T, l digest.Ledger, d time.Time, want bool) {
 	t.Helper()
-	ok, err := l.ClaimNotice(t.Context(), d)
+	ok, err := l.Claim(t.Context(), digest.FailureKey(d))
 	must(t, err)
 	if ok != want {
-		t.Errorf("ClaimNotice(%s) = %v, want %v", d.Format(time.DateOnly), ok, want)
+		t.Errorf("Claim(%s) = %v, want %v", digest.FailureKey(d), ok, want)
 	}
 }
 
 func status(t *testing.T, l digest.Ledger, d time.Time) digest.Status {
 	t.Helper()
-	st, err := l.Status(t.Context(), d)
+	st, err := l.Status(t.Context(), digest.Key(d))
 	must(t, err)
 	return st
 }
@@ -161,8 +147,7 @@ func wantClaimed(t *testing.T, l digest.Ledger, d, claimedAt time.Time, stale bo
 	}
 }
 
-// wantPosted checks a posted date's record; claimedAt is zero when the
-// date was never claimed.
+// wantPosted checks a posted date's record, claimed at claimedAt.
 func wantPosted(t *testing.T, l digest.Ledger, d, claimedAt time.Time, want digest.PostInfo) {
 	t.Helper()
 	st := status(t, l, d)
@@ -216,65 +201,12 @@ func claimOwnDate(t *testing.T, e *env) {
 	wantNone(t, l, time.Date(2025, 11, 24, 0, 0, 0, 0, time.UTC))
 }
 
-// race has each handle claim the digest and the failure notice of one date
-// at once from goroutines of its own, and checks that one of each won.
-func race(t *testing.T, handles []digest.Ledger) {
-	t.Helper()
-	var digests, notices atomic.Int32
-	var wg sync.WaitGroup
-	begin := make(chan struct{})
-	for _, l := range handles {
-		wg.Go(func() {
-			<-begin
-			ok, err := l.Claim(t.Context(), day(24))
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				digests.Add(1)
-			}
-			ok, err = l.ClaimNotice(t.Context(), day(24))
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				notices.Add(1)
-			}
-		})
-	}
-	close(begin)
-	wg.Wait()
-	if n := digests.Load(); n != 1 {
-		t.Errorf("%d of %d claims of the digest won, want exactly 1", n, len(handles))
-	}
-	if n := notices.Load(); n != 1 {
-		t.Errorf("%d of %d claims of the notice won, want exactly 1", n, len(handles))
-	}
-}
-
-func claimConcurrent(t *testing.T, e *env) {
-	l := e.open()
-	handles := make([]digest.Ledger, 20)
-	for i := range handles {
-		handles[i] = l
-	}
-	race(t, handles)
-}
-
-func claimConcurrentHandles(t *testing.T, e *env) {
-	handles := make([]digest.Ledger, 20)
-	for i := range handles {
-		handles[i] = e.open()
-	}
-	race(t, handles)
-}
-
 func posted(t *testing.T, e *env) {
 	l := e.open()
 	wantClaim(t, l, day(24), true)
 	claimedAt := e.clock.Now()
 	e.clock.Advance(3 * time.Second)
-	must(t, l.Posted(t.Context(), day(24), info(3)))
+	must(t, l.Posted(t.Context(), digest.Key(day(24)), info(3)))
 	wantPosted(t, l, day(24), claimedAt, info(3))
 	wantPosted(t, e.open(), day(24), claimedAt, info(3))
 	wantClaim(t, l, day(24), false)
@@ -282,74 +214,22 @@ func posted(t *testing.T, e *env) {
 
 	// Every field, in other values.
 	wantClaim(t, l, day(25), true)
-	must(t, l.Posted(t.Context(), day(25), info(0)))
+	must(t, l.Posted(t.Context(), digest.Key(day(25)), info(0)))
 	wantPosted(t, e.open(), day(25), e.clock.Now(), info(0))
 	wantClaim(t, l, day(26), true)
-	must(t, l.Posted(t.Context(), day(26), digest.PostInfo{}))
+	must(t, l.Posted(t.Context(), digest.Key(day(26)), digest.PostInfo{}))
 	wantPosted(t, e.open(), day(26), e.clock.Now(), digest.PostInfo{})
-}
-
-func postedUnclaimed(t *testing.T, e *env) {
-	l := e.open()
-	must(t, l.Posted(t.Context(), day(24), info(2)))
-	wantPosted(t, l, day(24), time.Time{}, info(2))
-	wantPosted(t, e.open(), day(24), time.Time{}, info(2))
-	wantClaim(t, l, day(24), false)
 }
 
 func postedAgain(t *testing.T, e *env) {
 	l := e.open()
 	wantClaim(t, l, day(24), true)
 	claimedAt := e.clock.Now()
-	must(t, l.Posted(t.Context(), day(24), info(1)))
+	must(t, l.Posted(t.Context(), digest.Key(day(24)), info(1)))
 	e.clock.Advance(time.Hour)
-	must(t, e.open().Posted(t.Context(), day(24), info(4)))
+	must(t, e.open().Posted(t.Context(), digest.Key(day(24)), info(4)))
 	wantPosted(t, l, day(24), claimedAt, info(4))
 	wantClaim(t, l, day(24), false)
-}
-
-func release(t *testing.T, e *env) {
-	l := e.open()
-	wantClaim(t, l, day(24), true)
-	must(t, l.Release(t.Context(), day(24)))
-	wantNone(t, l, day(24))
-	wantNone(t, e.open(), day(24))
-	e.clock.Advance(time.Minute)
-	wantClaim(t, e.open(), day(24), true)
-	wantClaimed(t, l, day(24), e.clock.Now(), false)
-	wantClaim(t, l, day(24), false)
-
-	// By another handle than the one that claimed.
-	must(t, e.open().Release(t.Context(), day(24)))
-	wantClaim(t, l, day(24), true)
-
-	// Releasing a date never claimed does nothing, twice.
-	must(t, l.Release(t.Context(), day(25)))
-	must(t, l.Release(t.Context(), day(25)))
-	wantNone(t, l, day(25))
-	wantClaimed(t, l, day(24), e.clock.Now(), false)
-}
-
-func releasePosted(t *testing.T, e *env) {
-	l := e.open()
-	wantClaim(t, l, day(24), true)
-	claimedAt := e.clock.Now()
-	must(t, l.Posted(t.Context(), day(24), info(3)))
-	if err := l.Release(t.Context(), day(24)); err == nil {
-		t.Error("a posted date was released")
-	}
-	if err := e.open().Release(t.Context(), day(24)); err == nil {
-		t.Error("a posted date was released by another handle")
-	}
-	wantPosted(t, l, day(24), claimedAt, info(3))
-	wantClaim(t, l, day(24), false)
-
-	// Posted without a claim, the same.
-	must(t, l.Posted(t.Context(), day(25), info(1)))
-	if err := l.Release(t.Context(), day(25)); err == nil {
-		t.Error("a date posted without a claim was released")
-	}
-	wantPosted(t, l, day(25), time.Time{}, info(1))
 }
 
 func staleAfter(t *testing.T, e *env) {
@@ -387,7 +267,7 @@ func staleReleased(t *testing.T, e *env) {
 	claimedAt := e.clock.Now()
 	e.clock.Advance(time.Hour)
 	wantClaimed(t, l, day(24), claimedAt, true)
-	must(t, e.open().Release(t.Context(), day(24)))
+	must(t, e.open().Release(t.Context(), digest.Key(day(24))))
 	wantNone(t, l, day(24))
 	wantClaim(t, l, day(24), true)
 	wantClaimed(t, l, day(24), e.clock.Now(), false)
@@ -398,36 +278,10 @@ func stalePosted(t *testing.T, e *env) {
 	wantClaim(t, l, day(24), true)
 	claimedAt := e.clock.Now()
 	e.clock.Advance(digest.DefaultStaleAfter - time.Minute)
-	must(t, l.Posted(t.Context(), day(24), info(3)))
+	must(t, l.Posted(t.Context(), digest.Key(day(24)), info(3)))
 	e.clock.Advance(30 * 24 * time.Hour)
 	wantPosted(t, l, day(24), claimedAt, info(3))
 	wantPosted(t, e.open(), day(24), claimedAt, info(3))
-}
-
-func noticeOnce(t *testing.T, e *env) {
-	l := e.open()
-	wantNotice(t, l, day(24), true)
-	wantNotice(t, l, day(24), false)
-	wantNotice(t, e.open(), day(24), false)
-
-	// A notice that certainly failed is released, and claimed again.
-	must(t, l.ReleaseNotice(t.Context(), day(24)))
-	wantNotice(t, e.open(), day(24), true)
-	wantNotice(t, l, day(24), false)
-
-	// Once posted it is never claimed or released again.
-	must(t, l.NoticePosted(t.Context(), day(24), digest.PostInfo{At: e.clock.Now(), Channel: "C0DIGEST"}))
-	wantNotice(t, l, day(24), false)
-	wantNotice(t, e.open(), day(24), false)
-	if err := l.ReleaseNotice(t.Context(), day(24)); err == nil {
-		t.Error("a posted failure notice was released")
-	}
-	wantNotice(t, l, day(24), false)
-
-	// Releasing a notice never claimed does nothing; other dates are apart.
-	must(t, l.ReleaseNotice(t.Context(), day(25)))
-	wantNotice(t, l, day(25), true)
-	wantNotice(t, l, day(24).In(est), true) // the 23rd in New York
 }
 
 func noticeApart(t *testing.T, e *env) {
@@ -438,46 +292,47 @@ func noticeApart(t *testing.T, e *env) {
 	wantNone(t, l, day(24))
 	wantClaim(t, l, day(24), true)
 	claimedAt := e.clock.Now()
-	must(t, l.ReleaseNotice(t.Context(), day(24)))
+	must(t, l.Release(t.Context(), digest.FailureKey(day(24))))
 	wantClaimed(t, l, day(24), claimedAt, false)
 	wantClaim(t, l, day(24), false)
 
 	// The digest's release leaves the notice's claim.
 	wantNotice(t, l, day(24), true)
-	must(t, l.Release(t.Context(), day(24)))
+	must(t, l.Release(t.Context(), digest.Key(day(24))))
 	wantNone(t, l, day(24))
 	wantNotice(t, l, day(24), false)
 
 	// The notice's record is not the digest's.
-	must(t, l.NoticePosted(t.Context(), day(24), info(1)))
+	must(t, l.Posted(t.Context(), digest.FailureKey(day(24)), info(1)))
 	wantNone(t, l, day(24))
 	wantClaim(t, l, day(24), true)
-	must(t, l.Posted(t.Context(), day(24), info(2)))
+	must(t, l.Posted(t.Context(), digest.Key(day(24)), info(2)))
 	wantPosted(t, e.open(), day(24), claimedAt, info(2))
 	wantNotice(t, l, day(24), false)
 
 	// The digest posted first, then the notice: both recorded.
-	must(t, l.Posted(t.Context(), day(25), info(3)))
+	wantClaim(t, l, day(25), true)
+	must(t, l.Posted(t.Context(), digest.Key(day(25)), info(3)))
 	wantNotice(t, l, day(25), true)
-	must(t, l.NoticePosted(t.Context(), day(25), info(4)))
-	wantPosted(t, e.open(), day(25), time.Time{}, info(3))
+	must(t, l.Posted(t.Context(), digest.FailureKey(day(25)), info(4)))
+	wantPosted(t, e.open(), day(25), claimedAt, info(3))
 }
 
 func reopen(t *testing.T, e *env) {
 	l := e.open()
 	wantClaim(t, l, day(24), true)
 	claimed24 := e.clock.Now()
-	must(t, l.Posted(t.Context(), day(24), info(3)))
+	must(t, l.Posted(t.Context(), digest.Key(day(24)), info(3)))
 	e.clock.Advance(time.Minute)
 	wantClaim(t, l, day(25), true)
 	claimed25 := e.clock.Now()
 	wantClaim(t, l, day(26), true)
-	must(t, l.Release(t.Context(), day(26)))
+	must(t, l.Release(t.Context(), digest.Key(day(26))))
 	wantNotice(t, l, day(24), true)
-	must(t, l.NoticePosted(t.Context(), day(24), info(0)))
+	must(t, l.Posted(t.Context(), digest.FailureKey(day(24)), info(0)))
 	wantNotice(t, l, day(27), true)
 	wantNotice(t, l, day(28), true)
-	must(t, l.ReleaseNotice(t.Context(), day(28)))
+	must(t, l.Release(t.Context(), digest.FailureKey(day(28))))
 
 	// A restarted process sees the same.
 	r := e.open()
@@ -490,54 +345,10 @@ func reopen(t *testing.T, e *env) {
 	wantNotice(t, r, day(24), false)
 	wantNotice(t, r, day(27), false)
 	wantNotice(t, r, day(28), true)
-	if err := r.Release(t.Context(), day(24)); err == nil {
+	if err := r.Release(t.Context(), digest.Key(day(24))); err == nil {
 		t.Error("a posted date was released after reopening")
 	}
-	must(t, r.Release(t.Context(), day(25)))
+	must(t, r.Release(t.Context(), digest.Key(day(25))))
 	wantClaim(t, e.open(), day(25), true)
 	wantClaim(t, r, day(26), true)
-}
-
-func cancelled(t *testing.T, e *env) {
-	l := e.open()
-	wantClaim(t, l, day(24), true)
-	claimedAt := e.clock.Now()
-	wantNotice(t, l, day(25), true)
-	e.clock.Advance(time.Minute)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	wantCanceled := func(what string, err error) {
-		t.Helper()
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("%s with a cancelled context: %v, want context.Canceled", what, err)
-		}
-	}
-	ok, err := l.Claim(ctx, day(26))
-	wantCanceled("Claim", err)
-	if ok {
-		t.Error("Claim with a cancelled context won")
-	}
-	wantCanceled("Posted", l.Posted(ctx, day(24), info(1)))
-	wantCanceled("Release", l.Release(ctx, day(24)))
-	_, err = l.Status(ctx, day(24))
-	wantCanceled("Status", err)
-	ok, err = l.ClaimNotice(ctx, day(26))
-	wantCanceled("ClaimNotice", err)
-	if ok {
-		t.Error("ClaimNotice with a cancelled context won")
-	}
-	wantCanceled("NoticePosted", l.NoticePosted(ctx, day(25), info(1)))
-	wantCanceled("ReleaseNotice", l.ReleaseNotice(ctx, day(25)))
-
-	// Nothing was recorded.
-	r := e.open()
-	wantClaimed(t, r, day(24), claimedAt, false)
-	wantClaim(t, r, day(24), false)
-	wantNone(t, r, day(26))
-	wantClaim(t, r, day(26), true)
-	wantNotice(t, r, day(26), true)
-	wantNotice(t, r, day(25), false)
-	must(t, r.ReleaseNotice(t.Context(), day(25))) // it was not recorded as posted
-	wantNotice(t, r, day(25), true)
 }

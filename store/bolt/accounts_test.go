@@ -8,18 +8,8 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/account"
-	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/notices"
 )
-
-func TestAccounts(t *testing.T) {
-	t.Parallel()
-	accounttest.Run(t, func(t *testing.T) func() account.Store {
-		dir := t.TempDir()
-		return func() account.Store { return openBeside(t, dir).Accounts() }
-	})
-}
 
 // TestAccountKeySealedAtRest reads the raw bytes of bookbot.db: a
 // connected person's key is not in them, only its sealed form.
@@ -55,11 +45,4 @@ func TestAccountKeySealedAtRest(t *testing.T) {
 	if got, err := sealer.Open("U1", a.Sealed); err != nil || !got.Equal(key) {
 		t.Fatalf("the stored key does not open: %v", err)
 	}
-}
-
-func TestAccountNotices(t *testing.T) {
-	accounttest.RunSnapshots(t, func(t *testing.T) (account.Store, notices.Snapshots) {
-		a := openBeside(t, t.TempDir()).Accounts()
-		return a, a
-	})
 }

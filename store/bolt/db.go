@@ -1,9 +1,10 @@
 // Package bolt is bookbot's embedded store: what `bookbot run` keeps
 // across restarts on one machine, in one bbolt file under the state
 // directory (BOOKBOT_STATE_DIR), bookbot.db. It holds the write journal
-// (journal.Store), the digest ledger (digest.Ledger), the notices'
-// snapshot, claims and threads (notices.Store) and everyone's reminder and
-// agenda settings with what was sent (personal.Store) and people's own
+// (journal.Store), the outbox of every message posted exactly once
+// (outbox.Store: the digest, notices, reminders, agendas), the notices'
+// snapshot and threads, everyone's reminder and agenda settings and the
+// offer cards posted in conversations (offer.Store) and people's own
 // calendars, their keys sealed (account.Store), each in buckets of its own.
 // A backup of the embedded state is a copy of this one file.
 //
@@ -32,8 +33,9 @@ import (
 const FileName = "bookbot.db"
 
 // version is the format of the files Open writes. A file of a newer one is
-// refused: its format is unknown here.
-const version = 1
+// refused: its format is unknown here. Version 2 keeps every claim in the
+// outbox; Open carries a version 1 file's claims over (upgrade.go).
+const version = 2
 
 // The buckets, by the store that keeps them.
 var (
@@ -49,23 +51,23 @@ var (
 	// cancelled it.
 	journalCancelled = []byte("journal.cancelled")
 
-	// digestLedger maps a date ("2026-11-24") or a date's failure notice
-	// ("2026-11-24.failure") to its ledgerRecord.
-	digestLedger = []byte("digest.ledger")
+	// outboxBucket maps an outbox key ("digest/2026-11-24", …) to its
+	// outboxRecord.
+	outboxBucket = []byte("outbox")
 
 	// noticesLast holds the saved snapshot, under lastKey.
 	noticesLast = []byte("notices.last")
-	// noticesClaims maps a key's identity (notices.Key's bytes) to its
-	// noticeClaim.
-	noticesClaims = []byte("notices.claims")
 	// noticesThreads maps a booking ID to its noticeThread.
 	noticesThreads = []byte("notices.threads")
 
 	// personalSettings maps a Slack user ID to its wireSettings.
 	personalSettings = []byte("personal.settings")
-	// personalClaims maps a claim's key (personal.ReminderKey,
-	// personal.AgendaKey) to its personalClaim.
-	personalClaims = []byte("personal.claims")
+
+	// offersByID maps an offer's ID to its JSON (offer.Offer).
+	offersByID = []byte("offers.byid")
+	// offersByExpiry indexes offers by when they expire, then ID, so Prune
+	// reads only the ones it deletes.
+	offersByExpiry = []byte("offers.byexpiry")
 
 	// accounts maps a Slack user ID to its wireAccount: the person's own
 	// calendar, its key sealed (package account).
@@ -76,9 +78,10 @@ var (
 
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
-		digestLedger,
-		noticesLast, noticesClaims, noticesThreads,
-		personalSettings, personalClaims,
+		outboxBucket,
+		noticesLast, noticesThreads,
+		personalSettings,
+		offersByID, offersByExpiry,
 		accounts, accountNotices,
 	}
 )
@@ -136,7 +139,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	err := importOlder(dir, path, opts.Log)
 	if err == nil {
-		db.file, err = boltfile.Open(path, "bookbot", version, buckets...)
+		db.file, err = boltfile.OpenWith(path, "bookbot", version, boltfile.Options{Upgrade: upgrade}, buckets...)
 	}
 	if err != nil || opts.Beside {
 		_ = db.Close()

@@ -147,10 +147,10 @@ func TestRefusesANewerFile(t *testing.T) {
 	j, _ := open(t, dir)
 	reader := openReadOnly(t, dir).Journal()
 	update(t, j.Path(), func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, 2))
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, 3))
 	})
 
-	newer := "format version 2 is newer than this bookbot knows (1)"
+	newer := "format version 3 is newer than this bookbot knows (2)"
 	if _, err := bolt.Open(dir, bolt.Options{}); err == nil || !strings.Contains(err.Error(), newer) {
 		t.Errorf("Open: %v, want %q", err, newer)
 	}

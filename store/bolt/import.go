@@ -30,8 +30,8 @@ var older = []struct {
 	// journal.db of format 0 or 1 kept the attendee's note and zone, which
 	// the import drops; of any, it rebuilds the indexes from the entries.
 	{"journal.db", 2, map[string][]byte{"entries": journalEntries}},
-	{"notices.db", 1, map[string][]byte{"last": noticesLast, "claims": noticesClaims, "threads": noticesThreads}},
-	{"personal.db", 1, map[string][]byte{"settings": personalSettings, "claims": personalClaims}},
+	{"notices.db", 1, map[string][]byte{"last": noticesLast, "claims": v1NoticesClaims, "threads": noticesThreads}},
+	{"personal.db", 1, map[string][]byte{"settings": personalSettings, "claims": v1PersonalClaims}},
 }
 
 // olderDigest is the directory of the digest ledger's files, one a date
@@ -69,8 +69,13 @@ func importOlder(dir, path string, log *slog.Logger) error {
 	_ = os.Remove(tmp) // left by a process that died while importing
 	counts := map[string]int{}
 	_, err := boltfile.OpenWith(tmp, "bookbot", version, boltfile.Options{
-		Upgrade: func(tx *bbolt.Tx, _ uint64) error { return importInto(tx, dir, counts) },
-	}, buckets...)
+		Upgrade: func(tx *bbolt.Tx, _ uint64) error {
+			if err := importInto(tx, dir, counts); err != nil {
+				return err
+			}
+			return carryOver(tx)
+		},
+	}, append(buckets, v1Buckets...)...)
 	if err == nil {
 		err = rename(tmp, path)
 	}

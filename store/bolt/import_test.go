@@ -165,6 +165,35 @@ func TestImportsTheCurrentRelease(t *testing.T) {
 		t.Errorf("the sequence did not carry over: %+v", got[len(got)-1])
 	}
 
+	status := wantReleaseState(t, db, now)
+	if st := status(27); st.State != digest.StateClaimed || !st.Stale || !st.ClaimedAt.Equal(longAgo) {
+		t.Errorf("27th = %+v; want a stale claim of %v", st, longAgo)
+	}
+
+	// Once imported, never again.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	logs.Reset()
+	again, err := bolt.Open(dir, bolt.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if logs.Len() != 0 {
+		t.Errorf("imported again:\n%s", logs.String())
+	}
+	if list, _ := again.Journal().Since(time.Time{}); len(list) != 9 {
+		t.Errorf("after reopening: %d entries, want 9", len(list))
+	}
+}
+
+// wantReleaseState checks what the release fixture's notices, settings
+// and digest ledger hold, in db, as a process at now sees it; it returns
+// the digest's status of a date of November, for more checks.
+func wantReleaseState(t *testing.T, db *bolt.DB, now time.Time) (status func(d int) digest.Status) {
+	t.Helper()
+	ctx := t.Context()
 	// Notices: the snapshot, the thread, the claims settled and not.
 	ns := db.Notices()
 	last, ok, err := ns.Last(ctx)
@@ -206,12 +235,11 @@ func TestImportsTheCurrentRelease(t *testing.T) {
 		}
 	}
 
-	// The digest ledger: posted, claimed, a failure notice, the claim of
-	// a process that died long ago.
-	l := db.Ledger(digest.LedgerOptions{Now: func() time.Time { return now }})
+	// The digest ledger: posted, claimed, a failure notice.
+	l := digest.NewLedger(db.Outbox(), digest.LedgerOptions{Now: func() time.Time { return now }})
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, berlin) }
-	status := func(d int) digest.Status {
-		st, err := l.Status(ctx, day(d))
+	status = func(d int) digest.Status {
+		st, err := l.Status(ctx, digest.Key(day(d)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,35 +252,76 @@ func TestImportsTheCurrentRelease(t *testing.T) {
 	if st := status(25); st.State != digest.StateClaimed || st.Stale || !st.ClaimedAt.Equal(snapAt) {
 		t.Errorf("25th = %+v; want claimed at %v", st, snapAt)
 	}
-	if st := status(27); st.State != digest.StateClaimed || !st.Stale || !st.ClaimedAt.Equal(longAgo) {
-		t.Errorf("27th = %+v; want a stale claim of %v", st, longAgo)
-	}
 	if st := status(26); st.State != digest.StateNone {
 		t.Errorf("26th = %+v; want only its failure notice recorded", st)
 	}
-	if ok, err := l.ClaimNotice(ctx, day(26)); err != nil || ok {
+	if ok, err := l.Claim(ctx, digest.FailureKey(day(26))); err != nil || ok {
 		t.Errorf("the 26th's failure notice was claimed again: %v, %v", ok, err)
 	}
-	if err := l.ReleaseNotice(ctx, day(26)); err == nil {
+	if err := l.Release(ctx, digest.FailureKey(day(26))); err == nil {
 		t.Error("the 26th's posted failure notice was released")
 	}
+	return status
+}
 
-	// Once imported, never again.
+// A bookbot.db of format 1, before the outbox, has its claims carried over
+// into the outbox when it is opened, nothing lost, and its buckets of
+// claims removed; the format becomes 2. The file was written by the code
+// of format 1 (testdata/v1/gen.go).
+func TestCarriesFormat1Over(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/v1/bookbot.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, bolt.FileName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(dir, bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	status := wantReleaseState(t, db, time.Date(2026, 11, 23, 10, 9, 0, 0, time.UTC))
+	// The failure notice a process claimed, and never settled.
+	now := time.Date(2026, 11, 26, 16, 5, 0, 0, time.UTC)
+	failure := time.Date(2026, 11, 27, 0, 0, 0, 0, berlin)
+	l := digest.NewLedger(db.Outbox(), digest.LedgerOptions{Now: func() time.Time { return now }})
+	if st, err := l.Status(t.Context(), digest.FailureKey(failure)); err != nil || st.State != digest.StateClaimed ||
+		!st.ClaimedAt.Equal(now.Add(-5*time.Minute)) || st.Stale {
+		t.Errorf("27th's failure notice = %+v, %v; want claimed at 16:00", st, err)
+	}
+	if st := status(27); st.State != digest.StateNone {
+		t.Errorf("27th = %+v; want none", st)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	logs.Reset()
-	again, err := bolt.Open(dir, bolt.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+
+	// The file is of format 2, its claims in the outbox only.
+	update(t, filepath.Join(dir, bolt.FileName), func(tx *bbolt.Tx) error {
+		if v := tx.Bucket([]byte("meta")).Get([]byte("version")); binary.BigEndian.Uint64(v) != 2 {
+			t.Errorf("format %x, want 2", v)
+		}
+		for _, name := range []string{"digest.ledger", "notices.claims", "personal.claims"} {
+			if tx.Bucket([]byte(name)) != nil {
+				t.Errorf("bucket %s is still there", name)
+			}
+		}
+		if n := tx.Bucket([]byte("outbox")).Stats().KeyN; n != 9 {
+			t.Errorf("the outbox holds %d keys, want 9: 4 of the digest, 3 notices, 2 of personal", n)
+		}
+		return nil
+	})
+
+	// Opened again, nothing changes.
+	again, err := bolt.Open(dir, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	if logs.Len() != 0 {
-		t.Errorf("imported again:\n%s", logs.String())
-	}
-	if list, _ := again.Journal().Since(time.Time{}); len(list) != 9 {
-		t.Errorf("after reopening: %d entries, want 9", len(list))
-	}
+	wantReleaseState(t, again, time.Date(2026, 11, 23, 10, 9, 0, 0, time.UTC))
 }
 
 // A journal written before notes were dropped loses them in the import,

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/booking/journal"
-	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -39,19 +37,6 @@ func createAt(n int) booking.Write {
 	start = start.AddDate(0, 0, n)
 	w.Start, w.End = start.Format(time.RFC3339), start.Add(15*time.Minute).Format(time.RFC3339)
 	return w
-}
-
-// The semantics every journal.Store shares, against the embedded store:
-// each handle another DB on the same directory.
-func TestJournal(t *testing.T) {
-	journaltest.Run(t, func(t *testing.T, now func() time.Time) func(owner string) journal.Store {
-		dir := t.TempDir()
-		return func(owner string) journal.Store {
-			j := openBeside(t, dir).Journal()
-			j.Now, j.Owner = now, owner
-			return j
-		}
-	})
 }
 
 // Another process reads the journal, read-only, while a write is in flight

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,18 +17,21 @@ import (
 // what was sent (personal.Store) in the store. It is safe for concurrent
 // use.
 //
-// It keeps each person's settings and, for each reminder and agenda sent,
-// its key (which holds the Slack user ID, and a booking ID and start or a
-// date) and when it was claimed. Prune deletes claims but does not rewrite
-// the file.
+// It keeps each person's settings in a bucket of its own and, in the
+// outbox, for each reminder and agenda sent, its key (which holds the Slack
+// user ID, and a booking ID and start or a date) and when it was claimed.
+// Prune deletes claims but does not rewrite the file.
 type Personal struct {
+	personal.Claims
 	file *boltfile.File
 }
 
 var _ personal.Store = (*Personal)(nil)
 
 // Personal is the reminder and agenda settings.
-func (db *DB) Personal() *Personal { return &Personal{file: db.file} }
+func (db *DB) Personal() *Personal {
+	return &Personal{Claims: personal.Claims{Box: db.Outbox()}, file: db.file}
+}
 
 // wireSettings are personal.Settings as stored. They convert to and from them,
 // so a field added there fails to compile here rather than go unsaved.
@@ -128,76 +130,4 @@ func (s *Personal) AllSettings(ctx context.Context) (map[string]personal.Setting
 		return nil, err
 	}
 	return all, nil
-}
-
-// personalClaim is a claim as stored.
-type personalClaim struct {
-	At time.Time `json:"at"` // when it was claimed
-}
-
-// errNoKey is the error for an empty claim key.
-var errNoKey = errors.New("no claim key")
-
-// Claim records the claim of key, made at at, in one transaction with the
-// check that it was not claimed before.
-func (s *Personal) Claim(ctx context.Context, key string, at time.Time) (bool, error) {
-	v, err := json.Marshal(personalClaim{At: at})
-	if err != nil {
-		return false, fmt.Errorf("bookbot store %s: personal claim: %w", s.file.Path(), err)
-	}
-	claimed := false
-	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		if key == "" {
-			return errNoKey
-		}
-		claims := tx.Bucket(personalClaims)
-		if claims.Get([]byte(key)) != nil {
-			return nil
-		}
-		claimed = true
-		return claims.Put([]byte(key), v)
-	})
-	if err != nil {
-		return false, err
-	}
-	return claimed, nil
-}
-
-// Release withdraws key's claim, so it can be claimed again. Releasing a
-// key that holds no claim does nothing.
-func (s *Personal) Release(ctx context.Context, key string) error {
-	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		if key == "" {
-			return nil
-		}
-		return tx.Bucket(personalClaims).Delete([]byte(key))
-	})
-}
-
-// Prune deletes the claims made before cutoff (one made at exactly cutoff
-// is kept). A pruned key can be claimed again.
-func (s *Personal) Prune(ctx context.Context, cutoff time.Time) error {
-	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		claims := tx.Bucket(personalClaims)
-		var old [][]byte
-		err := claims.ForEach(func(k, v []byte) error {
-			var r personalClaim
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("claim %q: %w", k, err)
-			}
-			if r.At.Before(cutoff) {
-				old = append(old, bytes.Clone(k))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range old {
-			if err := claims.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }

@@ -7,16 +7,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/bookbot/bookbot/personal"
-	"github.com/bookbot/bookbot/personal/personaltest"
 )
-
-func TestPersonal(t *testing.T) {
-	t.Parallel()
-	personaltest.Run(t, func(t *testing.T) func() personal.Store {
-		dir := t.TempDir()
-		return func() personal.Store { return openBeside(t, dir).Personal() }
-	})
-}
 
 var (
 	reminderKey = personal.ReminderKey("U1", "b1", start)
@@ -41,6 +32,9 @@ func TestPersonalFormat(t *testing.T) {
 	got := map[string]string{}
 	update(t, path, func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+			if string(name) == "outbox" { // TestOutboxFormat
+				return nil
+			}
 			return b.ForEach(func(k, v []byte) error {
 				got[string(name)+" "+string(k)] = string(v)
 				return nil
@@ -48,10 +42,9 @@ func TestPersonalFormat(t *testing.T) {
 		})
 	})
 	want := map[string]string{
-		"meta version":                   "\x00\x00\x00\x00\x00\x00\x00\x01",
-		"personal.settings U1":           `{"remind_ns":900000000000,"agenda":{"minute":480,"weekdays":true},"updated":"2026-11-24T09:00:00Z"}`,
-		"personal.settings U2":           `{}`,
-		"personal.claims " + reminderKey: `{"at":"2026-11-24T10:00:00Z"}`,
+		"meta version":         "\x00\x00\x00\x00\x00\x00\x00\x02",
+		"personal.settings U1": `{"remind_ns":900000000000,"agenda":{"minute":480,"weekdays":true},"updated":"2026-11-24T09:00:00Z"}`,
+		"personal.settings U2": `{}`,
 	}
 	for k, w := range want {
 		if got[k] != w {

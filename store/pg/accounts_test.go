@@ -8,18 +8,8 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/account"
-	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/notices"
 )
-
-func TestAccounts(t *testing.T) {
-	t.Parallel()
-	accounttest.Run(t, func(t *testing.T) func() account.Store {
-		u := migrated(t)
-		return func() account.Store { return open(t, u).Accounts() }
-	})
-}
 
 // TestAccountKeySealedAtRest reads the rows as stored: no key is in them,
 // and a sealed key moved to another person's row does not open.
@@ -76,11 +66,4 @@ func TestAccountKeySealedAtRest(t *testing.T) {
 			t.Errorf("%s: a swapped key opened: %v", user, err)
 		}
 	}
-}
-
-func TestAccountNotices(t *testing.T) {
-	accounttest.RunSnapshots(t, func(t *testing.T) (account.Store, notices.Snapshots) {
-		db := open(t, migrated(t))
-		return db.Accounts(), db.AccountNotices()
-	})
 }

@@ -12,19 +12,8 @@ import (
 
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
-	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/store/pg"
 )
-
-// The semantics every journal.Store shares, against the database: each
-// handle on its own pool, as a replica's.
-func TestJournal(t *testing.T) {
-	t.Parallel()
-	journaltest.Run(t, func(t *testing.T, now func() time.Time) func(owner string) journal.Store {
-		u := migrated(t)
-		return func(owner string) journal.Store { return open(t, u).Journal(owner, pg.JournalClock(now)) }
-	})
-}
 
 var journalCreate = booking.Write{
 	Op: booking.OpCreate, Actor: "U1", EventType: "intro-call",

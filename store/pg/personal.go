@@ -13,20 +13,24 @@ import (
 )
 
 // Personal is the personal store in the database.
-func (db *DB) Personal() personal.Store { return personalStore{db.pool} }
+func (db *DB) Personal() personal.Store {
+	return personalStore{Claims: personal.Claims{Box: db.Outbox()}, pool: db.pool}
+}
 
-type personalStore struct{ pool *pgxpool.Pool }
+// personalStore keeps the settings in a table of their own, the claims in
+// the outbox.
+type personalStore struct {
+	personal.Claims
+	pool *pgxpool.Pool
+}
 
 func personalErr(what string, err error) error {
 	return fmt.Errorf("personal store (postgres): %s: %w", what, err)
 }
 
-// An empty user ID or claim key is refused, as the embedded store refuses
-// it: a caller gets the same answers from either.
-var (
-	errNoUser = errors.New("no user ID")
-	errNoKey  = errors.New("no claim key")
-)
+// An empty user ID is refused, as the embedded store refuses it: a caller
+// gets the same answers from either.
+var errNoUser = errors.New("no user ID")
 
 const settingsColumns = "remind_ns, agenda_minute, agenda_weekdays, updated_s, updated_ns"
 
@@ -112,39 +116,4 @@ func (s personalStore) AllSettings(ctx context.Context) (map[string]personal.Set
 		return nil, personalErr("all settings", err)
 	}
 	return all, nil
-}
-
-// Claim inserts the claim unless the key holds one; the primary key makes
-// concurrent claims of one key, from any replica, yield one true.
-func (s personalStore) Claim(ctx context.Context, key string, at time.Time) (bool, error) {
-	if key == "" {
-		return false, personalErr("claim", errNoKey)
-	}
-	atS, atNS := unix(at)
-	tag, err := s.pool.Exec(ctx, `INSERT INTO bookbot_personal_claims (key, claimed_s, claimed_ns)
-		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, []byte(key), atS, atNS)
-	if err != nil {
-		return false, personalErr("claim", err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
-// Release deletes key's claim; a key that holds none is left as it is.
-func (s personalStore) Release(ctx context.Context, key string) error {
-	if _, err := s.pool.Exec(ctx, "DELETE FROM bookbot_personal_claims WHERE key = $1", []byte(key)); err != nil {
-		return personalErr("release", err)
-	}
-	return nil
-}
-
-// Prune deletes the claims made before cutoff; one made at exactly cutoff
-// is kept.
-func (s personalStore) Prune(ctx context.Context, cutoff time.Time) error {
-	cutS, cutNS := unix(cutoff)
-	_, err := s.pool.Exec(ctx, `DELETE FROM bookbot_personal_claims
-		WHERE (claimed_s, claimed_ns) < ($1::bigint, $2::integer)`, cutS, cutNS)
-	if err != nil {
-		return personalErr("prune", err)
-	}
-	return nil
 }

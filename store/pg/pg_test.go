@@ -19,9 +19,6 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
-	"github.com/bookbot/bookbot/notices/noticestest"
-	"github.com/bookbot/bookbot/personal"
-	"github.com/bookbot/bookbot/personal/personaltest"
 	"github.com/bookbot/bookbot/store/pg"
 	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
@@ -83,22 +80,6 @@ func migrations(t testing.TB) string {
 		fmt.Fprintf(&all, "%s %d\n%s\n", f, len(b), b)
 	}
 	return all.String()
-}
-
-func TestNotices(t *testing.T) {
-	t.Parallel()
-	noticestest.Run(t, func(t *testing.T) func() notices.Store {
-		u := migrated(t)
-		return func() notices.Store { return open(t, u).Notices() }
-	})
-}
-
-func TestPersonal(t *testing.T) {
-	t.Parallel()
-	personaltest.Run(t, func(t *testing.T) func() personal.Store {
-		u := migrated(t)
-		return func() personal.Store { return open(t, u).Personal() }
-	})
 }
 
 // A NUL in a snapshot's strings is kept: jsonb would refuse it.

@@ -140,7 +140,7 @@ func (a *App) personNotices(ctx context.Context) {
 				List:      list,
 				Store:     notices.ForCalendar(st.Notices, st.AccountNotices, acc.User),
 				Publisher: pub,
-				Finder:    pub,
+				Finder:    bot.SlackFinder{Slack: a.slack},
 				Writes:    st.Journal,
 				Channel:   channel,
 				Interval:  a.cfg.NotifyInterval,

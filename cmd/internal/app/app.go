@@ -29,6 +29,8 @@ import (
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
+	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -59,15 +61,16 @@ type State struct {
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
 	Notices  notices.Store // nil with notices off and no own calendars
 	Personal personal.Store
+	Offers   offer.Store
 	Accounts account.Store // people's own calendars
 	// AccountNotices keeps the last read of each person's own calendar,
 	// for their live notices.
 	AccountNotices notices.Snapshots
 	Seen           bot.Seen // nil: this process's memory
-	// ReviewLock is the lock review reports are made under; nil: this
-	// process's own.
-	ReviewLock func(ctx context.Context, fn func(context.Context) error) error
-	Limiter    booking.Limiter // nil: this process's guard
+	// Outbox is where review reports are claimed before they are posted;
+	// nil: this process reports alone.
+	Outbox  outbox.Store
+	Limiter booking.Limiter // nil: this process's guard
 	// Singleton runs work that must run in one process at a time (the
 	// digest schedule, notices, reminders, settling writes left behind,
 	// pruning) until ctx ends, while this process may. nil: at once.
@@ -233,8 +236,10 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			default:
 			}
 		},
+		Offers:     st.Offers,
+		OfferTTL:   cfg.OfferTTL,
 		Seen:       st.Seen,
-		ReviewLock: st.ReviewLock,
+		Outbox:     st.Outbox,
 		Now:        d.Now,
 		HTTPClient: &http.Client{Transport: a.slackTransport, Timeout: timeout},
 		// Reminders run where the scheduled work runs; a save on another
@@ -305,7 +310,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 		List:      a.Booking,
 		Store:     a.State.Notices,
 		Publisher: pub,
-		Finder:    pub,
+		Finder:    bot.SlackFinder{Slack: a.slack},
 		Alerter:   a.Bot,
 		Writes:    a.State.Journal,
 		Metrics:   a.m,

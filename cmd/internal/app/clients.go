@@ -89,8 +89,7 @@ func NewDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, 
 		Log:           log,
 	}
 	if api != nil {
-		pub := &bot.SlackDigestPublisher{Slack: api}
-		r.Publisher, r.Finder = pub, pub
+		r.Publisher, r.Finder = &bot.SlackDigestPublisher{Slack: api}, bot.SlackFinder{Slack: api}
 	}
 	return r
 }

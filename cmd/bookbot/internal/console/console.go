@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,12 @@ type Console struct {
 	Zone    *time.Location // the person's Slack time zone
 	Command string         // the slash command, e.g. "/booking"
 	Out     io.Writer
+	// Channel is the conversation slash commands are typed in; "": the
+	// person's DM with bookbot.
+	Channel string
+	// People are the others the person can act as, by name (:as NAME), to
+	// book from an offer card as someone not on the allow-list would.
+	People map[string]Person
 
 	// Idle waits until bookbot has finished the work the last action
 	// started, so output is complete before the next prompt.
@@ -55,6 +62,14 @@ type Console struct {
 	inputs     map[string]string // values typed into the open modal, by action_id
 	confirm    *Control          // a button waiting for yes
 	attendeeID string            // the booking the attendee made last, for "last"
+	me         *Person           // the person the console started as, once :as was used
+}
+
+// Person is someone the console can act as.
+type Person struct {
+	ID   string
+	Name string // as shown, such as "Grace Hopper"
+	Zone *time.Location
 }
 
 // Attendee is an attendee of the calendar's public booking page, who books,
@@ -102,6 +117,7 @@ const Help = `Commands:
                           /booking disconnect goes back to the owner's
   :later reminder|agenda  move the demo's clock to your next reminder or agenda
   :later DURATION         move the demo's clock ahead, such as :later 2h
+  :as NAME / :as me       act as another person in the conversation (such as grace), or as yourself again
   :help                   this list
   :quit                   leave (or Ctrl-D)
 `
@@ -216,6 +232,11 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		}
 		fmt.Fprintln(c.Out, msg)
 		return c.settle(ctx)
+	case ":as":
+		if len(args) != 1 {
+			return errors.New("usage: :as NAME (such as :as grace), or :as me")
+		}
+		return c.as(args[0])
 	case ":later":
 		if c.Later == nil {
 			return errors.New("the clock cannot be moved in this session")
@@ -231,6 +252,34 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		return c.settle(ctx)
 	}
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
+}
+
+// as makes the console act as the person named, or as itself again for
+// "me": what they see and press from then on is theirs.
+func (c *Console) as(name string) error {
+	if c.me == nil {
+		c.me = &Person{ID: c.User, Name: "yourself", Zone: c.Zone}
+	}
+	p, ok := c.People[strings.ToLower(name)]
+	if strings.EqualFold(name, "me") {
+		p, ok = *c.me, true
+	}
+	if !ok {
+		var names []string
+		for n := range c.People {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("there is no %q here; you can be %s, or me", name, strings.Join(names, ", "))
+	}
+	c.User, c.Zone = p.ID, p.Zone
+	c.modal, c.inputs, c.confirm = "", map[string]string{}, nil
+	if p.ID == c.me.ID {
+		fmt.Fprintln(c.Out, "You are yourself again.")
+		return nil
+	}
+	fmt.Fprintf(c.Out, "You are now %s (%s, %s), who is not on bookbot's allow-list. Buttons shown before can be pressed; :as me to come back.\n", name, p.Name, p.Zone)
+	return nil
 }
 
 const attendeeUsage = "usage: :attendee book EVENT N [COUNT], :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking)"
@@ -339,10 +388,20 @@ func (c *Console) slash(ctx context.Context, line string) error {
 	if name != c.Command {
 		return fmt.Errorf("bookbot answers %s here", c.Command)
 	}
-	if _, err := c.Slack.SendSlashCommand(ctx, slacktest.SlashCommand{Command: name, Text: strings.TrimSpace(text), UserID: c.User}); err != nil {
+	// Slack sends a mention picked while typing as the person's ID
+	// (should_escape), as bookbot's manifest asks.
+	for n, p := range c.People {
+		text = mentionOf(n).ReplaceAllString(text, "${1}<@"+p.ID+"|"+n+">")
+	}
+	if _, err := c.Slack.SendSlashCommand(ctx, slacktest.SlashCommand{Command: name, Text: strings.TrimSpace(text), UserID: c.User, ChannelID: c.Channel}); err != nil {
 		return fmt.Errorf("slack: %v", err)
 	}
 	return c.settle(ctx)
+}
+
+// mentionOf matches "@name" typed as a word.
+func mentionOf(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)@` + regexp.QuoteMeta(name) + `\b`)
 }
 
 func (c *Console) control(n int) (Control, error) {
@@ -568,7 +627,15 @@ func (c *Console) show() {
 
 func (c *Console) messageHeading(m slacktest.Message) string {
 	switch m.Kind {
-	case "ack", "response_url", "ephemeral":
+	case "response_url", "ack":
+		if m.ResponseType == "in_channel" && m.ReplaceOriginal {
+			return "── bookbot updated its message " + m.OriginalTS + " in channel " + m.Channel + " (everyone there sees it) ──"
+		}
+		if m.ResponseType == "in_channel" {
+			return "── bookbot in channel " + m.Channel + " (message " + m.TS + ", everyone there sees it) ──"
+		}
+		fallthrough
+	case "ephemeral":
 		if m.User != "" && m.User != c.User {
 			return ""
 		}
@@ -579,6 +646,9 @@ func (c *Console) messageHeading(m slacktest.Message) string {
 	case "message":
 		if m.Channel == c.User || m.Channel == c.Slack.DMChannel(c.User) {
 			return "── bookbot, in your DMs ──"
+		}
+		if c.me != nil && (m.Channel == c.me.ID || m.Channel == c.Slack.DMChannel(c.me.ID)) {
+			return "── bookbot, in your own DMs (you are someone else just now) ──"
 		}
 		if m.ThreadTS != "" && m.Broadcast {
 			return "── bookbot in channel " + m.Channel + ", in the thread of " + m.ThreadTS + " and also sent to the channel ──"

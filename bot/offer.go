@@ -1,0 +1,843 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/offer"
+)
+
+// offerFlow is `offer`: a card of free times posted in a conversation,
+// from which the people it names (anyone there, when it names none) book
+// one with a click and a short form. The offer is the clicker's
+// permission: its buttons and form answer people not on the allow-list,
+// and only ever about that offer.
+func offerFlow() flow {
+	return flow{
+		commands: []command{
+			{name: "offer", usage: "&lt;event&gt; [@person …] [n=N]", brief: "&lt;event&gt;", help: "post free times here; the people named (anyone here, when none is) book one with a click", maxArgs: anyArgs, run: (*Bot).offerCommand},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionOfferSlot:     (*Bot).offerSlotPressed,
+			actionOfferPick:     (*Bot).offerSlotPressed,
+			actionOfferMore:     (*Bot).offerMorePressed,
+			actionOfferWithdraw: (*Bot).offerWithdrawPressed,
+		},
+		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
+			callbackOfferBook: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitOffer(later, cb) },
+		},
+		public: []string{actionOfferSlot, actionOfferPick, actionOfferMore, actionOfferWithdraw, callbackOfferBook, callbackOfferTimes},
+	}
+}
+
+// Offer cards show at most this many times, at most offerPerDay a day.
+const (
+	offerTimes  = 5
+	offerPerDay = 2
+	maxOfferN   = 10 // meetings one offer may book
+)
+
+// DefaultOfferTTL is how long an offer can be booked from when
+// Config.OfferTTL is not set (OFFER_TTL).
+const DefaultOfferTTL = 7 * 24 * time.Hour
+
+// offerArgs are the arguments of `offer` as typed.
+type offerArgs struct {
+	event string
+	named []string // Slack user IDs
+	n     int
+}
+
+// mentionRE is a user mention as Slack escapes it in a command's text.
+var mentionRE = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// parseOfferArgs reads `offer`'s text after the subcommand; problem is
+// mrkdwn, "" when the arguments are good.
+func parseOfferArgs(text string) (a offerArgs, problem string) {
+	a.n = 1
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		if !slices.Contains(a.named, m[1]) {
+			a.named = append(a.named, m[1])
+		}
+	}
+	for _, f := range strings.Fields(mentionRE.ReplaceAllString(text, " ")) {
+		switch {
+		case strings.HasPrefix(f, "@"):
+			return a, "I can't tell who " + code(f) + " is: pick the person from Slack's list as you type @, so the name becomes a mention."
+		case strings.HasPrefix(strings.ToLower(f), "n="):
+			n, err := strconv.Atoi(f[2:])
+			if err != nil || n < 1 || n > maxOfferN {
+				return a, fmt.Sprintf("%s: say how many meetings the offer may book, from 1 to %d, such as `n=3`.", code(f), maxOfferN)
+			}
+			a.n = n
+		case a.event == "":
+			a.event = f
+		default:
+			return a, "One event type only: " + code(f) + " is a second."
+		}
+	}
+	if a.event == "" {
+		return a, "Say which event type to offer."
+	}
+	return a, ""
+}
+
+// offerCommand answers `offer`: argument problems in the ack; the card is
+// posted into the conversation through the response_url.
+func (b *Bot) offerCommand(later *jobs, c call) any {
+	cmd := escape(c.Command)
+	args, problem := parseOfferArgs(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c.Text), strings.Fields(c.Text)[0])))
+	if problem != "" {
+		return b.ephemeral(helpMessage(c.Command, problem+fmt.Sprintf(" For example: `%s offer intro-call @grace` (see `%s types`).", cmd, cmd)))
+	}
+	if b.cfg.Offers == nil {
+		return b.ephemeral(message{Text: "Offers are not set up on this bookbot.", Blocks: []slack.Block{section("Offers are not set up on this bookbot: it has no state store for them. The operator can find out why in bookbot's log.")}})
+	}
+	if c.ResponseURL == "" {
+		return b.ephemeral(message{Text: "An offer is posted where the command is typed, and Slack gave no way to post here.", Blocks: []slack.Block{section("An offer is posted where the command is typed, and Slack gave no way to post here. Try again in a channel or a direct message.")}})
+	}
+	later.add("offer", func(ctx context.Context) { b.postOffer(ctx, c, args) })
+	return nil
+}
+
+// postOffer makes the offer, keeps it, and posts its card in the
+// conversation; what goes wrong is told to the offerer alone.
+func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
+	retry := button(actionShowTypes, "Event types", "")
+	cal, err := b.calendarFor(ctx, c.UserID)
+	if err != nil {
+		c.reply(b.failed("The offer could not be made", err, retry))
+		return
+	}
+	types, err := cal.EventTypes(ctx)
+	if err != nil {
+		c.reply(b.failed("The offer could not be made: the event types could not be loaded", err, retry))
+		return
+	}
+	et, ok := findType(types, args.event)
+	switch {
+	case !ok:
+		c.reply(helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(args.event)), escape(b.cfg.Command))))
+		return
+	case !et.Bookable():
+		c.reply(message{Text: short(et.Title) + " cannot be offered: it is booked through the public booking page.", Blocks: []slack.Block{
+			section(fmt.Sprintf("*%s* is a %s event, which bookbot cannot book; offer it through %s.", short(et.Title), kindText(et.SchedulingKind), publicPage(b.cfg.BookingPage))),
+			slack.NewActionBlock("offer_actions", retry),
+		}})
+		return
+	}
+	slots, err := cal.Slots(ctx, et.Slug)
+	if err != nil {
+		c.reply(b.failed("The offer could not be made: the free slots could not be loaded", err, button(actionShowSlots, "Free slots", et.Slug)))
+		return
+	}
+	now := b.cfg.Now()
+	if len(pickTimes(slots, nil, b.users.zone(ctx, c.UserID), now)) == 0 {
+		c.reply(message{Text: "Nothing to offer: " + short(et.Title) + " has no free slots in the next 14 days.", Blocks: []slack.Block{
+			section(fmt.Sprintf("Nothing was posted: *%s* has no free slots in the next 14 days. Another event type may have some.", short(et.Title))),
+			slack.NewActionBlock("offer_actions", retry),
+		}})
+		return
+	}
+	name := c.UserName
+	if info, err := b.slack.GetUserInfoContext(ctx, c.UserID); err == nil {
+		name = firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, name))
+	}
+	o := offer.Offer{
+		ID: offer.NewID(), Offerer: c.UserID, Name: name, For: args.named, Max: args.n,
+		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
+		Created: now, Expires: now.Add(b.offerTTL()),
+	}
+	if err := b.cfg.Offers.Create(ctx, o); err != nil {
+		c.reply(b.failed("The offer could not be made: bookbot could not keep it", err, retry))
+		return
+	}
+	// Offers long expired are of no use to anyone: they go as new ones come.
+	if err := b.cfg.Offers.Prune(ctx, now.Add(-offerKeep)); err != nil {
+		b.log.Warn("old offers could not be pruned", "err", err)
+	}
+	card := b.mark(offerCard(o, slots, b.users.zone(ctx, c.UserID), now))
+	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
+	if err := b.postResponse(ctx, c.ResponseURL, msg); err != nil {
+		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
+		b.dm(ctx, c.UserID, message{Text: "Your offer could not be posted. Try again.", Blocks: []slack.Block{
+			section(":warning: Your offer of *" + short(et.Title) + "* could not be posted in the conversation (" + escape(err.Error()) + "). Type the command again."),
+		}})
+		return
+	}
+	b.log.Info("offer posted", "offer", o.ID, "user", c.UserID, "event", et.Slug, "named", len(args.named), "n", args.n)
+}
+
+// offerKeep is how long an expired offer is kept, so a late click on its
+// card is told it expired rather than that it is unknown.
+const offerKeep = 30 * 24 * time.Hour
+
+func (b *Bot) offerTTL() time.Duration {
+	if b.cfg.OfferTTL > 0 {
+		return b.cfg.OfferTTL
+	}
+	return DefaultOfferTTL
+}
+
+// offerMeta travels in the offer's modals' private_metadata, signed: which
+// offer and time, where the card is (its response_url, to update it), and
+// the clicker's zone.
+type offerMeta struct {
+	Offer string `json:"o"`
+	Start string `json:"s,omitempty"`
+	Card  string `json:"u,omitempty"`
+	Zone  string `json:"z,omitempty"`
+}
+
+func (m offerMeta) encode() string { b, _ := json.Marshal(m); return string(b) }
+
+// offerMetaOf is the metadata of an offer modal, and whether bookbot
+// signed it.
+func (b *Bot) offerMetaOf(v slack.View) (offerMeta, bool) {
+	s, ok := b.signer.open(v.PrivateMetadata)
+	var m offerMeta
+	if !ok || json.Unmarshal([]byte(s), &m) != nil || m.Offer == "" {
+		return offerMeta{}, false
+	}
+	return m, true
+}
+
+// offerValue is what a time's button carries: the offer and the slot's
+// start exactly as the API sent it.
+func offerValue(id, rawStart string) string { return id + " " + rawStart }
+
+func parseOfferValue(v string) (id, rawStart string, ok bool) {
+	id, rawStart, ok = strings.Cut(v, " ")
+	return id, rawStart, ok && id != "" && rawStart != ""
+}
+
+// offerAt reads the offer a click is about and says whether the clicker
+// may go on: when not, they (and, when the offer is closed, the card)
+// were told why, and nothing else happens.
+func (b *Bot) offerAt(ctx context.Context, id, user, card string, reply func(message)) (offer.Offer, bool) {
+	if b.cfg.Offers == nil {
+		reply(offerGoneMessage())
+		return offer.Offer{}, false
+	}
+	o, err := b.cfg.Offers.Get(ctx, id)
+	switch {
+	case errors.Is(err, offer.ErrNotFound):
+		reply(offerGoneMessage())
+		return o, false
+	case err != nil:
+		reply(b.failed("This offer could not be read", err))
+		return o, false
+	case !o.Named(user):
+		reply(notNamedMessage(o))
+		return o, false
+	case !b.cfg.Allowed(o.Offerer):
+		reply(offerGoneMessage())
+		return o, false
+	}
+	if err := o.Open(b.cfg.Now()); err != nil {
+		reply(offerClosedMessage(o, err))
+		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
+		return o, false
+	}
+	return o, true
+}
+
+// replaceCard shows m in place of the card, for everyone in the
+// conversation, through a response_url of a click on it.
+func (b *Bot) replaceCard(ctx context.Context, responseURL string, m message) {
+	if responseURL == "" {
+		return
+	}
+	m = b.mark(m)
+	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, ReplaceOriginal: true, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}}
+	if err := b.postResponse(ctx, responseURL, msg); err != nil {
+		b.log.Warn("offer card not updated", "err", err)
+	}
+}
+
+// offerSlotPressed answers a time on the card, or one picked among "More
+// times": the form to book it, with the clicker's name, email and zone
+// from their Slack profile.
+func (b *Bot) offerSlotPressed(later *jobs, p press) {
+	value := p.a.Value
+	if p.a.ActionID == actionOfferPick {
+		value = p.a.SelectedOption.Value
+	}
+	id, start, ok := parseOfferValue(value)
+	if !ok {
+		return
+	}
+	card, viewID := p.cb.ResponseURL, ""
+	if p.inModal() {
+		meta, ours := b.offerMetaOf(p.cb.View)
+		if !ours || meta.Offer != id {
+			return
+		}
+		card, viewID = meta.Card, p.cb.View.ID
+	}
+	later.add("offer-slot", func(ctx context.Context) {
+		o, ok := b.offerAt(ctx, id, p.user, card, p.reply)
+		if !ok {
+			return
+		}
+		if slices.ContainsFunc(o.Uses, func(u offer.Use) bool { return u.Start == start }) {
+			p.reply(message{Text: "That time is taken. Pick another.", Blocks: []slack.Block{section(":information_source: That time was booked from this offer already. Pick another.")}})
+			return
+		}
+		prof := b.profile(ctx, p.user)
+		view := offerForm(o, start, prof, offerMeta{Offer: o.ID, Start: start, Card: card, Zone: prof.zone.String()})
+		if viewID != "" {
+			if err := b.updateView(ctx, view, viewID); err != nil {
+				b.log.Info("views.update failed", "err", err)
+			}
+			return
+		}
+		b.openView(ctx, p.cb.TriggerID, *b.markView(&view), "booking form", p.reply)
+	})
+}
+
+// offerMorePressed opens every free time of the offer's event, for the
+// person who pressed it, in a modal.
+func (b *Bot) offerMorePressed(later *jobs, p press) {
+	id, card := p.a.Value, p.cb.ResponseURL
+	later.add("offer-more", func(ctx context.Context) {
+		o, ok := b.offerAt(ctx, id, p.user, card, p.reply)
+		if !ok {
+			return
+		}
+		meta := offerMeta{Offer: o.ID, Card: card}
+		viewID, ok := b.openView(ctx, p.cb.TriggerID, *b.markView(ptr(offerTimesView(o, nil, nil, time.UTC, b.cfg.Now(), meta))), "list of times", p.reply)
+		if !ok {
+			return
+		}
+		loc := b.users.zone(ctx, p.user)
+		meta.Zone = loc.String()
+		var problem error
+		slots, err := b.calendarSlots(ctx, o)
+		if err != nil {
+			b.log.Warn("free slots could not be loaded for an offer", "offer", o.ID, "err", err)
+			problem = err
+		}
+		view := offerTimesView(o, slots, problem, loc, b.cfg.Now(), meta)
+		view.PrivateMetadata = meta.encode()
+		if err := b.updateView(ctx, *b.markView(&view), viewID); err != nil {
+			b.log.Info("views.update failed", "err", err)
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// calendarSlots are the free slots of the offer's event on the offerer's
+// calendar.
+func (b *Bot) calendarSlots(ctx context.Context, o offer.Offer) ([]booking.Slot, error) {
+	cal, err := b.calendarFor(ctx, o.Offerer)
+	if err != nil {
+		return nil, err
+	}
+	return cal.Slots(ctx, o.Event)
+}
+
+// offerWithdrawPressed withdraws the offer when its offerer pressed it.
+func (b *Bot) offerWithdrawPressed(later *jobs, p press) {
+	id, card := p.a.Value, p.cb.ResponseURL
+	later.add("offer-withdraw", func(ctx context.Context) {
+		if b.cfg.Offers == nil {
+			p.reply(offerGoneMessage())
+			return
+		}
+		o, err := b.cfg.Offers.Update(ctx, id, offer.Withdraw(p.user, b.cfg.Now()))
+		switch {
+		case errors.Is(err, offer.ErrNotNamed):
+			o, _ := b.cfg.Offers.Get(ctx, id)
+			p.reply(message{Text: "Only the person who made this offer can withdraw it.", Blocks: []slack.Block{
+				section(":lock: Only " + mention(o.Offerer) + " can withdraw this offer."),
+			}})
+			return
+		case errors.Is(err, offer.ErrNotFound):
+			p.reply(offerGoneMessage())
+			return
+		case err != nil:
+			p.reply(b.failed("The offer could not be withdrawn", err))
+			return
+		}
+		b.log.Info("offer withdrawn", "offer", o.ID, "user", p.user)
+		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
+	})
+}
+
+// person is what Slack's profile says of someone who books from an offer.
+type person struct {
+	name, email string
+	zone        *time.Location
+}
+
+// profile is the person's name, email and zone from users.info; what Slack
+// does not say is left for them to type (the zone: UTC).
+func (b *Bot) profile(ctx context.Context, user string) person {
+	p := person{zone: time.UTC}
+	info, err := b.slack.GetUserInfoContext(ctx, user)
+	if err != nil {
+		b.log.Info("users.info failed; the offer's form is left for the person to fill in", "user", user, "err", slackErr(err))
+		return p
+	}
+	p.name = firstNonEmpty(info.RealName, info.Profile.RealName)
+	p.email = info.Profile.Email
+	if loc, err := booking.LoadZone(info.TZ); err == nil && info.TZ != "" {
+		p.zone = loc
+	}
+	return p
+}
+
+// submitOffer checks the offer's form in memory and answers at once: field
+// errors, or "Booking…" while the time is taken, checked and booked.
+func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
+	meta, ours := b.offerMetaOf(cb.View)
+	if !ours {
+		b.log.Warn("offer form submission refused: its metadata does not carry bookbot's signature", "user", cb.User.ID, "view_id", cb.View.ID)
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{
+			actionName: "This form did not come from bookbot as it is, so nothing was booked. Close it and pick the time on the card again.",
+		})
+	}
+	in := readInputs(cb.View)
+	errs := map[string]string{}
+	if in.name == "" {
+		errs[actionName] = "Enter your name."
+	}
+	if p := booking.EmailProblem(in.email); p != "" {
+		errs[actionEmail] = p
+	}
+	if n := booking.NoteLength(in.note); n > booking.MaxNote {
+		errs[actionNote] = fmt.Sprintf("The note is %d characters long (an emoji counts as two); the limit is %d.", n, booking.MaxNote)
+	}
+	if len(errs) > 0 {
+		return slack.NewErrorsViewSubmissionResponse(errs)
+	}
+	pending := offerPendingView(in.name)
+	pending.ExternalID = fmt.Sprintf("offer-%s-%d", cb.View.ID, b.cfg.Now().UnixNano())
+	user, key := cb.User.ID, cb.View.ID
+	later.add("offer-book", func(ctx context.Context) {
+		m, card := b.bookOffer(ctx, user, key, meta, in)
+		// The booking may have used up the work's time: telling the
+		// person and the card gets its own.
+		ctxReport, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+		defer cancel()
+		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m))), pending.ExternalID); err != nil {
+			b.log.Info("offer outcome view not shown (modal closed?)", "err", slackErr(err))
+			b.dm(ctxReport, user, m)
+		}
+		if card != nil {
+			b.replaceCard(ctxReport, meta.Card, *card)
+		}
+	})
+	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
+}
+
+// bookOffer takes the time from the offer, checks it is still free and
+// books it on the offerer's calendar, through the write path every booking
+// takes (journal, limits, verification; never retried). It returns what
+// the clicker is told and, when the card must change, its new face.
+func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, in inputs) (message, *message) {
+	now := b.cfg.Now()
+	zone, err := booking.LoadZone(meta.Zone)
+	if err != nil {
+		zone = time.UTC
+	}
+	if b.cfg.Offers == nil {
+		return offerGoneMessage(), nil
+	}
+	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(user, key, in.name, meta.Start, now))
+	if err == nil && !b.cfg.Allowed(o.Offerer) {
+		b.release(ctx, o.ID, key)
+		return offerGoneMessage(), nil
+	}
+	switch {
+	case errors.Is(err, offer.ErrNotFound):
+		return offerGoneMessage(), nil
+	case errors.Is(err, offer.ErrNotNamed):
+		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
+		return notNamedMessage(o), nil
+	case errors.Is(err, offer.ErrUsedUp), errors.Is(err, offer.ErrWithdrawn), errors.Is(err, offer.ErrExpired):
+		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
+		card := offerCard(o, nil, time.UTC, now)
+		return offerClosedMessage(o, err), &card
+	case err != nil:
+		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
+	}
+	refresh := func(slots []booking.Slot) *message {
+		o, err := b.cfg.Offers.Get(ctx, o.ID)
+		if err != nil {
+			return nil
+		}
+		card := offerCard(o, slots, b.users.zone(ctx, o.Offerer), b.cfg.Now())
+		return &card
+	}
+	cal, err := b.calendarFor(ctx, o.Offerer)
+	if err != nil {
+		b.release(ctx, o.ID, key)
+		return b.failed("Nothing was booked", err), nil
+	}
+	slots, err := cal.Slots(ctx, o.Event)
+	if err != nil {
+		b.release(ctx, o.ID, key)
+		return b.failed("Nothing was booked: the time could not be checked", err), nil
+	}
+	slot, free := shownSlots{slots: slots}.find(meta.Start)
+	if !free {
+		b.release(ctx, o.ID, key)
+		b.log.Info("offer time taken meanwhile", "offer", o.ID, "user", user)
+		return offerTakenMessage(), refresh(slots)
+	}
+	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
+	if res != nil {
+		b.log.Info("offer booking finished", "offer", o.ID, "user", user, "result", res)
+	}
+	switch {
+	case res != nil && res.Booking != nil && (res.Outcome == booking.Confirmed || res.Outcome == booking.AlreadyBooked):
+		bk := *res.Booking
+		o, err := b.cfg.Offers.Update(ctx, o.ID, offer.Confirm(key, bk.ID, bk.End))
+		if err != nil {
+			b.log.Error("a booking made from an offer could not be recorded in it", "offer", meta.Offer, "booking", bk.ID, "err", err)
+		}
+		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.users.zone(ctx, o.Offerer)))
+		var card *message
+		switch {
+		case err == nil && o.Left() > 0:
+			card = refresh(withoutTaken(slots, o))
+		case err == nil:
+			card = refresh(nil)
+		}
+		return offerBookedMessage(o, bk, in.email, zone), card
+	case res != nil && res.NeedsHuman():
+		// It may be booked: the time stays taken from the offer, and the
+		// offerer, whose calendar it is, is asked to check.
+		b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), nil, b.cfg.BookingPage))
+		b.ReportReviews(ctx)
+		return offerUnclearMessage(o), nil
+	}
+	b.release(ctx, o.ID, key)
+	var card *message
+	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
+		card = refresh(withoutTaken(slots, o))
+	}
+	return offerNotBookedMessage(o, res, err), card
+}
+
+// release gives the time back to the offer: nothing was booked.
+func (b *Bot) release(ctx context.Context, id, key string) {
+	if _, err := b.cfg.Offers.Update(context.WithoutCancel(ctx), id, offer.Release(key)); err != nil {
+		b.log.Warn("an offer's time could not be given back", "offer", id, "err", err)
+	}
+}
+
+// withoutTaken are the slots an offer has not booked yet.
+func withoutTaken(slots []booking.Slot, o offer.Offer) []booking.Slot {
+	return slices.DeleteFunc(slices.Clone(slots), func(s booking.Slot) bool {
+		return slices.ContainsFunc(o.Uses, func(u offer.Use) bool { return u.Start == s.RawStart() })
+	})
+}
+
+// pickTimes are the times a card offers: the soonest free slots, at most
+// offerPerDay on a day in loc, at most offerTimes, none the offer took.
+func pickTimes(slots []booking.Slot, taken []offer.Use, loc *time.Location, now time.Time) []booking.Slot {
+	var out []booking.Slot
+	perDay := map[string]int{}
+	for _, s := range slots {
+		if !s.Start.After(now) || slices.ContainsFunc(taken, func(u offer.Use) bool { return u.Start == s.RawStart() }) {
+			continue
+		}
+		day := s.Start.In(loc).Format("2006-01-02")
+		if perDay[day] == offerPerDay {
+			continue
+		}
+		perDay[day]++
+		out = append(out, s)
+		if len(out) == offerTimes {
+			break
+		}
+	}
+	return out
+}
+
+// The offer's messages and views.
+
+// offerHead is what the card offers, as mrkdwn.
+func offerHead(o offer.Offer) string {
+	return fmt.Sprintf("*%s* offers a %d-minute *%s*", short(o.Name), o.Minutes, short(o.Title))
+}
+
+// forWhom names who may book, as mrkdwn: "" for anyone.
+func forWhom(o offer.Offer) string {
+	if len(o.For) == 0 {
+		return ""
+	}
+	names := make([]string, len(o.For))
+	for i, u := range o.For {
+		names[i] = mention(u)
+	}
+	return strings.Join(names, ", ")
+}
+
+// offerCard is the card in the conversation: open, with its times
+// (from slots, in loc for spreading them over days) and buttons; or,
+// once booked, withdrawn or expired, what happened, without buttons.
+func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time.Time) message {
+	booked := o.Booked()
+	var bookedLines []string
+	for _, u := range booked {
+		start, _ := time.Parse(time.RFC3339Nano, u.Start)
+		bookedLines = append(bookedLines, fmt.Sprintf("%s, %s, with %s (booked by %s) · %s", short(o.Title), span(start, u.End, loc), short(u.Name), mention(u.By), bookingID(u.Booking)))
+	}
+	ids := make([]string, len(booked))
+	for i, u := range booked {
+		ids[i] = "booking " + escape(u.Booking)
+	}
+	closed := o.Open(now)
+	switch {
+	case errors.Is(closed, offer.ErrUsedUp) && len(booked) == o.Max:
+		text := ":white_check_mark: *Booked:* " + bookedLines[0]
+		if len(booked) > 1 {
+			text = ":white_check_mark: *Booked:*\n" + strings.Join(bookedLines, "\n")
+		}
+		first := booked[0]
+		start, _ := time.Parse(time.RFC3339Nano, first.Start)
+		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s) · %s", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By), strings.Join(ids, ", "))
+		return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
+	case errors.Is(closed, offer.ErrUsedUp):
+		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s's offer of *%s* is taken; the booking is being made or checked.", short(o.Name), short(o.Title))
+		if len(bookedLines) > 0 {
+			text += "\n" + strings.Join(bookedLines, "\n")
+		}
+		return message{Text: "Being booked: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
+	case errors.Is(closed, offer.ErrWithdrawn):
+		text := fmt.Sprintf(":no_entry_sign: *Withdrawn:* %s withdrew this offer of *%s*.", mention(o.Offerer), short(o.Title))
+		if len(bookedLines) > 0 {
+			text += " Booked from it:\n" + strings.Join(bookedLines, "\n")
+		}
+		return message{Text: "Withdrawn: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
+	case errors.Is(closed, offer.ErrExpired):
+		text := fmt.Sprintf(":hourglass: *Expired:* this offer of *%s* could be booked until %s.", short(o.Title), moment(o.Expires, loc))
+		if len(bookedLines) > 0 {
+			text += " Booked from it:\n" + strings.Join(bookedLines, "\n")
+		}
+		return message{Text: "Expired: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for a new one.")}}
+	}
+
+	head := offerHead(o) + " — pick a time"
+	if who := forWhom(o); who != "" {
+		head = offerHead(o) + " for " + who + " — pick a time"
+	}
+	blocks := []slack.Block{section(":calendar: " + head)}
+	times := pickTimes(slots, o.Uses, loc, now)
+	for _, s := range times {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(span(s.Start, s.End, loc)), nil,
+			slack.NewAccessory(button(actionOfferSlot, "Book this time", offerValue(o.ID, s.RawStart())))))
+	}
+	if len(times) == 0 {
+		blocks = append(blocks, section("No free times are left in the next 14 days."))
+	}
+	if len(bookedLines) > 0 {
+		blocks = append(blocks, contextLine("Booked so far: "+strings.Join(bookedLines, "; ")))
+	}
+	left := "one meeting"
+	if o.Left() > 1 {
+		left = strconv.Itoa(o.Left()) + " meetings"
+	}
+	blocks = append(blocks,
+		contextLine(fmt.Sprintf("Times show in your own time zone. Books %s, until %s.", left, day(o.Expires, loc))),
+		slack.NewActionBlock("offer_actions",
+			button(actionOfferMore, "More times", o.ID),
+			button(actionOfferWithdraw, "Withdraw", o.ID),
+		),
+	)
+	text := "Offer: " + short(o.Name) + " offers a " + strconv.Itoa(o.Minutes) + "-minute " + short(o.Title) + ", pick a time"
+	if who := forWhom(o); who != "" {
+		text += " (for " + who + ")"
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
+// offerForm is the form that books time start from the offer: the time in
+// the clicker's zone, their name and email from Slack, a note.
+func offerForm(o offer.Offer, start string, p person, meta offerMeta) slack.ModalViewRequest {
+	t, _ := time.Parse(time.RFC3339Nano, start)
+	end := t.Add(time.Duration(o.Minutes) * time.Minute)
+	name := slack.NewPlainTextInputBlockElement(plain("Your name"), actionName)
+	name.InitialValue, name.MaxLength = p.name, 200
+	email := slack.NewEmailTextInputBlockElement(plain("you@example.com"), actionEmail)
+	email.InitialValue = p.email
+	note := slack.NewPlainTextInputBlockElement(plain("Agenda, context, links…"), actionNote)
+	note.Multiline, note.MaxLength = true, booking.MaxNote
+	noteBlock := slack.NewInputBlock(actionNote, plain("Note"), plain("Shared with "+clip(o.Name, 100)+"."), note)
+	noteBlock.Optional = true
+	blocks := []slack.Block{
+		section(fmt.Sprintf("*%s* with *%s*\n%s", short(o.Title), short(o.Name), span(t, end, p.zone))),
+		slack.NewInputBlock(actionName, plain("Your name"), nil, name),
+		slack.NewInputBlock(actionEmail, plain("Your email"), plain("The invitation goes to this address."), email),
+		noteBlock,
+		contextLine("Your time zone, from your Slack profile: " + zoneName(p.zone, t, end) + "."),
+	}
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackOfferBook,
+		Title:           plain("Book a time"),
+		Submit:          plain("Book"),
+		Close:           plain("Cancel"),
+		Blocks:          slack.Blocks{BlockSet: blocks},
+		PrivateMetadata: meta.encode(),
+	}
+}
+
+// offerTimesView is "More times": every free time of the offer's event
+// not taken from it, a select a day, in the clicker's zone. slots nil:
+// still loading, or problem says why there are none.
+func offerTimesView(o offer.Offer, slots []booking.Slot, problem error, loc *time.Location, now time.Time, meta offerMeta) slack.ModalViewRequest {
+	blocks := []slack.Block{section(fmt.Sprintf("*%s* (%d min) with *%s*", short(o.Title), o.Minutes, short(o.Name)))}
+	switch {
+	case problem != nil:
+		blocks = append(blocks, section(":warning: "+escape("The free times could not be loaded. "+failureText(problem))))
+	case slots == nil:
+		blocks = append(blocks, section(":hourglass_flowing_sand: Loading free times…"))
+	default:
+		var free []booking.Slot
+		for _, s := range withoutTaken(slots, o) {
+			if s.Start.After(now) {
+				free = append(free, s)
+			}
+		}
+		days := groupByDay(free, loc, now)
+		if len(days) == 0 {
+			blocks = append(blocks, section("No free times in the next 14 days."))
+		} else {
+			blocks = append(blocks, contextLine("Times in "+zoneName(loc, days[0].start(), days[len(days)-1].end())+". Pick one to book it."))
+		}
+		for _, d := range days[:min(len(days), 90)] {
+			changes := len(d.zones(loc)) > 1
+			var opts []*slack.OptionBlockObject
+			for _, s := range d.slots[:min(len(d.slots), 100)] {
+				opts = append(opts, slack.NewOptionBlockObject(offerValue(o.ID, s.RawStart()), plain(slotLabel(s, loc, changes)), nil))
+			}
+			sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Pick a time"), actionOfferPick, opts...)
+			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(fmt.Sprintf("*%s* · %d free", d.label, len(d.slots))), nil, slack.NewAccessory(sel)))
+		}
+	}
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackOfferTimes,
+		Title:           plain("More times"),
+		Close:           plain("Close"),
+		Blocks:          slack.Blocks{BlockSet: blocks},
+		PrivateMetadata: meta.encode(),
+	}
+}
+
+// offerPendingView is the form's "Booking…" while the time is booked.
+func offerPendingView(name string) *slack.ModalViewRequest {
+	return &slack.ModalViewRequest{
+		Type:       slack.VTModal,
+		CallbackID: callbackOfferBook,
+		Title:      plain("Book a time"),
+		Close:      plain("Close"),
+		Blocks:     slack.Blocks{BlockSet: []slack.Block{section(fmt.Sprintf(":hourglass_flowing_sand: Booking for %s…\nYou can close this window: if it closes before the outcome is shown, the outcome comes to you as a message from bookbot.", short(name)))}},
+	}
+}
+
+// offerOutcomeView shows what happened in the form.
+func offerOutcomeView(m message) slack.ModalViewRequest {
+	return slack.ModalViewRequest{
+		Type:       slack.VTModal,
+		CallbackID: callbackOfferBook,
+		Title:      plain("Book a time"),
+		Close:      plain("Done"),
+		Blocks:     slack.Blocks{BlockSet: m.Blocks},
+	}
+}
+
+// What a clicker is told. Each says what happened and that nothing else
+// was sent; none offers more than this offer.
+
+func offerGoneMessage() message {
+	text := "This offer is no longer open: nothing was sent. Ask whoever posted it for a new one."
+	return message{Text: text, Blocks: []slack.Block{section(":grey_question: " + text)}}
+}
+
+func notNamedMessage(o offer.Offer) message {
+	text := "This offer is for " + forWhom(o) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a time of your own."
+	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
+}
+
+func offerClosedMessage(o offer.Offer, why error) message {
+	var text, fallback string
+	switch {
+	case errors.Is(why, offer.ErrUsedUp):
+		text = "This offer is already booked: nothing was sent. Ask " + mention(o.Offerer) + " for another time."
+	case errors.Is(why, offer.ErrWithdrawn):
+		text = mention(o.Offerer) + " withdrew this offer: nothing was sent. Ask them for another time."
+	default:
+		text = "This offer expired " + moment(o.Expires, time.UTC) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
+		fallback = "This offer expired " + o.Expires.UTC().Format(momentLayout) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
+	}
+	return message{Text: firstNonEmpty(fallback, text), Blocks: []slack.Block{section(":information_source: " + text)}}
+}
+
+func offerTakenMessage() message {
+	text := "*Not booked: that time was just taken.* Nothing was sent. The card now shows the times still free: pick another there."
+	return message{Text: "Not booked: that time was just taken. Pick another on the card.", Blocks: []slack.Block{section(":x: " + text)}}
+}
+
+func offerUnclearMessage(o offer.Offer) message {
+	text := fmt.Sprintf("*Not sure it was booked.* The booking service did not answer clearly. Do not book it again: %s has been told and will check their calendar.", mention(o.Offerer))
+	return message{Text: "Not sure it was booked: " + short(o.Name) + " will check.", Blocks: []slack.Block{section(":warning: " + text)}}
+}
+
+func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) message {
+	why := failureText(err)
+	switch {
+	case res == nil:
+	case res.Outcome == booking.DryRun:
+		why = "This is a dry run: bookbot sends no bookings."
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
+		why = "That time was just taken. The card now shows the times still free: pick another there."
+	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
+		why = "The booking service refuses this booking (an earlier one of yours at this time, or an email check it needs). Pick another time, or ask " + o.Name + "."
+	case res.Outcome == booking.RateLimited:
+		why = "The booking service takes only a few bookings at a time. Try again in " + waitText(res.RetryAfter) + "."
+	case res.Outcome == booking.Rejected:
+		why = "The booking service refused it: " + failureText(res.Err)
+	default:
+		why = "The booking service did not book it. Pick another time, or ask " + o.Name + "."
+	}
+	text := "*Not booked.* " + escape(why)
+	return message{Text: "Not booked. " + escape(why), Blocks: []slack.Block{section(":x: " + text)}}
+}
+
+func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *time.Location) message {
+	text := fmt.Sprintf("*Booked:* %s with %s, %s.\nThe invitation goes to %s.", short(o.Title), short(o.Name), span(bk.Start, bk.End, zone), address(email))
+	return message{
+		Text:   fmt.Sprintf("Booked: %s with %s, %s (booking %s)", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout), escape(bk.ID)),
+		Blocks: []slack.Block{section(":white_check_mark: " + text), contextLine(bookingID(bk.ID))},
+	}
+}
+
+// offerBookedDM tells the offerer a time was booked from their offer.
+func offerBookedDM(o offer.Offer, bk booking.Booking, by, name, email string, loc *time.Location) message {
+	text := fmt.Sprintf(":white_check_mark: *Booked from your offer:* %s, %s, with %s (%s), booked by %s.", short(o.Title), span(bk.Start, bk.End, loc), short(name), address(email), mention(by))
+	return message{
+		Text: fmt.Sprintf("Booked from your offer: %s, %s, with %s (booking %s)", short(o.Title), bk.Start.In(loc).Format(momentLayout), short(name), escape(bk.ID)),
+		Blocks: []slack.Block{
+			section(text),
+			contextLine(bookingID(bk.ID)),
+			slack.NewActionBlock("offer_booked_actions", upcomingButton(), cancelButton(bk.ID)),
+		},
+	}
+}

@@ -1,0 +1,87 @@
+package bot
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/offer"
+)
+
+// goldenOfferCases are the offer's card in each state, its modals, and
+// what a clicker and the offerer are told.
+func goldenOfferCases() []goldenCase {
+	berlin, now := goldenBerlin, goldenNow
+	open := offer.Offer{
+		ID: "k33pbf2uufmb2i6n", Offerer: "U012ADA", Name: "Ada Lovelace", For: []string{"U0GRACE"}, Max: 1,
+		Event: "intro-call", Title: "Intro call", Minutes: 15,
+		Created: now, Expires: now.Add(DefaultOfferTTL),
+	}
+	hostile := open
+	hostile.Name, hostile.Title, hostile.For, hostile.Max = goldenMention, goldenAttendee, nil, 3
+	starts := []time.Time{goldenAt(23, 11, 15), goldenAt(23, 11, 30), goldenAt(23, 14, 0), goldenAt(24, 9, 0), goldenAt(24, 9, 15), goldenAt(24, 10, 0), goldenAt(25, 9, 0), goldenAt(26, 16, 45)}
+	slots := func(t *testing.T) []booking.Slot { return goldenSlots(t, "intro-call", 15, starts...) }
+	use := func(key, by, name string, start time.Time, id string) offer.Use {
+		return offer.Use{Key: key, By: by, Name: name, Start: start.UTC().Format(time.RFC3339), End: start.Add(15 * time.Minute).UTC(), At: now, Booking: id}
+	}
+	booked := open
+	booked.Uses = []offer.Use{use("V1", "U0GRACE", "Grace Hopper", starts[0], "a2972a0c-5697-4400-90ba-c80b6a7d56fc")}
+	partly := hostile
+	partly.Uses = []offer.Use{use("V1", "U0GRACE", goldenAttendee, starts[1], "b1")}
+	withdrawn := open
+	withdrawn.Withdrawn = now.Add(time.Hour)
+	expired := open
+	expired.Expires = now.Add(-time.Minute)
+	pending := open
+	pending.Uses = []offer.Use{use("V1", "U0GRACE", "Grace Hopper", starts[0], "")}
+	bk := booking.Booking{ID: "a2972a0c-5697-4400-90ba-c80b6a7d56fc", Start: starts[0].UTC(), End: starts[0].Add(15 * time.Minute).UTC()}
+	grace := person{name: "Grace Hopper", email: "grace@example.com", zone: goldenNewYork}
+	meta := offerMeta{Offer: open.ID, Start: starts[0].UTC().Format(time.RFC3339), Card: "https://hooks.slack.test/actions/T1/1/x", Zone: "America/New_York"}
+
+	var cases []goldenCase
+	msg := func(name string, m func(t *testing.T) message) {
+		cases = append(cases, goldenCase{name, rowsFree, func(t *testing.T) []goldenDoc { return msgDoc(m(t)) }})
+	}
+	fixed := func(name string, m message) { msg(name, func(*testing.T) message { return m }) }
+	view := func(name string, v func(t *testing.T) slack.ModalViewRequest) {
+		cases = append(cases, goldenCase{name, rowsFree, func(t *testing.T) []goldenDoc { return viewDoc(v(t)) }})
+	}
+
+	msg("offer_card", func(t *testing.T) message { return offerCard(open, slots(t), berlin, now) })
+	msg("offer_card_hostile_partly_booked", func(t *testing.T) message { return offerCard(partly, slots(t), berlin, now) })
+	fixed("offer_card_no_times", offerCard(hostile, nil, berlin, now))
+	fixed("offer_card_booked", offerCard(booked, nil, berlin, now))
+	fixed("offer_card_being_booked", offerCard(pending, nil, berlin, now))
+	fixed("offer_card_withdrawn", offerCard(withdrawn, nil, berlin, now))
+	fixed("offer_card_expired", offerCard(expired, nil, berlin, now))
+	view("offer_form", func(*testing.T) slack.ModalViewRequest { return offerForm(open, meta.Start, grace, meta) })
+	view("offer_form_hostile_no_profile", func(*testing.T) slack.ModalViewRequest {
+		return offerForm(hostile, meta.Start, person{zone: time.UTC}, meta)
+	})
+	view("offer_times", func(t *testing.T) slack.ModalViewRequest {
+		return offerTimesView(partly, slots(t), nil, goldenNewYork, now, meta)
+	})
+	view("offer_times_loading", func(*testing.T) slack.ModalViewRequest { return offerTimesView(open, nil, nil, time.UTC, now, meta) })
+	view("offer_times_error", func(*testing.T) slack.ModalViewRequest {
+		return offerTimesView(open, nil, booking.ErrUnavailable, time.UTC, now, meta)
+	})
+	view("offer_pending", func(*testing.T) slack.ModalViewRequest { return *offerPendingView(goldenAttendee) })
+	view("offer_outcome_booked", func(*testing.T) slack.ModalViewRequest {
+		return offerOutcomeView(offerBookedMessage(open, bk, "grace@example.com", goldenNewYork))
+	})
+	fixed("offer_booked", offerBookedMessage(open, bk, "grace@example.com", goldenNewYork))
+	fixed("offer_booked_dm", offerBookedDM(open, bk, "U0GRACE", "Grace Hopper", "grace@example.com", berlin))
+	fixed("offer_refused_not_named", notNamedMessage(open))
+	fixed("offer_refused_gone", offerGoneMessage())
+	fixed("offer_refused_booked", offerClosedMessage(booked, offer.ErrUsedUp))
+	fixed("offer_refused_withdrawn", offerClosedMessage(withdrawn, offer.ErrWithdrawn))
+	fixed("offer_refused_expired", offerClosedMessage(expired, offer.ErrExpired))
+	fixed("offer_taken", offerTakenMessage())
+	fixed("offer_unclear", offerUnclearMessage(open))
+	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))
+	fixed("offer_not_booked_error", offerNotBookedMessage(open, nil, errors.Join(booking.ErrUnavailable)))
+	return cases
+}

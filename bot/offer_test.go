@@ -1,0 +1,226 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/store/bolt"
+)
+
+// grace is not on the allow-list; an offer names her.
+const grace = "UGRACE"
+
+// offerHarness is the harness with offers kept in an embedded store, Grace
+// in the workspace, and a channel where Ada, Grace and Eve talk.
+func offerHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Offers = db.Offers()
+	})
+	h.sl.AddUser(slacktest.User{ID: grace, Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, grace, eve, bob}})
+	return h
+}
+
+// offerCard posts `offer text` as Ada in the team channel and returns the
+// card once it is there.
+func (h *harness) offerCard(text string) slacktest.Message {
+	h.t.Helper()
+	if _, err := h.sl.SendSlashCommand(h.ctx(), slacktest.SlashCommand{Command: "/booking", Text: "offer " + text, UserID: ada, ChannelID: "C0TEAM"}); err != nil {
+		h.t.Fatal(err)
+	}
+	return h.waitMessage("the offer card", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.ResponseType == "in_channel" && strings.HasPrefix(m.Text, "Offer")
+	})
+}
+
+// pick presses a time on the card as user.
+func (h *harness) pick(user string, card slacktest.Message, value string) {
+	h.t.Helper()
+	h.interact(slacktest.BlockAction(user, "offer_slot", value, slacktest.InMessage(card)))
+}
+
+func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call <@UGRACE|grace>")
+	times := values(elements(card.Blocks, "offer_slot"))
+	if len(times) == 0 || len(times) > 5 {
+		t.Fatalf("card offers %d times:\n%s", len(times), card.Blocks)
+	}
+	if !strings.Contains(times[0], firstSlot) {
+		t.Errorf("first time's value %q does not hold the slot's start %q", times[0], firstSlot)
+	}
+	before := len(h.sb.Requests())
+
+	// Eve is not named: told so, and nothing is asked of the booking API.
+	h.pick(eve, card, times[0])
+	h.reply(eve, "This offer is for <@UGRACE>")
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a refused click made %d booking API calls", n-before)
+	}
+
+	h.pick(grace, card, times[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool {
+		return v.TriggerUser == grace && v.CallbackID == "offer_book"
+	})
+	// A second time, picked before the first is booked.
+	h.pick(grace, card, times[1])
+	second := h.waitView("a second form", func(v slacktest.View) bool {
+		return v.TriggerUser == grace && v.CallbackID == "offer_book" && v.ID != form.ID
+	})
+	if txt := string(form.Blocks); !strings.Contains(txt, "Grace Hopper") || !strings.Contains(txt, "grace@example.com") || !strings.Contains(txt, "America/New_York") {
+		t.Errorf("the form does not carry Grace's profile:\n%s", form.Blocks)
+	}
+	h.submit(grace, form.ID, map[string]string{"note": "Looking forward"})
+	booked := h.waitMessage("the card, booked", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Booked")
+	})
+	posts := h.requests("POST /bookings")
+	if len(posts) != 1 {
+		t.Fatalf("%d POST /bookings, want 1", len(posts))
+	}
+	f := posts[0].Form
+	if f.Get("name") != "Grace Hopper" || f.Get("email") != "grace@example.com" || f.Get("booker_tz") != "America/New_York" || f.Get("start") != firstSlot {
+		t.Errorf("POST /bookings form %v", f)
+	}
+	id := bookedFor(h, "grace@example.com")
+	if !strings.Contains(booked.Text, id) || len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
+		t.Errorf("booked card %q:\n%s", booked.Text, booked.Blocks)
+	}
+	h.dm(ada, "Booked from your offer")
+	h.waitView("the form's outcome", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), "Booked")
+	})
+
+	// The second form, sent now the offer is booked: told so, nothing sent.
+	h.drain()
+	before = len(h.sb.Requests())
+	h.submit(grace, second.ID, map[string]string{})
+	h.waitView("the second form's outcome", func(v slacktest.View) bool {
+		return v.ID == second.ID && strings.Contains(string(v.Blocks), "already booked")
+	})
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a click on a booked offer made %d booking API calls", n-before)
+	}
+}
+
+func TestOfferExpires(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call")
+	times := values(elements(card.Blocks, "offer_slot"))
+	h.drain()
+	before := len(h.sb.Requests())
+	h.clock.Advance(bot.DefaultOfferTTL)
+	h.pick(eve, card, times[0])
+	h.reply(eve, "This offer expired")
+	h.waitMessage("the card, expired", func(m slacktest.Message) bool {
+		return m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Expired")
+	})
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a click on an expired offer made %d booking API calls", n-before)
+	}
+}
+
+func TestOfferWithdrawn(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call")
+	times := values(elements(card.Blocks, "offer_slot"))
+	id := values(elements(card.Blocks, "offer_withdraw"))[0]
+	h.interact(slacktest.BlockAction(bob, "offer_withdraw", id, slacktest.InMessage(card)))
+	h.reply(bob, "Only <@UADA> can withdraw")
+	// Eve has the form open when Ada withdraws the offer.
+	h.pick(eve, card, times[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_book"
+	})
+	h.interact(slacktest.BlockAction(ada, "offer_withdraw", id, slacktest.InMessage(card)))
+	h.waitMessage("the card, withdrawn", func(m slacktest.Message) bool {
+		return m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Withdrawn")
+	})
+	h.drain()
+	before := len(h.sb.Requests())
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitView("the form's outcome", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), "withdrew this offer")
+	})
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a click on a withdrawn offer made %d booking API calls", n-before)
+	}
+}
+
+// The time clicked is taken before the form is sent: the form says so,
+// nothing is sent, and the card shows the times still free.
+func TestOfferTimeTakenMeanwhile(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call")
+	times := values(elements(card.Blocks, "offer_slot"))
+	h.pick(eve, card, times[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_book"
+	})
+	takeSlot(h, "someone@example.com")
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitView("the form's outcome", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), "just taken")
+	})
+	fresh := h.waitMessage("the card, refreshed", func(m slacktest.Message) bool {
+		return m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Offer")
+	})
+	if got := values(elements(fresh.Blocks, "offer_slot")); len(got) == 0 || got[0] == times[0] {
+		t.Errorf("refreshed card still offers the taken time: %v", got)
+	}
+	if n := len(h.requests("POST /bookings")); n != 0 {
+		t.Errorf("%d POST /bookings for a time taken meanwhile", n)
+	}
+}
+
+func TestOfferMoreTimes(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call n=2")
+	id := values(elements(card.Blocks, "offer_more"))[0]
+	h.interact(slacktest.BlockAction(eve, "offer_more", id, slacktest.InMessage(card)))
+	more := h.waitView("more times", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_times" && len(elements(v.Blocks, "offer_pick")) > 0
+	})
+	opts := options(elements(more.Blocks, "offer_pick")[0])
+	h.interact(slacktest.BlockAction(eve, "offer_pick", opts[len(opts)-1].value, slacktest.InView(more)))
+	form := h.waitView("the offer's form in place of the times", func(v slacktest.View) bool {
+		return v.ID == more.ID && v.CallbackID == "offer_book"
+	})
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitMessage("the card, with one booked and one left", func(m slacktest.Message) bool {
+		return m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Offer") && strings.Contains(textOf(m.Blocks), "Booked so far")
+	})
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings, want 1", n)
+	}
+}
+
+func TestOfferArguments(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	for _, text := range []string{"offer", "offer intro-call @grace", "offer intro-call n=0", "offer a b"} {
+		ack := parseEphemeral(t, h.slash(ada, text))
+		if ack.ResponseType != "ephemeral" || !strings.Contains(ack.Text+string(ack.Blocks), "offer") {
+			t.Errorf("%q: ack %+v", text, ack)
+		}
+	}
+	if n := len(h.sb.Requests()); n != 0 {
+		t.Errorf("bad arguments made %d booking API calls", n)
+	}
+}

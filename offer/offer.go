@@ -1,0 +1,170 @@
+// Package offer is an offer of free times made in a Slack conversation:
+// who made it, for whom, how many meetings it may book, until when, and
+// what it has booked. The rules of taking a time from it are here, once;
+// a Store keeps offers so that any replica answers a click on any card.
+package offer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Offer is one card of free times.
+type Offer struct {
+	ID      string   `json:"id"`
+	Offerer string   `json:"offerer"`       // the Slack user whose calendar is booked
+	Name    string   `json:"name"`          // the offerer's name, as Slack gave it
+	For     []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
+	Max     int      `json:"max"`           // how many meetings it may book, at least 1
+
+	Event   string `json:"event"`   // the event type's slug
+	Title   string `json:"title"`   // its title when offered
+	Minutes int    `json:"minutes"` // its length
+
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	// Withdrawn is when the offerer withdrew it; zero while it stands.
+	Withdrawn time.Time `json:"withdrawn,omitzero"`
+
+	// Uses are the times taken from it: booked, or being booked.
+	Uses []Use `json:"uses,omitempty"`
+}
+
+// Use is a time taken from an offer. Until Booking is set the create is
+// on its way, or its outcome was unclear: it counts against Max either
+// way, so an offer never books more than Max meetings.
+type Use struct {
+	Key     string    `json:"key"` // who holds it: the form that books it
+	By      string    `json:"by"`  // the Slack user who booked
+	Name    string    `json:"name"`
+	Start   string    `json:"start"` // the slot's start as GET /slots gave it
+	End     time.Time `json:"end,omitzero"`
+	At      time.Time `json:"at"`
+	Booking string    `json:"booking,omitempty"` // the booking's ID once confirmed
+}
+
+// Why a time cannot be taken. Each is a truthful answer to the clicker.
+var (
+	ErrNotFound  = errors.New("no such offer")
+	ErrExists    = errors.New("an offer with this ID exists")
+	ErrWithdrawn = errors.New("the offer was withdrawn")
+	ErrExpired   = errors.New("the offer has expired")
+	ErrUsedUp    = errors.New("the offer is booked")
+	ErrNotNamed  = errors.New("the offer is for other people")
+)
+
+// Store keeps offers. Every method fails with the context's error, and
+// records nothing, when ctx is done.
+type Store interface {
+	// Create records a new offer; ErrExists when its ID is taken.
+	Create(ctx context.Context, o Offer) error
+	// Get returns the offer; ErrNotFound when there is none.
+	Get(ctx context.Context, id string) (Offer, error)
+	// Update changes the offer with fn atomically: concurrent updates of
+	// one offer, from any process on the store, take turns, each fn seeing
+	// what the one before it left. An error from fn leaves the offer
+	// unchanged and is returned as it is; ErrNotFound when there is none.
+	Update(ctx context.Context, id string, fn func(*Offer) error) (Offer, error)
+	// Prune deletes the offers that expired before cutoff.
+	Prune(ctx context.Context, cutoff time.Time) error
+}
+
+// NewID is a new offer's ID: random, short, and safe in a button's value.
+func NewID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// Named reports whether user may book from the offer.
+func (o Offer) Named(user string) bool {
+	return len(o.For) == 0 || slices.Contains(o.For, user)
+}
+
+// Booked are the uses confirmed as bookings.
+func (o Offer) Booked() []Use {
+	var out []Use
+	for _, u := range o.Uses {
+		if u.Booking != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Left is how many more meetings the offer may book.
+func (o Offer) Left() int { return max(o.Max-len(o.Uses), 0) }
+
+// Open says why no time can be taken from the offer now, or nil when one
+// can. A used-up offer says so before an expired or withdrawn one: what
+// it booked is the news.
+func (o Offer) Open(now time.Time) error {
+	switch {
+	case o.Left() == 0:
+		return ErrUsedUp
+	case !o.Withdrawn.IsZero():
+		return ErrWithdrawn
+	case !now.Before(o.Expires):
+		return ErrExpired
+	}
+	return nil
+}
+
+// Take takes a time for user, for the form key: an Update's fn. A form
+// takes a time once: the same key again is ErrUsedUp, so a form delivered
+// twice never books twice.
+func Take(user, key, name, start string, now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if !o.Named(user) {
+			return ErrNotNamed
+		}
+		for _, u := range o.Uses {
+			if u.Key == key {
+				return ErrUsedUp
+			}
+		}
+		if err := o.Open(now); err != nil {
+			return err
+		}
+		o.Uses = append(o.Uses, Use{Key: key, By: user, Name: name, Start: start, At: now})
+		return nil
+	}
+}
+
+// Release gives back the time the form key took: nothing was booked.
+func Release(key string) func(*Offer) error {
+	return func(o *Offer) error {
+		o.Uses = slices.DeleteFunc(o.Uses, func(u Use) bool { return u.Key == key && u.Booking == "" })
+		return nil
+	}
+}
+
+// Confirm records the booking the form key's time became.
+func Confirm(key, bookingID string, end time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		for i := range o.Uses {
+			if o.Uses[i].Key == key {
+				o.Uses[i].Booking, o.Uses[i].End = bookingID, end
+			}
+		}
+		return nil
+	}
+}
+
+// Withdraw withdraws the offer, when by made it.
+func Withdraw(by string, now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if by != o.Offerer {
+			return ErrNotNamed
+		}
+		if o.Withdrawn.IsZero() {
+			o.Withdrawn = now
+		}
+		return nil
+	}
+}

@@ -1,0 +1,68 @@
+package offer_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/offer"
+)
+
+var now = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+
+func TestTake(t *testing.T) {
+	base := offer.Offer{Offerer: "UADA", For: []string{"UGRACE"}, Max: 1, Expires: now.Add(time.Hour)}
+	for _, tc := range []struct {
+		name string
+		edit func(*offer.Offer)
+		user string
+		want error
+	}{
+		{"named", nil, "UGRACE", nil},
+		{"not named", nil, "UEVE", offer.ErrNotNamed},
+		{"anyone", func(o *offer.Offer) { o.For = nil }, "UEVE", nil},
+		{"used up", func(o *offer.Offer) { o.Uses = []offer.Use{{Key: "V0"}} }, "UGRACE", offer.ErrUsedUp},
+		{"the same form again", func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{{Key: "V1"}} }, "UGRACE", offer.ErrUsedUp},
+		{"withdrawn", func(o *offer.Offer) { o.Withdrawn = now }, "UGRACE", offer.ErrWithdrawn},
+		{"expired", func(o *offer.Offer) { o.Expires = now }, "UGRACE", offer.ErrExpired},
+		{"withdrawn and used up says booked", func(o *offer.Offer) { o.Withdrawn, o.Uses = now, []offer.Use{{Key: "V0"}} }, "UGRACE", offer.ErrUsedUp},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := base
+			if tc.edit != nil {
+				tc.edit(&o)
+			}
+			n := len(o.Uses)
+			err := offer.Take(tc.user, "V1", "Grace", "s", now)(&o)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Take: %v, want %v", err, tc.want)
+			}
+			if took := len(o.Uses) - n; (err == nil) != (took == 1) {
+				t.Errorf("Take added %d uses with error %v", took, err)
+			}
+		})
+	}
+}
+
+func TestReleaseKeepsBookings(t *testing.T) {
+	o := offer.Offer{Max: 2, Uses: []offer.Use{{Key: "V1"}, {Key: "V2", Booking: "b2"}}}
+	_ = offer.Release("V1")(&o)
+	_ = offer.Release("V2")(&o)
+	if len(o.Uses) != 1 || o.Uses[0].Booking != "b2" || o.Left() != 1 {
+		t.Errorf("after releases: %+v", o.Uses)
+	}
+	_ = offer.Confirm("V2", "b2", now)(&o)
+	if got := o.Booked(); len(got) != 1 || !got[0].End.Equal(now) {
+		t.Errorf("Booked = %+v", got)
+	}
+}
+
+func TestWithdrawOnlyByTheOfferer(t *testing.T) {
+	o := offer.Offer{Offerer: "UADA"}
+	if err := offer.Withdraw("UEVE", now)(&o); !errors.Is(err, offer.ErrNotNamed) || !o.Withdrawn.IsZero() {
+		t.Errorf("Withdraw by another: %v, %v", err, o.Withdrawn)
+	}
+	if err := offer.Withdraw("UADA", now)(&o); err != nil || !o.Withdrawn.Equal(now) {
+		t.Errorf("Withdraw by the offerer: %v, %v", err, o.Withdrawn)
+	}
+}

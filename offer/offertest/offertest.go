@@ -1,0 +1,223 @@
+// Package offertest checks an implementation of offer.Store against the
+// semantics its documentation gives. It is for tests only.
+package offertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/offer"
+)
+
+// Run runs the conformance suite, each subtest against a store of its own.
+//
+// fresh makes that store: it is called once by each subtest, with the
+// subtest's t, and must make an empty store no other subtest sees. It
+// returns open, which returns a new handle on that same store each time
+// it is called, as a restarted process (or another replica) would get
+// one. open reports a failure with t.Fatal and registers with t.Cleanup
+// the closing of what it opens.
+//
+// Where offer.Store's documentation leaves room, the suite holds a store
+// to these readings of it:
+//   - times are kept as instants: their zone and monotonic reading need
+//     not be;
+//   - Prune keeps an offer that expired at exactly cutoff;
+//   - with a context already cancelled every method fails with an error
+//     that is context.Canceled, and records nothing.
+func Run(t *testing.T, fresh func(t *testing.T) (open func() offer.Store)) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, fresh(t))
+		})
+	}
+}
+
+var cases = []struct {
+	name string
+	run  func(t *testing.T, open func() offer.Store)
+}{
+	{"Get/absent", getAbsent},
+	{"Create/round trip", roundTrip},
+	{"Create/taken ID", createTaken},
+	{"Update/kept", updateKept},
+	{"Update/refused", updateRefused},
+	{"Update/absent", updateAbsent},
+	{"Update/concurrent takes", concurrentTakes},
+	{"Prune/expired before cutoff", prune},
+	{"Context/cancelled", cancelled},
+}
+
+// base is the time the fixtures are built around.
+var base = time.Date(2026, 11, 24, 9, 0, 0, 0, time.FixedZone("CET", 3600))
+
+func sample(id string) offer.Offer {
+	return offer.Offer{
+		ID: id, Offerer: "UADA", For: []string{"UGRACE", "UBOB"}, Max: 1,
+		Event: "intro-call", Title: "Intro call", Minutes: 15,
+		Created: base, Expires: base.Add(7 * 24 * time.Hour),
+	}
+}
+
+// same reports whether two offers are equal as instants.
+func same(a, b offer.Offer) bool {
+	norm := func(o offer.Offer) string {
+		o.Created, o.Expires, o.Withdrawn = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC()
+		for i := range o.Uses {
+			o.Uses[i].At, o.Uses[i].End = o.Uses[i].At.UTC(), o.Uses[i].End.UTC()
+		}
+		j, _ := json.Marshal(o)
+		return string(j)
+	}
+	return norm(a) == norm(b)
+}
+
+func mustCreate(t *testing.T, s offer.Store, o offer.Offer) {
+	t.Helper()
+	if err := s.Create(t.Context(), o); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+}
+
+func getAbsent(t *testing.T, open func() offer.Store) {
+	if _, err := open().Get(t.Context(), "nope"); !errors.Is(err, offer.ErrNotFound) {
+		t.Fatalf("Get of no offer: %v, want ErrNotFound", err)
+	}
+}
+
+func roundTrip(t *testing.T, open func() offer.Store) {
+	o := sample("a1")
+	o.Uses = []offer.Use{{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)}}
+	mustCreate(t, open(), o)
+	got, err := open().Get(t.Context(), "a1")
+	if err != nil || !same(got, o) {
+		t.Fatalf("Get = %+v, %v; want %+v", got, err, o)
+	}
+}
+
+func createTaken(t *testing.T, open func() offer.Store) {
+	mustCreate(t, open(), sample("a1"))
+	other := sample("a1")
+	other.Offerer = "UBOB"
+	if err := open().Create(t.Context(), other); !errors.Is(err, offer.ErrExists) {
+		t.Fatalf("second Create: %v, want ErrExists", err)
+	}
+	if got, _ := open().Get(t.Context(), "a1"); got.Offerer != "UADA" {
+		t.Errorf("the first offer was replaced: %+v", got)
+	}
+}
+
+func updateKept(t *testing.T, open func() offer.Store) {
+	mustCreate(t, open(), sample("a1"))
+	got, err := open().Update(t.Context(), "a1", offer.Take("UGRACE", "V1", "Grace", "s", base))
+	if err != nil || len(got.Uses) != 1 {
+		t.Fatalf("Update = %+v, %v", got, err)
+	}
+	again, err := open().Get(t.Context(), "a1")
+	if err != nil || !same(again, got) {
+		t.Fatalf("after Update, Get = %+v, %v; want %+v", again, err, got)
+	}
+}
+
+func updateRefused(t *testing.T, open func() offer.Store) {
+	mustCreate(t, open(), sample("a1"))
+	refusal := errors.New("no")
+	_, err := open().Update(t.Context(), "a1", func(o *offer.Offer) error {
+		o.Max = 9
+		return refusal
+	})
+	if !errors.Is(err, refusal) {
+		t.Fatalf("Update: %v, want fn's error", err)
+	}
+	if got, _ := open().Get(t.Context(), "a1"); got.Max != 1 {
+		t.Errorf("a refused update changed the offer: %+v", got)
+	}
+}
+
+func updateAbsent(t *testing.T, open func() offer.Store) {
+	called := false
+	_, err := open().Update(t.Context(), "nope", func(*offer.Offer) error { called = true; return nil })
+	if !errors.Is(err, offer.ErrNotFound) || called {
+		t.Fatalf("Update of no offer: %v (fn called: %v), want ErrNotFound", err, called)
+	}
+}
+
+// concurrentTakes: many people, on two handles, take a time from an offer
+// of two meetings at once; two get one.
+func concurrentTakes(t *testing.T, open func() offer.Store) {
+	o := sample("a1")
+	o.For, o.Max = nil, 2
+	mustCreate(t, open(), o)
+	handles := []offer.Store{open(), open()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	took, refused := 0, 0
+	for i := range 16 {
+		wg.Go(func() {
+			user := fmt.Sprintf("U%d", i)
+			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s", base))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				took++
+			case errors.Is(err, offer.ErrUsedUp):
+				refused++
+			default:
+				t.Errorf("Take: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	got, _ := open().Get(t.Context(), "a1")
+	if took != 2 || refused != 14 || len(got.Uses) != 2 {
+		t.Fatalf("%d took, %d refused, %d uses; want 2, 14, 2", took, refused, len(got.Uses))
+	}
+}
+
+func prune(t *testing.T, open func() offer.Store) {
+	s := open()
+	for i, exp := range []time.Duration{-time.Hour, 0, time.Hour} {
+		o := sample(fmt.Sprint("p", i))
+		o.Expires = base.Add(exp)
+		mustCreate(t, s, o)
+	}
+	if err := open().Prune(t.Context(), base); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, true, true} {
+		_, err := open().Get(t.Context(), fmt.Sprint("p", i))
+		if (err == nil) != want {
+			t.Errorf("offer p%d after Prune: %v, kept want %v", i, err, want)
+		}
+	}
+}
+
+func cancelled(t *testing.T, open func() offer.Store) {
+	s := open()
+	mustCreate(t, s, sample("a1"))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	checks := map[string]error{}
+	checks["Create"] = s.Create(ctx, sample("a2"))
+	_, checks["Get"] = s.Get(ctx, "a1")
+	_, checks["Update"] = s.Update(ctx, "a1", func(o *offer.Offer) error { o.Max = 5; return nil })
+	checks["Prune"] = s.Prune(ctx, base.Add(365*24*time.Hour))
+	for name, err := range checks {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context: %v", name, err)
+		}
+	}
+	if _, err := open().Get(t.Context(), "a2"); !errors.Is(err, offer.ErrNotFound) {
+		t.Errorf("Create with a cancelled context recorded the offer: %v", err)
+	}
+	if got, err := open().Get(t.Context(), "a1"); err != nil || got.Max != 1 {
+		t.Errorf("after cancelled calls: %+v, %v", got, err)
+	}
+}
