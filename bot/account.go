@@ -276,6 +276,22 @@ func (b *Bot) keptTypes(label string) []booking.EventType {
 	return nil
 }
 
+// calendarTypes are the event types of the calendar labelled label (a
+// journal entry's), for titles: fetched when none are cached; nil when the
+// calendar cannot be read.
+func (b *Bot) calendarTypes(ctx context.Context, label string) []booking.EventType {
+	if label == "" || label == booking.Owner {
+		if b.booking == nil {
+			return nil
+		}
+		return b.titles(ctx, b.cals.of(booking.Owner, b.booking))
+	}
+	if t := b.keptTypes(label); t != nil {
+		return t
+	}
+	return b.titlesFor(ctx, label)
+}
+
 // titles are the event types of bk, for titles; slugs do when they cannot
 // be read. bk nil: the owner's, if any are cached.
 func (b *Bot) titles(ctx context.Context, bk Booker) []booking.EventType {

@@ -68,7 +68,7 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		if !b.claimReview(ctx, e) {
 			continue
 		}
-		m := reviewMessage(e, b.keptTypes(e.Calendar))
+		m := reviewMessage(e, b.calendarTypes(ctx, e.Calendar))
 		var sent []string
 		for _, to := range b.reviewRecipients(e) {
 			if err := b.post(ctx, to, m); err != nil {
