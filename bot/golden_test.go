@@ -592,6 +592,9 @@ func goldenCases() []goldenCase {
 	fixed("account_reconnect", rowsFree, reconnectMessage())
 	fixed("account_none", rowsFree, noCalendarMessage(&NoCalendarError{}))
 	fixed("account_disconnected", rowsFree, disconnectedMessage(true, true))
+	add("home_no_calendar", rowsFree, func(*testing.T) []goldenDoc {
+		return []goldenDoc{{kind: "home", blocks: homeBlocks(nil, &NoCalendarError{}, nil, berlin, now, nil)}}
+	})
 	fixed("account_notices_dm", rowsFree, noticesMessage(account.NoticesDM, false))
 	fixed("account_notices_channel", rowsFree, noticesMessage("C0TEAM", true))
 

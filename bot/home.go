@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -90,6 +91,11 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 		button(actionHomeRefresh, "Refresh", ""),
 	))
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Upcoming bookings"))}
+	if nc, ok := errors.AsType[*NoCalendarError](err); ok {
+		m := noCalendarMessage(nc)
+		blocks = append(blocks, m.Blocks[0], slack.NewActionBlock("home_connect", button(actionConnect, "Connect your calendar", "")))
+		return append(blocks, tail...)
+	}
 	if err != nil {
 		blocks = append(blocks, errorMessage(homeFailed, err).Blocks...)
 		return append(blocks, tail...)
