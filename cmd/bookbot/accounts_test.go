@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -330,4 +331,34 @@ func TestOwnCalendarNotices(t *testing.T) {
 	slashAs(ctx, t, sl, out, ada, "notices off", "Notices of your calendar are off")
 	out.waitCount(ctx, t, "notices of an own calendar off", 1)
 	stopRun(t, cmd, out)
+}
+
+// Replicas over PostgreSQL share the encrypted keys: a calendar connected
+// through one is acted on by every replica with its owner's key.
+func TestOwnCalendarsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	rs, sb, sl := startReplicas(ctx, t, 2, "BOOKBOT_SECRET_KEY="+newSecretKey(t))
+	connect(ctx, t, sl, ada, bookingtest.OtherKey)
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Channel == ada && strings.HasPrefix(m.Text, "Connected: your calendar")
+	}); err != nil {
+		t.Fatalf("ada was not told she is connected: %v", err)
+	}
+	testutil.Until(ctx, t, "ada's App Home", func() bool { _, ok := sl.HomeView(ada); return ok })
+	served := make([]int, len(rs))
+	for i := range 6 {
+		acting(t, sb, bookingtest.OtherOwner, fmt.Sprintf("ada's types, %d", i+1), func() {
+			slashAs(ctx, t, sl, rs[0].out, ada, "types", "Other call")
+		})
+	}
+	for i, r := range rs {
+		served[i] = strings.Count(r.out.String(), "event-types")
+	}
+	for i, n := range served {
+		if n == 0 {
+			t.Errorf("replica %d read no event types: the test did not reach it (%v)", i, served)
+		}
+	}
 }
