@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,6 +254,15 @@ func TestOwnCalendars(t *testing.T) {
 	out.waitCount(ctx, t, "key deleted: the person is no longer in BOOKBOT_ALLOWED_USERS", 1)
 	stopRun(t, cmd, out)
 	logs += out.String()
+
+	// The journal says which calendar ada's booking went to.
+	audit := exec.CommandContext(ctx, binary, "audit", "-since", "1h")
+	audit.Env = e
+	auditOut, err := audit.CombinedOutput()
+	if err != nil || !strings.Contains(string(auditOut), "create by UADA on UADA's own calendar") {
+		t.Errorf("audit does not say ada's booking went to her calendar: %v\n%s", err, auditOut)
+	}
+	logs += string(auditOut)
 
 	// No key anywhere: logs, what bookbot sent Slack, the state file.
 	keys := []string{sb.Key, bookingtest.OtherKey, bobKey, bobNewKey, catKey, wrongKey, secret}
