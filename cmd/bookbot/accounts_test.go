@@ -372,3 +372,33 @@ func TestOwnCalendarsAcrossReplicas(t *testing.T) {
 		}
 	}
 }
+
+// Without BOOKING_API_KEY, bookbot acts only on calendars people connect:
+// someone who has not is asked to, and nothing reaches the booking API
+// for them.
+func TestOwnCalendarsOnly(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := calendarsSandbox(t)
+	sl := newStandIn(t)
+	e := append(env(sb, sl, "BOOKBOT_SECRET_KEY="+newSecretKey(t), "LOG_LEVEL=debug", "LOG_FORMAT=text"), "BOOKING_API_KEY=")
+	cmd, out := startRun(ctx, t, sl, e)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(out.String())
+		}
+	})
+	before := len(sb.Requests())
+	slashAs(ctx, t, sl, out, ada, "types", "Connect your calendar first")
+	if n := len(sb.Requests()) - before; n != 0 {
+		t.Errorf("an unconnected person's types made %d requests; want none", n)
+	}
+	connect(ctx, t, sl, ada, bobKey)
+	out.waitCount(ctx, t, "calendar connected", 1)
+	testutil.Until(ctx, t, "ada's App Home", func() bool { _, ok := sl.HomeView(ada); return ok })
+	acting(t, sb, bobOwner, "ada's types", func() {
+		slashAs(ctx, t, sl, out, ada, "types", "Chat with Bob")
+	})
+	stopRun(t, cmd, out)
+}
