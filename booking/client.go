@@ -168,6 +168,7 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 	if c.limiter == nil {
 		c.limiter = NewGuard(DefaultLimits, c.now)
 	}
+	c.lists.now = c.now
 	return c, nil
 }
 

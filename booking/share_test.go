@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/internal/testutil"
 )
 
@@ -317,5 +318,106 @@ func TestPanicInTheFetchReachesTheCaller(t *testing.T) {
 	list, err := s.do(t.Context(), func(context.Context) ([]Booking, error) { return []Booking{{ID: "bk_1"}}, nil })
 	if err != nil || len(list) != 1 {
 		t.Errorf("after a panic: %v, %v", list, err)
+	}
+}
+
+// newRecentLists is a sandbox that holds nothing, with a client whose
+// clock the test moves.
+func newRecentLists(t *testing.T) (*heldLists, *fakeclock.Clock) {
+	t.Helper()
+	h := newHeldLists(t)
+	h.holdNth.Store(1 << 30)
+	clk := fakeclock.New(shareNow)
+	h.c.now, h.c.lists.now = clk.Now, clk.Now
+	return h, clk
+}
+
+func recentRead(t *testing.T, r *Recent) []Booking {
+	t.Helper()
+	list, err := r.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// Two periodic readers take each other's recent lists: one read between
+// them, never a reader's own list twice, never one older than maxAge.
+func TestRecentReadersShareOneRead(t *testing.T) {
+	t.Parallel()
+	h, clk := newRecentLists(t)
+	reminders, notices := h.c.Recent(15*time.Second), h.c.Recent(15*time.Second)
+	want := func(n int32, what string) {
+		t.Helper()
+		if got := h.lists.Load(); got != n {
+			t.Errorf("%s: GET /bookings sent %d times, want %d", what, got, n)
+		}
+	}
+	first := recentRead(t, reminders)
+	want(1, "the first reader")
+	clk.Advance(10 * time.Second)
+	if got := recentRead(t, notices); len(got) != len(first) || len(got) == 0 {
+		t.Fatalf("the second reader got %d bookings, the first %d", len(got), len(first))
+	}
+	want(1, "a second reader within 15 s")
+	recentRead(t, reminders)
+	want(2, "a reader whose own list is the latest")
+	clk.Advance(15 * time.Second)
+	recentRead(t, notices)
+	want(2, "the other reader, 15 s after that read")
+	clk.Advance(time.Second)
+	recentRead(t, reminders)
+	want(3, "a reader 16 s after the latest read")
+
+	// Anyone's read counts, and each reader gets a list of its own.
+	clk.Advance(time.Minute)
+	person, err := h.c.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(4, "a person's list")
+	got := recentRead(t, notices)
+	want(4, "a reader after a person's list")
+	got[0].ID = "changed"
+	if person[0].ID == "changed" {
+		t.Error("a reader shares its backing array with the person's list")
+	}
+}
+
+// A write through the client means no list asked for before it is handed
+// to a reader: the next one reads, and shows the booking.
+func TestRecentReaderAfterWriteReadsAgain(t *testing.T) {
+	t.Parallel()
+	h, _ := newRecentLists(t)
+	notices := h.c.Recent(time.Hour)
+	if _, err := h.c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	n := h.lists.Load()
+	slot := h.book(t) // reads the list before and after the create
+	if h.lists.Load() != n+2 {
+		t.Fatalf("a create sent %d list reads, want 2", h.lists.Load()-n)
+	}
+	list := recentRead(t, notices)
+	if got := h.lists.Load(); got != n+3 {
+		t.Errorf("the reader after the write took a list asked for during it (%d reads, want %d)", got, n+3)
+	}
+	if b, _ := Find(list, "intro-call", slot.Start, "ada@example.com"); b == nil {
+		t.Error("the reader's list after the booking does not show it")
+	}
+}
+
+// A failed read is not handed on: the other reader asks again.
+func TestRecentReaderNeverTakesAFailure(t *testing.T) {
+	t.Parallel()
+	h, _ := newRecentLists(t)
+	h.c.backoff = Backoff{Attempts: 1}
+	h.sandbox.FailNext(bookingtest.EndpointListBookings, bookingtest.Fault{Status: http.StatusServiceUnavailable})
+	if _, err := h.c.Recent(time.Hour).Bookings(t.Context()); err == nil {
+		t.Fatal("the sandbox's 503 was not an error")
+	}
+	recentRead(t, h.c.Recent(time.Hour))
+	if got := h.lists.Load(); got != 2 {
+		t.Errorf("GET /bookings sent %d times, want 2", got)
 	}
 }

@@ -49,9 +49,10 @@ type Metrics interface {
 
 // Config configures a Runner.
 type Config struct {
-	List Lister // the owner's calendar, when Calendar is nil
+	List Lister // the owner's calendar
 	// Calendar, when set, is the calendar each person's reminders and
-	// agenda come from: its label (the owner's is "owner") and its list.
+	// agenda come from: its label (the owner's is "owner", read through
+	// List when it is set) and its list.
 	// An error leaves the person out of this look. Lists are read once a
 	// look per calendar, and a claim names the calendar when it is not the
 	// owner's, so each calendar's reminders are sent once.
@@ -189,9 +190,13 @@ const Owner = "owner"
 func (r *Runner) listOf(ctx context.Context, user string, lists map[string][]booking.Booking) (string, []booking.Booking, error) {
 	label, lister := Owner, r.cfg.List
 	if r.cfg.Calendar != nil {
+		var l Lister
 		var err error
-		if label, lister, err = r.cfg.Calendar(ctx, user); err != nil {
+		if label, l, err = r.cfg.Calendar(ctx, user); err != nil {
 			return "", nil, err
+		}
+		if label != Owner || lister == nil {
+			lister = l // the owner's through List when it is given
 		}
 	}
 	if list, ok := lists[label]; ok {

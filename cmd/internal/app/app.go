@@ -134,6 +134,8 @@ type App struct {
 	// reminders is the runner of the scheduled work under way, nil when
 	// none is: a save of someone's settings wakes it.
 	reminders atomic.Pointer[personal.Runner]
+
+	release *quietRelease // after a burst, once quiet
 }
 
 // AuthTestError is Slack's auth.test failing at start-up: Slack refused
@@ -153,6 +155,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a := &App{
 		State: st, cfg: cfg, m: m, log: log, now: d.Now,
 		drain: cmp.Or(d.Drain, DrainTimeout), down: cmp.Or(d.SocketUnhealthyAfter, SocketUnhealthyAfter),
+		release: newQuietRelease(releaseAfter),
 	}
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
@@ -218,7 +221,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		DigestZone:    cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
 		Log:           log,
-		Metrics:       m,
+		Metrics:       ackWatch{m, a.release},
 		DryRun:        cfg.DryRun,
 		Journal:       st.Journal,
 		ReviewChannel: cfg.ReviewChannel,
@@ -284,6 +287,7 @@ func (a *App) Run(ctx context.Context) error {
 func (a *App) Serve(ctx context.Context) error {
 	stopWatch := a.m.WatchSocket(ctx, a.down, a.log)
 	defer stopWatch()
+	defer a.release.stop()
 	return a.Bot.Run(ctx, socketmode.New(a.slack), a.drain)
 }
 
@@ -299,6 +303,13 @@ func (a *App) CloseIdleConnections() {
 	}
 }
 
+// recentList is how old a bookings list, read for anyone, the notices and
+// the reminders take rather than reading their own: half the reminders'
+// look, so the two, looking at about the same moments, cost one read
+// between them (booking.Recent), and neither acts on a list more than 15 s
+// older than it would have read.
+const recentList = personal.DefaultEvery / 2
+
 // NewWatcher returns a watcher of the bookings list that posts live
 // notices, nil when they are off. Run makes one for each term it leads.
 func (a *App) NewWatcher() *notices.Watcher {
@@ -307,7 +318,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 	}
 	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
 	return notices.NewWatcher(notices.Config{
-		List:      a.Booking,
+		List:      a.Booking.Recent(recentList),
 		Store:     a.State.Notices,
 		Publisher: pub,
 		Finder:    bot.SlackFinder{Slack: a.slack},
@@ -326,8 +337,12 @@ func (a *App) NewWatcher() *notices.Watcher {
 // NewReminders returns the runner of people's reminders and agendas. Run
 // makes one for each term it leads.
 func (a *App) NewReminders() *personal.Runner {
+	var owner personal.Lister
+	if a.Booking != nil {
+		owner = a.Booking.Recent(recentList)
+	}
 	return personal.NewRunner(personal.Config{
-		List: ownerBooker(a.Booking), Calendar: a.Bot.CalendarOf,
+		List: owner, Calendar: a.Bot.CalendarOf,
 		Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
 	})
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // ready says whether bookbot can serve: Socket Mode connected, the
@@ -172,7 +170,7 @@ func (m *Recorder) Handler() http.Handler {
 		}
 		plain(w, http.StatusOK, "ready")
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	mux.HandleFunc("GET /metrics", m.serveMetrics)
 	return mux
 }
 

@@ -322,3 +322,20 @@ func TestSlackErrorsAreCounted(t *testing.T) {
 		t.Errorf("a token or URL reached the metrics:\n%s", text)
 	}
 }
+
+// Only what looks like a Web API method or a Slack error code becomes a
+// label: anything else could carry a token or grow without bound.
+func TestLabelShapes(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 64)
+	for s, want := range map[string]bool{"chat.postMessage": true, "views_open": true, long: true, long + "a": false, "": false, "1chat": false, ".chat": false, "chat/post": false, "chat postMessage": false} {
+		if got := isMethodName(s); got != want {
+			t.Errorf("isMethodName(%q) = %v", s, got)
+		}
+	}
+	for s, want := range map[string]bool{"channel_not_found": true, "error2": true, long: true, long + "a": false, "": false, "Invalid": false, "not-found": false, "a b": false} {
+		if got := isErrorCode(s); got != want {
+			t.Errorf("isErrorCode(%q) = %v", s, got)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -50,10 +49,33 @@ func (m *Recorder) SlackTransport(apiURL string, next http.RoundTripper) http.Ro
 // is handed on uninspected (Slack's are far smaller: a view is ≤ 250 kB).
 const maxSlackBody = 4 << 20
 
-var (
-	methodName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.]{0,63}$`)
-	errorCode  = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
-)
+// isMethodName says whether s can be a Web API method name
+// ([a-zA-Z][a-zA-Z0-9_.]{0,63}) and isErrorCode whether s can be Slack's
+// error code ([a-z0-9_]{1,64}): only those become labels. (Checked by
+// hand: the two regular expressions cost 110 kB at every start.)
+func isMethodName(s string) bool {
+	return len(s) > 0 && len(s) <= 64 && isLetter(s[0]) && all(s, func(c byte) bool {
+		return isLetter(c) || isDigit(c) || c == '_' || c == '.'
+	})
+}
+
+func isErrorCode(s string) bool {
+	return len(s) > 0 && len(s) <= 64 && all(s, func(c byte) bool {
+		return ('a' <= c && c <= 'z') || isDigit(c) || c == '_'
+	})
+}
+
+func isLetter(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+func all(s string, ok func(byte) bool) bool {
+	for i := range len(s) {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 func (t *slackErrorCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := t.next
@@ -95,7 +117,7 @@ func (t *slackErrorCounter) RoundTrip(req *http.Request) (*http.Response, error)
 		return resp, nil
 	}
 	code := answer.Error
-	if !errorCode.MatchString(code) {
+	if !isErrorCode(code) {
 		code = "other"
 	}
 	t.count(method, code)
@@ -105,7 +127,7 @@ func (t *slackErrorCounter) RoundTrip(req *http.Request) (*http.Response, error)
 // method is the Web API method a URL calls, or "other".
 func (t *slackErrorCounter) method(u *url.URL) string {
 	m, ok := strings.CutPrefix(u.Path, t.apiPath)
-	if !ok || !methodName.MatchString(m) {
+	if !ok || !isMethodName(m) {
 		return "other"
 	}
 	return m
