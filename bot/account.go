@@ -130,6 +130,24 @@ func (c *calendar) Bookings(ctx context.Context) ([]booking.Booking, error) {
 	return l, c.own(err)
 }
 
+// Create and Cancel say a refusal of a person's own key in their
+// outcome's words as "connect your calendar again".
+func (c *calendar) Create(ctx context.Context, req booking.CreateRequest) (*booking.Result, error) {
+	res, err := c.Booker.Create(ctx, req)
+	if res != nil {
+		res.Err = c.own(res.Err)
+	}
+	return res, c.own(err)
+}
+
+func (c *calendar) Cancel(ctx context.Context, id string) (*booking.Result, error) {
+	res, err := c.Booker.Cancel(ctx, id)
+	if res != nil {
+		res.Err = c.own(res.Err)
+	}
+	return res, c.own(err)
+}
+
 // calendarSet is the calendars in use, by label.
 type calendarSet struct {
 	ttl time.Duration
