@@ -56,6 +56,10 @@ type Client struct {
 	reconcileTimeout time.Duration
 	// writeTimeout bounds a create's or cancel's one request, on its own.
 	writeTimeout time.Duration
+	// calendar labels the calendar the key acts on in the journal;
+	// refused is told of every 401 (see WithCalendar, WithRefused).
+	calendar  string
+	onRefused func()
 }
 
 // Option configures a Client.
@@ -93,6 +97,18 @@ func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = n
 func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 	return func(c *Client) { c.sleep = sleep }
 }
+
+// WithCalendar labels the calendar the client's key acts on ("owner", or
+// the Slack user ID of a person who connected their own): the journal
+// records it with every write, never the key.
+func WithCalendar(label string) Option { return func(c *Client) { c.calendar = label } }
+
+// WithRefused calls refused whenever the API answers 401: the key was
+// revoked or rotated. It must be quick.
+func WithRefused(refused func()) Option { return func(c *Client) { c.onRefused = refused } }
+
+// Calendar is the label WithCalendar gave the client.
+func (c *Client) Calendar() string { return c.calendar }
 
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
@@ -366,6 +382,9 @@ func (c *Client) once(ctx context.Context, ep endpoint, q url.Values, form url.V
 		return resp.StatusCode, &APIError{Endpoint: ep.name, StatusCode: resp.StatusCode, Sample: "answer larger than 4 MiB"}
 	}
 
+	if resp.StatusCode == http.StatusUnauthorized && c.onRefused != nil {
+		c.onRefused()
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, errorFrom(ep, resp, raw, key, c.now())
 	}

@@ -87,6 +87,10 @@ const (
 type Write struct {
 	Op    Op     `json:"op"`
 	Actor string `json:"actor,omitempty"` // who asked (a Slack user ID), from WithActor
+	// Calendar is whose calendar it went to (WithCalendar): "owner", a
+	// Slack user ID, or "" in entries older than own calendars (the
+	// owner's). Never the key.
+	Calendar string `json:"calendar,omitempty"`
 	// Create: the slot as the API gave it, and the attendee. Cancel: the
 	// booking's event and start as last listed, when it was.
 	EventType string `json:"event_type,omitempty"`

@@ -169,3 +169,7 @@ func pathErr(err error) error {
 	}
 	return err
 }
+
+// Plain is the key itself, for sealing it at rest (package account) and
+// nothing else: never print, log or send it.
+func (k Key) Plain() []byte { return []byte(k.value()) }

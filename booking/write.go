@@ -243,7 +243,7 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w.Actor, w.DryRun = actorOf(ctx), c.dryRun
+	w.Actor, w.DryRun, w.Calendar = actorOf(ctx), c.dryRun, c.calendar
 	finish := func(*Result) error { return nil }
 	if c.journal != nil {
 		f, err := c.journal.Begin(ctx, w)

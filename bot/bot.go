@@ -15,6 +15,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
@@ -106,6 +107,17 @@ type Config struct {
 	// another replica is not acted on twice. nil: this replica's only.
 	Seen Seen
 
+	// Accounts keeps people's own calendars, Sealer seals and opens their
+	// keys (nil: BOOKBOT_SECRET_KEY is not set, and `connect` says the
+	// operator must set it), and Calendars makes the client of each. With
+	// Accounts nil nobody has a calendar of their own.
+	Accounts  account.Store
+	Sealer    *account.Sealer
+	Calendars Calendars
+	// AccountsChanged runs after someone connected, disconnected or moved
+	// their notices, so their notices follow at once; nil: nothing.
+	AccountsChanged func()
+
 	// PersonalChanged runs after someone's settings were saved, so what
 	// they made due (a reminder for a meeting in ten minutes) goes out at
 	// once; nil: nothing.
@@ -132,19 +144,21 @@ type Bot struct {
 	slack   SlackAPI
 	log     *slog.Logger
 
-	seen     *seenSet        // envelopes already handled
-	users    *userZones      // requester time zones
-	types    *eventTypeCache // event types, briefly cached so modals open at once
-	modals   *modalSlots     // slots shown in each open modal
-	creating *keyLock        // creates in flight, by event, start and email
-	signer   signer          // of booking forms' metadata
-	routes   routes          // what each flow answers
+	seen     *seenSet     // envelopes already handled
+	users    *userZones   // requester time zones
+	cals     *calendarSet // calendars in use, their event types briefly cached so modals open at once
+	modals   *modalSlots  // slots shown in each open modal
+	creating *keyLock     // creates in flight, by event, start and email
+	signer   signer       // of booking forms' metadata
+	routes   routes       // what each flow answers
 
 	work     inflight   // envelope work in flight
 	reviewMu sync.Mutex // one review report at a time, so none is posted twice
 }
 
-// New returns a bot answering through slackAPI with data from booker.
+// New returns a bot answering through slackAPI with data from booker,
+// the owner's calendar; nil: there is none, and people act only on the
+// calendars they connect.
 func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 	if cfg.Command == "" {
 		cfg.Command = "/booking"
@@ -172,19 +186,23 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 	}
 	signs := newSigner(cfg.ViewKey)
 	slackAPI = signedViews{slackAPI, signs}
-	return &Bot{
+	b := &Bot{
 		cfg:      cfg,
 		booking:  booker,
 		slack:    slackAPI,
 		log:      cfg.Log,
 		seen:     newSeenSet(SeenTTL, cfg.Now).sharing(cfg.Seen, cfg.Log),
 		users:    newUserZones(profileZone(slackAPI), time.Hour, cfg.Now),
-		types:    newEventTypeCache(booker, 2*time.Minute, cfg.Now),
+		cals:     newCalendarSet(2*time.Minute, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
 		signer:   signs,
 		routes:   newRoutes(flows()),
 	}
+	if booker != nil {
+		b.cals.of(booking.Owner, booker)
+	}
+	return b
 }
 
 // Acker acknowledges an envelope, with an optional response payload.

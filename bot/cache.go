@@ -169,7 +169,7 @@ type modalSlots struct {
 	mu     sync.Mutex
 	views  map[string]shownSlots
 	latest map[string]wanted     // the event each modal last asked slots for
-	newest map[string]shownSlots // by event type: the newest list, shared
+	newest map[string]shownSlots // by calendar and event type: the newest list, shared
 
 	viewsPeak, latestPeak int // most entries views and latest have held
 }
@@ -206,6 +206,12 @@ func (m *modalSlots) wanted(viewID, eventType string) bool {
 }
 
 func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
+	m.putFor(viewID, booking.Owner, eventType, slots)
+}
+
+// putFor records the slots a modal shows of cal's calendar: lists are
+// shared among modals of one calendar only.
+func (m *modalSlots) putFor(viewID, cal, eventType string, slots []booking.Slot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -227,11 +233,12 @@ func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 	}
 	m.views, m.viewsPeak = shrunk(m.views, m.viewsPeak)
 	m.latest, m.latestPeak = shrunk(m.latest, m.latestPeak)
-	if prev, ok := m.newest[eventType]; ok && sameSlots(prev.slots, slots) {
+	newest := cal + "\x00" + eventType
+	if prev, ok := m.newest[newest]; ok && sameSlots(prev.slots, slots) {
 		slots = prev.slots
 	}
 	shown := shownSlots{eventType: eventType, slots: slots, at: now}
-	m.newest[eventType] = shown
+	m.newest[newest] = shown
 	m.views[viewID] = shown
 	m.viewsPeak = max(m.viewsPeak, len(m.views))
 }
@@ -299,14 +306,4 @@ func (b *Bot) personZone(ctx context.Context, user string) (*time.Location, bool
 		return time.UTC, false
 	}
 	return loc, true
-}
-
-// titles are the event types, for titles; slugs do when they cannot be
-// read.
-func (b *Bot) titles(ctx context.Context) []booking.EventType {
-	types, _ := b.types.recent()
-	if types == nil {
-		types, _ = b.types.get(ctx)
-	}
-	return types
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/pause"
 )
@@ -18,7 +19,7 @@ func digestFlow() flow {
 	return flow{commands: []command{
 		{name: "digest", help: "preview tomorrow's digest", run: func(b *Bot, later *jobs, c call) any {
 			later.add("digest-preview", func(ctx context.Context) {
-				for _, m := range b.digestReply(ctx) {
+				for _, m := range b.digestReply(ctx, c.UserID) {
 					c.reply(m)
 				}
 			})
@@ -77,12 +78,23 @@ var (
 	_ digest.TSPublisher = SlackDigestPublisher{}
 )
 
-func (b *Bot) digestReply(ctx context.Context) []message {
-	if b.cfg.Digest == nil {
+// digestReply previews tomorrow's digest of the calendar user acts on:
+// the owner's, as the digest channel gets it, or their own, built the
+// same way.
+func (b *Bot) digestReply(ctx context.Context, user string) []message {
+	cal, err := b.calendarFor(ctx, user)
+	if err != nil {
+		return []message{b.failed("Tomorrow's digest could not be built", err)}
+	}
+	previewer := b.cfg.Digest
+	if labelOf(cal) != booking.Owner {
+		previewer = &digest.Runner{Source: cal, Zone: b.cfg.DigestZone, IncludeEmails: b.cfg.IncludeEmails, Log: b.log}
+	}
+	if previewer == nil {
 		return []message{{Text: "The digest is not set up.", Blocks: []slack.Block{section("The next-day digest is not set up on this bookbot.")}}}
 	}
 	day := digest.Tomorrow(b.cfg.Now(), b.cfg.DigestZone)
-	d, err := b.cfg.Digest.Preview(ctx, day)
+	d, err := previewer.Preview(ctx, day)
 	if err != nil {
 		return []message{b.failed("Tomorrow's digest could not be built", err)}
 	}

@@ -20,10 +20,12 @@
 //     free slots), list.go (upcoming bookings and cancelling), modal.go
 //     (the booking form), today.go (`today`), offer.go (`offer`: a card
 //     of free times in a conversation that the people it names book from;
-//     offer_calendar.go, the calendar an offer books on), personal.go
+//     it books on the offerer's calendar, from calendarFor), personal.go
 //     (`remind` and `agenda`, their settings modal, and the reminders and
 //     agendas the personal Runner sends through the Bot, its Sender and
-//     Zones),
+//     Zones), account.go (`connect`, `disconnect`, `account`, `notices`,
+//     and calendarFor: the calendar each person acts on, which every flow
+//     asks for),
 //     review.go (the review queue and the audit), home.go (App Home, the
 //     person's desk), digest.go (`digest`, the digest's messages and its
 //     publisher).

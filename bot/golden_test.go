@@ -21,6 +21,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -582,6 +583,20 @@ func goldenCases() []goldenCase {
 		return viewDoc(settingsModal(personal.Settings{Remind: 45 * time.Minute, Agenda: &personal.Agenda{Minute: 8*60 + 15}}, goldenNewYork, true))
 	})
 	add("settings_modal_zone_unknown", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(settingsModal(on, time.UTC, false)) })
+
+	// Own calendars.
+	add("account_connect_modal", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(connectModal()) })
+	fixed("account_connected", rowsFree, connectedMessage(3))
+	fixed("account_owner", rowsFree, accountMessage(account.Account{}, false, true))
+	fixed("account_own", rowsFree, accountMessage(account.Account{User: "U012ADA", ConnectedAt: goldenAt(20, 10, 0), LastUsed: goldenAt(23, 9, 0), State: account.OK}, true, true))
+	fixed("account_reconnect", rowsFree, reconnectMessage())
+	fixed("account_none", rowsFree, noCalendarMessage(&NoCalendarError{}))
+	fixed("account_disconnected", rowsFree, disconnectedMessage(true, true))
+	add("home_no_calendar", rowsFree, func(*testing.T) []goldenDoc {
+		return []goldenDoc{{kind: "home", blocks: homeBlocks(nil, &NoCalendarError{}, nil, berlin, now, nil)}}
+	})
+	fixed("account_notices_dm", rowsFree, noticesMessage(account.NoticesDM, false))
+	fixed("account_notices_channel", rowsFree, noticesMessage("C0TEAM", true))
 
 	// The digest.
 	digestCase := func(name string, d digest.Digest, emails bool) {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -50,7 +51,11 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 	if !b.cfg.Allowed(userID) {
 		blocks = refusalMessage(userID, b.cfg.Contact).Blocks
 	} else {
-		list, err := b.booking.Bookings(ctx)
+		cal, err := b.calendarFor(ctx, userID)
+		var list []booking.Booking
+		if err == nil {
+			list, err = cal.Bookings(ctx)
+		}
 		if err != nil {
 			// App Home says it in words (see homeBlocks); the detail is here.
 			b.log.Warn(homeFailed, "user", userID, "err", err)
@@ -64,7 +69,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 			}
 			d = &desk{settings: s, err: serr, known: known}
 		}
-		blocks = homeBlocks(list, err, b.titles(ctx), loc, b.cfg.Now(), d)
+		blocks = homeBlocks(list, err, b.titles(ctx, cal), loc, b.cfg.Now(), d)
 	}
 	b.publishHomeView(ctx, userID, blocks)
 }
@@ -86,6 +91,11 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 		button(actionHomeRefresh, "Refresh", ""),
 	))
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Upcoming bookings"))}
+	if nc, ok := errors.AsType[*NoCalendarError](err); ok {
+		m := noCalendarMessage(nc)
+		blocks = append(blocks, m.Blocks[0], slack.NewActionBlock("home_connect", button(actionConnect, "Connect your calendar", "")))
+		return append(blocks, tail...)
+	}
 	if err != nil {
 		blocks = append(blocks, errorMessage(homeFailed, err).Blocks...)
 		return append(blocks, tail...)

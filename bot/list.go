@@ -101,11 +101,15 @@ const listPageSize = 15
 // types' titles are fetched when none are recent, so every page, the one
 // asking about a cancel too, names them alike.
 func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
-	list, err := b.booking.Bookings(ctx)
+	cal, err := b.calendarFor(ctx, userID)
+	var list []booking.Booking
+	if err == nil {
+		list, err = cal.Bookings(ctx)
+	}
 	if err != nil {
 		return b.failed("The bookings could not be loaded", err, tryAgain(actionListPage, strconv.Itoa(page)))
 	}
-	return listMessage(list, b.titles(ctx), b.users.zone(ctx, userID), page, b.cfg.Now(), mark)
+	return listMessage(list, b.titles(ctx, cal), b.users.zone(ctx, userID), page, b.cfg.Now(), mark)
 }
 
 // listAfterCancel is the page a Cancel was pressed on, shown again: the
@@ -113,7 +117,7 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listM
 // above the rows; outcome when the list cannot be read. The list the
 // cancel was settled by is shown when there is one: it was read a moment
 // ago. res is nil when the cancel failed before an answer.
-func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *booking.Result, outcome message) message {
+func (b *Bot) listAfterCancel(ctx context.Context, cal Booker, user string, page int, res *booking.Result, outcome message) message {
 	var list []booking.Booking
 	mark := listMark{note: outcome.Blocks[0]}
 	if res != nil {
@@ -124,21 +128,25 @@ func (b *Bot) listAfterCancel(ctx context.Context, user string, page int, res *b
 	}
 	if list == nil {
 		var err error
-		if list, err = b.booking.Bookings(ctx); err != nil {
+		if list, err = cal.Bookings(ctx); err != nil {
 			return outcome
 		}
 	}
-	m := listMessage(list, b.titles(ctx), b.users.zone(ctx, user), page, b.cfg.Now(), mark)
+	m := listMessage(list, b.titles(ctx, cal), b.users.zone(ctx, user), page, b.cfg.Now(), mark)
 	m.Text = outcome.Text
 	return m
 }
 
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
-	list, err := b.booking.Bookings(ctx)
+	cal, err := b.calendarFor(ctx, userID)
+	var list []booking.Booking
+	if err == nil {
+		list, err = cal.Bookings(ctx)
+	}
 	if err != nil {
 		return b.failed("The bookings could not be loaded to show this booking", err, upcomingButton())
 	}
-	types := b.titles(ctx)
+	types := b.titles(ctx, cal)
 	var found *booking.Booking
 	for i := range list {
 		if list[i].ID == id {
@@ -175,24 +183,29 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 	if booking.ValidateBookingID(id) != nil {
 		return
 	}
-	if !b.creating.tryLock("cancel\x00" + id) {
+	lock := "cancel\x00" + id
+	if !b.creating.tryLock(lock) {
 		return
 	}
 	later.add("cancel", func(ctx context.Context) {
-		defer b.creating.unlock("cancel\x00" + id)
+		defer b.creating.unlock(lock)
 		if inMessage {
 			replace(message{Text: "Cancelling booking " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling booking " + escape(id) + "…")}})
 		}
-		res, err := b.booking.Cancel(booking.WithActor(ctx, user), id)
+		cal, err := b.calendarFor(ctx, user)
+		var res *booking.Result
+		if err == nil {
+			res, err = cal.Cancel(booking.WithActor(ctx, user), id)
+		}
 		var m message
 		if err != nil {
 			m = b.failed("Nothing was cancelled", err, upcomingButton())
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
-			m = cancelOutcomeMessage(id, user, res, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
+			m = cancelOutcomeMessage(id, user, res, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
 		}
-		if page, ok := listPage(p.a.BlockID); ok {
-			m = b.listAfterCancel(ctx, user, page, res, m)
+		if page, ok := listPage(p.a.BlockID); ok && cal != nil {
+			m = b.listAfterCancel(ctx, cal, user, page, res, m)
 		}
 		replace(m)
 		b.ReportReviews(ctx)

@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,7 +113,7 @@ var errSlotGone error = said("that time is no longer free; nothing was booked")
 // only the day changed.
 func (b *Bot) formChanged(later *jobs, p press) {
 	v, a := p.cb.View, p.a
-	f := b.formFromView(v)
+	f := b.formFromView(v, p.user)
 	switch a.ActionID {
 	case actionEventType:
 		f.meta.Event, f.meta.Day, f.meta.Start = a.SelectedOption.Value, "", ""
@@ -150,7 +151,7 @@ func (b *Bot) recheckPressed(later *jobs, p press) {
 		viewID = p.cb.View.ID
 	}
 	later.add("recheck", func(ctx context.Context) {
-		m := b.recheck(ctx, meta)
+		m := b.recheck(ctx, p.user, meta)
 		if viewID != "" {
 			if err := b.updateView(ctx, outcomeView(meta, m), viewID); err != nil {
 				b.log.Info("views.update failed", "err", err)
@@ -163,14 +164,18 @@ func (b *Bot) recheckPressed(later *jobs, p press) {
 }
 
 // recheck looks for an unclear booking in the list again; it never books.
-func (b *Bot) recheck(ctx context.Context, meta modalMeta) message {
+func (b *Bot) recheck(ctx context.Context, user string, meta modalMeta) message {
 	requester := meta.requester()
-	types, _ := b.types.recent()
 	start, err := time.Parse(time.RFC3339Nano, meta.Start)
 	if err != nil {
 		return b.failed("This booking cannot be checked", err, button(actionPickAnother, "Pick another time", pickValue(meta)))
 	}
-	return createOutcome(meta, b.booking.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
+	cal, err := b.calendarFor(ctx, user)
+	if err != nil {
+		return b.failed("This booking cannot be checked", err)
+	}
+	types, _ := typesOf(cal).recent()
+	return createOutcome(meta, cal.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -181,7 +186,7 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	if !known {
 		requester = time.UTC
 	}
-	types, fresh := b.types.recent()
+	types, fresh := b.recentTypes(userID)
 	f := form{meta: meta, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if fresh {
 		f.types = types
@@ -202,8 +207,19 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			f.meta.Zone = f.requester.String()
 		}
 	}
+	cal, err := b.calendarFor(ctx, userID)
+	if nc, ok := errors.AsType[*NoCalendarError](err); ok {
+		f.problem, f.types = nc.Error()+": "+escape(b.cfg.Command)+" connect.", []booking.EventType{}
+		if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
+			b.log.Warn("views.update failed", "err", err)
+		}
+		return
+	}
 	if f.types == nil {
-		types, err := b.types.get(ctx)
+		var types []booking.EventType
+		if err == nil {
+			types, err = typesOf(cal).get(ctx)
+		}
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the booking form", "err", err)
 			f.problem = "Event types could not be loaded. " + failureText(err)
@@ -222,7 +238,11 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			f.problem = fmt.Sprintf("%s is a %s event; book it through the public booking page.", et.Title, strings.ReplaceAll(string(et.SchedulingKind), "_", " "))
 			f.meta.Event = ""
 		default:
-			slots, err := b.booking.Slots(ctx, et.Slug)
+			var slots []booking.Slot
+			err := err
+			if err == nil {
+				slots, err = cal.Slots(ctx, et.Slug)
+			}
 			if err != nil {
 				b.log.Warn("free slots could not be loaded for the booking form", "err", err)
 				f.problem = "Free slots could not be loaded. " + failureText(err)
@@ -232,7 +252,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.put(viewID, et.Slug, slots)
+			b.modals.putFor(viewID, labelOf(cal), et.Slug, slots)
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
@@ -243,7 +263,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 // formFromView rebuilds the form state from a modal's metadata and inputs.
 // Metadata bookbot did not sign is left out: it would be signed with the
 // form made from it.
-func (b *Bot) formFromView(v slack.View) form {
+func (b *Bot) formFromView(v slack.View, user string) form {
 	meta, _ := b.metaOf(v)
 	in := readInputs(v)
 	if in.event != "" {
@@ -255,7 +275,7 @@ func (b *Bot) formFromView(v slack.View) form {
 		meta.Day = in.day
 	}
 	requester := meta.requester()
-	types, _ := b.types.recent()
+	types, _ := b.recentTypes(user)
 	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
 		f.slots, f.loadedAt = shown.slots, true
@@ -322,7 +342,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	}
 	userID := cb.User.ID
 	viewID := v.ID
-	types, _ := b.types.recent()
+	types, _ := b.recentTypes(userID)
 	pending := pendingView(meta, requester, types)
 	// The outcome is shown by external_id: the view has it only once Slack
 	// has applied this ack, so the outcome can never be overwritten by the
@@ -331,21 +351,26 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	asked := creation{user: userID, shownAs: pending.ExternalID, meta: meta, requester: requester, types: types}
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
+		cal, err := b.calendarFor(ctx, userID)
+		if err != nil {
+			b.finishCreate(ctx, asked, nil, err)
+			return
+		}
 		if !fresh {
 			// The list is old (or bookbot restarted): re-check the slot is offered.
-			slots, err := b.booking.Slots(ctx, in.event)
+			slots, err := cal.Slots(ctx, in.event)
 			if err != nil {
 				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
-			b.modals.put(viewID, in.event, slots)
+			b.modals.putFor(viewID, labelOf(cal), in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
 				b.finishCreate(ctx, asked, nil, errSlotGone)
 				return
 			}
 		}
-		res, err := b.booking.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
+		res, err := cal.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
 		b.finishCreate(ctx, asked, res, err)
 		b.ReportReviews(ctx)
 	})

@@ -95,13 +95,17 @@ func (b *Bot) remindReply(ctx context.Context, user string, change func(*persona
 	loc, known := b.personZone(ctx, user)
 	next := reminderNext{}
 	if s.Remind > 0 {
-		list, err := b.booking.Bookings(ctx)
+		cal, err := b.calendarFor(ctx, user)
+		var list []booking.Booking
+		if err == nil {
+			list, err = cal.Bookings(ctx)
+		}
 		if err != nil {
 			b.log.Warn("the bookings could not be loaded to say the next reminder", "user", user, "err", err)
 			next.err = err
 		} else {
 			next.at, next.booking = personal.NextReminder(s, list, b.cfg.Now())
-			next.types = b.titles(ctx)
+			next.types = b.titles(ctx, cal)
 		}
 	}
 	return remindSetting(b.cfg.Command, s, change != nil, next, loc, known)
@@ -215,14 +219,14 @@ func (b *Bot) PersonZone(ctx context.Context, user string) (*time.Location, erro
 // times in loc. An error that proves Slack did not post it wraps
 // personal.ErrNotSent.
 func (b *Bot) SendReminder(ctx context.Context, d personal.Due, loc *time.Location) error {
-	return b.sendPersonal(ctx, d.User, reminderMessage(d, b.titles(ctx), loc, b.cfg.Now()))
+	return b.sendPersonal(ctx, d.User, reminderMessage(d, b.titlesFor(ctx, d.User), loc, b.cfg.Now()))
 }
 
 // SendAgenda sends d's agenda to its person, as a direct message with
 // times in loc. An error that proves Slack did not post it wraps
 // personal.ErrNotSent.
 func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location) error {
-	return b.sendPersonal(ctx, d.User, agendaMessage(b.cfg.Command, d, b.titles(ctx), loc))
+	return b.sendPersonal(ctx, d.User, agendaMessage(b.cfg.Command, d, b.titlesFor(ctx, d.User), loc))
 }
 
 // sendPersonal posts m to the person (chat.postMessage to a user ID is

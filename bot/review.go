@@ -64,12 +64,11 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 	if len(list) == 0 {
 		return
 	}
-	types := b.titles(ctx)
 	for _, e := range list {
 		if !b.claimReview(ctx, e) {
 			continue
 		}
-		m := reviewMessage(e, types)
+		m := reviewMessage(e, b.calendarTypes(ctx, e.Calendar))
 		var sent []string
 		for _, to := range b.reviewRecipients(e) {
 			if err := b.post(ctx, to, m); err != nil {
@@ -222,8 +221,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
-		types, _ := b.types.recent()
-		replace(reviewMessage(e, types))
+		replace(reviewMessage(e, b.keptTypes(e.Calendar)))
 	})
 }
 
@@ -236,8 +234,7 @@ func (b *Bot) auditReply(ctx context.Context, userID string) message {
 	if err != nil {
 		return b.failed("The journal could not be read", err)
 	}
-	types, _ := b.types.recent()
-	return auditMessage(list, types, b.users.zone(ctx, userID), b.cfg.Now())
+	return auditMessage(list, b.keptTypes(booking.Owner), b.users.zone(ctx, userID), b.cfg.Now())
 }
 
 // prunedMessage answers "Mark as checked" on an entry pruned since; keep
@@ -265,6 +262,9 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		lines = append(lines, "*Asked by:* "+mention(e.Actor)+" "+moment(e.At, time.UTC))
 	} else {
 		lines = append(lines, "*Asked:* "+moment(e.At, time.UTC))
+	}
+	if cal := calendarText(e.Calendar); cal != "" {
+		lines = append(lines, "*Calendar:* "+cal)
 	}
 	lines = append(lines, "*Outcome:* "+outcomeText(e))
 	if e.Recovered {
@@ -355,12 +355,24 @@ func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Loc
 	return message{Text: fmt.Sprintf("%s: %d", head, len(list)), Blocks: blocks}
 }
 
+// calendarText names the calendar a write went to, "" for the owner's
+// (which every write went to before people connected their own).
+func calendarText(label string) string {
+	if label == "" || label == booking.Owner {
+		return ""
+	}
+	return mention(label) + "'s own calendar"
+}
+
 func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	who := "someone"
 	if e.Actor != "" {
 		who = mention(e.Actor)
 	}
 	s := fmt.Sprintf("%s %s: %s → %s", moment(e.At, loc), who, writeSummary(e, types, loc), outcomeText(e))
+	if cal := calendarText(e.Calendar); cal != "" {
+		s += " · on " + cal
+	}
 	switch {
 	case e.AwaitingReview():
 		s += " · :warning: awaiting a human check"

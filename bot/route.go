@@ -32,7 +32,7 @@ type flow struct {
 // flows are bookbot's flows, each registered by its file. The help lists
 // their subcommands in this order.
 func flows() []flow {
-	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), personalFlow(), digestFlow(), reviewFlow(), homeFlow()}
+	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
 }
 
 // A command is a subcommand of the slash command.
@@ -162,7 +162,7 @@ func unknownCommand(text string) string {
 // escapes the data in it, once.
 func helpMessage(cmd, problem string) message {
 	c := escape(cmd)
-	lines := []string{"*bookbot* books meetings on the owner's calendar. What it answers here is visible only to you; the evening digest and live notices of bookings are posted to their channels for everyone there, and an offer's card to the conversation it was made in. Your reminders and agenda are also in App Home (*Change…*)."}
+	lines := []string{"*bookbot* books meetings on the owner's calendar, or on your own once you connect it. What it answers here is visible only to you; the evening digest and live notices of bookings are posted to their channels for everyone there, and an offer's card to the conversation it was made in. Your reminders and agenda are also in App Home (*Change…*)."}
 	var briefs []string
 	for _, f := range flows() {
 		for _, sub := range f.commands {

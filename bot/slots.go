@@ -14,23 +14,23 @@ import (
 
 // slotsFlow is `types` and `slots`, and the buttons that show them.
 func slotsFlow() flow {
-	types := func(b *Bot, later *jobs, reply func(message), page int) {
-		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx, page)) })
+	types := func(b *Bot, later *jobs, user string, reply func(message), page int) {
+		later.add("types", func(ctx context.Context) { reply(b.typesReply(ctx, user, page)) })
 	}
 	typesPage := func(b *Bot, later *jobs, p press) {
 		n, _ := strconv.Atoi(p.a.Value)
-		types(b, later, p.replace, n)
+		types(b, later, p.user, p.replace, n)
 	}
 	return flow{
 		commands: []command{
 			{name: "types", help: "event types", run: func(b *Bot, later *jobs, c call) any {
-				types(b, later, c.reply, 0)
+				types(b, later, c.UserID, c.reply, 0)
 				return nil
 			}},
 			{name: "slots", usage: "&lt;event&gt;", brief: "&lt;event&gt;", help: "free slots of an event type", maxArgs: anyArgs, run: (*Bot).slotsCommand},
 		},
 		actions: map[string]func(*Bot, *jobs, press){
-			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.reply, 0) },
+			actionShowTypes: func(b *Bot, later *jobs, p press) { types(b, later, p.user, p.reply, 0) },
 			actionTypesPage: typesPage,
 			actionTypesPrev: typesPage,
 			actionShowSlots: func(b *Bot, later *jobs, p press) {
@@ -61,8 +61,12 @@ func (b *Bot) slotsPagePressed(later *jobs, p press) {
 	later.add("slots", func(ctx context.Context) { p.replace(b.slotsReply(ctx, p.user, slug, n)) })
 }
 
-func (b *Bot) typesReply(ctx context.Context, page int) message {
-	types, err := b.types.get(ctx)
+func (b *Bot) typesReply(ctx context.Context, user string, page int) message {
+	cal, err := b.calendarFor(ctx, user)
+	var types []booking.EventType
+	if err == nil {
+		types, err = typesOf(cal).get(ctx)
+	}
 	if err != nil {
 		return b.failed("The event types could not be loaded", err, tryAgain(actionTypesPage, strconv.Itoa(page)))
 	}
@@ -70,7 +74,11 @@ func (b *Bot) typesReply(ctx context.Context, page int) message {
 }
 
 func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) message {
-	types, err := b.types.get(ctx)
+	cal, err := b.calendarFor(ctx, userID)
+	var types []booking.EventType
+	if err == nil {
+		types, err = typesOf(cal).get(ctx)
+	}
 	if err != nil {
 		return b.failed("The event types could not be loaded", err, tryAgain(actionShowSlots, slug))
 	}
@@ -84,7 +92,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) mes
 			slack.NewActionBlock("slots_actions", button(actionShowTypes, "Event types", "")),
 		}}
 	}
-	slots, err := b.booking.Slots(ctx, slug)
+	slots, err := cal.Slots(ctx, slug)
 	if err != nil {
 		return b.failed("The free slots could not be loaded", err, tryAgain(actionShowSlots, slug))
 	}

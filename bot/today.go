@@ -20,11 +20,15 @@ func todayFlow() flow {
 
 // todayReply lists today's bookings in the person's zone.
 func (b *Bot) todayReply(ctx context.Context, user string) message {
-	list, err := b.booking.Bookings(ctx)
+	cal, err := b.calendarFor(ctx, user)
+	var list []booking.Booking
+	if err == nil {
+		list, err = cal.Bookings(ctx)
+	}
 	if err != nil {
 		return b.failed("Today's bookings could not be loaded", err, upcomingButton())
 	}
-	return todayMessage(b.cfg.Command, list, b.titles(ctx), b.users.zone(ctx, user), b.cfg.Now())
+	return todayMessage(b.cfg.Command, list, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
 }
 
 // todayMessage is today's bookings in loc, as an agenda has them.

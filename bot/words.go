@@ -334,6 +334,8 @@ func failureText(err error) string {
 	switch {
 	case err == nil:
 		return "No details."
+	case errors.As(err, new(*NoCalendarError)):
+		return err.Error() + "."
 	case errors.As(err, &words):
 		return words.Error() + "."
 	case errors.As(err, &invalid):
@@ -367,6 +369,9 @@ func failureText(err error) string {
 // failed is errorMessage for a person, with the error itself in the log,
 // where the technical detail the message leaves out can be found.
 func (b *Bot) failed(what string, err error, next ...slack.BlockElement) message {
+	if nc, ok := errors.AsType[*NoCalendarError](err); ok {
+		return noCalendarMessage(nc)
+	}
 	b.log.Warn(what, "err", err)
 	return errorMessage(what, err, next...)
 }

@@ -42,6 +42,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/caarlos0/env/v11"
 	"github.com/robfig/cron/v3"
@@ -67,7 +68,11 @@ type Config struct {
 	SlackAppToken  Secret            // SLACK_APP_TOKEN or the contents of SLACK_APP_TOKEN_FILE; starts "xapp-"
 	SlackAPIURL    string            // SLACK_API_URL, absolute http(s), ends with "/"
 	BookingBaseURL string            // BOOKING_BASE_URL, absolute http(s), no userinfo/query/fragment
-	BookingKey     booking.KeySource // BOOKING_API_KEY (a booking.Key) or BOOKING_API_KEY_FILE (a booking.KeyFile, re-read on change, that prints redacted)
+	BookingKey     booking.KeySource // BOOKING_API_KEY (a booking.Key) or BOOKING_API_KEY_FILE (a booking.KeyFile, re-read on change, that prints redacted); nil in own-calendars-only mode
+	// SecretKey is BOOKBOT_SECRET_KEY or the contents of its _FILE, base64
+	// of 32 bytes (account.ParseSecret reads it); zero: people cannot
+	// connect their own calendars.
+	SecretKey Secret
 
 	AllowedUsers []string // BOOKBOT_ALLOWED_USERS: Slack user IDs, trimmed, deduplicated, in the order given
 	AllowAll     bool     // BOOKBOT_ALLOW_ALL; wins over AllowedUsers
@@ -187,7 +192,10 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	} else if u := l.url("BOOKING_BASE_URL", s.BookingBaseURL, false); u != nil && l.clearText("BOOKING_BASE_URL", u, s.AllowInsecureHTTP, "the booking API key") {
 		c.BookingBaseURL = u.String()
 	}
-	c.BookingKey = l.bookingKey(s.BookingAPIKey, need&NeedBooking != 0)
+	c.SecretKey = l.secretKey(s.SecretKey)
+	// With a secret key people can connect their own calendars, so the
+	// owner's key is not needed: unset, everyone connects their own.
+	c.BookingKey = l.bookingKey(s.BookingAPIKey, need&NeedBooking != 0 && c.SecretKey.IsZero() && !l.bad["BOOKBOT_SECRET_KEY"] && !l.bad["BOOKBOT_SECRET_KEY_FILE"])
 
 	c.AllowedUsers = l.users(s.AllowedUsers)
 	if len(c.AllowedUsers) == 0 && !c.AllowAll && need&NeedUsers != 0 && !l.bad["BOOKBOT_ALLOWED_USERS"] && !l.bad["BOOKBOT_ALLOW_ALL"] {
@@ -544,6 +552,23 @@ func (l *loader) databaseURL(value string) Secret {
 	}
 	return Secret{value: v}
 }
+
+// secretKey reads BOOKBOT_SECRET_KEY[_FILE]: 32 bytes, base64.
+func (l *loader) secretKey(value string) Secret {
+	src, v := l.pick("BOOKBOT_SECRET_KEY", value, false, "")
+	if src == "" {
+		return Secret{}
+	}
+	if _, err := account.ParseSecret(v); err != nil {
+		l.add(src, "%s: %v", src, err) // ParseSecret's errors never hold the value
+		return Secret{}
+	}
+	return Secret{value: v}
+}
+
+// OwnCalendarsOnly reports whether there is no owner's key: everyone acts
+// on the calendar they connected.
+func (c *Config) OwnCalendarsOnly() bool { return c.BookingKey == nil }
 
 // routes reads NOTIFY_ROUTES: slug=CHANNEL pairs, comma-separated.
 func (l *loader) routes(spec string) map[string]string {

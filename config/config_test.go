@@ -206,6 +206,12 @@ func TestValid(t *testing.T) {
 		{"database url", []string{"BOOKBOT_DATABASE_URL", "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require"}, func(c *config.Config) bool {
 			return c.DatabaseURL.Value() == "postgres://bookbot:s3cret@db.example.com:5432/bookbot?sslmode=require" && fmt.Sprint(c.DatabaseURL) != c.DatabaseURL.Value()
 		}},
+		{"secret key", []string{"BOOKBOT_SECRET_KEY", secretKey}, func(c *config.Config) bool {
+			return c.SecretKey.Value() == secretKey && !c.OwnCalendarsOnly()
+		}},
+		{"own calendars only", []string{"BOOKBOT_SECRET_KEY", secretKey, "BOOKING_API_KEY", ""}, func(c *config.Config) bool {
+			return c.OwnCalendarsOnly() && !c.SecretKey.IsZero()
+		}},
 		{"database url postgresql", []string{"BOOKBOT_DATABASE_URL", "postgresql://db/bookbot"}, func(c *config.Config) bool { return !c.DatabaseURL.IsZero() }},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.ReviewChannel == "C999" }},
 		{"booking page", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada?theme=dark"}, func(c *config.Config) bool {
@@ -242,6 +248,9 @@ func TestValid(t *testing.T) {
 	}
 }
 
+// secretKey is a BOOKBOT_SECRET_KEY: 32 bytes, base64.
+const secretKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 func TestInvalid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -266,6 +275,9 @@ func TestInvalid(t *testing.T) {
 		{"booking url query", []string{"BOOKING_BASE_URL", "https://api.example.com/?key=" + urlSecret}, "BOOKING_BASE_URL", "query"},
 		{"booking url fragment", []string{"BOOKING_BASE_URL", "https://api.example.com/#" + urlSecret}, "BOOKING_BASE_URL", "fragment"},
 		{"booking key white space", []string{"BOOKING_API_KEY", "bk_" + keySecret + " x"}, "BOOKING_API_KEY", "white space"},
+		{"secret key short", []string{"BOOKBOT_SECRET_KEY", "c2hvcnQ="}, "BOOKBOT_SECRET_KEY", "32 random bytes"},
+		{"secret key not base64", []string{"BOOKBOT_SECRET_KEY", "not*base64*" + keySecret}, "BOOKBOT_SECRET_KEY", "not base64"},
+		{"no owner key and no secret key", []string{"BOOKING_API_KEY", ""}, "BOOKING_API_KEY", "BOOKING_API_KEY is required"},
 		{"user id", []string{"BOOKBOT_ALLOWED_USERS", "U0123ABCD,ada"}, "BOOKBOT_ALLOWED_USERS", `"ada" is not a Slack user ID`},
 		{"user ids", []string{"BOOKBOT_ALLOWED_USERS", "u0123abcd,C0123,U1"}, "BOOKBOT_ALLOWED_USERS", `"u0123abcd", "C0123", "U1" are not Slack user IDs`},
 		{"many user ids", []string{"BOOKBOT_ALLOWED_USERS", "a,b,c,d,e,f,g"}, "BOOKBOT_ALLOWED_USERS", `"e", 2 more are not`},
@@ -829,8 +841,11 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 	}
 
 	keyFile := writeFile(t, "key", "bk_other")
+	secretFile := writeFile(t, "secret", secretKey)
 	// A value for each variable that changes Load's result, alone.
 	effect := map[string]string{
+		"BOOKBOT_SECRET_KEY":          secretKey,
+		"BOOKBOT_SECRET_KEY_FILE":     secretFile,
 		"SLACK_BOT_TOKEN":             "xoxb-2-other",
 		"SLACK_BOT_TOKEN_FILE":        keyFile,
 		"SLACK_APP_TOKEN":             "xapp-2-other",
@@ -900,7 +915,7 @@ func TestVars(t *testing.T) {
 			secret = append(secret, v.Name)
 		}
 	}
-	if want := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY", "BOOKBOT_DATABASE_URL"}; !slices.Equal(secret, want) {
+	if want := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "BOOKING_API_KEY", "BOOKBOT_SECRET_KEY", "BOOKBOT_DATABASE_URL"}; !slices.Equal(secret, want) {
 		t.Errorf("secret variables %v, want %v", secret, want)
 	}
 	// The contract's names and defaults are fixed.

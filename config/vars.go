@@ -29,6 +29,9 @@ type settings struct {
 	BookingAPIKey     string `env:"BOOKING_API_KEY" secret:"true" meaning:"the owner's booking API key, used intact; required (this or BOOKING_API_KEY_FILE) by commands that call the API"`
 	BookingAPIKeyFile string `env:"BOOKING_API_KEY_FILE" meaning:"a file holding the booking API key, instead of BOOKING_API_KEY; re-read when it changes, so the key can be rotated without a restart"`
 
+	SecretKey     string `env:"BOOKBOT_SECRET_KEY" secret:"true" meaning:"32 random bytes, base64 (openssl rand -base64 32): the key that encrypts people's own booking API keys at rest; without it /booking connect tells people the operator must set it; with it, BOOKING_API_KEY may be unset (own calendars only)"`
+	SecretKeyFile string `env:"BOOKBOT_SECRET_KEY_FILE" meaning:"a file holding BOOKBOT_SECRET_KEY, instead of the variable"`
+
 	AllowInsecureHTTP bool `env:"BOOKBOT_ALLOW_INSECURE_HTTP" envDefault:"false" meaning:"true allows plain http:// to a host other than this machine in BOOKING_BASE_URL and SLACK_API_URL, sending the API key or Slack tokens unencrypted (each command then warns); loopback needs no permission"`
 
 	AllowedUsers []string `env:"BOOKBOT_ALLOWED_USERS" meaning:"comma-separated Slack user IDs (U…/W…) who may use the bot; everyone else is refused, except that a person an allowed user offered times to (/booking offer) may book one of them, and nothing else; required unless BOOKBOT_ALLOW_ALL=true"`

@@ -49,12 +49,19 @@ type Metrics interface {
 
 // Config configures a Runner.
 type Config struct {
-	List    Lister
-	Store   Store
-	Send    Sender
-	Zones   Zones
-	Allowed func(user string) bool // who may use bookbot now; others get nothing
-	Metrics Metrics                // nil: none
+	List Lister // the owner's calendar
+	// Calendar, when set, is the calendar each person's reminders and
+	// agenda come from: its label (the owner's is "owner", read through
+	// List when it is set) and its list.
+	// An error leaves the person out of this look. Lists are read once a
+	// look per calendar, and a claim names the calendar when it is not the
+	// owner's, so each calendar's reminders are sent once.
+	Calendar func(ctx context.Context, user string) (label string, list Lister, err error)
+	Store    Store
+	Send     Sender
+	Zones    Zones
+	Allowed  func(user string) bool // who may use bookbot now; others get nothing
+	Metrics  Metrics                // nil: none
 
 	Every time.Duration    // between looks; DefaultEvery when 0
 	Now   func() time.Time // nil: time.Now
@@ -140,12 +147,17 @@ func (r *Runner) Tick(ctx context.Context) error {
 		return nil
 	}
 	slices.Sort(users)
-	list, err := r.cfg.List.Bookings(ctx)
-	if err != nil {
-		return err
-	}
+	lists := map[string][]booking.Booking{}
 	now := r.cfg.Now()
 	for _, u := range users {
+		label, list, err := r.listOf(ctx, u, lists)
+		if err != nil {
+			if r.cfg.Calendar == nil {
+				return err
+			}
+			r.cfg.Log.Info("personal: the person's calendar could not be read; nothing sent to them this time", "user", u, "error", err)
+			continue
+		}
 		s := all[u]
 		dues := Reminders(u, s, list, now)
 		var loc *time.Location
@@ -159,12 +171,43 @@ func (r *Runner) Tick(ctx context.Context) error {
 			dues = append(dues, d)
 		}
 		for _, d := range dues {
+			if label != Owner {
+				d.Key = "cal\x00" + label + "\x00" + d.Key
+			}
 			if err := r.send(ctx, d, loc); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// Owner is the label of the owner's calendar.
+const Owner = "owner"
+
+// listOf is the bookings of user's calendar, read once a look per
+// calendar (lists holds those read).
+func (r *Runner) listOf(ctx context.Context, user string, lists map[string][]booking.Booking) (string, []booking.Booking, error) {
+	label, lister := Owner, r.cfg.List
+	if r.cfg.Calendar != nil {
+		var l Lister
+		var err error
+		if label, l, err = r.cfg.Calendar(ctx, user); err != nil {
+			return "", nil, err
+		}
+		if label != Owner || lister == nil {
+			lister = l // the owner's through List when it is given
+		}
+	}
+	if list, ok := lists[label]; ok {
+		return label, list, nil
+	}
+	list, err := lister.Bookings(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	lists[label] = list
+	return label, list, nil
 }
 
 // send claims a message, sends it, and releases the claim when Slack

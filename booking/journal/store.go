@@ -74,7 +74,12 @@ func CreateKey(w booking.Write) (key []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	sum := sha256.Sum256([]byte(w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)))
+	id := w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)
+	if w.Calendar != "" && w.Calendar != booking.Owner {
+		// A person's own calendar: its event types are not the owner's.
+		id = w.Calendar + "\x00" + id
+	}
+	sum := sha256.Sum256([]byte(id))
 	return sum[:16], true
 }
 

@@ -79,7 +79,7 @@ func auditText(e journal.Entry, loc *time.Location) string {
 	// field prints inert, on its own line.
 	e.Actor, e.EventType, e.Start, e.End = plaintext.Line(e.Actor), plaintext.Line(e.EventType), plaintext.Line(e.Start), plaintext.Line(e.End)
 	e.Name, e.Email, e.BookingID, e.Created = plaintext.Line(e.Name), plaintext.Line(e.Email), plaintext.Line(e.BookingID), plaintext.Line(e.Created)
-	e.ReportedTo, e.ReviewedBy = plaintext.Line(e.ReportedTo), plaintext.Line(e.ReviewedBy)
+	e.ReportedTo, e.ReviewedBy, e.Calendar = plaintext.Line(e.ReportedTo), plaintext.Line(e.ReviewedBy), plaintext.Line(e.Calendar)
 	seen := make([]string, len(e.Seen))
 	for i, s := range e.Seen {
 		seen[i] = plaintext.Line(s)
@@ -95,7 +95,11 @@ func auditText(e journal.Entry, loc *time.Location) string {
 	if e.DryRun {
 		dry = " [dry run]"
 	}
-	fmt.Fprintf(&b, "#%d  %s  %s %s%s\n", e.Seq, stamp(e.At), e.Op, who, dry)
+	cal := ""
+	if e.Calendar != "" && e.Calendar != booking.Owner {
+		cal = " on " + e.Calendar + "'s own calendar"
+	}
+	fmt.Fprintf(&b, "#%d  %s  %s %s%s%s\n", e.Seq, stamp(e.At), e.Op, who, cal, dry)
 	switch e.Op {
 	case booking.OpCancel:
 		fmt.Fprintf(&b, "    booking %s", e.BookingID)

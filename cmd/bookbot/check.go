@@ -153,9 +153,18 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		list.note("BOOKBOT_DRY_RUN is off: bookings and cancels are sent to the booking API for real")
 	}
 
-	key, clock := checkBookingKey(ctx, cfg, secretSource(getenv, "BOOKING_API_KEY"), stderr)
-	list.add(key)
-	list.add(clock)
+	if cfg.SecretKey.IsZero() {
+		list.note("people's own calendars off: BOOKBOT_SECRET_KEY is not set, so /booking connect tells people the operator must set it (32 random bytes, base64: openssl rand -base64 32)")
+	} else {
+		list.add(pass("BOOKBOT_SECRET_KEY is set: people can connect their own calendars (/booking connect), their keys encrypted with it"))
+	}
+	if cfg.OwnCalendarsOnly() {
+		list.note("own calendars only: BOOKING_API_KEY is not set, so each person acts on the calendar they connect; the digest, notices, reminders and agendas of the owner's calendar are off")
+	} else {
+		key, clock := checkBookingKey(ctx, cfg, secretSource(getenv, "BOOKING_API_KEY"), stderr)
+		list.add(key)
+		list.add(clock)
+	}
 	api := app.NewSlack(cfg, slackCallTimeout)
 	auth, bot := checkBotToken(ctx, api, cfg, secretSource(getenv, "SLACK_BOT_TOKEN"))
 	list.add(bot)

@@ -62,6 +62,7 @@ func TestCheck(t *testing.T) {
 				"✓ configuration: every variable is valid",
 				"✓ allowed users: 1 (BOOKBOT_ALLOWED_USERS)",
 				"• BOOKBOT_DRY_RUN is off",
+				"• people's own calendars off: BOOKBOT_SECRET_KEY is not set",
 				"✓ booking API key works: 6 event types, 4 bookable (key from BOOKING_API_KEY)",
 				"✓ booking API's clock agrees with this machine's: 0s apart (up to 30s is fine)",
 				"✓ bot token works: team Bookbot Test, bot bookbot",
@@ -91,6 +92,19 @@ func TestCheck(t *testing.T) {
 				"– digest off: DIGEST_CHANNEL is not set",
 				"– review channel not set: outcomes that need a human go by direct message",
 				"All 7 checks passed.",
+			},
+		},
+		{
+			name: "own calendars only",
+			setup: func(_ *testing.T, e map[string]string, _ *bookingtest.Server, _ *slacktest.Server) {
+				delete(e, "BOOKING_API_KEY")
+				e["BOOKBOT_SECRET_KEY"] = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+			},
+			want: []string{
+				"✓ BOOKBOT_SECRET_KEY is set: people can connect their own calendars",
+				"• own calendars only: BOOKING_API_KEY is not set",
+				"✓ bot token works",
+				"All 8 checks passed.",
 			},
 		},
 		{

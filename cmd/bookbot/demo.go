@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,6 +115,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"NOTIFY_CHANNEL":        demoChannel,
 		"BOOKBOT_STATE_DIR":     filepath.Join(dir, "state"),
 		"BOOKBOT_HTTP_ADDR":     "off",
+		"BOOKBOT_SECRET_KEY":    demoSecret(),
 		"LOG_LEVEL":             "debug",
 		"LOG_FORMAT":            "text",
 	}
@@ -179,6 +182,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Sprintf("Posted the digest for %s to #bookings (%d bookings).", res.Day.Format("Monday 2 January"), res.Entries), nil
 		},
 	}
+	c.Connect = func(ctx context.Context) (string, error) { return demoConnect(ctx, sl) }
 	if *faults {
 		c.Fault = func(args []string) (string, error) { return demoFault(sandbox, args) }
 	}
@@ -490,4 +494,35 @@ func (a *demoAttendee) find(id string) (b console.AttendeeBooking, cancelled boo
 		}
 	}
 	return b, false, fmt.Errorf("there is no booking %q in the demo calendar; /booking list shows the IDs", id)
+}
+
+// demoSecret is the demo's BOOKBOT_SECRET_KEY, new each session.
+func demoSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// demoConnect is :connect: /booking connect, the form filled with the key
+// of the sandbox's second calendar, submitted.
+func demoConnect(ctx context.Context, sl *slacktest.Server) (string, error) {
+	prior := map[string]bool{}
+	for _, v := range sl.Views() {
+		prior[v.ID] = true
+	}
+	if _, err := sl.SendSlashCommand(ctx, slacktest.SlashCommand{Command: "/booking", Text: "connect", UserID: demoUser}); err != nil {
+		return "", err
+	}
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := sl.WaitView(wait, func(v slacktest.View) bool {
+		return v.CallbackID == "account_connect" && !v.Closed && !prior[v.ID]
+	})
+	if err != nil {
+		return "", fmt.Errorf("the connect form did not open: %w", err)
+	}
+	if _, err := sl.SubmitInputs(ctx, demoUser, v.ID, map[string]string{"api_key": bookingtest.OtherKey}); err != nil {
+		return "", err
+	}
+	return "Connected the sandbox's second calendar (its key typed into /booking connect). /booking types and /booking list now show it; /booking account says which calendar you act on.", nil
 }

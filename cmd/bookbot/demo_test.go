@@ -317,3 +317,31 @@ func (s *demoSession) quit() {
 		s.t.Errorf("demo: %v", err)
 	}
 }
+
+// :connect connects the sandbox's second calendar: the person's commands
+// then show it, and disconnecting goes back to the owner's.
+func TestDemoConnect(t *testing.T) {
+	t.Parallel()
+	s := startDemo(t, "-tz", "Europe/Berlin")
+	s.next() // the banner
+	if out := s.do("/booking types"); !strings.Contains(out, "Intro call") {
+		t.Fatalf("the owner's types are not shown:\n%s", out)
+	}
+	if out := s.do(":connect"); !strings.Contains(out, "Connected: your calendar (1 event type)") {
+		t.Fatalf(":connect:\n%s", out)
+	}
+	out := s.do("/booking types")
+	if !strings.Contains(out, "Other call") || strings.Contains(out, "Intro call") {
+		t.Errorf("after :connect, the types are not the second calendar's:\n%s", out)
+	}
+	if out := s.do("/booking account"); !strings.Contains(out, "your own calendar") {
+		t.Errorf("account:\n%s", out)
+	}
+	if out := s.do("/booking disconnect"); !strings.Contains(out, "Disconnected") {
+		t.Errorf("disconnect:\n%s", out)
+	}
+	if out := s.do("/booking types"); !strings.Contains(out, "Intro call") {
+		t.Errorf("after disconnecting, the owner's types are not shown:\n%s", out)
+	}
+	s.quit()
+}

@@ -28,6 +28,8 @@ Usage:
   bookbot check                      verify the configuration against the real services
   bookbot audit [-since 24h] [-json] print the journal of bookings and cancellations
   bookbot migrate [-status]          bring the PostgreSQL schema (BOOKBOT_DATABASE_URL) up to date
+  bookbot keys rotate -old FILE -new FILE
+                                     re-encrypt people's stored API keys under a new BOOKBOT_SECRET_KEY
   bookbot version                    print the version
 `
 
@@ -63,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runCheck(ctx, rest, getenv, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, rest, getenv, stdout, stderr)
+	case "keys":
+		return runKeys(ctx, rest, getenv, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "bookbot: unknown command %q\n\n%s", cmd, usage)
 	return errUsage

@@ -56,12 +56,14 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	}
 	st := &store{close: func() { _ = db.Close() }}
 	st.Journal, st.Personal, st.Outbox, st.Offers = db.Journal(), db.Personal(), db.Outbox(), db.Offers()
+	st.Accounts = db.Accounts()
 	if cfg.DigestChannel != "" {
 		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
-	if noticesOn(cfg) {
+	if noticesOn(cfg) || !cfg.SecretKey.IsZero() {
 		st.Notices = db.Notices()
 	}
+	st.AccountNotices = db.Accounts()
 	return st, nil
 }
 
@@ -84,13 +86,15 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 	m.SetDatabase(db.Ping)
 	owner := replicaName()
 	st := &store{close: db.Close, State: app.State{
-		Journal:  db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
-		Notices:  db.Notices(),
-		Personal: db.Personal(),
-		Offers:   db.Offers(),
-		Seen:     db.Dedupe(bot.SeenTTL),
-		Limiter:  db.Limiter(booking.DefaultLimits, time.Now),
-		Outbox:   db.Outbox(),
+		Journal:        db.Journal(owner, pg.JournalLeftAfter(writeLeftAfter)),
+		Notices:        db.Notices(),
+		Personal:       db.Personal(),
+		Offers:         db.Offers(),
+		Accounts:       db.Accounts(),
+		AccountNotices: db.AccountNotices(),
+		Seen:           db.Dedupe(bot.SeenTTL),
+		Limiter:        db.Limiter(booking.DefaultLimits, time.Now),
+		Outbox:         db.Outbox(),
 	}}
 	if cfg.DigestChannel != "" {
 		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})

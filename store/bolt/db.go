@@ -4,8 +4,9 @@
 // (journal.Store), the outbox of every message posted exactly once
 // (outbox.Store: the digest, notices, reminders, agendas), the notices'
 // snapshot and threads, everyone's reminder and agenda settings and the
-// offer cards posted in conversations (offer.Store), each in buckets of
-// its own. A backup of the embedded state is a copy of this one file.
+// offer cards posted in conversations (offer.Store) and people's own
+// calendars, their keys sealed (account.Store), each in buckets of its own.
+// A backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again
 // (internal/boltfile), so that `bookbot audit` and `bookbot digest` can use
@@ -68,12 +69,20 @@ var (
 	// reads only the ones it deletes.
 	offersByExpiry = []byte("offers.byexpiry")
 
+	// accounts maps a Slack user ID to its wireAccount: the person's own
+	// calendar, its key sealed (package account).
+	accounts = []byte("accounts")
+	// accountNotices maps a connected person's Slack user ID to the last
+	// read of their calendar (notices.EncodeSnapshot), for their notices.
+	accountNotices = []byte("accounts.notices")
+
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		outboxBucket,
 		noticesLast, noticesThreads,
 		personalSettings,
 		offersByID, offersByExpiry,
+		accounts, accountNotices,
 	}
 )
 

@@ -9,6 +9,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
@@ -26,10 +27,12 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		dir := t.TempDir()
 		return storetest.Backend{
-			Outbox:   func() outbox.Store { return openBeside(t, dir).Outbox() },
-			Notices:  func() notices.Store { return openBeside(t, dir).Notices() },
-			Personal: func() personal.Store { return openBeside(t, dir).Personal() },
-			Offers:   func() offer.Store { return openBeside(t, dir).Offers() },
+			Outbox:         func() outbox.Store { return openBeside(t, dir).Outbox() },
+			Notices:        func() notices.Store { return openBeside(t, dir).Notices() },
+			Personal:       func() personal.Store { return openBeside(t, dir).Personal() },
+			Offers:         func() offer.Store { return openBeside(t, dir).Offers() },
+			Accounts:       func() account.Store { return openBeside(t, dir).Accounts() },
+			AccountNotices: func() notices.Snapshots { return openBeside(t, dir).Accounts() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				j := openBeside(t, dir).Journal()
 				j.Now, j.Owner = now, owner

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
@@ -32,10 +33,12 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		u := migrated(t)
 		return storetest.Backend{
-			Outbox:   func() outbox.Store { return open(t, u).Outbox() },
-			Notices:  func() notices.Store { return open(t, u).Notices() },
-			Personal: func() personal.Store { return open(t, u).Personal() },
-			Offers:   func() offer.Store { return open(t, u).Offers() },
+			Outbox:         func() outbox.Store { return open(t, u).Outbox() },
+			Notices:        func() notices.Store { return open(t, u).Notices() },
+			Personal:       func() personal.Store { return open(t, u).Personal() },
+			Offers:         func() offer.Store { return open(t, u).Offers() },
+			Accounts:       func() account.Store { return open(t, u).Accounts() },
+			AccountNotices: func() notices.Snapshots { return open(t, u).AccountNotices() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				return open(t, u).Journal(owner, pg.JournalClock(now))
 			},

@@ -1,8 +1,8 @@
 // Package storetest runs every conformance suite of bookbot's state
 // against one backend: the outbox (outboxtest), the digest ledger over it
 // (ledgertest), the notices (noticestest), the personal settings
-// (personaltest), the write journal (journaltest) and the offers
-// (offertest). store/bolt and
+// (personaltest), the write journal (journaltest), the offers
+// (offertest) and people's own calendars (accounttest). store/bolt and
 // store/pg each call Run once, so a backend is proven by the same tests as
 // the other. It is for tests only.
 package storetest
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/digest"
@@ -36,6 +38,10 @@ type Backend struct {
 	Offers   func() offer.Store
 	// Journal is the write journal of owner, whose clock is now.
 	Journal func(owner string, now func() time.Time) journal.Store
+	// Accounts and AccountNotices are people's own calendars and the last
+	// reads of them, for their notices.
+	Accounts       func() account.Store
+	AccountNotices func() notices.Snapshots
 }
 
 // Run runs every suite, each of their subtests against a store of its
@@ -65,6 +71,16 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 	t.Run("Offers", func(t *testing.T) {
 		t.Parallel()
 		offertest.Run(t, func(t *testing.T) func() offer.Store { return fresh(t).Offers })
+	})
+	t.Run("Accounts", func(t *testing.T) {
+		t.Parallel()
+		accounttest.Run(t, func(t *testing.T) func() account.Store { return fresh(t).Accounts })
+	})
+	t.Run("AccountNotices", func(t *testing.T) {
+		accounttest.RunSnapshots(t, func(t *testing.T) (account.Store, notices.Snapshots) {
+			b := fresh(t)
+			return b.Accounts(), b.AccountNotices()
+		})
 	})
 	t.Run("Journal", func(t *testing.T) {
 		t.Parallel()

@@ -21,6 +21,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
@@ -58,10 +59,14 @@ const (
 type State struct {
 	Journal  journal.Store
 	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
-	Notices  notices.Store // nil with notices off
+	Notices  notices.Store // nil with notices off and no own calendars
 	Personal personal.Store
 	Offers   offer.Store
-	Seen     bot.Seen // nil: this process's memory
+	Accounts account.Store // people's own calendars
+	// AccountNotices keeps the last read of each person's own calendar,
+	// for their live notices.
+	AccountNotices notices.Snapshots
+	Seen           bot.Seen // nil: this process's memory
 	// Outbox is where review reports are claimed before they are posted;
 	// nil: this process reports alone.
 	Outbox  outbox.Store
@@ -102,10 +107,12 @@ type Deps struct {
 // App is the bot wired and started up: connected to nothing yet but
 // Slack's auth.test, until Run or Serve.
 type App struct {
-	Booking *booking.Client
-	Digest  *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
-	Bot     *bot.Bot
-	State   State
+	Booking *booking.Client // the owner's; nil without BOOKING_API_KEY (own calendars only)
+	// Calendars are the clients of people's own calendars.
+	Calendars *booking.Calendars
+	Digest    *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
+	Bot       *bot.Bot
+	State     State
 
 	cfg   *config.Config
 	m     *metrics.Recorder
@@ -117,6 +124,12 @@ type App struct {
 	slackTransport http.RoundTripper
 	drain          time.Duration
 	down           time.Duration // SocketUnhealthyAfter
+
+	sealer *account.Sealer // nil without BOOKBOT_SECRET_KEY
+	// accountsChanged wakes the notices of own calendars.
+	accountsChanged chan struct{}
+	// reconcile settles a write left in flight on its calendar.
+	reconcile func(context.Context, booking.Write) *booking.Result
 
 	// reminders is the runner of the scheduled work under way, nil when
 	// none is: a save of someone's settings wakes it.
@@ -146,8 +159,15 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
-	if st.Limiter != nil {
-		writes = append(writes, booking.WithLimiter(st.Limiter))
+	limiter := st.Limiter
+	if limiter == nil {
+		// One guard for the owner's calendar and people's own: the API
+		// counts attempts a minute per IP address.
+		now := d.Now
+		if now == nil {
+			now = time.Now
+		}
+		limiter = booking.NewGuard(booking.DefaultLimits, now)
 	}
 	if d.Now != nil {
 		writes = append(writes, booking.WithClock(d.Now))
@@ -156,14 +176,26 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		writes = append(writes, booking.WithDryRun())
 		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
 	}
-	bk, err := NewBookingClient(cfg, d.Version, log, writes...)
+	sealer, err := NewSealer(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a.Booking = bk
+	a.Calendars = booking.NewCalendars(cfg.BookingBaseURL, limiter,
+		append([]booking.Option{booking.WithLogger(log), booking.WithUserAgent("bookbot/" + d.Version)}, writes...)...)
+	if !cfg.OwnCalendarsOnly() {
+		bk, err := NewBookingClient(cfg, d.Version, log, append(writes, booking.WithLimiter(limiter), booking.WithCalendar(booking.Owner))...)
+		if err != nil {
+			return nil, err
+		}
+		a.Booking = bk
+	} else {
+		log.Info("own calendars only: BOOKING_API_KEY is not set, so each person acts on the calendar they connect")
+	}
+	a.reconcile = reconciler(a.Booking, a.Calendars, st.Accounts, sealer, log)
+	a.sealer, a.accountsChanged = sealer, make(chan struct{}, 1)
 	if cfg.DatabaseURL.IsZero() {
 		// One process: whatever is in flight was left by one that stopped.
-		if err := recoverWrites(ctx, st.Journal, bk, log); err != nil {
+		if err := recoverWrites(ctx, st.Journal, a.reconcile, log); err != nil {
 			return nil, err
 		}
 	}
@@ -177,7 +209,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	log.Info("bookbot starting", "version", d.Version, "team", auth.Team, "bot", auth.User, "command", cfg.Command, "allowed_users", len(cfg.AllowedUsers), "allow_all", cfg.AllowAll)
 
-	a.Digest = NewDigestRunner(cfg, bk, a.slack, st.Ledger, log)
+	a.Digest = NewDigestRunner(cfg, a.Booking, a.slack, st.Ledger, log)
 	a.Digest.Observe = m.DigestRun
 	a.Digest.Now = d.Now
 	a.Bot = bot.New(bot.Config{
@@ -198,12 +230,21 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		BookingPage:   cfg.BookingPage,
 		JournalKeep:   cfg.JournalKeep,
 		Personal:      st.Personal,
-		Offers:        st.Offers,
-		OfferTTL:      cfg.OfferTTL,
-		Seen:          st.Seen,
-		Outbox:        st.Outbox,
-		Now:           d.Now,
-		HTTPClient:    &http.Client{Transport: a.slackTransport, Timeout: timeout},
+		Accounts:      st.Accounts,
+		Sealer:        sealer,
+		Calendars:     calendars{a.Calendars},
+		AccountsChanged: func() {
+			select {
+			case a.accountsChanged <- struct{}{}:
+			default:
+			}
+		},
+		Offers:     st.Offers,
+		OfferTTL:   cfg.OfferTTL,
+		Seen:       st.Seen,
+		Outbox:     st.Outbox,
+		Now:        d.Now,
+		HTTPClient: &http.Client{Transport: a.slackTransport, Timeout: timeout},
 		// Reminders run where the scheduled work runs; a save on another
 		// replica wakes them through the state (State.PersonalSaved).
 		PersonalChanged: func() {
@@ -211,7 +252,11 @@ func New(ctx context.Context, d Deps) (*App, error) {
 				r.Wake()
 			}
 		},
-	}, bk, slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
+	}, ownerBooker(a.Booking), slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
+	// People no longer allowed, or deactivated in Slack, keep no key.
+	if err := a.Bot.PurgeAccounts(ctx, a.Bot.Deactivated); err != nil {
+		log.Error("accounts: the keys of people no longer allowed could not be checked; tried again at the next start", "err", err)
+	}
 	return a, nil
 }
 
@@ -249,7 +294,10 @@ func (a *App) Serve(ctx context.Context) error {
 // CloseIdleConnections closes the idle connections kept to the booking
 // API and to Slack.
 func (a *App) CloseIdleConnections() {
-	a.Booking.CloseIdleConnections()
+	if a.Booking != nil {
+		a.Booking.CloseIdleConnections()
+	}
+	a.Calendars.CloseIdleConnections()
 	if t, ok := a.slackTransport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}
@@ -265,7 +313,7 @@ const recentList = personal.DefaultEvery / 2
 // NewWatcher returns a watcher of the bookings list that posts live
 // notices, nil when they are off. Run makes one for each term it leads.
 func (a *App) NewWatcher() *notices.Watcher {
-	if !a.cfg.NoticesOn() {
+	if !a.cfg.NoticesOn() || a.Booking == nil {
 		return nil
 	}
 	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
@@ -289,8 +337,13 @@ func (a *App) NewWatcher() *notices.Watcher {
 // NewReminders returns the runner of people's reminders and agendas. Run
 // makes one for each term it leads.
 func (a *App) NewReminders() *personal.Runner {
+	var owner personal.Lister
+	if a.Booking != nil {
+		owner = a.Booking.Recent(recentList)
+	}
 	return personal.NewRunner(personal.Config{
-		List: a.Booking.Recent(recentList), Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
+		List: owner, Calendar: a.Bot.CalendarOf,
+		Store: a.State.Personal, Send: a.Bot, Zones: a.Bot, Allowed: a.cfg.Allowed, Metrics: a.m, Now: a.now, Log: a.log,
 	})
 }
 
@@ -303,7 +356,7 @@ func (a *App) scheduled(ctx context.Context) {
 	defer wg.Wait()
 	if !cfg.DatabaseURL.IsZero() {
 		// Replicas: the leader settles the writes of replicas that died.
-		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.Booking, log) })
+		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
 	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
 	if cfg.DigestChannel != "" {
@@ -336,6 +389,7 @@ func (a *App) scheduled(ctx context.Context) {
 	if st.PersonalSaved != nil {
 		wg.Go(func() { st.PersonalSaved(ctx, r.Wake) })
 	}
+	wg.Go(func() { a.personNotices(ctx) })
 	<-ctx.Done()
 }
 

@@ -75,8 +75,12 @@ func newSlackTransport() http.RoundTripper {
 // ledger that keeps it to one post a date. api nil (a dry run) and ledger
 // nil (no DIGEST_CHANNEL) post nothing.
 func NewDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, ledger digest.Ledger, log *slog.Logger) *digest.Runner {
+	var src digest.Source
+	if bk != nil {
+		src = bk
+	}
 	r := &digest.Runner{
-		Source:        bk,
+		Source:        src,
 		Channel:       cfg.DigestChannel,
 		Zone:          cfg.DigestZone,
 		IncludeEmails: cfg.DigestIncludeEmails,
@@ -92,8 +96,8 @@ func NewDigestRunner(cfg *config.Config, bk *booking.Client, api *slack.Client, 
 
 // recoverWrites settles the writes a previous process left in flight, by
 // listing bookings; the bot then reports them for review.
-func recoverWrites(ctx context.Context, jr journal.Store, bk *booking.Client, log *slog.Logger) error {
-	done, err := jr.Recover(ctx, bk.Reconcile)
+func recoverWrites(ctx context.Context, jr journal.Store, reconcile func(context.Context, booking.Write) *booking.Result, log *slog.Logger) error {
+	done, err := jr.Recover(ctx, reconcile)
 	for _, e := range done {
 		log.Warn("journal: a write left in flight by a stopped bookbot was settled by listing bookings",
 			"seq", e.Seq, "op", string(e.Op), "outcome", string(e.Outcome), "booking_id", cmp.Or(e.BookingID, e.Created))
@@ -107,11 +111,11 @@ func recoverWrites(ctx context.Context, jr journal.Store, bk *booking.Client, lo
 // settleLeftBehind settles, every minute, the writes that replicas which
 // died left in flight, and puts them in front of a person through the
 // review queue.
-func settleLeftBehind(ctx context.Context, jr journal.Store, bk *booking.Client, log *slog.Logger) {
+func settleLeftBehind(ctx context.Context, jr journal.Store, reconcile func(context.Context, booking.Write) *booking.Result, log *slog.Logger) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
-		if err := recoverWrites(ctx, jr, bk, log); err != nil && ctx.Err() == nil {
+		if err := recoverWrites(ctx, jr, reconcile, log); err != nil && ctx.Err() == nil {
 			log.Warn("journal: writes left behind could not be settled; tried again in a minute", "error", err)
 		}
 		select {

@@ -50,6 +50,10 @@ type Console struct {
 	Later func(ctx context.Context, arg string) (string, error)
 	// Now is the demo's clock, for "Today" in dates; nil: time.Now.
 	Now func() time.Time
+	// Connect connects the person's own calendar (a second one the
+	// sandbox serves) through /booking connect, for :connect; nil: not
+	// offered.
+	Connect func(ctx context.Context) (string, error)
 
 	shownMsgs  int
 	shownViews map[string]int // view ID → updates shown
@@ -109,6 +113,8 @@ const Help = `Commands:
   :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
   :attendee cancel ID     the attendee of booking ID cancels it on the booking page
                           (ID last: the booking the attendee made last)
+  :connect                connect your own calendar (the sandbox's second one) with /booking connect;
+                          /booking disconnect goes back to the owner's
   :later reminder|agenda  move the demo's clock to your next reminder or agenda
   :later DURATION         move the demo's clock ahead, such as :later 2h
   :as NAME / :as me       act as another person in the conversation (such as grace), or as yourself again
@@ -216,6 +222,16 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		return nil
 	case ":attendee":
 		return c.attendee(ctx, args)
+	case ":connect":
+		if c.Connect == nil {
+			return errors.New("own calendars are not offered in this session")
+		}
+		msg, err := c.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Out, msg)
+		return c.settle(ctx)
 	case ":as":
 		if len(args) != 1 {
 			return errors.New("usage: :as NAME (such as :as grace), or :as me")

@@ -1,0 +1,56 @@
+// Package account is whose calendar a person acts on, and their key: each
+// allowed person may connect their own booking API key, which bookbot
+// keeps sealed (AES-256-GCM under the operator's secret key) in a Store.
+// People who have not connected act on the owner's calendar.
+package account
+
+import (
+	"context"
+	"time"
+)
+
+// State is whether an account's key is used.
+type State string
+
+const (
+	// OK: the key worked when it was last used.
+	OK State = "ok"
+	// Reconnect: the API refused the key (401); it is not used until the
+	// person connects again.
+	Reconnect State = "reconnect"
+)
+
+// Notices is where a connected person's live notices go.
+const (
+	NoticesDM  = ""    // by direct message (the default)
+	NoticesOff = "off" // nowhere
+	// anything else: a channel ID
+)
+
+// Account is one person's connected calendar.
+type Account struct {
+	User        string    // the Slack user ID; the account's ID, bound into Sealed
+	Sealed      []byte    // the API key, sealed by a Sealer for User
+	ConnectedAt time.Time // when the key was connected
+	LastUsed    time.Time // when bookbot last acted with it; zero: never
+	State       State
+	Notices     string // NoticesDM, NoticesOff or a channel ID
+}
+
+// Store keeps the accounts. Implementations: store/bolt and store/pg;
+// accounttest is the suite both pass.
+type Store interface {
+	// Get returns the user's account; ok is false when there is none.
+	Get(ctx context.Context, user string) (a Account, ok bool, err error)
+	// Put adds or replaces the account of a.User.
+	Put(ctx context.Context, a Account) error
+	// PutAll replaces the given accounts in one step: all or none.
+	PutAll(ctx context.Context, as []Account) error
+	// Delete removes the user's account; deleted is false when there was
+	// none.
+	Delete(ctx context.Context, user string) (deleted bool, err error)
+	// All returns every account, by user ID order.
+	All(ctx context.Context) ([]Account, error)
+	// Touch records that the user's key was used at at.
+	Touch(ctx context.Context, user string, at time.Time) error
+}

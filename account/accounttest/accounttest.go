@@ -1,0 +1,218 @@
+// Package accounttest checks an implementation of account.Store against
+// the semantics its documentation gives, and that what it keeps of a key
+// is only the sealed form. It is for tests only.
+package accounttest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// Run runs the suite, each subtest against a store of its own. fresh
+// makes an empty store no other subtest sees and returns open, which
+// returns a new handle on that same store each time, as a restarted
+// process would get one.
+func Run(t *testing.T, fresh func(t *testing.T) (open func() account.Store)) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, fresh(t))
+		})
+	}
+}
+
+var cases = []struct {
+	name string
+	run  func(t *testing.T, open func() account.Store)
+}{
+	{"Get/absent", getAbsent},
+	{"Put/kept", putKept},
+	{"Put/replaces", putReplaces},
+	{"PutAll", putAll},
+	{"Delete", deleteAccount},
+	{"Touch", touch},
+	{"Canceled", canceled},
+}
+
+var at = time.Date(2026, 11, 24, 9, 30, 0, 123456789, time.UTC)
+
+// Sample is an account as the bot makes one.
+func Sample(user string) account.Account {
+	return account.Account{User: user, Sealed: []byte{1, 0, 0xff, 'k', byte(len(user))}, ConnectedAt: at, State: account.OK}
+}
+
+func equal(a, b account.Account) bool {
+	return a.User == b.User && bytes.Equal(a.Sealed, b.Sealed) && a.ConnectedAt.Equal(b.ConnectedAt) &&
+		a.LastUsed.Equal(b.LastUsed) && a.State == b.State && a.Notices == b.Notices
+}
+
+func getAbsent(t *testing.T, open func() account.Store) {
+	if _, ok, err := open().Get(t.Context(), "U1"); ok || err != nil {
+		t.Fatalf("Get of no account = %v, %v; want false, nil", ok, err)
+	}
+	if all, err := open().All(t.Context()); len(all) != 0 || err != nil {
+		t.Fatalf("All of an empty store = %v, %v", all, err)
+	}
+}
+
+func putKept(t *testing.T, open func() account.Store) {
+	a := Sample("U1")
+	a.Notices, a.LastUsed = "C1", at.Add(time.Minute)
+	if err := open().Put(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := open().Get(t.Context(), "U1")
+	if !ok || err != nil || !equal(got, a) {
+		t.Fatalf("Get after Put = %+v, %v, %v; want %+v", got, ok, err, a)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U2"); ok {
+		t.Fatal("another user's Get found U1's account")
+	}
+}
+
+func putReplaces(t *testing.T, open func() account.Store) {
+	s := open()
+	a := Sample("U1")
+	if err := s.Put(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	a.Sealed, a.State, a.Notices = []byte("other"), account.Reconnect, account.NoticesOff
+	if err := s.Put(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := open().Get(t.Context(), "U1")
+	if err != nil || !equal(got, a) {
+		t.Fatalf("Get after a second Put = %+v, %v; want %+v", got, err, a)
+	}
+}
+
+func putAll(t *testing.T, open func() account.Store) {
+	s := open()
+	for _, u := range []string{"U2", "U1", "U3"} {
+		if err := s.Put(t.Context(), Sample(u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var next []account.Account
+	for _, u := range []string{"U1", "U2"} {
+		a := Sample(u)
+		a.Sealed = []byte("resealed " + u)
+		next = append(next, a)
+	}
+	if err := s.PutAll(t.Context(), next); err != nil {
+		t.Fatal(err)
+	}
+	all, err := open().All(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, a := range all {
+		users = append(users, a.User)
+	}
+	if !slices.Equal(users, []string{"U1", "U2", "U3"}) {
+		t.Fatalf("All = %v; want U1, U2, U3 in order", users)
+	}
+	if !equal(all[0], next[0]) || !equal(all[1], next[1]) || !equal(all[2], Sample("U3")) {
+		t.Fatalf("All after PutAll = %+v", all)
+	}
+}
+
+func deleteAccount(t *testing.T, open func() account.Store) {
+	s := open()
+	if err := s.Put(t.Context(), Sample("U1")); err != nil {
+		t.Fatal(err)
+	}
+	if del, err := s.Delete(t.Context(), "U1"); !del || err != nil {
+		t.Fatalf("Delete = %v, %v; want true, nil", del, err)
+	}
+	if del, err := open().Delete(t.Context(), "U1"); del || err != nil {
+		t.Fatalf("a second Delete = %v, %v; want false, nil", del, err)
+	}
+	if _, ok, err := open().Get(t.Context(), "U1"); ok || err != nil {
+		t.Fatalf("Get after Delete = %v, %v", ok, err)
+	}
+}
+
+func touch(t *testing.T, open func() account.Store) {
+	s := open()
+	if err := s.Put(t.Context(), Sample("U1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(t.Context(), "U1", at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(t.Context(), "U9", at); err != nil {
+		t.Fatalf("Touch of no account = %v; want nil (it was disconnected meanwhile)", err)
+	}
+	got, _, _ := open().Get(t.Context(), "U1")
+	want := Sample("U1")
+	want.LastUsed = at.Add(time.Hour)
+	if !equal(got, want) {
+		t.Fatalf("after Touch: %+v; want %+v", got, want)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
+		t.Fatal("Touch made an account")
+	}
+}
+
+func canceled(t *testing.T, open func() account.Store) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	s := open()
+	if err := s.Put(ctx, Sample("U1")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Put with a cancelled context = %v", err)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U1"); ok {
+		t.Fatal("a cancelled Put stored the account")
+	}
+}
+
+// RunSnapshots checks the last reads kept for each person's own calendar's
+// notices (notices.Snapshots) beside the accounts: each calendar's apart,
+// replaced by the next, and deleted with the account. fresh makes an
+// empty store of both, the same one.
+func RunSnapshots(t *testing.T, fresh func(t *testing.T) (account.Store, notices.Snapshots)) {
+	t.Parallel()
+	accounts, snaps := fresh(t)
+	ctx := t.Context()
+	for _, u := range []string{"U1", "U2"} {
+		if err := accounts.Put(ctx, Sample(u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
+		t.Fatalf("LastOf before any = %v, %v", ok, err)
+	}
+	read := func(id string) notices.Snapshot {
+		return notices.Snapshot{At: at, Bookings: []booking.Booking{{ID: id, Start: at.Add(time.Hour), End: at.Add(2 * time.Hour)}}}
+	}
+	for _, u := range []string{"U1", "U2"} {
+		if err := snaps.SaveLastOf(ctx, u, read("bk_"+u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := snaps.SaveLastOf(ctx, "U1", read("bk_U1_later")); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]string{"U1": "bk_U1_later", "U2": "bk_U2"} {
+		s, ok, err := snaps.LastOf(ctx, u)
+		if !ok || err != nil || len(s.Bookings) != 1 || s.Bookings[0].ID != want || !s.At.Equal(at) {
+			t.Errorf("LastOf(%s) = %+v, %v, %v; want %s", u, s, ok, err, want)
+		}
+	}
+	if _, err := accounts.Delete(ctx, "U1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
+		t.Errorf("the last read outlived the account: %v, %v", ok, err)
+	}
+}

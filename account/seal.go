@@ -1,0 +1,113 @@
+package account
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+// SecretSize is the size of the key-encryption key: AES-256.
+const SecretSize = 32
+
+// ParseSecret reads BOOKBOT_SECRET_KEY: 32 bytes, base64 (standard or URL
+// alphabet, padded or not). Its errors never hold the value.
+func ParseSecret(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			if len(b) != SecretSize {
+				return nil, fmt.Errorf("the secret key is %d bytes; it must be %d random bytes, base64 (openssl rand -base64 32)", len(b), SecretSize)
+			}
+			return b, nil
+		}
+	}
+	return nil, errors.New("the secret key is not base64; it must be 32 random bytes, base64 (openssl rand -base64 32)")
+}
+
+// Sealer seals and opens people's API keys under the key-encryption key.
+// The account's user ID is bound as additional data, so a sealed key
+// copied to another person's account does not open.
+type Sealer struct {
+	aead cipher.AEAD
+}
+
+// NewSealer returns a Sealer under secret, 32 bytes.
+func NewSealer(secret []byte) (*Sealer, error) {
+	if len(secret) != SecretSize {
+		return nil, fmt.Errorf("the secret key must be %d bytes", SecretSize)
+	}
+	block, err := aes.NewCipher(secret)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Sealer{aead: aead}, nil
+}
+
+// sealVersion starts every sealed key: the format (AES-256-GCM, a random
+// 12-byte nonce), so that another can follow.
+const sealVersion = 1
+
+// ErrOpen is the error for a sealed key that does not open: another
+// secret key sealed it, or it belongs to another account, or it was
+// changed.
+var ErrOpen = errors.New("the stored key does not open with this secret key (BOOKBOT_SECRET_KEY changed, or the record was altered or moved)")
+
+func additional(user string) []byte { return []byte("bookbot account key\x00" + user) }
+
+// Seal seals key for user.
+func (s *Sealer) Seal(user string, key booking.Key) ([]byte, error) {
+	if user == "" || key.IsZero() {
+		return nil, errors.New("sealing a key needs a user and a key")
+	}
+	out := make([]byte, 1+s.aead.NonceSize(), 1+s.aead.NonceSize()+len(key.Plain())+s.aead.Overhead())
+	out[0] = sealVersion
+	if _, err := rand.Read(out[1:]); err != nil {
+		return nil, err
+	}
+	return s.aead.Seal(out, out[1:], key.Plain(), additional(user)), nil
+}
+
+// Open opens what Seal sealed for user.
+func (s *Sealer) Open(user string, sealed []byte) (booking.Key, error) {
+	n := s.aead.NonceSize()
+	if len(sealed) < 1+n+s.aead.Overhead() || sealed[0] != sealVersion {
+		return booking.Key{}, ErrOpen
+	}
+	plain, err := s.aead.Open(nil, sealed[1:1+n], sealed[1+n:], additional(user))
+	if err != nil {
+		return booking.Key{}, ErrOpen
+	}
+	k, err := booking.NewKey(string(plain))
+	clear(plain)
+	if err != nil {
+		return booking.Key{}, ErrOpen
+	}
+	return k, nil
+}
+
+// Reseal opens every account's key with from and seals it again with to,
+// for `bookbot keys rotate`. Nothing is returned unless every key opened.
+func Reseal(as []Account, from, to *Sealer) ([]Account, error) {
+	out := make([]Account, 0, len(as))
+	for _, a := range as {
+		k, err := from.Open(a.User, a.Sealed)
+		if err != nil {
+			return nil, fmt.Errorf("the key of %s: %w", a.User, err)
+		}
+		if a.Sealed, err = to.Seal(a.User, k); err != nil {
+			return nil, fmt.Errorf("the key of %s: %w", a.User, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}

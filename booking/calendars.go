@@ -1,0 +1,114 @@
+package booking
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Owner is the calendar label of the owner's key (BOOKING_API_KEY).
+const Owner = "owner"
+
+// Calendars keeps one Client per connected person's key, made on demand
+// and kept while it is used, so each calendar has its own shared list
+// reads and its own count of creates per event type. Its clients share
+// one HTTP client (and so its connections) and one Limiter.
+type Calendars struct {
+	base    string
+	opts    []Option
+	limiter Limiter
+	idle    time.Duration
+	now     func() time.Time
+
+	mu      sync.Mutex
+	clients map[string]*kept
+}
+
+type kept struct {
+	c    *Client
+	key  Key
+	used time.Time
+}
+
+// NewCalendars returns the clients of the API at baseURL, each made with
+// opts. limiter is the limiter of every calendar's creates (nil: a Guard
+// of their own, shared by them all): the API counts attempts a minute per
+// IP address, so calendars share that limit, and per event type, which
+// is each calendar's own (see ForCalendar).
+func NewCalendars(baseURL string, limiter Limiter, opts ...Option) *Calendars {
+	p := &Calendars{
+		base: baseURL, limiter: limiter, idle: time.Hour, now: time.Now,
+		clients: map[string]*kept{},
+		opts:    append([]Option{WithHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: newTransport()})}, opts...),
+	}
+	if p.limiter == nil {
+		probe := &Client{now: time.Now}
+		for _, o := range opts {
+			o(probe)
+		}
+		p.limiter = NewGuard(DefaultLimits, probe.now)
+	}
+	return p
+}
+
+// For returns the client of label's calendar acting with key, made now if
+// none is kept for that key; refused is told of a 401 (WithRefused).
+// Clients unused for an hour are let go.
+func (p *Calendars) For(label string, key Key, refused func()) (*Client, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	for l, k := range p.clients {
+		if now.Sub(k.used) > p.idle {
+			k.c.CloseIdleConnections()
+			delete(p.clients, l)
+		}
+	}
+	if k, ok := p.clients[label]; ok && k.key.Equal(key) {
+		k.used = now
+		return k.c, nil
+	}
+	c, err := NewClient(p.base, key, append(p.opts, WithCalendar(label), WithRefused(refused), WithLimiter(ForCalendar(p.limiter, label)))...)
+	if err != nil {
+		return nil, err
+	}
+	p.clients[label] = &kept{c: c, key: key, used: now}
+	return c, nil
+}
+
+// Drop lets go of label's client: its key was disconnected or refused.
+func (p *Calendars) Drop(label string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.clients, label)
+}
+
+// CloseIdleConnections closes the idle connections of every client.
+func (p *Calendars) CloseIdleConnections() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range p.clients {
+		k.c.CloseIdleConnections()
+	}
+}
+
+// ForCalendar is l counting one calendar's creates per event type apart
+// from every other calendar's, as the API does (an event type is one
+// account's). The limit a minute, and a hold after a 429, stay shared:
+// the API counts those per IP address.
+func ForCalendar(l Limiter, calendar string) Limiter {
+	if calendar == Owner || calendar == "" {
+		return l
+	}
+	return calendarLimiter{l, calendar + "\x00"}
+}
+
+type calendarLimiter struct {
+	Limiter
+	prefix string
+}
+
+func (c calendarLimiter) Reserve(ctx context.Context, eventType string) (time.Duration, bool, error) {
+	return c.Limiter.Reserve(ctx, c.prefix+eventType)
+}

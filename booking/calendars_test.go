@@ -1,0 +1,79 @@
+package booking_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/booking"
+)
+
+func TestCalendarsOneClientPerKey(t *testing.T) {
+	t.Parallel()
+	var refused atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"unauthorized"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"event_types":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	cals := booking.NewCalendars(srv.URL, nil)
+	good, _ := booking.NewKey("good")
+	bad, _ := booking.NewKey("bad")
+	a, err := cals.For("U1", good, func() { refused.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := cals.For("U1", good, nil); again != a {
+		t.Fatal("the same key got a second client")
+	}
+	if a.Calendar() != "U1" {
+		t.Fatalf("Calendar() = %q", a.Calendar())
+	}
+	if _, err := a.EventTypes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := cals.For("U1", bad, func() { refused.Add(1) })
+	if b == a {
+		t.Fatal("a new key kept the old key's client")
+	}
+	if _, err := b.EventTypes(t.Context()); err == nil {
+		t.Fatal("a refused key listed event types")
+	}
+	if refused.Load() != 1 {
+		t.Fatalf("refused told %d times; want once", refused.Load())
+	}
+}
+
+// TestForCalendarCountsEventTypesApart: twenty creates of one event type on
+// one calendar leave the same event type of another calendar free, while
+// the limit a minute (the API's, per IP address) stays shared.
+func TestForCalendarCountsEventTypesApart(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	g := booking.NewGuard(booking.Limits{PerMinute: 100, PerEventPerHour: 2}, func() time.Time { return now })
+	u1, u2 := booking.ForCalendar(g, "U1"), booking.ForCalendar(g, "U2")
+	ctx := context.Background()
+	for range 2 {
+		if _, ok, _ := u1.Reserve(ctx, "intro"); !ok {
+			t.Fatal("U1's attempt was held back early")
+		}
+	}
+	if _, ok, _ := u1.Reserve(ctx, "intro"); ok {
+		t.Fatal("U1's third attempt in the hour was let through")
+	}
+	if _, ok, _ := u2.Reserve(ctx, "intro"); !ok {
+		t.Fatal("U2's first attempt was held back by U1's")
+	}
+	if _, ok, _ := booking.ForCalendar(g, booking.Owner).Reserve(ctx, "intro"); !ok {
+		t.Fatal("the owner's first attempt was held back by U1's")
+	}
+}

@@ -1,0 +1,679 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/personal"
+)
+
+// Calendars makes the client of a person's own calendar
+// (*booking.Calendars, adapted): one per key, kept while it is used.
+type Calendars interface {
+	// For returns the client of user's calendar acting with key; refused
+	// is called when the API answers it 401.
+	For(user string, key booking.Key, refused func()) (Booker, error)
+	// Drop lets go of user's client.
+	Drop(user string)
+}
+
+const (
+	callbackConnect = "account_connect" // contract
+	actionAPIKey    = "api_key"         // contract
+	actionConnect   = "connect_calendar"
+)
+
+// connectCheck bounds the GET /event-types that checks a key before the
+// submission's ack, inside Slack's 3 seconds.
+const connectCheck = 2 * time.Second
+
+// touchEvery is how often an account's last use is written: not on every
+// command.
+const touchEvery = time.Minute
+
+// accountFlow is `connect`, `disconnect` and `account`: a person's own
+// calendar.
+func accountFlow() flow {
+	return flow{
+		commands: []command{
+			{name: "connect", help: "act on your own calendar (your API key)", run: func(b *Bot, later *jobs, c call) any {
+				if m, ok := b.cannotConnect(); !ok {
+					return b.ephemeral(m)
+				}
+				later.add("connect", func(ctx context.Context) { b.openView(ctx, c.TriggerID, connectModal(), "connect form", c.reply) })
+				return nil
+			}},
+			{name: "disconnect", help: "delete your key", run: func(b *Bot, later *jobs, c call) any {
+				later.add("disconnect", func(ctx context.Context) { c.reply(b.disconnect(ctx, c.UserID)) })
+				return nil
+			}},
+			{name: "notices", usage: "here|off", brief: "here|off", help: "your own calendar's changes: to this channel / off (default: a DM)", maxArgs: 1, run: (*Bot).noticesCommand},
+			{name: "account", help: "which calendar you act on", run: func(b *Bot, later *jobs, c call) any {
+				later.add("account", func(ctx context.Context) { c.reply(b.accountReply(ctx, c.UserID)) })
+				return nil
+			}},
+		},
+		actions: map[string]func(*Bot, *jobs, press){
+			actionConnect: func(b *Bot, later *jobs, p press) {
+				if m, ok := b.cannotConnect(); !ok {
+					later.add("connect", func(context.Context) { p.reply(m) })
+					return
+				}
+				later.add("connect", func(ctx context.Context) { b.openView(ctx, p.cb.TriggerID, connectModal(), "connect form", p.reply) })
+			},
+		},
+		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
+			callbackConnect: (*Bot).submitConnect,
+		},
+		events: map[slackevents.EventsAPIType]func(*Bot, *jobs, slackevents.EventsAPIEvent){
+			slackevents.UserChange: (*Bot).userChanged,
+		},
+	}
+}
+
+// NoCalendarError is the answer of calendarFor when a person has no
+// calendar to act on: bookbot runs without the owner's key and they have
+// not connected theirs, or the API refused their key (Reconnect).
+type NoCalendarError struct {
+	Reconnect bool
+	Err       error // what refused the key, when something did
+}
+
+func (e *NoCalendarError) Error() string {
+	if e.Reconnect {
+		return "your calendar's key was refused by the booking service: connect your calendar again"
+	}
+	return "connect your calendar: this bookbot acts only on calendars people connect"
+}
+
+func (e *NoCalendarError) Unwrap() error { return e.Err }
+
+// calendar is a calendar a person acts on: the owner's or their own, with
+// its event types briefly cached.
+type calendar struct {
+	Booker
+	label string // booking.Owner or the Slack user ID
+	types *eventTypeCache
+}
+
+// own wraps a refusal of a person's own key as a *NoCalendarError, so it
+// reads "connect your calendar again", not "the owner must fix bookbot's
+// key".
+func (c *calendar) own(err error) error {
+	if err != nil && c.label != booking.Owner && errors.Is(err, booking.ErrUnauthorized) {
+		return &NoCalendarError{Reconnect: true, Err: err}
+	}
+	return err
+}
+
+func (c *calendar) EventTypes(ctx context.Context) ([]booking.EventType, error) {
+	t, err := c.Booker.EventTypes(ctx)
+	return t, c.own(err)
+}
+
+func (c *calendar) Slots(ctx context.Context, eventType string) ([]booking.Slot, error) {
+	s, err := c.Booker.Slots(ctx, eventType)
+	return s, c.own(err)
+}
+
+func (c *calendar) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	l, err := c.Booker.Bookings(ctx)
+	return l, c.own(err)
+}
+
+// Create and Cancel say a refusal of a person's own key in their
+// outcome's words as "connect your calendar again".
+func (c *calendar) Create(ctx context.Context, req booking.CreateRequest) (*booking.Result, error) {
+	res, err := c.Booker.Create(ctx, req)
+	if res != nil {
+		res.Err = c.own(res.Err)
+	}
+	return res, c.own(err)
+}
+
+func (c *calendar) Cancel(ctx context.Context, id string) (*booking.Result, error) {
+	res, err := c.Booker.Cancel(ctx, id)
+	if res != nil {
+		res.Err = c.own(res.Err)
+	}
+	return res, c.own(err)
+}
+
+// calendarSet is the calendars in use, by label.
+type calendarSet struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	byLabel map[string]*calendar
+}
+
+func newCalendarSet(ttl time.Duration, now func() time.Time) *calendarSet {
+	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}}
+}
+
+// of is label's calendar acting through bk; a calendar kept for label
+// through another client (a new key) is replaced, its cache with it.
+func (s *calendarSet) of(label string, bk Booker) *calendar {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.byLabel[label]; ok && c.Booker == bk {
+		return c
+	}
+	c := &calendar{Booker: bk, label: label}
+	c.types = newEventTypeCache(c, s.ttl, s.now)
+	s.byLabel[label] = c
+	return c
+}
+
+// kept is label's calendar if one is in use, without asking anything.
+func (s *calendarSet) kept(label string) *calendar {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byLabel[label]
+}
+
+func (s *calendarSet) drop(label string) {
+	s.mu.Lock()
+	delete(s.byLabel, label)
+	s.mu.Unlock()
+}
+
+// calendarFor is the calendar user acts on: their own when they
+// connected it, else the owner's (BOOKING_API_KEY). Without an owner's
+// key, or when their key was refused, it is a *NoCalendarError, which
+// the messages turn into "connect your calendar" with a Connect button;
+// nothing falls back to the owner's calendar then.
+func (b *Bot) calendarFor(ctx context.Context, user string) (Booker, error) {
+	return b.resolve(ctx, user, true)
+}
+
+// CalendarOf is the calendar user's reminders and agenda come from, as
+// calendarFor gives it, without counting as their use of it: its label
+// and its bookings.
+func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lister, error) {
+	cal, err := b.resolve(ctx, user, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return labelOf(cal), cal, nil
+}
+
+// resolve is calendarFor; touch records the use of a person's own key.
+func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, error) {
+	if b.cfg.Accounts != nil {
+		a, ok, err := b.cfg.Accounts.Get(ctx, user)
+		if err != nil {
+			return nil, fmt.Errorf("which calendar you act on could not be read: %w", err)
+		}
+		if ok {
+			return b.ownCalendar(ctx, a, touch)
+		}
+	}
+	b.cals.drop(user)
+	if b.booking == nil {
+		return nil, &NoCalendarError{}
+	}
+	return b.cals.of(booking.Owner, b.booking), nil
+}
+
+// ownCalendar is the calendar of a's key.
+func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (Booker, error) {
+	if a.State == account.Reconnect {
+		return nil, &NoCalendarError{Reconnect: true}
+	}
+	if b.cfg.Sealer == nil || b.cfg.Calendars == nil {
+		return nil, errors.New("your calendar's key cannot be opened: the operator has not set BOOKBOT_SECRET_KEY")
+	}
+	key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
+	if err != nil {
+		b.log.Error("a connected calendar's key does not open; the person is asked to connect again", "user", a.User, "err", err)
+		return nil, &NoCalendarError{Reconnect: true, Err: err}
+	}
+	user := a.User
+	bk, err := b.cfg.Calendars.For(user, key, func() { b.keyRefused(user) })
+	if err != nil {
+		return nil, err
+	}
+	if now := b.cfg.Now(); touch && now.Sub(a.LastUsed) >= touchEvery {
+		if err := b.cfg.Accounts.Touch(ctx, user, now); err != nil {
+			b.log.Warn("an account's last use could not be recorded", "user", user, "err", err)
+		}
+	}
+	return b.cals.of(user, bk), nil
+}
+
+// labelOf is the label of bk, a calendar calendarFor gave.
+func labelOf(bk Booker) string {
+	if c, ok := bk.(*calendar); ok {
+		return c.label
+	}
+	return booking.Owner
+}
+
+// typesOf is the event types cache of bk, a calendar calendarFor gave.
+func typesOf(bk Booker) *eventTypeCache {
+	if c, ok := bk.(*calendar); ok {
+		return c.types
+	}
+	return newEventTypeCache(bk, 0, time.Now)
+}
+
+// recentTypes is the event types of user's calendar if they are cached,
+// from memory only (at ack time): their own calendar's when one is in use,
+// else the owner's.
+func (b *Bot) recentTypes(user string) ([]booking.EventType, bool) {
+	c := b.cals.kept(user)
+	if c == nil {
+		c = b.cals.kept(booking.Owner)
+	}
+	if c == nil {
+		return nil, false
+	}
+	return c.types.recent()
+}
+
+// keptTypes are the event types of label's calendar if they are cached.
+func (b *Bot) keptTypes(label string) []booking.EventType {
+	if label == "" {
+		label = booking.Owner
+	}
+	if c := b.cals.kept(label); c != nil {
+		t, _ := c.types.recent()
+		return t
+	}
+	return nil
+}
+
+// calendarTypes are the event types of the calendar labelled label (a
+// journal entry's), for titles: fetched when none are cached; nil when the
+// calendar cannot be read.
+func (b *Bot) calendarTypes(ctx context.Context, label string) []booking.EventType {
+	if label == "" || label == booking.Owner {
+		if b.booking == nil {
+			return nil
+		}
+		return b.titles(ctx, b.cals.of(booking.Owner, b.booking))
+	}
+	if t := b.keptTypes(label); t != nil {
+		return t
+	}
+	return b.titlesFor(ctx, label)
+}
+
+// titles are the event types of bk, for titles; slugs do when they cannot
+// be read. bk nil: the owner's, if any are cached.
+func (b *Bot) titles(ctx context.Context, bk Booker) []booking.EventType {
+	if bk == nil {
+		return b.keptTypes(booking.Owner)
+	}
+	types, _ := typesOf(bk).recent()
+	if types == nil {
+		types, _ = typesOf(bk).get(ctx)
+	}
+	return types
+}
+
+// titlesFor are the event types of the calendar user acts on, for titles.
+func (b *Bot) titlesFor(ctx context.Context, user string) []booking.EventType {
+	cal, err := b.resolve(ctx, user, false)
+	if err != nil {
+		return nil
+	}
+	return b.titles(ctx, cal)
+}
+
+// cannotConnect says why connecting is not possible on this bookbot, if
+// it is not: no secret key, or no store.
+func (b *Bot) cannotConnect() (message, bool) {
+	if b.cfg.Accounts != nil && b.cfg.Sealer != nil && b.cfg.Calendars != nil {
+		return message{}, true
+	}
+	text := "Connecting your own calendar is not set up on this bookbot: the operator must set BOOKBOT_SECRET_KEY (32 random bytes, base64), which encrypts people's keys. Until then you act on the owner's calendar."
+	return message{Text: text, Blocks: []slack.Block{section(":lock: " + escape(text))}}, false
+}
+
+// submitConnect checks the key with GET /event-types, bounded to answer
+// within Slack's 3 seconds, and stores it sealed only when the API takes
+// it. A refused key is an error in the modal, and nothing is stored; a
+// working one closes the modal and the person gets "Connected". The key is
+// never shown back.
+func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
+	user := cb.User.ID
+	if _, ok := b.cannotConnect(); !ok {
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: "Connecting is not set up on this bookbot: the operator must set BOOKBOT_SECRET_KEY."})
+	}
+	var raw string
+	if cb.View.State != nil {
+		raw = cb.View.State.Values[actionAPIKey][actionAPIKey].Value
+	}
+	key, err := booking.NewKey(raw)
+	if err != nil {
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: "Paste the whole key, with no spaces in it."})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), connectCheck)
+	defer cancel()
+	b.cfg.Calendars.Drop(user) // a fresh client: an older key's stays out of it
+	bk, err := b.cfg.Calendars.For(user, key, func() {})
+	var types []booking.EventType
+	if err == nil {
+		types, err = bk.EventTypes(ctx)
+	}
+	if err != nil {
+		b.cfg.Calendars.Drop(user)
+		b.log.Info("a key offered to connect a calendar was not stored", "user", user, "err", err)
+		why := "The booking service refused this key, so nothing was stored. Check that you copied the whole key and that it is not revoked."
+		if !errors.Is(err, booking.ErrUnauthorized) {
+			why = "The key could not be checked just now (" + failureText(err) + ") Nothing was stored; try again."
+		}
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: why})
+	}
+	b.cfg.Calendars.Drop(user) // made again, with the refusal hook, when used
+	sealed, err := b.cfg.Sealer.Seal(user, key)
+	if err == nil {
+		now := b.cfg.Now()
+		prev, _, _ := b.cfg.Accounts.Get(ctx, user)
+		err = b.cfg.Accounts.Put(ctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
+	}
+	if err != nil {
+		b.log.Error("a checked key could not be stored", "user", user, "err", err)
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: "The key works, but bookbot could not store it (" + failureText(err) + ") Try again in a minute."})
+	}
+	b.cals.drop(user)
+	b.accountsChanged()
+	b.log.Info("calendar connected", "user", user, "event_types", len(types))
+	later.add("connected", func(ctx context.Context) {
+		b.dm(ctx, user, connectedMessage(len(types)))
+		b.publishHome(ctx, user)
+	})
+	return slack.NewClearViewSubmissionResponse()
+}
+
+// noticesCommand is `notices here`, `notices off` and `notices`: where a
+// connected person's own calendar's changes go.
+func (b *Bot) noticesCommand(later *jobs, c call) any {
+	arg := ""
+	if len(c.args) == 1 {
+		arg = strings.ToLower(c.args[0])
+	}
+	if arg != "" && arg != "here" && arg != "off" {
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say `%s notices here` (in the channel they should go to) or `%s notices off`.", escape(c.Command), escape(c.Command))))
+	}
+	user, channel := c.UserID, c.ChannelID
+	later.add("notices", func(ctx context.Context) { c.reply(b.noticesReply(ctx, user, arg, channel)) })
+	return nil
+}
+
+func (b *Bot) noticesReply(ctx context.Context, user, arg, channel string) message {
+	var a account.Account
+	var ok bool
+	if b.cfg.Accounts != nil {
+		var err error
+		if a, ok, err = b.cfg.Accounts.Get(ctx, user); err != nil {
+			return b.failed("Your notices setting could not be read", err)
+		}
+	}
+	if !ok || a.State != account.OK {
+		text := "Notices here are of your own calendar's changes, and you have none connected. The owner's calendar's notices go where the operator set them."
+		return message{Text: text, Blocks: []slack.Block{section(escape(text)), slack.NewActionBlock("notices_actions", connectButton("Connect your calendar"))}}
+	}
+	switch {
+	case arg == "off":
+		a.Notices = account.NoticesOff
+	case arg == "here" && (strings.HasPrefix(channel, "D") || channel == ""):
+		a.Notices = account.NoticesDM
+	case arg == "here":
+		a.Notices = channel
+	}
+	if arg != "" {
+		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+			return b.failed("Your notices setting could not be saved", err)
+		}
+		b.accountsChanged()
+	}
+	return noticesMessage(a.Notices, arg != "")
+}
+
+// accountsChanged tells whoever follows the accounts (the notices of own
+// calendars) that one changed.
+func (b *Bot) accountsChanged() {
+	if b.cfg.AccountsChanged != nil {
+		b.cfg.AccountsChanged()
+	}
+}
+
+// noticesMessage says where a person's own calendar's notices go.
+func noticesMessage(to string, changed bool) message {
+	var text string
+	switch to {
+	case account.NoticesDM:
+		text = "New, moved and cancelled bookings of your calendar come to you as direct messages."
+	case account.NoticesOff:
+		text = "Notices of your calendar are off."
+	default:
+		text = "New, moved and cancelled bookings of your calendar are posted in the channel where you typed `notices here` (bookbot must be a member there). " + escape(to)
+	}
+	if changed {
+		text = "Saved. " + text
+	}
+	return message{Text: text, Blocks: []slack.Block{section(text)}}
+}
+
+// disconnect deletes the person's key.
+func (b *Bot) disconnect(ctx context.Context, user string) message {
+	if b.cfg.Accounts == nil {
+		return accountMessage(account.Account{}, false, b.booking != nil)
+	}
+	deleted, err := b.cfg.Accounts.Delete(ctx, user)
+	if err != nil {
+		return b.failed("Your key could not be deleted", err)
+	}
+	b.forget(user)
+	b.accountsChanged()
+	if deleted {
+		b.log.Info("calendar disconnected: the key is deleted", "user", user)
+	}
+	return disconnectedMessage(deleted, b.booking != nil)
+}
+
+// forget lets go of everything kept of user's own calendar in memory.
+func (b *Bot) forget(user string) {
+	b.cals.drop(user)
+	if b.cfg.Calendars != nil {
+		b.cfg.Calendars.Drop(user)
+	}
+}
+
+func (b *Bot) accountReply(ctx context.Context, user string) message {
+	var a account.Account
+	var ok bool
+	if b.cfg.Accounts != nil {
+		var err error
+		if a, ok, err = b.cfg.Accounts.Get(ctx, user); err != nil {
+			return b.failed("Which calendar you act on could not be read", err)
+		}
+	}
+	return accountMessage(a, ok, b.booking != nil)
+}
+
+// keyRefused marks user's account "reconnect needed" after a 401, deletes
+// the key and stops using it, and tells them once.
+func (b *Bot) keyRefused(user string) {
+	b.forget(user)
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
+	go func() {
+		defer cancel()
+		a, ok, err := b.cfg.Accounts.Get(ctx, user)
+		if err != nil || !ok || a.State == account.Reconnect {
+			return
+		}
+		// The refused key is deleted; the account stays, to say why.
+		a.State, a.Sealed = account.Reconnect, []byte{}
+		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+			b.log.Error("a refused key could not be marked; it is tried again at its next use", "user", user, "err", err)
+			return
+		}
+		b.log.Warn("key deleted: the booking service refused it (401); the person is asked to connect again", "user", user)
+		b.dm(ctx, user, reconnectMessage())
+	}()
+}
+
+// userChanged deletes the key of a person Slack deactivated.
+func (b *Bot) userChanged(later *jobs, ev slackevents.EventsAPIEvent) {
+	inner, ok := ev.InnerEvent.Data.(*slackevents.UserChangeEvent)
+	if !ok || !inner.User.Deleted || b.cfg.Accounts == nil {
+		return
+	}
+	user := inner.User.ID
+	later.add("user-deactivated", func(ctx context.Context) {
+		if deleted, err := b.cfg.Accounts.Delete(ctx, user); err != nil {
+			b.log.Error("a deactivated person's key could not be deleted; it is tried again at the next start", "user", user, "err", err)
+		} else if deleted {
+			b.log.Warn("key deleted: the person was deactivated in Slack", "user", user)
+		}
+		b.forget(user)
+	})
+}
+
+// PurgeAccounts deletes the keys of people no longer allowed to use
+// bookbot, at start; gone reports people Slack deactivated (nil: none is
+// asked about).
+func (b *Bot) PurgeAccounts(ctx context.Context, gone func(ctx context.Context, user string) bool) error {
+	if b.cfg.Accounts == nil {
+		return nil
+	}
+	all, err := b.cfg.Accounts.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range all {
+		why := ""
+		switch {
+		case !b.cfg.Allowed(a.User):
+			why = "the person is no longer in BOOKBOT_ALLOWED_USERS"
+		case gone != nil && gone(ctx, a.User):
+			why = "the person was deactivated in Slack"
+		default:
+			continue
+		}
+		if _, err := b.cfg.Accounts.Delete(ctx, a.User); err != nil {
+			return err
+		}
+		b.forget(a.User)
+		b.log.Warn("key deleted: "+why, "user", a.User)
+	}
+	return nil
+}
+
+// Deactivated reports whether Slack says user was deactivated
+// (users.info), for PurgeAccounts; an error counts as not.
+func (b *Bot) Deactivated(ctx context.Context, user string) bool {
+	u, err := b.slack.GetUserInfoContext(ctx, user)
+	return err == nil && u.Deleted
+}
+
+// connectButton opens the connect form.
+func connectButton(text string) *slack.ButtonBlockElement {
+	return button(actionConnect, text, "").WithStyle(slack.StylePrimary)
+}
+
+// connectModal asks for a person's API key.
+func connectModal() slack.ModalViewRequest {
+	input := slack.NewPlainTextInputBlockElement(plain("Paste your API key"), actionAPIKey)
+	input.MaxLength = 1000
+	return slack.ModalViewRequest{
+		Type:       slack.VTModal,
+		CallbackID: callbackConnect,
+		Title:      plain("Connect your calendar"),
+		Submit:     plain("Connect"),
+		Close:      plain("Cancel"),
+		Blocks: slack.Blocks{BlockSet: []slack.Block{
+			section("From now on bookbot acts on *your own calendar* when you use it: event types, free slots, bookings, booking and cancelling."),
+			section("Your API key gives full access to your calendar. Create one on the booking service's *API keys* page (it shows the whole key once) and paste it below."),
+			slack.NewInputBlock(actionAPIKey, plain("API key"), plain("bookbot checks it before storing it, encrypted; it is never shown again. `disconnect` deletes it."), input),
+		}},
+	}
+}
+
+// connectedMessage answers a key that works.
+func connectedMessage(types int) message {
+	text := fmt.Sprintf("Connected: your calendar (%s). Your commands now act on it.", plural(types, "event type"))
+	return message{Text: text, Blocks: []slack.Block{
+		section(":white_check_mark: " + text),
+		slack.NewActionBlock("connected_actions", button(actionShowTypes, "Event types", ""), upcomingButton()),
+	}}
+}
+
+func disconnectedMessage(deleted, owner bool) message {
+	next := "You act on the owner's calendar again."
+	if !owner {
+		next = "Connect a calendar to use bookbot again."
+	}
+	text := "Disconnected: your key is deleted. " + next
+	if !deleted {
+		text = "You had no calendar of your own connected. " + strings.TrimSuffix(strings.Replace(next, " again", "", 1), ".") + "."
+	}
+	return message{Text: text, Blocks: []slack.Block{
+		section(escape(text)),
+		slack.NewActionBlock("disconnected_actions", connectButton("Connect your calendar")),
+	}}
+}
+
+func reconnectMessage() message {
+	text := "Your calendar's key was refused by the booking service (revoked or rotated), so bookbot stopped using it. Connect your calendar again with a new key."
+	return message{Text: text, Blocks: []slack.Block{
+		section(":warning: " + escape(text)),
+		slack.NewActionBlock("reconnect_actions", connectButton("Connect again")),
+	}}
+}
+
+// noCalendarMessage is what a flow answers with a *NoCalendarError.
+func noCalendarMessage(e *NoCalendarError) message {
+	if e.Reconnect {
+		return reconnectMessage()
+	}
+	text := "Connect your calendar first: this bookbot acts only on calendars people connect, and yours is not connected."
+	return message{Text: text, Blocks: []slack.Block{
+		section(":calendar: " + escape(text)),
+		slack.NewActionBlock("connect_actions", connectButton("Connect your calendar")),
+	}}
+}
+
+// accountMessage says which calendar the person acts on.
+func accountMessage(a account.Account, connected, owner bool) message {
+	var text, fallback string
+	var next slack.BlockElement = connectButton("Connect your calendar")
+	switch {
+	case connected && a.State == account.Reconnect:
+		text = "Your calendar needs connecting again: the booking service refused its key. Until then bookbot does not act for you."
+		next = connectButton("Connect again")
+	case connected:
+		text = "You act on *your own calendar*, connected " + moment(a.ConnectedAt, time.UTC)
+		fallback = "You act on your own calendar, connected " + a.ConnectedAt.UTC().Format("2 Jan 2006") + "."
+		if !a.LastUsed.IsZero() {
+			text += ", last used " + moment(a.LastUsed, time.UTC)
+		}
+		text += ". Connect again to replace the key; `disconnect` deletes it."
+		next = connectButton("Replace the key")
+	case owner:
+		text = "You act on *the owner's calendar*. Connect your own to act on it instead."
+	default:
+		text = "You have no calendar connected: this bookbot acts only on calendars people connect."
+	}
+	if fallback == "" {
+		fallback = strings.ReplaceAll(text, "*", "")
+	}
+	return message{Text: fallback, Blocks: []slack.Block{
+		section(text),
+		slack.NewActionBlock("account_actions", next),
+	}}
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/cmd/internal/app"
+	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/store/bolt"
+	"github.com/bookbot/bookbot/store/pg"
+)
+
+// runKeys is `bookbot keys rotate -old FILE -new FILE`: every stored key
+// opened with the old secret key and sealed again with the new one, all
+// or none, in the embedded store or in PostgreSQL. The embedded store must
+// not be in use (its lock is taken); replicas over PostgreSQL are
+// restarted with the new secret key afterwards.
+func runKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "rotate" {
+		fmt.Fprintf(stderr, "bookbot: keys: say `bookbot keys rotate -old FILE -new FILE`\n\n%s", usage)
+		return errUsage
+	}
+	fs := flag.NewFlagSet("keys rotate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	oldFile := fs.String("old", "", "a file holding the secret key the keys are sealed with now")
+	newFile := fs.String("new", "", "a file holding the secret key to seal them with")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *oldFile == "" || *newFile == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "bookbot: keys rotate needs -old FILE and -new FILE, and nothing else")
+		return errUsage
+	}
+	from, err := sealerFrom(*oldFile)
+	if err != nil {
+		return fmt.Errorf("keys rotate: -old: %w", err)
+	}
+	to, err := sealerFrom(*newFile)
+	if err != nil {
+		return fmt.Errorf("keys rotate: -new: %w", err)
+	}
+	cfg, err := config.Load(getenv, 0)
+	if err != nil {
+		return err
+	}
+	log := app.NewLogger(cfg, stderr)
+	cfg.LogWarnings(log)
+	store, closeStore, err := openAccounts(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("keys rotate: %w", err)
+	}
+	defer closeStore()
+	all, err := store.All(ctx)
+	if err != nil {
+		return fmt.Errorf("keys rotate: %w", err)
+	}
+	var sealed []account.Account
+	for _, a := range all {
+		if len(a.Sealed) > 0 { // a refused key was deleted: nothing to seal
+			sealed = append(sealed, a)
+		}
+	}
+	resealed, err := account.Reseal(sealed, from, to)
+	if err != nil {
+		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
+	}
+	if err := store.PutAll(ctx, resealed); err != nil {
+		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
+	}
+	fmt.Fprintf(stdout, "Re-encrypted %d stored keys. Now set BOOKBOT_SECRET_KEY (or BOOKBOT_SECRET_KEY_FILE) to the new secret key and start bookbot.\n", len(resealed))
+	return nil
+}
+
+// sealerFrom reads a secret key file (BOOKBOT_SECRET_KEY's form).
+func sealerFrom(path string) (*account.Sealer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4<<10))
+	if err != nil {
+		return nil, err
+	}
+	secret, err := account.ParseSecret(string(b))
+	clear(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return account.NewSealer(secret)
+}
+
+// openAccounts opens the account store BOOKBOT_DATABASE_URL or
+// BOOKBOT_STATE_DIR names; the embedded one holding the state directory.
+func openAccounts(ctx context.Context, cfg *config.Config) (account.Store, func(), error) {
+	if cfg.DatabaseURL.IsZero() {
+		db, err := bolt.Open(cfg.StateDir, bolt.Options{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w; stop bookbot first", cfg.StateDir, err)
+		}
+		return db.Accounts(), func() { _ = db.Close() }, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	defer cancel()
+	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
+	if err != nil {
+		return nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+	}
+	if _, _, err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+	}
+	return db.Accounts(), db.Close, nil
+}

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// calendars adapts *booking.Calendars to bot.Calendars.
+type calendars struct{ *booking.Calendars }
+
+func (c calendars) For(user string, key booking.Key, refused func()) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, key, refused)
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// NewSealer is the sealer of people's keys under BOOKBOT_SECRET_KEY; nil
+// when it is not set.
+func NewSealer(cfg *config.Config) (*account.Sealer, error) {
+	if cfg.SecretKey.IsZero() {
+		return nil, nil
+	}
+	secret, err := account.ParseSecret(cfg.SecretKey.Value())
+	if err != nil {
+		return nil, err
+	}
+	return account.NewSealer(secret)
+}
+
+// ownerBooker is the owner's client as the bot takes it: nil, not a nil
+// *booking.Client, when there is no owner's key.
+func ownerBooker(bk *booking.Client) bot.Booker {
+	if bk == nil {
+		return nil
+	}
+	return bk
+}
+
+// reconciler settles a write left in flight with the client of the
+// calendar it went to: the owner's, or a connected person's, whose key is
+// opened for it. A write whose calendar can no longer be reached (the key
+// deleted or refused) is left unknown, for a person to check.
+func reconciler(owner *booking.Client, cals *booking.Calendars, accounts account.Store, sealer *account.Sealer, log *slog.Logger) func(context.Context, booking.Write) *booking.Result {
+	unknown := func(w booking.Write, why string) *booking.Result {
+		log.Warn("journal: a write left in flight cannot be settled by listing: "+why, "calendar", w.Calendar)
+		return &booking.Result{Outcome: booking.Unknown, Reconciled: true}
+	}
+	return func(ctx context.Context, w booking.Write) *booking.Result {
+		if w.Calendar == "" || w.Calendar == booking.Owner {
+			if owner == nil {
+				return unknown(w, "the owner's key is no longer set")
+			}
+			return owner.Reconcile(ctx, w)
+		}
+		if accounts == nil || sealer == nil {
+			return unknown(w, "own calendars are not set up")
+		}
+		a, ok, err := accounts.Get(ctx, w.Calendar)
+		if err != nil || !ok || a.State != account.OK {
+			return unknown(w, "the person's calendar is no longer connected")
+		}
+		key, err := sealer.Open(a.User, a.Sealed)
+		if err != nil {
+			return unknown(w, "the person's key does not open")
+		}
+		c, err := cals.For(a.User, key, func() {})
+		if err != nil {
+			return unknown(w, err.Error())
+		}
+		return c.Reconcile(ctx, w)
+	}
+}
+
+// personNotices keeps a watcher of live notices running for each
+// connected person whose notices are on (DM by default, or the channel
+// they chose with `/booking notices here`), until ctx ends. It looks at
+// the accounts every NOTIFY_INTERVAL, so a person who connects, moves or
+// stops their notices is followed within one.
+func (a *App) personNotices(ctx context.Context) {
+	st := a.State
+	if st.Accounts == nil || st.AccountNotices == nil || st.Notices == nil || a.sealer == nil {
+		return
+	}
+	type running struct {
+		channel string
+		list    notices.Lister
+		stop    context.CancelFunc
+		done    chan struct{}
+	}
+	watchers := map[string]*running{}
+	stop := func(user string) {
+		r := watchers[user]
+		r.stop()
+		<-r.done
+		delete(watchers, user)
+	}
+	defer func() {
+		for u := range watchers {
+			stop(u)
+		}
+	}()
+	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
+	look := func() {
+		all, err := st.Accounts.All(ctx)
+		if err != nil {
+			a.log.Warn("notices of own calendars: the accounts could not be read; looked at again in a while", "err", err)
+			return
+		}
+		on := map[string]bool{}
+		for _, acc := range all {
+			if acc.State != account.OK || acc.Notices == account.NoticesOff || len(acc.Sealed) == 0 || !a.cfg.Allowed(acc.User) {
+				continue
+			}
+			label, l, err := a.Bot.CalendarOf(ctx, acc.User)
+			list, ok := l.(notices.Lister)
+			if err != nil || !ok || label == booking.Owner {
+				continue
+			}
+			channel := acc.Notices
+			if channel == account.NoticesDM {
+				channel = acc.User // chat.postMessage to a user ID: their DM with bookbot
+			}
+			on[acc.User] = true
+			if r := watchers[acc.User]; r != nil {
+				if r.channel == channel && r.list == list {
+					continue
+				}
+				stop(acc.User)
+			}
+			w := notices.NewWatcher(notices.Config{
+				List:      list,
+				Store:     notices.ForCalendar(st.Notices, st.AccountNotices, acc.User),
+				Publisher: pub,
+				Finder:    bot.SlackFinder{Slack: a.slack},
+				Writes:    st.Journal,
+				Channel:   channel,
+				Interval:  a.cfg.NotifyInterval,
+				Now:       a.now,
+				Log:       a.log.With("calendar", acc.User),
+			})
+			wctx, cancel := context.WithCancel(ctx)
+			r := &running{channel: channel, list: list, stop: cancel, done: make(chan struct{})}
+			watchers[acc.User] = r
+			a.log.Info("notices of an own calendar on", "calendar", acc.User, "to", channel)
+			go func() { defer close(r.done); _ = w.Run(wctx) }()
+		}
+		for u := range watchers {
+			if !on[u] {
+				stop(u)
+				a.log.Info("notices of an own calendar off", "calendar", u)
+			}
+		}
+	}
+	t := time.NewTicker(a.cfg.NotifyInterval)
+	defer t.Stop()
+	for {
+		look()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-a.accountsChanged:
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package bolt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/internal/boltfile"
+	"github.com/bookbot/bookbot/notices"
+)
+
+// Accounts is the account store in the file: people's own calendars, each
+// key only as account.Sealer sealed it.
+type Accounts struct{ file *boltfile.File }
+
+// Accounts is the store's account.Store.
+func (db *DB) Accounts() *Accounts { return &Accounts{file: db.file} }
+
+var _ account.Store = (*Accounts)(nil)
+
+// wireAccount is an account as the file keeps it; the user is its key.
+type wireAccount struct {
+	Sealed      []byte        `json:"sealed"` // base64 in the JSON
+	ConnectedAt time.Time     `json:"connected_at"`
+	LastUsed    time.Time     `json:"last_used,omitzero"`
+	State       account.State `json:"state"`
+	Notices     string        `json:"notices,omitempty"`
+}
+
+func putAccount(tx *bbolt.Tx, a account.Account) error {
+	if a.User == "" {
+		return errNoUser
+	}
+	v, err := json.Marshal(wireAccount{Sealed: a.Sealed, ConnectedAt: a.ConnectedAt, LastUsed: a.LastUsed, State: a.State, Notices: a.Notices})
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(accounts).Put([]byte(a.User), v)
+}
+
+func readAccount(user string, v []byte) (account.Account, error) {
+	var w wireAccount
+	if err := json.Unmarshal(v, &w); err != nil {
+		return account.Account{}, fmt.Errorf("account of %q: %w", user, err)
+	}
+	return account.Account{User: user, Sealed: w.Sealed, ConnectedAt: w.ConnectedAt, LastUsed: w.LastUsed, State: w.State, Notices: w.Notices}, nil
+}
+
+func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok bool, err error) {
+	err = s.file.View(ctx, func(tx *bbolt.Tx) error {
+		if user == "" {
+			return errNoUser
+		}
+		v := tx.Bucket(accounts).Get([]byte(user))
+		if v == nil {
+			return nil
+		}
+		a, ok = account.Account{}, true
+		a, err = readAccount(user, v)
+		return err
+	})
+	return a, ok && err == nil, err
+}
+
+func (s *Accounts) Put(ctx context.Context, a account.Account) error {
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error { return putAccount(tx, a) })
+}
+
+func (s *Accounts) PutAll(ctx context.Context, as []account.Account) error {
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		for _, a := range as {
+			if err := putAccount(tx, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Accounts) Delete(ctx context.Context, user string) (deleted bool, err error) {
+	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(accounts)
+		if user == "" || b.Get([]byte(user)) == nil {
+			return nil
+		}
+		deleted = true
+		if err := tx.Bucket(accountNotices).Delete([]byte(user)); err != nil {
+			return err
+		}
+		return b.Delete([]byte(user))
+	})
+	return deleted && err == nil, err
+}
+
+func (s *Accounts) All(ctx context.Context) ([]account.Account, error) {
+	var all []account.Account
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(accounts).ForEach(func(k, v []byte) error {
+			a, err := readAccount(string(k), v)
+			all = append(all, a)
+			return err
+		})
+	})
+	return all, err
+}
+
+func (s *Accounts) Touch(ctx context.Context, user string, at time.Time) error {
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accounts).Get([]byte(user))
+		if v == nil {
+			return nil
+		}
+		a, err := readAccount(user, v)
+		if err != nil {
+			return err
+		}
+		a.LastUsed = at
+		return putAccount(tx, a)
+	})
+}
+
+// LastOf is the last read of calendar, for its person's live notices
+// (notices.Snapshots); deleted with the account.
+func (s *Accounts) LastOf(ctx context.Context, calendar string) (snap notices.Snapshot, ok bool, err error) {
+	err = s.file.View(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accountNotices).Get([]byte(calendar))
+		if v == nil {
+			return nil
+		}
+		var err error
+		if snap, err = notices.DecodeSnapshot(v); err != nil {
+			return fmt.Errorf("last read of %q: %w", calendar, err)
+		}
+		ok = true
+		return nil
+	})
+	return snap, ok && err == nil, err
+}
+
+// SaveLastOf replaces the last read of calendar.
+func (s *Accounts) SaveLastOf(ctx context.Context, calendar string, snap notices.Snapshot) error {
+	v, err := notices.EncodeSnapshot(snap)
+	if err != nil {
+		return fmt.Errorf("bookbot store %s: last read of %q: %w", s.file.Path(), calendar, err)
+	}
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		if calendar == "" {
+			return errNoUser
+		}
+		return tx.Bucket(accountNotices).Put([]byte(calendar), v)
+	})
+}

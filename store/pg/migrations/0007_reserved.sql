@@ -1,4 +1,0 @@
--- additive: an empty step.
--- Step 7 is held for a change made beside the outbox (0009), so that both
--- keep their numbers; this file gives way to that change's own when they
--- meet.
