@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -102,7 +103,19 @@ func (e *NoCalendarError) Unwrap() error { return e.Err }
 type calendar struct {
 	Booker
 	label string // booking.Owner or the Slack user ID
+	gen   int64  // a person's: when the key was connected (UnixNano); 0: the owner's
 	types *eventTypeCache
+}
+
+// calendarID names the calendar bk is, a calendar calendarFor gave, and
+// which connection of it: what an offer or a form read is tied to, so
+// that nothing books on a calendar connected (or disconnected) since.
+func calendarID(bk Booker) string {
+	c, ok := bk.(*calendar)
+	if !ok || c.label == booking.Owner {
+		return booking.Owner
+	}
+	return c.label + "@" + strconv.FormatInt(c.gen, 10)
 }
 
 // own wraps a refusal of a person's own key as a *NoCalendarError, so it
@@ -164,12 +177,17 @@ func newCalendarSet(ttl time.Duration, now func() time.Time) *calendarSet {
 // of is label's calendar acting through bk; a calendar kept for label
 // through another client (a new key) is replaced, its cache with it.
 func (s *calendarSet) of(label string, bk Booker) *calendar {
+	return s.ofGen(label, 0, bk)
+}
+
+// ofGen is of for the connection gen of label's calendar.
+func (s *calendarSet) ofGen(label string, gen int64, bk Booker) *calendar {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.byLabel[label]; ok && c.Booker == bk {
+	if c, ok := s.byLabel[label]; ok && c.Booker == bk && c.gen == gen {
 		return c
 	}
-	c := &calendar{Booker: bk, label: label}
+	c := &calendar{Booker: bk, label: label, gen: gen}
 	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
 	return c
@@ -249,7 +267,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 			b.log.Warn("an account's last use could not be recorded", "user", user, "err", err)
 		}
 	}
-	return b.cals.of(user, bk), nil
+	return b.cals.ofGen(user, a.ConnectedAt.UnixNano(), bk), nil
 }
 
 // labelOf is the label of bk, a calendar calendarFor gave.

@@ -1,0 +1,112 @@
+package bot_test
+
+import (
+	"context"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/store/bolt"
+)
+
+// adaKey opens Ada's own calendar in the sandbox: an owner of its own,
+// with an event type the owner's calendar has too.
+const (
+	adaKey   = "sandbox_ada_own_key_4f1c9e"
+	adaOwner = "owner-ada"
+)
+
+// ownCalendars is what the harness keeps of people's own calendars.
+type ownCalendars struct {
+	accounts *bolt.Accounts
+	sealer   *account.Sealer
+}
+
+// calendarsFor adapts *booking.Calendars to bot.Calendars.
+type calendarsFor struct{ *booking.Calendars }
+
+func (c calendarsFor) For(user string, key booking.Key, refused func()) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, key, refused)
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// withOwnCalendars sets up connecting own calendars on the harness, an
+// embedded store for accounts and offers, and Ada's own calendar in the
+// sandbox; the returned value is filled in when the bot is made.
+func withOwnCalendars(own *ownCalendars) func(*harness, *bot.Config) {
+	return func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(h.t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret)
+		sealer, err := account.NewSealer(secret)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		h.sb.AddOwner(adaKey, adaOwner, berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+		h.sb.AddEventType(adaOwner, bookingtest.EventType{Slug: "intro-call", Title: "Ada's intro", DurationMinutes: 30, Kind: bookingtest.KindSolo})
+		own.accounts, own.sealer = db.Accounts(), sealer
+		c.Accounts, c.Sealer, c.Offers = own.accounts, sealer, db.Offers()
+		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, nil, booking.WithClock(h.clock.Now))}
+	}
+}
+
+// connectDirect stores user's key as connected at the bot's now, as a
+// connect from another replica does: this bot learns of it at its next
+// read of the account.
+func (o *ownCalendars) connectDirect(t *testing.T, h *harness, user, raw string) {
+	t.Helper()
+	key, err := booking.NewKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := o.sealer.Seal(user, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := h.clock.Now()
+	if err := o.accounts.Put(context.Background(), account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An offer is booked on the calendar it was made on, or not at all: made
+// on the owner's calendar, it is refused once its offerer has connected
+// their own, with no booking API call.
+func TestOfferRefusedAfterItsCalendarChanged(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, bob}})
+	card := h.offerCard("intro-call")
+	times := values(elements(card.Blocks, "offer_slot"))
+	if len(times) == 0 {
+		t.Fatalf("no times on the card:\n%s", card.Blocks)
+	}
+	h.pick(bob, card, times[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool {
+		return v.TriggerUser == bob && v.CallbackID == "offer_book"
+	})
+	own.connectDirect(t, h, ada, adaKey)
+	h.drain()
+	before := len(h.sb.Requests())
+	h.submit(bob, form.ID, map[string]string{"email": "bob@example.com"})
+	h.waitView("the refusal", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), "no longer connected")
+	})
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a click on an offer of a calendar no longer connected made %d booking API calls", n-before)
+	}
+}
