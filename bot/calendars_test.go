@@ -110,3 +110,28 @@ func TestOfferRefusedAfterItsCalendarChanged(t *testing.T) {
 		t.Errorf("a click on an offer of a calendar no longer connected made %d booking API calls", n-before)
 	}
 }
+
+// A booking form books on the calendar whose times it showed, or not at
+// all: opened on the owner's calendar, it is refused once the person has
+// connected their own, with no booking API call, and they are offered the
+// form again.
+func TestFormRefusedAfterItsCalendarChanged(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	v := h.openModal(ada, "intro-call")
+	own.connectDirect(t, h, ada, adaKey)
+	h.drain()
+	before := len(h.sb.Requests())
+	h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	out := h.waitView("the refusal", func(w slacktest.View) bool {
+		return w.ID == v.ID && strings.Contains(string(w.Blocks), "Not booked")
+	})
+	if txt := string(out.Blocks); !strings.Contains(txt, "calendar you act on changed") || !strings.Contains(txt, "Open the form again") {
+		t.Errorf("the refusal does not say why, or offer the form again:\n%s", out.Blocks)
+	}
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Errorf("a form of a calendar no longer acted on made %d booking API calls", n-before)
+	}
+}

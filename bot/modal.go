@@ -108,6 +108,8 @@ type inputs struct {
 
 var errSlotGone error = said("that time is no longer free; nothing was booked")
 
+var errFormCalendar error = said("the calendar you act on changed since this form read its times (a calendar was connected or disconnected), so nothing was booked. Open the form again to see the times of the calendar you act on now")
+
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
 // only the day changed.
@@ -248,11 +250,14 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 				f.problem = "Free slots could not be loaded. " + failureText(err)
 				f.slotsErr = true
 			}
-			f.slots, f.loadedAt = slots, true
+			f.slots, f.loadedAt, f.meta.Cal = slots, true, ""
+			if err == nil {
+				f.meta.Cal = calendarID(cal)
+			}
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.putFor(viewID, labelOf(cal), et.Slug, slots)
+			b.modals.putFor(viewID, calendarID(cal), et.Slug, slots)
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
@@ -336,7 +341,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	shown, haveSlots := b.modals.get(v.ID)
 	var slot booking.Slot
 	fresh := false
-	if haveSlots && shown.eventType == in.event {
+	if haveSlots && shown.eventType == in.event && shown.cal == meta.Cal {
 		slot, haveSlots = shown.find(in.slot)
 		fresh = haveSlots && b.cfg.Now().Sub(shown.at) < staleSlots
 	}
@@ -352,6 +357,9 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
 		cal, err := b.calendarFor(ctx, userID)
+		if err == nil && calendarID(cal) != meta.Cal {
+			err = errFormCalendar
+		}
 		if err != nil {
 			b.finishCreate(ctx, asked, nil, err)
 			return
@@ -363,7 +371,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
-			b.modals.putFor(viewID, labelOf(cal), in.event, slots)
+			b.modals.putFor(viewID, calendarID(cal), in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
 				b.finishCreate(ctx, asked, nil, errSlotGone)
