@@ -168,10 +168,11 @@ type calendarSet struct {
 
 	mu      sync.Mutex
 	byLabel map[string]*calendar
+	owners  map[string]bool // the people last seen acting on the owner's calendar
 }
 
 func newCalendarSet(ttl time.Duration, now func() time.Time) *calendarSet {
-	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}}
+	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}, owners: map[string]bool{}}
 }
 
 // of is label's calendar acting through bk; a calendar kept for label
@@ -187,6 +188,7 @@ func (s *calendarSet) ofGen(label string, gen int64, bk Booker) *calendar {
 	if c, ok := s.byLabel[label]; ok && c.Booker == bk && c.gen == gen {
 		return c
 	}
+	delete(s.owners, label)
 	c := &calendar{Booker: bk, label: label, gen: gen}
 	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
@@ -203,7 +205,24 @@ func (s *calendarSet) kept(label string) *calendar {
 func (s *calendarSet) drop(label string) {
 	s.mu.Lock()
 	delete(s.byLabel, label)
+	delete(s.owners, label)
 	s.mu.Unlock()
+}
+
+// actsOnOwner records that user was found acting on the owner's calendar.
+func (s *calendarSet) actsOnOwner(user string) {
+	s.mu.Lock()
+	delete(s.byLabel, user)
+	s.owners[user] = true
+	s.mu.Unlock()
+}
+
+// onOwner reports whether user was last found acting on the owner's
+// calendar.
+func (s *calendarSet) onOwner(user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owners[user]
 }
 
 // calendarFor is the calendar user acts on: their own when they
@@ -237,7 +256,7 @@ func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, err
 			return b.ownCalendar(ctx, a, touch)
 		}
 	}
-	b.cals.drop(user)
+	b.cals.actsOnOwner(user)
 	if b.booking == nil {
 		return nil, &NoCalendarError{}
 	}
@@ -287,17 +306,21 @@ func typesOf(bk Booker) *eventTypeCache {
 }
 
 // recentTypes is the event types of user's calendar if they are cached,
-// from memory only (at ack time): their own calendar's when one is in use,
-// else the owner's.
-func (b *Bot) recentTypes(user string) ([]booking.EventType, bool) {
+// from memory only (at ack time), and the calendar (calendarID) they are
+// of: their own calendar's when one is in use, the owner's when this
+// process knows they act on it. Never another calendar's: when which
+// calendar they act on is not known here (right after a connect, a
+// restart, another replica's), there are none.
+func (b *Bot) recentTypes(user string) ([]booking.EventType, string, bool) {
 	c := b.cals.kept(user)
-	if c == nil {
+	if c == nil && (b.cfg.Accounts == nil || b.cals.onOwner(user)) {
 		c = b.cals.kept(booking.Owner)
 	}
 	if c == nil {
-		return nil, false
+		return nil, "", false
 	}
-	return c.types.recent()
+	t, fresh := c.types.recent()
+	return t, calendarID(c), fresh
 }
 
 // keptTypes are the event types of label's calendar if they are cached.

@@ -135,3 +135,24 @@ func TestFormRefusedAfterItsCalendarChanged(t *testing.T) {
 		t.Errorf("a form of a calendar no longer acted on made %d booking API calls", n-before)
 	}
 }
+
+// The booking form shows the event types of the calendar the person acts
+// on, never another's cached ones: the owner's are cached (Bob used
+// them), Ada connected hers elsewhere, and her form never shows the
+// owner's.
+func TestFormNeverShowsAnotherCalendarsTypes(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	h.openModal(bob, "intro-call") // the owner's types are cached now
+	own.connectDirect(t, h, ada, adaKey)
+	v := h.openModal(ada, "intro-call")
+	for _, w := range h.sl.Views() {
+		if w.ID == v.ID && strings.Contains(string(w.Blocks), "consultation") {
+			t.Errorf("Ada's form showed the owner's event types:\n%s", w.Blocks)
+		}
+	}
+	if txt := string(v.Blocks); !strings.Contains(txt, "Ada's intro") {
+		t.Errorf("Ada's form does not show her own event type:\n%s", txt)
+	}
+}

@@ -92,6 +92,7 @@ const staleSlots = 2 * time.Minute
 type form struct {
 	meta      modalMeta
 	types     []booking.EventType // nil while loading
+	typesCal  string              // the calendar (calendarID) types are of
 	slots     []booking.Slot      // of meta.Event; nil while loading
 	loadedAt  bool                // slots were fetched (possibly empty)
 	slotsErr  bool                // fetching the slots failed; problem says so
@@ -188,10 +189,10 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	if !known {
 		requester = time.UTC
 	}
-	types, fresh := b.recentTypes(userID)
+	types, typesCal, fresh := b.recentTypes(userID)
 	f := form{meta: meta, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if fresh {
-		f.types = types
+		f.types, f.typesCal = types, typesCal
 	}
 	viewID, ok := b.openView(ctx, triggerID, bookingForm(f), "booking form", reply)
 	if !ok {
@@ -217,7 +218,11 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 		}
 		return
 	}
-	if f.types == nil {
+	if err == nil && f.meta.Cal != "" && f.meta.Cal != calendarID(cal) {
+		f.slots, f.loadedAt = nil, false // another calendar's: read this one's
+	}
+	if f.types == nil || (err == nil && f.typesCal != calendarID(cal)) {
+		// none yet, or another calendar's (connected or disconnected since)
 		var types []booking.EventType
 		if err == nil {
 			types, err = typesOf(cal).get(ctx)
@@ -227,7 +232,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			f.problem = "Event types could not be loaded. " + failureText(err)
 			f.types = []booking.EventType{}
 		} else {
-			f.types = types
+			f.types, f.typesCal = types, calendarID(cal)
 		}
 	}
 	if f.meta.Event != "" && !f.loadedAt {
@@ -280,9 +285,9 @@ func (b *Bot) formFromView(v slack.View, user string) form {
 		meta.Day = in.day
 	}
 	requester := meta.requester()
-	types, _ := b.recentTypes(user)
-	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
-	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
+	types, typesCal, _ := b.recentTypes(user)
+	f := form{meta: meta, types: types, typesCal: typesCal, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
+	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event && shown.cal == meta.Cal {
 		f.slots, f.loadedAt = shown.slots, true
 	}
 	return f
@@ -347,7 +352,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	}
 	userID := cb.User.ID
 	viewID := v.ID
-	types, _ := b.recentTypes(userID)
+	types, _, _ := b.recentTypes(userID)
 	pending := pendingView(meta, requester, types)
 	// The outcome is shown by external_id: the view has it only once Slack
 	// has applied this ack, so the outcome can never be overwritten by the
