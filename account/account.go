@@ -6,7 +6,10 @@ package account
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/bookbot/bookbot/booking"
 )
 
 // State is whether an account's key is used.
@@ -51,6 +54,35 @@ type Store interface {
 	Delete(ctx context.Context, user string) (deleted bool, err error)
 	// All returns every account, by user ID order.
 	All(ctx context.Context) ([]Account, error)
+	// Refuse marks the user's account Reconnect and deletes its key, but
+	// only while its key is still sealed: a key connected since, or a
+	// disconnect, stays as it is. marked is false when nothing changed.
+	Refuse(ctx context.Context, user string, sealed []byte) (marked bool, err error)
 	// Touch records that the user's key was used at at.
 	Touch(ctx context.Context, user string, at time.Time) error
+}
+
+// ErrNotHeld: the refused key is not the account's key (connected again
+// since, or disconnected).
+var ErrNotHeld = errors.New("the refused key is not the account's key")
+
+// Refused marks user's account Reconnect and deletes its key when key,
+// which the API refused, is still its key; ErrNotHeld when it is not: an
+// older key's refusal never touches a newer one.
+func Refused(ctx context.Context, s Store, sealer *Sealer, user string, key booking.Key) error {
+	a, ok, err := s.Get(ctx, user)
+	if err != nil {
+		return err
+	}
+	if !ok || a.State != OK || sealer == nil {
+		return ErrNotHeld
+	}
+	if held, err := sealer.Open(user, a.Sealed); err != nil || !held.Equal(key) {
+		return ErrNotHeld
+	}
+	marked, err := s.Refuse(ctx, user, a.Sealed)
+	if err == nil && !marked {
+		err = ErrNotHeld
+	}
+	return err
 }

@@ -20,9 +20,9 @@ import (
 // Calendars makes the client of a person's own calendar
 // (*booking.Calendars, adapted): one per key, kept while it is used.
 type Calendars interface {
-	// For returns the client of user's calendar acting with key; refused
-	// is called when the API answers it 401.
-	For(user string, key booking.Key, refused func()) (Booker, error)
+	// For returns the client of user's calendar acting with key; a 401
+	// it gets goes to Bot.KeyRefused.
+	For(user string, key booking.Key) (Booker, error)
 	// Drop lets go of user's client.
 	Drop(user string)
 }
@@ -277,7 +277,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 		return nil, &NoCalendarError{Reconnect: true, Err: err}
 	}
 	user := a.User
-	bk, err := b.cfg.Calendars.For(user, key, func() { b.keyRefused(user) })
+	bk, err := b.cfg.Calendars.For(user, key)
 	if err != nil {
 		return nil, err
 	}
@@ -403,8 +403,10 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectCheck)
 	defer cancel()
-	b.cfg.Calendars.Drop(user) // a fresh client: an older key's stays out of it
-	bk, err := b.cfg.Calendars.For(user, key, func() {})
+	// A fresh client: an older key's stays out of it. A refusal of this
+	// key, not stored, changes nothing (KeyRefused).
+	b.cfg.Calendars.Drop(user)
+	bk, err := b.cfg.Calendars.For(user, key)
 	var types []booking.EventType
 	if err == nil {
 		types, err = bk.EventTypes(ctx)
@@ -546,23 +548,29 @@ func (b *Bot) accountReply(ctx context.Context, user string) message {
 	return accountMessage(a, ok, b.booking != nil)
 }
 
-// keyRefused marks user's account "reconnect needed" after a 401, deletes
-// the key and stops using it, and tells them once.
-func (b *Bot) keyRefused(user string) {
-	b.forget(user)
+// KeyRefused is told of every 401 the API answers a person's key (the
+// Calendars' refusal hook): when key is still their account's, it marks
+// the account "reconnect needed", deletes the key, stops using it, and
+// tells them once. An older key's refusal (they connected again since,
+// the old client still reading) changes nothing.
+func (b *Bot) KeyRefused(user string, key booking.Key) {
+	if b.cfg.Accounts == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
 	go func() {
 		defer cancel()
-		a, ok, err := b.cfg.Accounts.Get(ctx, user)
-		if err != nil || !ok || a.State == account.Reconnect {
+		err := account.Refused(ctx, b.cfg.Accounts, b.cfg.Sealer, user, key)
+		switch {
+		case errors.Is(err, account.ErrNotHeld):
+			b.log.Info("a refused key is not the account's key (connected again, or disconnected, since); the account is kept", "user", user)
 			return
-		}
-		// The refused key is deleted; the account stays, to say why.
-		a.State, a.Sealed = account.Reconnect, []byte{}
-		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+		case err != nil:
 			b.log.Error("a refused key could not be marked; it is tried again at its next use", "user", user, "err", err)
 			return
 		}
+		b.forget(user)
+		b.accountsChanged()
 		b.log.Warn("key deleted: the booking service refused it (401); the person is asked to connect again", "user", user)
 		b.dm(ctx, user, reconnectMessage())
 	}()

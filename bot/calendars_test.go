@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -31,8 +32,8 @@ type ownCalendars struct {
 // calendarsFor adapts *booking.Calendars to bot.Calendars.
 type calendarsFor struct{ *booking.Calendars }
 
-func (c calendarsFor) For(user string, key booking.Key, refused func()) (bot.Booker, error) {
-	cl, err := c.Calendars.For(user, key, refused)
+func (c calendarsFor) For(user string, key booking.Key) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, key)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func withOwnCalendars(own *ownCalendars) func(*harness, *bot.Config) {
 		h.sb.AddEventType(adaOwner, bookingtest.EventType{Slug: "intro-call", Title: "Ada's intro", DurationMinutes: 30, Kind: bookingtest.KindSolo})
 		own.accounts, own.sealer = db.Accounts(), sealer
 		c.Accounts, c.Sealer, c.Offers = own.accounts, sealer, db.Offers()
-		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, nil, booking.WithClock(h.clock.Now))}
+		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, nil, func(user string, key booking.Key) { h.bot.KeyRefused(user, key) }, booking.WithClock(h.clock.Now))}
 	}
 }
 
@@ -155,4 +156,46 @@ func TestFormNeverShowsAnotherCalendarsTypes(t *testing.T) {
 	if txt := string(v.Blocks); !strings.Contains(txt, "Ada's intro") {
 		t.Errorf("Ada's form does not show her own event type:\n%s", txt)
 	}
+}
+
+// A refusal of an old key never deletes the key connected since: Ada's
+// calendar is read with her first key (as her notices are), she connects
+// again with a new one (the old one is rotated away), and the old
+// client's 401 leaves the new key in place.
+func TestOldKeysRefusalKeepsTheNewKey(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	own.connectDirect(t, h, ada, adaKey)
+	_, old, err := h.bot.CalendarOf(h.ctx(), ada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const newKey = "sandbox_ada_new_key_77c0d1"
+	h.sb.AddOwner(newKey, adaOwner, berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	h.clock.Advance(time.Minute)
+	own.connectDirect(t, h, ada, newKey)
+	if _, err := old.Bookings(h.ctx()); err == nil {
+		t.Fatal("the old key was not refused")
+	}
+	testutil.Until(h.ctx(), t, "the refusal handled", func() bool {
+		l := h.logs.String()
+		return strings.Contains(l, "key deleted") || strings.Contains(l, "not the account's key")
+	})
+	a, ok, err := own.accounts.Get(h.ctx(), ada)
+	if err != nil || !ok || a.State != account.OK {
+		t.Fatalf("after the old key's 401 the account is %+v, %v, %v", a, ok, err)
+	}
+	if k, err := own.sealer.Open(ada, a.Sealed); err != nil || !k.Equal(mustKey(t, newKey)) {
+		t.Errorf("after the old key's 401 the account's key is not the new one (%v)", err)
+	}
+}
+
+func mustKey(t *testing.T, raw string) booking.Key {
+	t.Helper()
+	k, err := booking.NewKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

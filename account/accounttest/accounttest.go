@@ -39,6 +39,7 @@ var cases = []struct {
 	{"PutAll", putAll},
 	{"Delete", deleteAccount},
 	{"Touch", touch},
+	{"Refuse", refuse},
 	{"Canceled", canceled},
 }
 
@@ -161,6 +162,43 @@ func touch(t *testing.T, open func() account.Store) {
 	}
 	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
 		t.Fatal("Touch made an account")
+	}
+}
+
+// refuse marks the account's key refused only while the key is still the
+// one refused: a newer key, or a disconnect, is never undone by an older
+// key's refusal.
+func refuse(t *testing.T, open func() account.Store) {
+	s := open()
+	old := Sample("U1")
+	if err := s.Put(t.Context(), old); err != nil {
+		t.Fatal(err)
+	}
+	renewed := Sample("U1")
+	renewed.Sealed, renewed.ConnectedAt = []byte("a newer key"), at.Add(time.Hour)
+	if err := s.Put(t.Context(), renewed); err != nil {
+		t.Fatal(err)
+	}
+	if marked, err := open().Refuse(t.Context(), "U1", old.Sealed); marked || err != nil {
+		t.Fatalf("Refuse of a replaced key = %v, %v; want false, nil", marked, err)
+	}
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, renewed) {
+		t.Fatalf("a replaced key's refusal changed the account: %+v; want %+v", got, renewed)
+	}
+	if marked, err := open().Refuse(t.Context(), "U1", renewed.Sealed); !marked || err != nil {
+		t.Fatalf("Refuse of the account's key = %v, %v; want true, nil", marked, err)
+	}
+	got, ok, _ := open().Get(t.Context(), "U1")
+	want := renewed
+	want.State, want.Sealed = account.Reconnect, []byte{}
+	if !ok || !equal(got, want) {
+		t.Fatalf("after Refuse: %+v; want %+v", got, want)
+	}
+	if marked, err := open().Refuse(t.Context(), "U9", old.Sealed); marked || err != nil {
+		t.Fatalf("Refuse of no account = %v, %v; want false, nil", marked, err)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
+		t.Fatal("Refuse made an account")
 	}
 }
 

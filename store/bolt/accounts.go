@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -153,4 +154,20 @@ func (s *Accounts) SaveLastOf(ctx context.Context, calendar string, snap notices
 		}
 		return tx.Bucket(accountNotices).Put([]byte(calendar), v)
 	})
+}
+
+func (s *Accounts) Refuse(ctx context.Context, user string, sealed []byte) (marked bool, err error) {
+	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accounts).Get([]byte(user))
+		if v == nil {
+			return nil
+		}
+		a, err := readAccount(user, v)
+		if err != nil || a.State != account.OK || !bytes.Equal(a.Sealed, sealed) {
+			return err
+		}
+		a.State, a.Sealed, marked = account.Reconnect, []byte{}, true
+		return putAccount(tx, a)
+	})
+	return marked && err == nil, err
 }

@@ -116,6 +116,15 @@ func (s accountStore) All(ctx context.Context) ([]account.Account, error) {
 	return all, nil
 }
 
+func (s accountStore) Refuse(ctx context.Context, user string, sealed []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET state = $3, sealed = '' WHERE user_id = $1 AND sealed = $2 AND state = $4",
+		[]byte(user), sealed, string(account.Reconnect), string(account.OK))
+	if err != nil {
+		return false, accountErr("refuse", err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
 func (s accountStore) Touch(ctx context.Context, user string, at time.Time) error {
 	us, uns := unix(at)
 	if _, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET last_used_s = $2, last_used_ns = $3 WHERE user_id = $1", []byte(user), us, uns); err != nil {
