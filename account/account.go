@@ -47,8 +47,13 @@ type Store interface {
 	Get(ctx context.Context, user string) (a Account, ok bool, err error)
 	// Put adds or replaces the account of a.User.
 	Put(ctx context.Context, a Account) error
-	// PutAll replaces the given accounts in one step: all or none.
-	PutAll(ctx context.Context, as []Account) error
+	// SwapKeys replaces each account's sealed key Old with New in one
+	// step, all or none: ErrKeyChanged, and nothing changed, when any
+	// account is gone or holds another key than Old.
+	SwapKeys(ctx context.Context, swaps []KeySwap) error
+	// SetNotices sets where the user's notices go; ok is false, and
+	// nothing is written, when they have no account.
+	SetNotices(ctx context.Context, user, notices string) (ok bool, err error)
 	// Delete removes the user's account; deleted is false when there was
 	// none.
 	Delete(ctx context.Context, user string) (deleted bool, err error)
@@ -61,6 +66,16 @@ type Store interface {
 	// Touch records that the user's key was used at at.
 	Touch(ctx context.Context, user string, at time.Time) error
 }
+
+// KeySwap is one account's key sealed again (see Reseal).
+type KeySwap struct {
+	User     string
+	Old, New []byte
+}
+
+// ErrKeyChanged: an account's key changed (or the account was deleted)
+// since it was read.
+var ErrKeyChanged = errors.New("a stored key changed while the keys were re-encrypted (bookbot is running?)")
 
 // ErrNotHeld: the refused key is not the account's key (connected again
 // since, or disconnected).

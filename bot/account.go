@@ -478,10 +478,16 @@ func (b *Bot) noticesReply(ctx context.Context, user, arg, channel string) messa
 		a.Notices = channel
 	}
 	if arg != "" {
-		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+		// Only the setting is written: a disconnect or a refusal since the
+		// read above stays as it is.
+		saved, err := b.cfg.Accounts.SetNotices(ctx, user, a.Notices)
+		if err != nil {
 			return b.failed("Your notices setting could not be saved", err)
 		}
 		b.accountsChanged()
+		if !saved {
+			return b.noticesReply(ctx, user, "", channel) // disconnected meanwhile: said so
+		}
 	}
 	return noticesMessage(a.Notices, arg != "")
 }

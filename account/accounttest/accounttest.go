@@ -36,7 +36,9 @@ var cases = []struct {
 	{"Get/absent", getAbsent},
 	{"Put/kept", putKept},
 	{"Put/replaces", putReplaces},
-	{"PutAll", putAll},
+	{"SwapKeys", swapKeys},
+	{"SwapKeys/changed", swapKeysChanged},
+	{"SetNotices", setNotices},
 	{"Delete", deleteAccount},
 	{"Touch", touch},
 	{"Refuse", refuse},
@@ -95,20 +97,18 @@ func putReplaces(t *testing.T, open func() account.Store) {
 	}
 }
 
-func putAll(t *testing.T, open func() account.Store) {
+func swapKeys(t *testing.T, open func() account.Store) {
 	s := open()
 	for _, u := range []string{"U2", "U1", "U3"} {
 		if err := s.Put(t.Context(), Sample(u)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var next []account.Account
+	var swaps []account.KeySwap
 	for _, u := range []string{"U1", "U2"} {
-		a := Sample(u)
-		a.Sealed = []byte("resealed " + u)
-		next = append(next, a)
+		swaps = append(swaps, account.KeySwap{User: u, Old: Sample(u).Sealed, New: []byte("resealed " + u)})
 	}
-	if err := s.PutAll(t.Context(), next); err != nil {
+	if err := s.SwapKeys(t.Context(), swaps); err != nil {
 		t.Fatal(err)
 	}
 	all, err := open().All(t.Context())
@@ -122,8 +122,78 @@ func putAll(t *testing.T, open func() account.Store) {
 	if !slices.Equal(users, []string{"U1", "U2", "U3"}) {
 		t.Fatalf("All = %v; want U1, U2, U3 in order", users)
 	}
-	if !equal(all[0], next[0]) || !equal(all[1], next[1]) || !equal(all[2], Sample("U3")) {
-		t.Fatalf("All after PutAll = %+v", all)
+	for i, u := range []string{"U1", "U2"} {
+		want := Sample(u)
+		want.Sealed = []byte("resealed " + u)
+		if !equal(all[i], want) {
+			t.Fatalf("after SwapKeys %s is %+v; want %+v", u, all[i], want)
+		}
+	}
+	if !equal(all[2], Sample("U3")) {
+		t.Fatalf("SwapKeys changed U3: %+v", all[2])
+	}
+}
+
+// swapKeysChanged: a key changed, or an account deleted, since the keys
+// were read makes SwapKeys change nothing: it never brings a deleted key
+// back nor overwrites a new one.
+func swapKeysChanged(t *testing.T, open func() account.Store) {
+	s := open()
+	for _, u := range []string{"U1", "U2", "U3"} {
+		if err := s.Put(t.Context(), Sample(u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Delete(t.Context(), "U2"); err != nil {
+		t.Fatal(err)
+	}
+	renewed := Sample("U3")
+	renewed.Sealed = []byte("connected again")
+	if err := s.Put(t.Context(), renewed); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"U2", "U3"} {
+		swaps := []account.KeySwap{
+			{User: "U1", Old: Sample("U1").Sealed, New: []byte("resealed U1")},
+			{User: gone, Old: Sample(gone).Sealed, New: []byte("resealed " + gone)},
+		}
+		if err := open().SwapKeys(t.Context(), swaps); !errors.Is(err, account.ErrKeyChanged) {
+			t.Fatalf("SwapKeys over %s changed since = %v; want ErrKeyChanged", gone, err)
+		}
+	}
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, Sample("U1")) {
+		t.Fatalf("a refused SwapKeys changed U1: %+v", got)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U2"); ok {
+		t.Fatal("SwapKeys brought a deleted account back")
+	}
+	if got, _, _ := open().Get(t.Context(), "U3"); !equal(got, renewed) {
+		t.Fatalf("SwapKeys overwrote a key connected since: %+v", got)
+	}
+}
+
+// setNotices changes only where notices go, and only of an account that
+// is there: a disconnect or a refusal meanwhile is never undone.
+func setNotices(t *testing.T, open func() account.Store) {
+	s := open()
+	refused := Sample("U1")
+	refused.State, refused.Sealed = account.Reconnect, []byte{}
+	if err := s.Put(t.Context(), refused); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := open().SetNotices(t.Context(), "U1", "C9"); !ok || err != nil {
+		t.Fatalf("SetNotices = %v, %v; want true, nil", ok, err)
+	}
+	want := refused
+	want.Notices = "C9"
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, want) {
+		t.Fatalf("after SetNotices: %+v; want %+v", got, want)
+	}
+	if ok, err := open().SetNotices(t.Context(), "U9", account.NoticesOff); ok || err != nil {
+		t.Fatalf("SetNotices of no account = %v, %v; want false, nil", ok, err)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
+		t.Fatal("SetNotices made an account")
 	}
 }
 

@@ -78,22 +78,43 @@ func putAccount(ctx context.Context, tx pgx.Tx, a account.Account) error {
 }
 
 func (s accountStore) Put(ctx context.Context, a account.Account) error {
-	return s.PutAll(ctx, []account.Account{a})
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return putAccount(ctx, tx, a) }); err != nil {
+		return accountErr("put", err)
+	}
+	return nil
 }
 
-func (s accountStore) PutAll(ctx context.Context, as []account.Account) error {
+// SwapKeys compares and swaps each row in one transaction, rolled back
+// unless every row still held its old key: a key deleted or connected
+// again meanwhile is never overwritten.
+func (s accountStore) SwapKeys(ctx context.Context, swaps []account.KeySwap) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		for _, a := range as {
-			if err := putAccount(ctx, tx, a); err != nil {
+		for _, sw := range swaps {
+			tag, err := tx.Exec(ctx, "UPDATE bookbot_accounts SET sealed = $3 WHERE user_id = $1 AND sealed = $2", []byte(sw.User), sw.Old, sw.New)
+			if err != nil {
 				return err
+			}
+			if tag.RowsAffected() != 1 {
+				return account.ErrKeyChanged
 			}
 		}
 		return nil
 	})
+	if errors.Is(err, account.ErrKeyChanged) {
+		return err
+	}
 	if err != nil {
-		return accountErr("put", err)
+		return accountErr("swap keys", err)
 	}
 	return nil
+}
+
+func (s accountStore) SetNotices(ctx context.Context, user, notices string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET notices = $2 WHERE user_id = $1", []byte(user), notices)
+	if err != nil {
+		return false, accountErr("set notices", err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 func (s accountStore) Delete(ctx context.Context, user string) (bool, error) {
