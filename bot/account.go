@@ -86,10 +86,16 @@ func accountFlow() flow {
 // not connected theirs, or the API refused their key (Reconnect).
 type NoCalendarError struct {
 	Reconnect bool
-	Err       error // what refused the key, when something did
+	// Unopened: the stored key does not open under BOOKBOT_SECRET_KEY,
+	// which changed without `bookbot keys rotate`: the operator's to fix.
+	Unopened bool
+	Err      error // what refused the key, when something did
 }
 
 func (e *NoCalendarError) Error() string {
+	if e.Unopened {
+		return "your calendar's key cannot be opened: the operator's secret key changed; ask them to fix it, or connect your calendar again"
+	}
 	if e.Reconnect {
 		return "your calendar's key was refused by the booking service: connect your calendar again"
 	}
@@ -273,8 +279,8 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 	}
 	key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
 	if err != nil {
-		b.log.Error("a connected calendar's key does not open; the person is asked to connect again", "user", a.User, "err", err)
-		return nil, &NoCalendarError{Reconnect: true, Err: err}
+		b.log.Error("a stored key does not open under BOOKBOT_SECRET_KEY: it changed without `bookbot keys rotate`; set the secret key the keys were sealed with (`bookbot check` counts the keys that do not open). The key is kept; the person is told to ask you", "user", a.User, "err", err)
+		return nil, &NoCalendarError{Unopened: true, Err: err}
 	}
 	user := a.User
 	bk, err := b.cfg.Calendars.For(user, key)
@@ -693,6 +699,13 @@ func reconnectMessage() message {
 
 // noCalendarMessage is what a flow answers with a *NoCalendarError.
 func noCalendarMessage(e *NoCalendarError) message {
+	if e.Unopened {
+		text := "Your calendar's key cannot be opened: the operator's secret key changed, so bookbot cannot use your key. Ask the operator to fix it; connecting your calendar again also works. Nothing was done."
+		return message{Text: text, Blocks: []slack.Block{
+			section(":warning: " + escape(text)),
+			slack.NewActionBlock("unopened_actions", connectButton("Connect again")),
+		}}
+	}
 	if e.Reconnect {
 		return reconnectMessage()
 	}

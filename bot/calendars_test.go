@@ -199,3 +199,39 @@ func mustKey(t *testing.T, raw string) booking.Key {
 	}
 	return k
 }
+
+// A stored key that does not open under the secret key is the operator's
+// mistake (BOOKBOT_SECRET_KEY changed without a rotation): the person is
+// told so, not that the booking service refused their key; the record is
+// kept for the operator to fix, and the log says it loudly.
+func TestUnopenedKeyIsTheOperatorsToFix(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	other, err := account.NewSealer(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := other.Seal(ada, mustKey(t, adaKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := account.Account{User: ada, Sealed: sealed, ConnectedAt: t0, State: account.OK}
+	if err := own.accounts.Put(h.ctx(), stored); err != nil {
+		t.Fatal(err)
+	}
+	h.slash(ada, "types")
+	msg := h.reply(ada, "secret key")
+	if strings.Contains(msg.Text, "refused") {
+		t.Errorf("an unopened key is said to be refused: %q", msg.Text)
+	}
+	a, ok, err := own.accounts.Get(h.ctx(), ada)
+	if err != nil || !ok || a.State != account.OK || string(a.Sealed) != string(sealed) {
+		t.Errorf("the account was changed: %+v, %v, %v", a, ok, err)
+	}
+	if !strings.Contains(h.logs.String(), "level=ERROR") || !strings.Contains(h.logs.String(), "BOOKBOT_SECRET_KEY") {
+		t.Errorf("the operator is not told loudly:\n%s", h.logs)
+	}
+}
