@@ -45,7 +45,9 @@ type Account struct {
 type Store interface {
 	// Get returns the user's account; ok is false when there is none.
 	Get(ctx context.Context, user string) (a Account, ok bool, err error)
-	// Put adds or replaces the account of a.User.
+	// Put adds or replaces the account of a.User: a connect. The last read
+	// of their calendar kept for notices goes in the same step, as it may
+	// be another calendar's.
 	Put(ctx context.Context, a Account) error
 	// SwapKeys replaces each account's sealed key Old with New in one
 	// step, all or none: ErrKeyChanged, and nothing changed, when any

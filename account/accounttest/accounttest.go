@@ -323,4 +323,14 @@ func RunSnapshots(t *testing.T, fresh func(t *testing.T) (account.Store, notices
 	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
 		t.Errorf("the last read outlived the account: %v, %v", ok, err)
 	}
+	// Connecting again, perhaps another calendar's key: the last read is
+	// of the calendar before, and would read as its bookings cancelled.
+	again := Sample("U2")
+	again.Sealed = []byte("another calendar's key")
+	if err := accounts.Put(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U2"); ok || err != nil {
+		t.Errorf("the last read outlived connecting again: %v, %v", ok, err)
+	}
 }

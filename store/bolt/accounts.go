@@ -68,7 +68,12 @@ func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok 
 }
 
 func (s *Accounts) Put(ctx context.Context, a account.Account) error {
-	return s.file.Update(ctx, func(tx *bbolt.Tx) error { return putAccount(tx, a) })
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(accountNotices).Delete([]byte(a.User)); err != nil {
+			return err
+		}
+		return putAccount(tx, a)
+	})
 }
 
 func (s *Accounts) SwapKeys(ctx context.Context, swaps []account.KeySwap) error {

@@ -78,7 +78,13 @@ func putAccount(ctx context.Context, tx pgx.Tx, a account.Account) error {
 }
 
 func (s accountStore) Put(ctx context.Context, a account.Account) error {
-	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return putAccount(ctx, tx, a) }); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM bookbot_account_notices WHERE user_id = $1", []byte(a.User)); err != nil {
+			return err
+		}
+		return putAccount(ctx, tx, a)
+	})
+	if err != nil {
 		return accountErr("put", err)
 	}
 	return nil
