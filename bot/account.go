@@ -602,6 +602,7 @@ func (b *Bot) userChanged(later *jobs, ev slackevents.EventsAPIEvent) {
 			b.log.Warn("key deleted: the person was deactivated in Slack", "user", user)
 		}
 		b.forget(user)
+		b.accountsChanged() // their notices stop now, not at the next look
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,5 +234,49 @@ func TestUnopenedKeyIsTheOperatorsToFix(t *testing.T) {
 	}
 	if !strings.Contains(h.logs.String(), "level=ERROR") || !strings.Contains(h.logs.String(), "BOOKBOT_SECRET_KEY") {
 		t.Errorf("the operator is not told loudly:\n%s", h.logs)
+	}
+}
+
+// Deactivating a person in Slack deletes their key and tells whoever
+// follows the accounts at once (the notices of own calendars), so their
+// watcher stops now, not at its next look; as a refused key does.
+func TestDeactivationStopsTheirNotices(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	var changed atomic.Int32
+	h := newHarness(t, withOwnCalendars(&own), func(_ *harness, c *bot.Config) {
+		c.AccountsChanged = func() { changed.Add(1) }
+	})
+	own.connectDirect(t, h, ada, adaKey)
+	if _, err := h.sl.SendEvent(h.ctx(), map[string]any{"type": "user_change", "user": map[string]any{"id": ada, "deleted": true}}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Until(h.ctx(), t, "the accounts' followers told", func() bool { return changed.Load() > 0 })
+	if _, ok, _ := own.accounts.Get(h.ctx(), ada); ok {
+		t.Error("a deactivated person's key was kept")
+	}
+}
+
+// A refused key is marked, and whoever follows the accounts is told at
+// once: the notices read with it stop now.
+func TestRefusedKeyStopsTheirNotices(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	var changed atomic.Int32
+	h := newHarness(t, withOwnCalendars(&own), func(_ *harness, c *bot.Config) {
+		c.AccountsChanged = func() { changed.Add(1) }
+	})
+	own.connectDirect(t, h, ada, adaKey)
+	_, cal, err := h.bot.CalendarOf(h.ctx(), ada)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sb.AddOwner("sandbox_ada_rotated_key_0a9f31", adaOwner, berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	if _, err := cal.Bookings(h.ctx()); err == nil {
+		t.Fatal("the rotated key was not refused")
+	}
+	testutil.Until(h.ctx(), t, "the accounts' followers told", func() bool { return changed.Load() > 0 })
+	if a, _, _ := own.accounts.Get(h.ctx(), ada); a.State != account.Reconnect || len(a.Sealed) != 0 {
+		t.Errorf("after the 401 the account is %+v", a)
 	}
 }
