@@ -57,7 +57,7 @@ func withOwnCalendars(own *ownCalendars) func(*harness, *bot.Config) {
 			h.t.Fatal(err)
 		}
 		h.sb.AddOwner(adaKey, adaOwner, berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
-		h.sb.AddEventType(adaOwner, bookingtest.EventType{Slug: "intro-call", Title: "Ada's intro", DurationMinutes: 30, Kind: bookingtest.KindSolo})
+		h.sb.AddEventType(adaOwner, bookingtest.EventType{Slug: "intro-call", Title: "Ada's intro", DurationMinutes: 15, Kind: bookingtest.KindSolo})
 		own.accounts, own.sealer = db.Accounts(), sealer
 		c.Accounts, c.Sealer, c.Offers = own.accounts, sealer, db.Offers()
 		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, nil, func(user string, key booking.Key) { h.bot.KeyRefused(user, key) }, booking.WithClock(h.clock.Now))}
@@ -278,5 +278,23 @@ func TestRefusedKeyStopsTheirNotices(t *testing.T) {
 	testutil.Until(h.ctx(), t, "the accounts' followers told", func() bool { return changed.Load() > 0 })
 	if a, _, _ := own.accounts.Get(h.ctx(), ada); a.State != account.Reconnect || len(a.Sealed) != 0 {
 		t.Errorf("after the 401 the account is %+v", a)
+	}
+}
+
+// Two calendars' bookings of the same event slug, time and attendee are
+// two bookings: one being made on Ada's calendar does not hold up Bob's
+// on the owner's.
+func TestCreateLockIsPerCalendar(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	own.connectDirect(t, h, ada, adaKey)
+	mine, theirs := h.openModal(ada, "intro-call"), h.openModal(bob, "intro-call")
+	h.sb.SetLatency("POST /bookings", time.Hour) // Ada's create stays in flight until the bot stops
+	h.submit(ada, mine.ID, bookingInputs(firstSlot, "grace@example.com"))
+	testutil.Until(h.ctx(), t, "Ada's create on its way", func() bool { return len(h.requests("POST /bookings")) == 1 })
+	ack := parseSubmissionAck(t, h.submit(bob, theirs.ID, bookingInputs(firstSlot, "grace@example.com")))
+	if len(ack.Errors) != 0 {
+		t.Errorf("Bob's booking on another calendar was held up by Ada's: %v", ack.Errors)
 	}
 }

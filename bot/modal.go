@@ -335,7 +335,9 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 		return slack.NewErrorsViewSubmissionResponse(errs)
 	}
 
-	key := in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
+	// One booking is one calendar's: the same slug, time and attendee on
+	// another calendar is another booking.
+	key := meta.Cal + "\x00" + in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
 	if !b.creating.tryLock(key) {
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{
 			slotBlock: "This exact booking is being made right now (another window or person). Wait for its outcome.",
