@@ -37,6 +37,10 @@ const (
 // submission's ack, inside Slack's 3 seconds.
 const connectCheck = 2 * time.Second
 
+// connectStore bounds storing a checked key, apart from the check: a slow
+// check leaves the write its own time; both fit in Slack's 3 seconds.
+const connectStore = 700 * time.Millisecond
+
 // touchEvery is how often an account's last use is written: not on every
 // command.
 const touchEvery = time.Minute
@@ -429,9 +433,11 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	b.cfg.Calendars.Drop(user) // made again, with the refusal hook, when used
 	sealed, err := b.cfg.Sealer.Seal(user, key)
 	if err == nil {
+		sctx, scancel := context.WithTimeout(context.Background(), connectStore)
+		defer scancel()
 		now := b.cfg.Now()
-		prev, _, _ := b.cfg.Accounts.Get(ctx, user)
-		err = b.cfg.Accounts.Put(ctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
+		prev, _, _ := b.cfg.Accounts.Get(sctx, user)
+		err = b.cfg.Accounts.Put(sctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
 	}
 	if err != nil {
 		b.log.Error("a checked key could not be stored", "user", user, "err", err)
