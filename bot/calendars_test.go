@@ -136,6 +136,20 @@ func TestFormRefusedAfterItsCalendarChanged(t *testing.T) {
 	if n := len(h.sb.Requests()); n != before {
 		t.Errorf("a form of a calendar no longer acted on made %d booking API calls", n-before)
 	}
+
+	// Opened again, the form shows her own calendar, and books on it.
+	h.interact(slacktest.BlockAction(ada, "edit_booking", "", slacktest.InView(out)))
+	again := h.waitView("the form of her own calendar", func(w slacktest.View) bool {
+		return w.ID == v.ID && strings.Contains(string(w.Blocks), "Ada's intro") && len(elements(w.Blocks, "slot")) == 1
+	})
+	h.submit(ada, again.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.waitView("booked", func(w slacktest.View) bool {
+		return w.ID == v.ID && strings.Contains(string(w.Blocks), "Booked")
+	})
+	posts := h.requests("POST /bookings")
+	if len(posts) != 1 || posts[0].Owner != adaOwner {
+		t.Errorf("POST /bookings: %+v; want one, on Ada's calendar", posts)
+	}
 }
 
 // The booking form shows the event types of the calendar the person acts
