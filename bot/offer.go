@@ -471,6 +471,9 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
 		card := offerCard(o, nil, time.UTC, now)
 		return offerClosedMessage(o, err), &card
+	case errors.Is(err, offer.ErrTaken):
+		b.log.Info("offer time held by another form", "offer", meta.Offer, "user", user)
+		return offerTakenMessage(), b.freshCard(ctx, meta.Offer)
 	case err != nil:
 		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
 	}
@@ -531,6 +534,25 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		card = refresh(withoutTaken(slots, o))
 	}
 	return offerNotBookedMessage(o, res, err), card
+}
+
+// freshCard is the offer's card with the times still free, or nil when
+// they cannot be read.
+func (b *Bot) freshCard(ctx context.Context, id string) *message {
+	o, err := b.cfg.Offers.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	cal, err := b.calendarFor(ctx, o.Offerer)
+	if err != nil {
+		return nil
+	}
+	slots, err := cal.Slots(ctx, o.Event)
+	if err != nil {
+		return nil
+	}
+	card := offerCard(o, withoutTaken(slots, o), b.users.zone(ctx, o.Offerer), b.cfg.Now())
+	return &card
 }
 
 // release gives the time back to the offer: nothing was booked.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/store/bolt"
@@ -185,6 +186,34 @@ func TestOfferTimeTakenMeanwhile(t *testing.T) {
 	}
 	if n := len(h.requests("POST /bookings")); n != 0 {
 		t.Errorf("%d POST /bookings for a time taken meanwhile", n)
+	}
+}
+
+// Two forms for one time of an offer of two: while the first one's booking
+// is unsettled, the second is told the time is taken and sends nothing.
+func TestOfferTimeHeldByAnotherForm(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call n=2")
+	first := values(elements(card.Blocks, "offer_slot"))[0]
+	form := func(user string) slacktest.View {
+		h.pick(user, card, first)
+		return h.waitView("the offer's form", func(v slacktest.View) bool {
+			return v.TriggerUser == user && v.CallbackID == "offer_book"
+		})
+	}
+	eveForm, graceForm := form(eve), form(grace)
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	h.submit(eve, eveForm.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitView("the first form's outcome", func(v slacktest.View) bool {
+		return v.ID == eveForm.ID && strings.Contains(string(v.Blocks), "Not sure it was booked")
+	})
+	h.submit(grace, graceForm.ID, map[string]string{"name": "Grace Hopper", "email": "grace@example.com"})
+	h.waitView("the second form's outcome", func(v slacktest.View) bool {
+		return v.ID == graceForm.ID && strings.Contains(string(v.Blocks), "just taken")
+	})
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings for one time, want 1", n)
 	}
 }
 
