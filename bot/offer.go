@@ -508,9 +508,13 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	switch {
 	case res != nil && res.Booking != nil && (res.Outcome == booking.Confirmed || res.Outcome == booking.AlreadyBooked):
 		bk := *res.Booking
-		o, err := b.cfg.Offers.Update(ctx, o.ID, offer.Confirm(key, bk.ID, bk.End))
+		// On a store error the offer as taken still names the offerer and
+		// the meeting: both messages are sent in full.
+		confirmed, err := b.cfg.Offers.Update(ctx, o.ID, offer.Confirm(key, bk.ID, bk.End))
 		if err != nil {
 			b.log.Error("a booking made from an offer could not be recorded in it", "offer", meta.Offer, "booking", bk.ID, "err", err)
+		} else {
+			o = confirmed
 		}
 		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.users.zone(ctx, o.Offerer)))
 		var card *message
