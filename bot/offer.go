@@ -204,7 +204,7 @@ func (m offerMeta) encode() string { b, _ := json.Marshal(m); return string(b) }
 // offerMetaOf is the metadata of an offer modal, and whether bookbot
 // signed it.
 func (b *Bot) offerMetaOf(v slack.View) (offerMeta, bool) {
-	s, ok := b.signer.open(v.PrivateMetadata)
+	s, ok := b.signer.open(v.CallbackID, v.PrivateMetadata)
 	var m offerMeta
 	if !ok || json.Unmarshal([]byte(s), &m) != nil || m.Offer == "" {
 		return offerMeta{}, false
