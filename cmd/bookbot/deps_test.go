@@ -9,7 +9,7 @@ import (
 )
 
 // TestBinaryLinksNoTestCode checks that bookbot links neither testing nor
-// net/http/httptest: the sandbox and the Slack stand-in it runs for
+// net/http/httptest, nor the Prometheus code its tests parse /metrics with: the sandbox and the Slack stand-in it runs for
 // `bookbot demo` and `bookbot sandbox` serve themselves, and their
 // NewServer(t) helpers name only the part of testing.TB they use.
 func TestBinaryLinksNoTestCode(t *testing.T) {
@@ -33,6 +33,13 @@ func TestBinaryLinksNoTestCode(t *testing.T) {
 	for _, pkg := range []string{"testing", "net/http/httptest"} {
 		if slices.Contains(deps, pkg) {
 			t.Errorf("bookbot links %s; test helpers must stay out of the binary (go list -deps ./cmd/bookbot)", pkg)
+		}
+	}
+	// Prometheus's text parser checks /metrics in tests; bookbot writes
+	// the format itself and links no Prometheus code.
+	for _, pkg := range deps {
+		if strings.HasPrefix(pkg, "github.com/prometheus/") {
+			t.Errorf("bookbot links %s; it writes /metrics itself (go list -deps ./cmd/bookbot)", pkg)
 		}
 	}
 }
