@@ -52,14 +52,15 @@ type listFlight[T any] struct {
 // do returns the answer of the flight in progress, starting one with fetch
 // when there is none. Every caller gets a copy of the list of its own.
 func (s *sharedList[T]) do(ctx context.Context, fetch func(context.Context) ([]T, error)) ([]T, error) {
-	list, _, err := s.join(ctx, fetch)
+	list, _, _, err := s.join(ctx, fetch)
 	return list, err
 }
 
-// join is do, also returning the flight's sequence number.
-func (s *sharedList[T]) join(ctx context.Context, fetch func(context.Context) ([]T, error)) ([]T, uint64, error) {
+// join is do, also returning the flight's sequence number and when its
+// request was started.
+func (s *sharedList[T]) join(ctx context.Context, fetch func(context.Context) ([]T, error)) ([]T, uint64, time.Time, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, 0, time.Time{}, err
 	}
 	s.mu.Lock()
 	f := s.cur
@@ -103,9 +104,9 @@ func (s *sharedList[T]) join(ctx context.Context, fetch func(context.Context) ([
 			panic(f.panic)
 		}
 		if f.err != nil {
-			return nil, 0, f.err
+			return nil, 0, time.Time{}, f.err
 		}
-		return slices.Clone(f.list), f.seq, nil
+		return slices.Clone(f.list), f.seq, f.asked, nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		if f.waiters--; f.waiters == 0 {
@@ -113,22 +114,23 @@ func (s *sharedList[T]) join(ctx context.Context, fetch func(context.Context) ([
 			s.drop(f)
 		}
 		s.mu.Unlock()
-		return nil, 0, ctx.Err()
+		return nil, 0, time.Time{}, ctx.Err()
 	}
 }
 
 // recent returns a copy of the latest good answer when its request was
 // started at or after since and it is newer than the answer numbered
-// after; otherwise it joins or starts a flight as do does.
-func (s *sharedList[T]) recent(ctx context.Context, after uint64, since time.Time, fetch func(context.Context) ([]T, error)) ([]T, uint64, error) {
+// after; otherwise it joins or starts a flight as do does. It also
+// returns the answer's number and when its request was started.
+func (s *sharedList[T]) recent(ctx context.Context, after uint64, since time.Time, fetch func(context.Context) ([]T, error)) ([]T, uint64, time.Time, error) {
 	s.mu.Lock()
 	l := s.latest
 	s.mu.Unlock()
 	if l != nil && l.seq > after && !l.asked.Before(since) {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, 0, time.Time{}, err
 		}
-		return slices.Clone(l.list), l.seq, nil
+		return slices.Clone(l.list), l.seq, l.asked, nil
 	}
 	return s.join(ctx, fetch)
 }
@@ -179,18 +181,27 @@ func (c *Client) Recent(maxAge time.Duration) *Recent {
 // Bookings is Client.Bookings, or a copy of a list read for someone else
 // within maxAge.
 func (r *Recent) Bookings(ctx context.Context) ([]Booking, error) {
+	list, _, err := r.BookingsAsked(ctx)
+	return list, err
+}
+
+// BookingsAsked is Bookings, also returning when the list was asked for
+// (on the client's clock): up to maxAge before the call, for a list read
+// for someone else. What the list no longer shows was gone by then, not by
+// now.
+func (r *Recent) BookingsAsked(ctx context.Context) ([]Booking, time.Time, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.c
-	list, seq, err := c.lists.recent(ctx, r.last, c.now().Add(-r.maxAge), c.bookings)
+	list, seq, asked, err := c.lists.recent(ctx, r.last, c.now().Add(-r.maxAge), c.bookings)
 	if err != nil {
 		if err == ctx.Err() {
-			return nil, c.transportError(ctx, bookingsEndpoint, err)
+			return nil, time.Time{}, c.transportError(ctx, bookingsEndpoint, err)
 		}
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	r.last = seq
-	return list, nil
+	return list, asked, nil
 }
 
 // drop ends sharing f. s.mu is held.

@@ -326,7 +326,7 @@ func TestHandleSharedSeen(t *testing.T) {
 	submit := socketmode.Event{
 		Type: socketmode.EventTypeInteractive,
 		Data: slack.InteractionCallback{Type: slack.InteractionTypeViewSubmission, User: slack.User{ID: "UADA"},
-			View: slack.View{ID: "V1", CallbackID: callbackBooking, PrivateMetadata: a.signer.sign(modalMeta{}.encode())}},
+			View: slack.View{ID: "V1", CallbackID: callbackBooking, PrivateMetadata: a.signer.sign(callbackBooking, modalMeta{}.encode())}},
 		Request: &socketmode.Request{EnvelopeID: "E2"},
 	}
 	first, again = nil, nil

@@ -698,10 +698,11 @@ func goldenCases() []goldenCase {
 			n.Since = now.Add(-time.Minute)
 			ns = append(ns, n)
 		}
-		return burstDocs(burstMessages(ns, berlin, now))
+		return burstDocs(burstMessages(ns, berlin, false, now))
 	})
-	// A few changes, all today or tomorrow, two of them to legacy records.
-	add("notice_burst_near", rowsFree, func(*testing.T) []goldenDoc {
+	// A few changes, all today or tomorrow, two of them to legacy records;
+	// with emails, which the thread's lines show and the summary's do not.
+	add("notice_burst_near", rowsFree, func(t *testing.T) []goldenDoc {
 		var ns []notices.Notice
 		for i, bk := range list[:6] {
 			kind := []notices.Kind{notices.New, notices.Cancelled, notices.Moved}[i%3]
@@ -711,7 +712,13 @@ func goldenCases() []goldenCase {
 			n.Since = now.Add(-3 * time.Hour)
 			ns = append(ns, n)
 		}
-		return burstDocs(burstMessages(ns, berlin, now))
+		parts := burstMessages(ns, berlin, true, now)
+		for _, p := range parts {
+			if b, _ := json.Marshal(p.message); strings.Contains(string(b), "example.com") {
+				t.Errorf("a burst's summary shows an email: %s", b)
+			}
+		}
+		return burstDocs(parts)
 	})
 
 	return append(cases, goldenOfferCases()...)

@@ -674,7 +674,7 @@ func TestSubmissionOfAFormBookbotDidNotMakeBooksNothing(t *testing.T) {
 	for name, metadata := range map[string]string{
 		"tampered":  sig + "." + strings.Replace(meta, `"e":"intro-call"`, `"e":"consultation"`, 1),
 		"unsigned":  meta,
-		"other key": signWith(bot.ViewKey("xapp-1-another-app"), meta),
+		"other key": signWith(bot.ViewKey("xapp-1-another-app"), real.View.CallbackID, meta),
 		"empty":     "",
 	} {
 		forged := real
@@ -701,8 +701,9 @@ func TestSubmissionOfAFormBookbotDidNotMakeBooksNothing(t *testing.T) {
 }
 
 // signWith is meta signed as bookbot signs a form's metadata, with key.
-func signWith(key []byte, meta string) string {
+func signWith(key []byte, callbackID, meta string) string {
 	m := hmac.New(sha256.New, key)
+	m.Write([]byte(callbackID + "\x00"))
 	m.Write([]byte(meta))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)) + "." + meta
 }

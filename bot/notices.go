@@ -80,7 +80,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 		list []message
 	}
 	var lists []posted
-	for _, part := range burstMessages(ns, p.zone(), p.now()) {
+	for _, part := range burstMessages(ns, p.zone(), p.IncludeEmails, p.now()) {
 		var claims []string
 		for _, n := range ns[:part.notices] {
 			claims = append(claims, n.Claim)
@@ -298,14 +298,15 @@ type burstPart struct {
 	notices int
 }
 
-// burstMessages are the summaries of many notices, each with its list.
-func burstMessages(ns []notices.Notice, zone *time.Location, now time.Time) []burstPart {
+// burstMessages are the summaries of many notices, each with its list;
+// the list's lines show emails when emails is set.
+func burstMessages(ns []notices.Notice, zone *time.Location, emails bool, now time.Time) []burstPart {
 	var out []burstPart
 	for len(ns) > 0 {
 		n := min(len(ns), burstClaims)
 		byTime := slices.Clone(ns[:n])
 		slices.SortStableFunc(byTime, func(a, b notices.Notice) int { return a.Booking.Start.Compare(b.Booking.Start) })
-		out = append(out, burstPart{burstSummary(byTime, zone, now), burstList(byTime, zone), n})
+		out = append(out, burstPart{burstSummary(byTime, zone, now), burstList(byTime, zone, emails), n})
 		ns = ns[n:]
 	}
 	return out
@@ -358,7 +359,7 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	blocks := []slack.Block{section(head + ": " + of)}
 	shown := near[:min(len(near), burstRows)]
 	if len(shown) > 0 {
-		lines, _ := burstLines(shown, zone, false)
+		lines, _ := burstLines(shown, zone, false, false)
 		for _, s := range splitLines("", lines, 3000) {
 			blocks = append(blocks, section(s))
 		}
@@ -381,8 +382,8 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 // burstList is every change of ns (in order of time), a line each under
 // its day, in as few thread replies as fit. The replies' fallback texts
 // name the bookings' IDs, so that a search for one finds its line.
-func burstList(ns []notices.Notice, zone *time.Location) []message {
-	lines, ids := burstLines(ns, zone, true)
+func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message {
+	lines, ids := burstLines(ns, zone, true, emails)
 	var out []message
 	for len(lines) > 0 {
 		var blocks []slack.Block
@@ -411,8 +412,9 @@ func burstList(ns []notices.Notice, zone *time.Location) []message {
 // then a line per change, ending with its booking's ID when withIDs (the
 // thread is where a burst's IDs are looked up); ids has each line's kind
 // and booking ID, as a notice's fallback text begins and holds them ("New
-// booking bk_1"), "" for a heading.
-func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, ids []string) {
+// booking bk_1"), "" for a heading. With emails, a line shows the
+// attendee's email after their name (NOTIFY_INCLUDE_EMAILS).
+func burstLines(ns []notices.Notice, zone *time.Location, withIDs, emails bool) (lines, ids []string) {
 	last := ""
 	for _, n := range ns {
 		if d := n.Booking.Start.In(zone).Format(time.DateOnly); d != last {
@@ -420,6 +422,9 @@ func burstLines(ns []notices.Notice, zone *time.Location, withIDs bool) (lines, 
 			last = d
 		}
 		line := burstLine(n, zone)
+		if e := n.Booking.BookerEmail.String; emails && e != "" {
+			line += " · " + address(e)
+		}
 		if withIDs {
 			line += " · " + bookingID(n.Booking.ID)
 		}
@@ -442,7 +447,7 @@ func noticeWord(k notices.Kind) string {
 
 // burstLine is one change under its day's heading: the time (struck when
 // cancelled), the kind, the event and the attendee. No email, no ID: the
-// line is one of many.
+// line is one of many; the thread's lines add them.
 func burstLine(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
 	when := hours(b.Start, b.End, zone)

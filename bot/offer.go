@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -42,9 +43,10 @@ func offerFlow() flow {
 
 // Offer cards show at most this many times, at most offerPerDay a day.
 const (
-	offerTimes  = 5
-	offerPerDay = 2
-	maxOfferN   = 10 // meetings one offer may book
+	offerTimes    = 5
+	offerPerDay   = 2
+	maxOfferN     = 10 // meetings one offer may book
+	maxOfferNamed = 20 // people one offer may name
 )
 
 // DefaultOfferTTL is how long an offer can be booked from when
@@ -88,6 +90,9 @@ func parseOfferArgs(text string) (a offerArgs, problem string) {
 	}
 	if a.event == "" {
 		return a, "Say which event type to offer."
+	}
+	if len(a.named) > maxOfferNamed {
+		return a, fmt.Sprintf("An offer names at most %d people, and this one names %d: leave out the names, and anyone who sees the card can book, or make one offer for each group.", maxOfferNamed, len(a.named))
 	}
 	return a, ""
 }
@@ -204,7 +209,7 @@ func (m offerMeta) encode() string { b, _ := json.Marshal(m); return string(b) }
 // offerMetaOf is the metadata of an offer modal, and whether bookbot
 // signed it.
 func (b *Bot) offerMetaOf(v slack.View) (offerMeta, bool) {
-	s, ok := b.signer.open(v.PrivateMetadata)
+	s, ok := b.signer.open(v.CallbackID, v.PrivateMetadata)
 	var m offerMeta
 	if !ok || json.Unmarshal([]byte(s), &m) != nil || m.Offer == "" {
 		return offerMeta{}, false
@@ -471,6 +476,9 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
 		card := offerCard(o, nil, time.UTC, now)
 		return offerClosedMessage(o, err), &card
+	case errors.Is(err, offer.ErrTaken):
+		b.log.Info("offer time held by another form", "offer", meta.Offer, "user", user)
+		return offerTakenMessage(), b.freshCard(ctx, meta.Offer)
 	case err != nil:
 		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
 	}
@@ -505,9 +513,13 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	switch {
 	case res != nil && res.Booking != nil && (res.Outcome == booking.Confirmed || res.Outcome == booking.AlreadyBooked):
 		bk := *res.Booking
-		o, err := b.cfg.Offers.Update(ctx, o.ID, offer.Confirm(key, bk.ID, bk.End))
+		// On a store error the offer as taken still names the offerer and
+		// the meeting: both messages are sent in full.
+		confirmed, err := b.cfg.Offers.Update(ctx, o.ID, offer.Confirm(key, bk.ID, bk.End))
 		if err != nil {
 			b.log.Error("a booking made from an offer could not be recorded in it", "offer", meta.Offer, "booking", bk.ID, "err", err)
+		} else {
+			o = confirmed
 		}
 		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.users.zone(ctx, o.Offerer)))
 		var card *message
@@ -531,6 +543,25 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		card = refresh(withoutTaken(slots, o))
 	}
 	return offerNotBookedMessage(o, res, err), card
+}
+
+// freshCard is the offer's card with the times still free, or nil when
+// they cannot be read.
+func (b *Bot) freshCard(ctx context.Context, id string) *message {
+	o, err := b.cfg.Offers.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	cal, err := b.offerCalendar(ctx, o)
+	if err != nil {
+		return nil
+	}
+	slots, err := cal.Slots(ctx, o.Event)
+	if err != nil {
+		return nil
+	}
+	card := offerCard(o, withoutTaken(slots, o), b.users.zone(ctx, o.Offerer), b.cfg.Now())
+	return &card
 }
 
 var errOfferCalendarGone error = said("this offer was made on a calendar that is no longer connected, so nothing was booked; ask its offerer for a new one")
@@ -601,16 +632,52 @@ func forWhom(o offer.Offer) string {
 	return strings.Join(names, ", ")
 }
 
+// maxText is the most characters Slack takes in a block's text.
+const maxText = 3000
+
+// withBooked is prefix and a line for each of booked, made from o, joined
+// by sep, within maxText characters: lines too long for it are written
+// with the names in them clipped shorter, and at the last the lines that
+// still do not fit are counted instead (mrkdwn would cut a token or a
+// mention in two).
+func withBooked(prefix, sep string, o offer.Offer, booked []offer.Use, loc *time.Location) string {
+	room := maxText - utf8.RuneCountInString(prefix)
+	var lines []string
+	for _, n := range []int{maxNameRunes, 40, 16, 8} {
+		lines = bookedLines(o, booked, loc, n)
+		if text := strings.Join(lines, sep); utf8.RuneCountInString(text) <= room {
+			return prefix + text
+		}
+	}
+	for k := len(lines) - 1; k > 0; k-- {
+		if text := strings.Join(lines[:k], sep) + fmt.Sprintf("%sand %d more", sep, len(lines)-k); utf8.RuneCountInString(text) <= room {
+			return prefix + text
+		}
+	}
+	return prefix + plural(len(lines), "booking")
+}
+
+// bookedLines are a line for each of booked, its names clipped to n
+// characters (and its ID to 40, when n is shorter than a name's limit).
+func bookedLines(o offer.Offer, booked []offer.Use, loc *time.Location, n int) []string {
+	out := make([]string, len(booked))
+	for i, u := range booked {
+		start, _ := time.Parse(time.RFC3339Nano, u.Start)
+		id := u.Booking
+		if n < maxNameRunes {
+			id = clip(id, 40)
+		}
+		out[i] = fmt.Sprintf("%s, %s, with %s (booked by %s) · %s", escape(clip(o.Title, n)), span(start, u.End, loc), escape(clip(u.Name, n)), mention(u.By), bookingID(id))
+	}
+	return out
+}
+
 // offerCard is the card in the conversation: open, with its times
 // (from slots, in loc for spreading them over days) and buttons; or,
 // once booked, withdrawn or expired, what happened, without buttons.
 func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time.Time) message {
 	booked := o.Booked()
-	var bookedLines []string
-	for _, u := range booked {
-		start, _ := time.Parse(time.RFC3339Nano, u.Start)
-		bookedLines = append(bookedLines, fmt.Sprintf("%s, %s, with %s (booked by %s) · %s", short(o.Title), span(start, u.End, loc), short(u.Name), mention(u.By), bookingID(u.Booking)))
-	}
+	lines := func(prefix, sep string) string { return withBooked(prefix, sep, o, booked, loc) }
 	ids := make([]string, len(booked))
 	for i, u := range booked {
 		ids[i] = "booking " + escape(u.Booking)
@@ -618,9 +685,9 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	closed := o.Open(now)
 	switch {
 	case errors.Is(closed, offer.ErrUsedUp) && len(booked) == o.Max:
-		text := ":white_check_mark: *Booked:* " + bookedLines[0]
+		text := lines(":white_check_mark: *Booked:* ", "\n")
 		if len(booked) > 1 {
-			text = ":white_check_mark: *Booked:*\n" + strings.Join(bookedLines, "\n")
+			text = lines(":white_check_mark: *Booked:*\n", "\n")
 		}
 		first := booked[0]
 		start, _ := time.Parse(time.RFC3339Nano, first.Start)
@@ -628,20 +695,20 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
 	case errors.Is(closed, offer.ErrUsedUp):
 		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s's offer of *%s* is taken; the booking is being made or checked.", short(o.Name), short(o.Title))
-		if len(bookedLines) > 0 {
-			text += "\n" + strings.Join(bookedLines, "\n")
+		if len(booked) > 0 {
+			text = lines(text+"\n", "\n")
 		}
 		return message{Text: "Being booked: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
 	case errors.Is(closed, offer.ErrWithdrawn):
 		text := fmt.Sprintf(":no_entry_sign: *Withdrawn:* %s withdrew this offer of *%s*.", mention(o.Offerer), short(o.Title))
-		if len(bookedLines) > 0 {
-			text += " Booked from it:\n" + strings.Join(bookedLines, "\n")
+		if len(booked) > 0 {
+			text = lines(text+" Booked from it:\n", "\n")
 		}
 		return message{Text: "Withdrawn: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
 	case errors.Is(closed, offer.ErrExpired):
 		text := fmt.Sprintf(":hourglass: *Expired:* this offer of *%s* could be booked until %s.", short(o.Title), moment(o.Expires, loc))
-		if len(bookedLines) > 0 {
-			text += " Booked from it:\n" + strings.Join(bookedLines, "\n")
+		if len(booked) > 0 {
+			text = lines(text+" Booked from it:\n", "\n")
 		}
 		return message{Text: "Expired: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for a new one.")}}
 	}
@@ -659,8 +726,8 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	if len(times) == 0 {
 		blocks = append(blocks, section("No free times are left in the next 14 days."))
 	}
-	if len(bookedLines) > 0 {
-		blocks = append(blocks, contextLine("Booked so far: "+strings.Join(bookedLines, "; ")))
+	if len(booked) > 0 {
+		blocks = append(blocks, contextLine(lines("Booked so far: ", "; ")))
 	}
 	left := "one meeting"
 	if o.Left() > 1 {

@@ -1,11 +1,16 @@
 package bot_test
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -185,6 +190,76 @@ func TestOfferTimeTakenMeanwhile(t *testing.T) {
 	}
 	if n := len(h.requests("POST /bookings")); n != 0 {
 		t.Errorf("%d POST /bookings for a time taken meanwhile", n)
+	}
+}
+
+// Two forms for one time of an offer of two: while the first one's booking
+// is unsettled, the second is told the time is taken and sends nothing.
+func TestOfferTimeHeldByAnotherForm(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call n=2")
+	first := values(elements(card.Blocks, "offer_slot"))[0]
+	form := func(user string) slacktest.View {
+		h.pick(user, card, first)
+		return h.waitView("the offer's form", func(v slacktest.View) bool {
+			return v.TriggerUser == user && v.CallbackID == "offer_book"
+		})
+	}
+	eveForm, graceForm := form(eve), form(grace)
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	h.submit(eve, eveForm.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitView("the first form's outcome", func(v slacktest.View) bool {
+		return v.ID == eveForm.ID && strings.Contains(string(v.Blocks), "Not sure it was booked")
+	})
+	h.submit(grace, graceForm.ID, map[string]string{"name": "Grace Hopper", "email": "grace@example.com"})
+	h.waitView("the second form's outcome", func(v slacktest.View) bool {
+		return v.ID == graceForm.ID && strings.Contains(string(v.Blocks), "just taken")
+	})
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings for one time, want 1", n)
+	}
+}
+
+// failingUpdates is an offer store whose updates after the first few fail.
+type failingUpdates struct {
+	offer.Store
+	ok atomic.Int32 // updates left to pass
+}
+
+func (s *failingUpdates) Update(ctx context.Context, id string, fn func(*offer.Offer) error) (offer.Offer, error) {
+	if s.ok.Add(-1) < 0 {
+		return offer.Offer{}, errors.New("disk full")
+	}
+	return s.Store.Update(ctx, id, fn)
+}
+
+// A booking made from an offer that cannot be recorded in it is still
+// told, in full, to the offerer and the clicker, and logged.
+func TestOfferBookedButNotRecorded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &failingUpdates{Store: db.Offers()}
+		s.ok.Store(1) // the take
+		c.Offers = s
+	})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve}})
+	card := h.offerCard("intro-call")
+	h.pick(eve, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_book"
+	})
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.dm(ada, "Booked from your offer: Intro call")
+	h.waitView("the form's outcome", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(string(v.Blocks), "Intro call with Ada")
+	})
+	if !strings.Contains(h.logs.String(), "could not be recorded") {
+		t.Errorf("the unrecorded booking is not logged:\n%s", h.logs)
 	}
 }
 

@@ -113,11 +113,11 @@ func (b *Bot) claimReview(ctx context.Context, e journal.Entry) bool {
 		b.markReported(e, r.Posted.Channel)
 	case now.Sub(r.ClaimedAt) > reviewStale:
 		b.log.Warn("journal: a review report was claimed and never posted; it is made again", "seq", e.Seq, "claimant", r.Claimant)
-		if err := b.cfg.Outbox.Release(ctx, key); err != nil {
-			b.log.Error("journal: a stale review report's claim could not be released", "seq", e.Seq, "err", err)
-			return false
+		// One step: of the replicas that saw this stale claim, one posts.
+		ok, err := b.cfg.Outbox.Takeover(ctx, key, r.ClaimedAt, now)
+		if err != nil {
+			b.log.Error("journal: a stale review report's claim could not be taken over", "seq", e.Seq, "err", err)
 		}
-		ok, err := b.cfg.Outbox.Claim(ctx, key, now, now)
 		return ok && err == nil
 	}
 	return false

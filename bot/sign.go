@@ -22,7 +22,9 @@ import (
 // from a form bookbot made (a view bookbot never opened, metadata changed
 // on its way) must book nothing.
 //
-// The signature is HMAC-SHA256 over the metadata, under a key every
+// The signature is HMAC-SHA256 over the view's callback_id and the
+// metadata, so a form's metadata is good for its own kind of form only (a
+// booking form's and an offer's share JSON field names), under a key every
 // replica holds (a form opened on one may be submitted to another), and
 // nobody outside: ViewKey derives it from the Slack app-level token.
 
@@ -57,22 +59,25 @@ func newSigner(key []byte) signer {
 	return signer{key: key}
 }
 
-func (s signer) mac(meta string) string {
+func (s signer) mac(callbackID, meta string) string {
 	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(callbackID))
+	m.Write([]byte{0}) // a callback_id holds no NUL
 	m.Write([]byte(meta))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// sign is meta with its signature in front.
-func (s signer) sign(meta string) string { return s.mac(meta) + "." + meta }
+// sign is meta, for a view of callbackID, with its signature in front.
+func (s signer) sign(callbackID, meta string) string { return s.mac(callbackID, meta) + "." + meta }
 
-// open is the metadata signed, and whether the signature is bookbot's.
-func (s signer) open(signed string) (string, bool) {
+// open is the metadata signed, and whether the signature is bookbot's for
+// a view of callbackID.
+func (s signer) open(callbackID, signed string) (string, bool) {
 	if len(signed) < signatureLen || signed[signatureLen-1] != '.' {
 		return "", false
 	}
 	meta := signed[signatureLen:]
-	if !hmac.Equal([]byte(signed[:signatureLen-1]), []byte(s.mac(meta))) {
+	if !hmac.Equal([]byte(signed[:signatureLen-1]), []byte(s.mac(callbackID, meta))) {
 		return "", false
 	}
 	return meta, true
@@ -83,7 +88,7 @@ func (s signer) open(signed string) (string, bool) {
 func (s signer) view(v slack.ModalViewRequest) slack.ModalViewRequest {
 	switch v.CallbackID {
 	case callbackBooking, callbackOfferBook, callbackOfferTimes:
-		v.PrivateMetadata = s.sign(v.PrivateMetadata)
+		v.PrivateMetadata = s.sign(v.CallbackID, v.PrivateMetadata)
 	}
 	return v
 }
@@ -149,7 +154,7 @@ func (m modalMeta) encode() string {
 // metaOf is the metadata of a booking form, and whether bookbot signed it;
 // unsigned, it is empty.
 func (b *Bot) metaOf(v slack.View) (modalMeta, bool) {
-	s, ok := b.signer.open(v.PrivateMetadata)
+	s, ok := b.signer.open(v.CallbackID, v.PrivateMetadata)
 	if !ok {
 		return modalMeta{}, false
 	}

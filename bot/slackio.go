@@ -260,7 +260,7 @@ func (f SlackFinder) Find(ctx context.Context, channel string, threads []outbox.
 		for _, m := range msgs {
 			carries, burst := carried(m)
 			for _, k := range carries {
-				if want[k] {
+				if f, seen := found[k]; want[k] && (!seen || tsBefore(m.Timestamp, f.TS)) {
 					found[k] = outbox.Found{Message: outbox.Message{Channel: ch, TS: m.Timestamp}, Burst: burst}
 				}
 			}
@@ -280,6 +280,20 @@ func (f SlackFinder) Find(ctx context.Context, channel string, threads []outbox.
 		}
 	}
 	return found, nil
+}
+
+// tsBefore reports whether Slack timestamp a ("seconds.micros") is
+// earlier than b.
+func tsBefore(a, b string) bool {
+	as, af, _ := strings.Cut(a, ".")
+	bs, bf, _ := strings.Cut(b, ".")
+	if len(as) != len(bs) {
+		return len(as) < len(bs)
+	}
+	if as != bs {
+		return as < bs
+	}
+	return af+strings.Repeat("0", max(0, len(bf)-len(af))) < bf+strings.Repeat("0", max(0, len(af)-len(bf)))
 }
 
 // carried is what a message bookbot posted carries for SlackFinder: a

@@ -123,3 +123,41 @@ func TestWebhookJSONIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// fixedHistory answers one page: the channel's messages, then a thread's.
+type fixedHistory struct{ channel, thread []slack.Message }
+
+func (f fixedHistory) GetConversationHistoryContext(context.Context, *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
+	return &slack.GetConversationHistoryResponse{Messages: f.channel}, nil
+}
+
+func (f fixedHistory) GetConversationRepliesContext(context.Context, *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error) {
+	return f.thread, false, "", nil
+}
+
+// Where several messages carry a key (a post made again after its answer
+// was lost), Find finds the oldest, in the channel (newest first) and in a
+// thread (oldest first) alike.
+func TestFindFindsTheOldest(t *testing.T) {
+	t.Parallel()
+	carrying := func(ts, claims string) slack.Message {
+		var m slack.Message
+		m.Timestamp = ts
+		m.Metadata = slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{"claims": claims}}
+		return m
+	}
+	h := fixedHistory{
+		channel: []slack.Message{carrying("1763976603.000100", "k"), carrying("1763976602.000100", "k"), carrying("1763976601.000900", "k")},
+		thread:  []slack.Message{carrying("1763976600.000100", "j"), carrying("1763976600.000200", "j"), carrying("1763976610.000100", "j")},
+	}
+	found, err := SlackFinder{Slack: h}.Find(t.Context(), "C1", []notices.Message{{Channel: "C1", TS: "1763976599.000100"}}, []string{"k", "j"}, time.Unix(1763976000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := found["k"].TS; got != "1763976601.000900" {
+		t.Errorf("in the channel, found %s; want the oldest, 1763976601.000900", got)
+	}
+	if got := found["j"].TS; got != "1763976600.000100" {
+		t.Errorf("in a thread, found %s; want the oldest, 1763976600.000100", got)
+	}
+}

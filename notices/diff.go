@@ -16,7 +16,7 @@ const StartSlack = time.Minute
 
 // Snapshot is one good read of GET /bookings.
 type Snapshot struct {
-	At time.Time // when the answer arrived, on bookbot's clock
+	At time.Time // when the list was asked for, on bookbot's clock
 	// ServiceAt is At on the booking API's clock, which decides when a
 	// booking has started and leaves the list; zero when not known.
 	ServiceAt time.Time

@@ -229,9 +229,25 @@ func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
 	return w.cfg.Store.SaveLast(ctx, first)
 }
 
+// askedLister is a Lister that says when the list it returns was asked
+// for (booking.Recent): a list shared with another reader can be older
+// than the call.
+type askedLister interface {
+	BookingsAsked(ctx context.Context) ([]booking.Booking, time.Time, error)
+}
+
 // read reads the list.
 func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
-	list, err := w.cfg.List.Bookings(ctx)
+	var (
+		list  []booking.Booking
+		asked time.Time
+		err   error
+	)
+	if l, ok := w.cfg.List.(askedLister); ok {
+		list, asked, err = l.BookingsAsked(ctx)
+	} else {
+		list, err = w.cfg.List.Bookings(ctx)
+	}
 	if err != nil {
 		w.metricPoll(false)
 		w.readFailed(ctx, err)
@@ -239,7 +255,7 @@ func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
 	}
 	w.metricPoll(true)
 	w.resume(ctx, "read", "the bookings list can be read again")
-	return w.snapshot(list), nil
+	return w.snapshot(list, asked), nil
 }
 
 // confirm reads the list again, ConfirmAfter after a read that cancelled
@@ -290,9 +306,14 @@ func cancelsMany(prev Snapshot, ids map[string]bool) bool {
 	return len(ids) >= manyCancelled && 2*len(ids) >= len(prev.Bookings)
 }
 
-// snapshot is a read of list made now, on both clocks.
-func (w *Watcher) snapshot(list []booking.Booking) Snapshot {
-	s := Snapshot{At: w.cfg.Now(), Bookings: list}
+// snapshot is a read of list asked for at asked (zero: now), on both
+// clocks. A booking gone from a list asked for earlier was gone by then:
+// dated later, one cancelled just before its start would pass for started.
+func (w *Watcher) snapshot(list []booking.Booking, asked time.Time) Snapshot {
+	if asked.IsZero() {
+		asked = w.cfg.Now()
+	}
+	s := Snapshot{At: asked, Bookings: list}
 	if w.cfg.Skew != nil {
 		if d, ok := w.cfg.Skew(); ok {
 			s.ServiceAt = s.At.Add(d)

@@ -1571,3 +1571,34 @@ func TestAnEmptyCalendarIsTheBaseline(t *testing.T) {
 		t.Errorf("after a booking: %v", got)
 	}
 }
+
+// A list shared by another reader can be up to its age older than the
+// poll: the snapshot is stamped with when the list was asked for, so a
+// booking cancelled before that, a minute and a bit before its start, is
+// announced as cancelled, not taken for started.
+func TestSharedListIsDatedWhenAskedFor(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.cfg.List = w.client.Recent(15 * time.Second)
+	wt := w.watcher()
+	w.poll(wt)
+	start := w.nextStart(t0.Add(5 * time.Minute))
+	var id string
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && b.Start.Equal(start) {
+			id = b.ID
+		}
+	}
+	w.clock.Set(start.Add(-70 * time.Second))
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.client.Bookings(t.Context()); err != nil { // someone's list, shared
+		t.Fatal(err)
+	}
+	w.clock.Advance(12 * time.Second)
+	w.poll(wt)
+	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post cancelled " + id}) {
+		t.Errorf("a booking cancelled 70 s before its start, in a list read 12 s before the poll: %v", got)
+	}
+}

@@ -59,6 +59,7 @@ var (
 	ErrWithdrawn = errors.New("the offer was withdrawn")
 	ErrExpired   = errors.New("the offer has expired")
 	ErrUsedUp    = errors.New("the offer is booked")
+	ErrTaken     = errors.New("that time is taken")
 	ErrNotNamed  = errors.New("the offer is for other people")
 )
 
@@ -121,15 +122,19 @@ func (o Offer) Open(now time.Time) error {
 
 // Take takes a time for user, for the form key: an Update's fn. A form
 // takes a time once: the same key again is ErrUsedUp, so a form delivered
-// twice never books twice.
+// twice never books twice. A time is taken once: a start another form
+// holds is ErrTaken, so two forms never book one slot.
 func Take(user, key, name, start string, now time.Time) func(*Offer) error {
 	return func(o *Offer) error {
 		if !o.Named(user) {
 			return ErrNotNamed
 		}
 		for _, u := range o.Uses {
-			if u.Key == key {
+			switch {
+			case u.Key == key:
 				return ErrUsedUp
+			case u.Start == start:
+				return ErrTaken
 			}
 		}
 		if err := o.Open(now); err != nil {

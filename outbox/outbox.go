@@ -36,6 +36,10 @@ import (
 //     key may be claimed again; on a key that holds nothing it does
 //     nothing; a posted key cannot be released: it fails, and the key stays
 //     posted.
+//   - Takeover claims afresh a key whose unsettled claim went stale: only
+//     when the key still holds the unposted claim made at staleAt, in one
+//     step with that check, so of all the replicas that saw the same stale
+//     claim, one takes it over.
 //   - Prune forgets the records under a prefix whose keep time is before
 //     the cutoff; a pruned key can be claimed again.
 //   - What a handle records is there for every other handle, and after a
@@ -50,6 +54,10 @@ type Store interface {
 	Posted(ctx context.Context, key string, p Post) error
 	// Release drops key's claim after a post that certainly failed.
 	Release(ctx context.Context, key string) error
+	// Takeover re-claims key at at if it holds an unposted claim made at
+	// staleAt (the Record.ClaimedAt its caller saw), keeping its keep
+	// time. It returns false when the key holds anything else.
+	Takeover(ctx context.Context, key string, staleAt, at time.Time) (bool, error)
 	// Lookup returns key's record; ok is false when it holds none.
 	Lookup(ctx context.Context, key string) (r Record, ok bool, err error)
 	// Prune forgets the records of keys that begin with prefix whose keep

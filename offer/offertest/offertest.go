@@ -50,6 +50,7 @@ var cases = []struct {
 	{"Update/refused", updateRefused},
 	{"Update/absent", updateAbsent},
 	{"Update/concurrent takes", concurrentTakes},
+	{"Update/concurrent takes of one time", concurrentTakesOfOneTime},
 	{"Prune/expired before cutoff", prune},
 	{"Context/cancelled", cancelled},
 }
@@ -148,8 +149,8 @@ func updateAbsent(t *testing.T, open func() offer.Store) {
 	}
 }
 
-// concurrentTakes: many people, on two handles, take a time from an offer
-// of two meetings at once; two get one.
+// concurrentTakes: many people, on two handles, take a time each from an
+// offer of two meetings at once; two get one.
 func concurrentTakes(t *testing.T, open func() offer.Store) {
 	o := sample("a1")
 	o.For, o.Max = nil, 2
@@ -161,7 +162,7 @@ func concurrentTakes(t *testing.T, open func() offer.Store) {
 	for i := range 16 {
 		wg.Go(func() {
 			user := fmt.Sprintf("U%d", i)
-			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s", base))
+			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s"+user, base))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -178,6 +179,39 @@ func concurrentTakes(t *testing.T, open func() offer.Store) {
 	got, _ := open().Get(t.Context(), "a1")
 	if took != 2 || refused != 14 || len(got.Uses) != 2 {
 		t.Fatalf("%d took, %d refused, %d uses; want 2, 14, 2", took, refused, len(got.Uses))
+	}
+}
+
+// concurrentTakesOfOneTime: many forms, on two handles, take the same time
+// from an offer of several meetings at once; one gets it.
+func concurrentTakesOfOneTime(t *testing.T, open func() offer.Store) {
+	o := sample("a1")
+	o.For, o.Max = nil, 4
+	mustCreate(t, open(), o)
+	handles := []offer.Store{open(), open()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	took, taken := 0, 0
+	for i := range 16 {
+		wg.Go(func() {
+			user := fmt.Sprintf("U%d", i)
+			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s", base))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				took++
+			case errors.Is(err, offer.ErrTaken):
+				taken++
+			default:
+				t.Errorf("Take: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	got, _ := open().Get(t.Context(), "a1")
+	if took != 1 || taken != 15 || len(got.Uses) != 1 {
+		t.Fatalf("%d took, %d refused as taken, %d uses; want 1, 15, 1", took, taken, len(got.Uses))
 	}
 }
 

@@ -40,6 +40,8 @@ import (
 //	Posted/again                replaces the post, keeping the claim
 //	Release/claimed again       a released key is claimed again; releasing an unclaimed key does nothing
 //	Release/posted              fails, and the key stays posted
+//	Takeover/stale              re-claims only the unposted claim made at the time given
+//	Takeover/concurrent handles 20 replicas take over the same stale claims at once: one wins each
 //	Unsettled                   a claim without a post is unsettled; a posted or released one is not
 //	Prune                       by prefix and keep time; exactly cutoff is kept; a pruned key is claimed again
 //	Reopen                      every state is there for a new handle
@@ -68,6 +70,8 @@ var cases = []struct {
 	{"Posted/again", postedAgain},
 	{"Release/claimed again", releaseAgain},
 	{"Release/posted", releasePosted},
+	{"Takeover/stale", takeoverStale},
+	{"Takeover/concurrent handles", takeoverConcurrent},
 	{"Unsettled", unsettled},
 	{"Prune", prune},
 	{"Reopen", reopen},
@@ -345,6 +349,68 @@ func releasePosted(t *testing.T, open func() outbox.Store) {
 	wantClaim(t, s, "digest/2026-11-24", at(1), false)
 }
 
+func wantTakeover(t *testing.T, s outbox.Store, key string, staleAt, when time.Time, want bool) {
+	t.Helper()
+	ok, err := s.Takeover(t.Context(), key, staleAt, when)
+	must(t, err)
+	if ok != want {
+		t.Errorf("Takeover(%q, %s, %s) = %v, want %v", key, staleAt, when, ok, want)
+	}
+}
+
+func takeoverStale(t *testing.T, open func() outbox.Store) {
+	s := open()
+	const key = "review/1"
+	wantTakeover(t, s, key, at(0), at(20), false) // nothing to take over
+	wantNone(t, s, key)
+
+	wantClaim(t, s, key, at(0), true)
+	wantTakeover(t, s, key, at(1), at(20), false) // not the claim seen
+	wantTakeover(t, s, key, at(0).In(est), at(20), true)
+	wantClaimed(t, open(), key, at(20), at(60))   // claimed afresh; kept as before
+	wantTakeover(t, s, key, at(0), at(30), false) // taken over already
+	wantClaim(t, s, key, at(30), false)
+
+	must(t, s.Posted(t.Context(), key, post(1)))
+	wantTakeover(t, s, key, at(20), at(40), false) // a posted claim stays
+	wantPosted(t, s, key, at(20), post(1))
+}
+
+func takeoverConcurrent(t *testing.T, open func() outbox.Store) {
+	handles := make([]outbox.Store, 20)
+	for i := range handles {
+		handles[i] = open()
+	}
+	key := func(r int) string { return fmt.Sprintf("review/%d", r) }
+	for r := range rounds {
+		wantClaim(t, handles[0], key(r), at(0), true)
+	}
+	won := make([]atomic.Int32, rounds)
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	for i, s := range handles {
+		wg.Go(func() {
+			<-begin
+			for r := range rounds {
+				ok, err := s.Takeover(t.Context(), key(r), at(0), at(10+i))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					won[r].Add(1)
+				}
+			}
+		})
+	}
+	close(begin)
+	wg.Wait()
+	for r := range won {
+		if n := won[r].Load(); n != 1 {
+			t.Errorf("key %d: %d of %d takeovers won, want exactly 1", r, n, len(handles))
+		}
+	}
+}
+
 func unsettled(t *testing.T, open func() outbox.Store) {
 	s := open()
 	want := func(key string, claimedAt time.Time, wantOK bool) {
@@ -436,6 +502,11 @@ func cancelled(t *testing.T, open func() outbox.Store) {
 	}
 	wantCanceled("Posted", s.Posted(ctx, "digest/2026-11-24", post(1)))
 	wantCanceled("Release", s.Release(ctx, "digest/2026-11-25"))
+	ok, err = s.Takeover(ctx, "digest/2026-11-25", at(0), at(1))
+	wantCanceled("Takeover", err)
+	if ok {
+		t.Error("Takeover with a cancelled context won")
+	}
 	_, _, err = s.Lookup(ctx, "digest/2026-11-24")
 	wantCanceled("Lookup", err)
 	wantCanceled("Prune", s.Prune(ctx, "digest/", at(1000)))

@@ -95,6 +95,22 @@ func (o *Outbox) Release(ctx context.Context, key string) error {
 	})
 }
 
+// Takeover re-claims key, in one transaction with the check that it
+// still holds the unposted claim made at staleAt.
+func (o *Outbox) Takeover(ctx context.Context, key string, staleAt, at time.Time) (bool, error) {
+	taken := false
+	err := o.file.Update(ctx, func(tx *bbolt.Tx) error {
+		r, found, err := getOutbox(tx, key)
+		if err != nil || !found || r.Posted != nil || !r.ClaimedAt.Equal(staleAt) {
+			return err
+		}
+		r.ClaimedAt, r.Claimant = at.UTC(), o.claimant
+		taken = true
+		return putOutbox(tx, key, r)
+	})
+	return taken, err
+}
+
 // Lookup returns key's record.
 func (o *Outbox) Lookup(ctx context.Context, key string) (outbox.Record, bool, error) {
 	var (

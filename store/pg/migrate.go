@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -185,4 +186,31 @@ func version(ctx context.Context, q queryRower) (int, error) {
 	var v int
 	err := q.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM bookbot_schema_migrations").Scan(&v)
 	return v, err
+}
+
+// unlockTimeout bounds giving a session lock back.
+const unlockTimeout = 5 * time.Second
+
+// holding runs fn with a connection of its own, taken from the pool, whose
+// session holds the advisory lock that the statement lock takes and unlock
+// gives back, both with args. A session that cannot give it back is ended
+// rather than put back in the pool holding it.
+func (db *DB) holding(ctx context.Context, lock, unlock string, args []any, fn func(*pgxpool.Conn) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, lock, args...); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	defer func() {
+		// ctx may be done: unlock on a context of its own.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
+		defer cancel()
+		if _, err := conn.Exec(uctx, unlock, args...); err != nil {
+			_ = conn.Conn().Close(uctx)
+		}
+	}()
+	return fn(conn)
 }

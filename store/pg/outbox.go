@@ -19,10 +19,11 @@ import (
 // bookbot_outbox (migrations/0009_outbox.sql).
 //
 // A replica that dies between claiming a key and recording its post
-// leaves the claim, a row with posted false, in the table. Nothing takes
+// leaves the claim, a row with posted false, in the table. No Claim takes
 // it over: every later Claim of the key, by any replica, returns false;
-// the poster looks in Slack to settle it, or a person deletes the row
-// (which is what Release does) to have it posted again.
+// the poster looks in Slack to settle it, takes it over (Takeover) once
+// it is stale, or a person deletes the row (which is what Release does) to
+// have it posted again.
 func (db *DB) Outbox() outbox.Store {
 	return &outboxStore{pool: db.pool, who: outbox.Claimant()}
 }
@@ -102,6 +103,20 @@ func (o *outboxStore) Release(ctx context.Context, key string) error {
 		return outboxErr("release", key, err)
 	}
 	return fmt.Errorf("outbox (postgres): %q was posted (%s %s) and cannot be released", key, channel, ts)
+}
+
+// Takeover re-claims key in one conditional update: only the unposted
+// row claimed at staleAt changes, so one of concurrent takeovers wins.
+func (o *outboxStore) Takeover(ctx context.Context, key string, staleAt, at time.Time) (bool, error) {
+	staleS, staleNS := unix(staleAt)
+	atS, atNS := unix(at)
+	tag, err := o.pool.Exec(ctx, `UPDATE bookbot_outbox SET claimed_s = $4, claimed_ns = $5, claimant = $6
+		WHERE key = $1 AND NOT posted AND claimed_s = $2 AND claimed_ns = $3`,
+		[]byte(key), staleS, staleNS, atS, atNS, o.who)
+	if err != nil {
+		return false, outboxErr("take over", key, err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // Lookup returns key's record.

@@ -13,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
@@ -273,6 +276,72 @@ func TestOutboxErrorsHidePassword(t *testing.T) {
 	}
 }
 
+// atSchema8 makes c's empty database one of schema 8, as a bookbot of it
+// leaves it.
+func atSchema8(t *testing.T, c *pgx.Conn) {
+	t.Helper()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := c.Exec(t.Context(), q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE bookbot_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL,
+		additive boolean NOT NULL DEFAULT false)`)
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(files) < 9 {
+		t.Fatalf("migrations: %v, %v", files, err)
+	}
+	for i, f := range files[:8] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(string(b))
+		exec("INSERT INTO bookbot_schema_migrations VALUES ($1, now(), false)", i+1)
+	}
+}
+
+// A claim an older replica commits while step 9 copies the claims over is
+// not lost: the step waits for it, and carries it over.
+func TestMigrationWaitsForAClaimBeingMade(t *testing.T) {
+	t.Parallel()
+	u := pgtest.URL(t)
+	ctx := t.Context()
+	atSchema8(t, conn(t, u))
+
+	// The older replica is in the middle of claiming a reminder.
+	old := conn(t, u)
+	tx, err := old.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := personal.ReminderKey("U1", "bk_1", time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC))
+	if _, err := tx.Exec(ctx, `INSERT INTO bookbot_personal_claims (key, claimed_s, claimed_ns) VALUES ($1, 1, 0)`, []byte(key)); err != nil {
+		t.Fatal(err)
+	}
+
+	db := open(t, u)
+	done := make(chan error, 1)
+	go func() { _, _, err := db.Migrate(ctx); done <- err }()
+	watch := conn(t, u)
+	testutil.Until(ctx, t, "the migration waits for the older replica's claim", func() bool {
+		var n int
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&n)
+		return err == nil && n > 0
+	})
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.Personal().Claim(ctx, key, time.Now()); err != nil || ok {
+		t.Errorf("the reminder claimed during the migration was claimed again: %v, %v", ok, err)
+	}
+}
+
 // A database of schema 8, whose claims are in a table per kind, has them
 // carried over into the outbox by step 9, under the keys the domain
 // packages claim them by now: nothing claimed or posted before is posted
@@ -288,21 +357,7 @@ func TestMigrationCarriesClaimsOver(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	// Schema 8, as a bookbot of it leaves it.
-	exec(`CREATE TABLE bookbot_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL,
-		additive boolean NOT NULL DEFAULT false)`)
-	files, err := filepath.Glob("migrations/*.sql")
-	if err != nil || len(files) < 9 {
-		t.Fatalf("migrations: %v, %v", files, err)
-	}
-	for i, f := range files[:8] {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(string(b))
-		exec("INSERT INTO bookbot_schema_migrations VALUES ($1, now(), false)", i+1)
-	}
+	atSchema8(t, c)
 
 	s := func(t time.Time) (int64, int32) { return t.Unix(), int32(t.Nanosecond()) }
 	claimed := time.Date(2026, 11, 23, 10, 8, 8, 123, time.UTC)

@@ -362,16 +362,35 @@ func TestOnQueryError(t *testing.T) {
 	}
 
 	// A statement its caller gave up on, while the database carried it
-	// out, is not counted: here one waiting for a lock held.
+	// out, is not counted: here one waiting for a table another session
+	// locked.
+	tx, err := drop.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(t.Context(), "LOCK TABLE bookbot_outbox IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
-	err = db.WithLock(t.Context(), "held", func(context.Context) error {
-		waited := make(chan error, 1)
-		go func() { waited <- db.WithLock(ctx, "held", func(context.Context) error { return nil }) }()
-		testutil.WaitFor(t, 10*time.Second, "the second WithLock to wait for the lock", func() bool { return lockWaiters(t, drop) > 0 })
-		cancel()
-		return <-waited
-	})
-	if !errors.Is(err, context.Canceled) || failed.Load() != 1 {
+	waited := make(chan error, 1)
+	go func() { _, _, err := db.Outbox().Lookup(ctx, "digest/2026-11-24"); waited <- err }()
+	testutil.WaitFor(t, 10*time.Second, "the lookup to wait for the lock", func() bool { return lockWaiters(t, drop) > 0 })
+	cancel()
+	if err := <-waited; !errors.Is(err, context.Canceled) || failed.Load() != 1 {
 		t.Errorf("a statement given up on: %v, %d failed, want context.Canceled and still 1", err, failed.Load())
 	}
+}
+
+// lockWaiters counts the sessions of c's database waiting for a lock;
+// other tests' databases are not counted.
+func lockWaiters(t *testing.T, c *pgx.Conn) int {
+	t.Helper()
+	var n int
+	err := c.QueryRow(t.Context(), `SELECT count(*) FROM pg_locks k JOIN pg_database d ON d.oid = k.database
+		WHERE NOT k.granted AND d.datname = current_database()`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

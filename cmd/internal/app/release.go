@@ -21,22 +21,35 @@ const releaseAfter = time.Minute
 type quietRelease struct {
 	quiet   time.Duration
 	release func()
+	after   func(time.Duration, func()) timer // time.AfterFunc; tests fire their own
 
-	mu    sync.Mutex
-	timer *time.Timer
+	mu      sync.Mutex
+	timer   timer
+	stopped bool
+}
+
+// timer is what quietRelease uses of a *time.Timer.
+type timer interface {
+	Reset(time.Duration) bool
+	Stop() bool
 }
 
 func newQuietRelease(quiet time.Duration) *quietRelease {
-	return &quietRelease{quiet: quiet, release: debug.FreeOSMemory}
+	return &quietRelease{quiet: quiet, release: debug.FreeOSMemory,
+		after: func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }}
 }
 
 // busy says the bot just did something: the release waits for quiet
-// after it.
+// after it. After stop it does nothing: an envelope acked while the bot
+// stops does not arm a release again.
 func (q *quietRelease) busy() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.stopped {
+		return
+	}
 	if q.timer == nil {
-		q.timer = time.AfterFunc(q.quiet, q.release)
+		q.timer = q.after(q.quiet, q.release)
 		return
 	}
 	q.timer.Reset(q.quiet)
@@ -46,6 +59,7 @@ func (q *quietRelease) busy() {
 func (q *quietRelease) stop() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.stopped = true
 	if q.timer != nil {
 		q.timer.Stop()
 	}

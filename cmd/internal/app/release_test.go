@@ -1,41 +1,116 @@
 package app
 
 import (
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
-	"github.com/bookbot/bookbot/internal/testutil"
 )
 
-// Memory is handed back once after a spell of envelopes, when they stop,
-// and again after the next spell.
+// fakeTimers stand in for time.AfterFunc: a timer fires when the test says.
+type fakeTimers struct {
+	mu     sync.Mutex
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	mu    sync.Mutex
+	fn    func()
+	armed bool
+}
+
+func (f *fakeTimers) after(_ time.Duration, fn func()) timer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := &fakeTimer{fn: fn, armed: true}
+	f.timers = append(f.timers, t)
+	return t
+}
+
+func (t *fakeTimer) Reset(time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.armed
+	t.armed = true
+	return was
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.armed
+	t.armed = false
+	return was
+}
+
+// fire runs every armed timer's function, as the quiet time passing would.
+func (f *fakeTimers) fire() {
+	f.mu.Lock()
+	ts := append([]*fakeTimer(nil), f.timers...)
+	f.mu.Unlock()
+	for _, t := range ts {
+		t.mu.Lock()
+		armed := t.armed
+		t.armed = false
+		t.mu.Unlock()
+		if armed {
+			t.fn()
+		}
+	}
+}
+
+func newTestRelease() (*quietRelease, *fakeTimers, *int) {
+	timers := &fakeTimers{}
+	released := new(int)
+	q := &quietRelease{quiet: time.Minute, release: func() { *released++ }, after: timers.after}
+	return q, timers, released
+}
+
+// Memory is released once after each spell of work, however many
+// envelopes the spell had, and not again while nothing happens.
 func TestQuietReleaseAfterEachSpellOfWork(t *testing.T) {
-	t.Parallel()
-	var released atomic.Int32
-	q := &quietRelease{quiet: 20 * time.Millisecond, release: func() { released.Add(1) }}
+	q, timers, released := newTestRelease()
 	w := ackWatch{metrics.New(), q}
 	for range 50 {
 		w.Acked("slash_commands", time.Millisecond)
 	}
-	testutil.WaitFor(t, 10*time.Second, "one release after the first spell", func() bool { return released.Load() == 1 })
+	if *released != 0 {
+		t.Fatalf("%d releases during the spell, want none", *released)
+	}
+	timers.fire()
+	timers.fire() // quiet goes on
+	if *released != 1 {
+		t.Fatalf("%d releases after the first spell, want 1", *released)
+	}
 	w.Acked("interactive", time.Millisecond)
-	testutil.WaitFor(t, 10*time.Second, "one release after the second spell", func() bool { return released.Load() == 2 })
-	q.stop()
+	timers.fire()
+	timers.fire()
+	if *released != 2 {
+		t.Errorf("%d releases after the second spell, want 2", *released)
+	}
+	if n := len(timers.timers); n != 1 {
+		t.Errorf("%d timers made, want 1, reset for each envelope", n)
+	}
 }
 
-// A bot that stops before it was quiet long enough releases nothing.
+// A bot that stops before it was quiet long enough releases nothing, nor
+// after an envelope acked while it stops.
 func TestQuietReleaseStops(t *testing.T) {
-	t.Parallel()
-	released := make(chan struct{}, 1)
-	q := &quietRelease{quiet: time.Hour, release: func() { released <- struct{}{} }}
+	q, timers, released := newTestRelease()
 	q.busy()
 	q.stop()
-	q.mu.Lock()
-	stopped := !q.timer.Stop() // already stopped: nothing can fire
-	q.mu.Unlock()
-	if !stopped {
-		t.Error("the release was still armed after stop")
+	q.busy()
+	timers.fire()
+	if *released != 0 {
+		t.Errorf("%d releases after stop, want none", *released)
+	}
+	// Stopped before any work: nothing is armed either.
+	q, timers, released = newTestRelease()
+	q.stop()
+	q.busy()
+	timers.fire()
+	if *released != 0 || len(timers.timers) != 0 {
+		t.Errorf("%d releases and %d timers after stop, want none", *released, len(timers.timers))
 	}
 }

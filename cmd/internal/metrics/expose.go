@@ -130,14 +130,9 @@ func (f *family) write(w *bufio.Writer) {
 		sample(w, f.name, "", "", f.value())
 		return
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.series) == 0 {
+	all := f.snapshot()
+	if len(all) == 0 {
 		return
-	}
-	all := make([]*series, 0, len(f.series))
-	for _, s := range f.series {
-		all = append(all, s)
 	}
 	slices.SortFunc(all, func(a, b *series) int { return slices.Compare(a.sortBy, b.sortBy) })
 	header(w, f.name, f.kind, f.help)
@@ -158,6 +153,20 @@ func (f *family) write(w *bufio.Writer) {
 		sample(w, f.name+"_sum", s.labels, "", s.value)
 		sample(w, f.name+"_count", s.labels, "", float64(s.count))
 	}
+}
+
+// snapshot copies the family's series under its lock, so that writing
+// them to a slow scraper does not hold up add, set and observe.
+func (f *family) snapshot() []*series {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	all := make([]*series, 0, len(f.series))
+	for _, s := range f.series {
+		c := *s
+		c.counts = slices.Clone(s.counts)
+		all = append(all, &c)
+	}
+	return all
 }
 
 var (

@@ -14,7 +14,11 @@
 --
 -- Not additive: the claims of the tables it replaces are carried over, and
 -- those tables dropped, so that no claim is made twice, in the old tables
--- and here; older replicas must stop first.
+-- and here; older replicas must stop first. One still running waits: the
+-- lock below lets a claim it is making commit before the copy, or wait and
+-- fail on the dropped table after it, and never be lost between the two.
+LOCK TABLE bookbot_digest_ledger, bookbot_notice_claims, bookbot_personal_claims IN ACCESS EXCLUSIVE MODE;
+
 CREATE TABLE bookbot_outbox (
 	key        bytea   PRIMARY KEY,
 	claimed_s  bigint  NOT NULL,
