@@ -6,7 +6,10 @@ package account
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/bookbot/bookbot/booking"
 )
 
 // State is whether an account's key is used.
@@ -42,15 +45,61 @@ type Account struct {
 type Store interface {
 	// Get returns the user's account; ok is false when there is none.
 	Get(ctx context.Context, user string) (a Account, ok bool, err error)
-	// Put adds or replaces the account of a.User.
+	// Put adds or replaces the account of a.User: a connect. The last read
+	// of their calendar kept for notices goes in the same step, as it may
+	// be another calendar's.
 	Put(ctx context.Context, a Account) error
-	// PutAll replaces the given accounts in one step: all or none.
-	PutAll(ctx context.Context, as []Account) error
+	// SwapKeys replaces each account's sealed key Old with New in one
+	// step, all or none: ErrKeyChanged, and nothing changed, when any
+	// account is gone or holds another key than Old.
+	SwapKeys(ctx context.Context, swaps []KeySwap) error
+	// SetNotices sets where the user's notices go; ok is false, and
+	// nothing is written, when they have no account.
+	SetNotices(ctx context.Context, user, notices string) (ok bool, err error)
 	// Delete removes the user's account; deleted is false when there was
 	// none.
 	Delete(ctx context.Context, user string) (deleted bool, err error)
 	// All returns every account, by user ID order.
 	All(ctx context.Context) ([]Account, error)
+	// Refuse marks the user's account Reconnect and deletes its key, but
+	// only while its key is still sealed: a key connected since, or a
+	// disconnect, stays as it is. marked is false when nothing changed.
+	Refuse(ctx context.Context, user string, sealed []byte) (marked bool, err error)
 	// Touch records that the user's key was used at at.
 	Touch(ctx context.Context, user string, at time.Time) error
+}
+
+// KeySwap is one account's key sealed again (see Reseal).
+type KeySwap struct {
+	User     string
+	Old, New []byte
+}
+
+// ErrKeyChanged: an account's key changed (or the account was deleted)
+// since it was read.
+var ErrKeyChanged = errors.New("a stored key changed while the keys were re-encrypted (bookbot is running?)")
+
+// ErrNotHeld: the refused key is not the account's key (connected again
+// since, or disconnected).
+var ErrNotHeld = errors.New("the refused key is not the account's key")
+
+// Refused marks user's account Reconnect and deletes its key when key,
+// which the API refused, is still its key; ErrNotHeld when it is not: an
+// older key's refusal never touches a newer one.
+func Refused(ctx context.Context, s Store, sealer *Sealer, user string, key booking.Key) error {
+	a, ok, err := s.Get(ctx, user)
+	if err != nil {
+		return err
+	}
+	if !ok || a.State != OK || sealer == nil {
+		return ErrNotHeld
+	}
+	if held, err := sealer.Open(user, a.Sealed); err != nil || !held.Equal(key) {
+		return ErrNotHeld
+	}
+	marked, err := s.Refuse(ctx, user, a.Sealed)
+	if err == nil && !marked {
+		err = ErrNotHeld
+	}
+	return err
 }

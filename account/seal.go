@@ -96,18 +96,20 @@ func (s *Sealer) Open(user string, sealed []byte) (booking.Key, error) {
 }
 
 // Reseal opens every account's key with from and seals it again with to,
-// for `bookbot keys rotate`. Nothing is returned unless every key opened.
-func Reseal(as []Account, from, to *Sealer) ([]Account, error) {
-	out := make([]Account, 0, len(as))
+// for `bookbot keys rotate`: the swaps to write with Store.SwapKeys.
+// Nothing is returned unless every key opened.
+func Reseal(as []Account, from, to *Sealer) ([]KeySwap, error) {
+	out := make([]KeySwap, 0, len(as))
 	for _, a := range as {
 		k, err := from.Open(a.User, a.Sealed)
 		if err != nil {
 			return nil, fmt.Errorf("the key of %s: %w", a.User, err)
 		}
-		if a.Sealed, err = to.Seal(a.User, k); err != nil {
+		sealed, err := to.Seal(a.User, k)
+		if err != nil {
 			return nil, fmt.Errorf("the key of %s: %w", a.User, err)
 		}
-		out = append(out, a)
+		out = append(out, KeySwap{User: a.User, Old: a.Sealed, New: sealed})
 	}
 	return out, nil
 }

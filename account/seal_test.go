@@ -83,15 +83,20 @@ func TestReseal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range out {
-		if _, err := from.Open(a.User, a.Sealed); err == nil {
-			t.Errorf("%s: the old secret still opens the resealed key", a.User)
+	var resealed []account.Account
+	for i, sw := range out {
+		if sw.User != as[i].User || !bytes.Equal(sw.Old, as[i].Sealed) {
+			t.Errorf("swap %d is of %s, not of the key read", i, sw.User)
 		}
-		if k, err := to.Open(a.User, a.Sealed); err != nil || !k.Equal(key(t)) {
-			t.Errorf("%s: the new secret does not open the resealed key: %v", a.User, err)
+		if _, err := from.Open(sw.User, sw.New); err == nil {
+			t.Errorf("%s: the old secret still opens the resealed key", sw.User)
 		}
+		if k, err := to.Open(sw.User, sw.New); err != nil || !k.Equal(key(t)) {
+			t.Errorf("%s: the new secret does not open the resealed key: %v", sw.User, err)
+		}
+		resealed = append(resealed, account.Account{User: sw.User, Sealed: sw.New})
 	}
-	if _, err := account.Reseal(out, from, to); err == nil {
+	if _, err := account.Reseal(resealed, from, to); err == nil {
 		t.Fatal("Reseal with the wrong old secret succeeded")
 	}
 }

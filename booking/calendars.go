@@ -20,6 +20,7 @@ type Calendars struct {
 	limiter Limiter
 	idle    time.Duration
 	now     func() time.Time
+	refused func(label string, key Key)
 
 	mu      sync.Mutex
 	clients map[string]*kept
@@ -35,10 +36,11 @@ type kept struct {
 // opts. limiter is the limiter of every calendar's creates (nil: a Guard
 // of their own, shared by them all): the API counts attempts a minute per
 // IP address, so calendars share that limit, and per event type, which
-// is each calendar's own (see ForCalendar).
-func NewCalendars(baseURL string, limiter Limiter, opts ...Option) *Calendars {
+// is each calendar's own (see ForCalendar). refused is told of every 401,
+// with the calendar and the key it refused, whichever client had it.
+func NewCalendars(baseURL string, limiter Limiter, refused func(label string, key Key), opts ...Option) *Calendars {
 	p := &Calendars{
-		base: baseURL, limiter: limiter, idle: time.Hour, now: time.Now,
+		base: baseURL, limiter: limiter, idle: time.Hour, now: time.Now, refused: refused,
 		clients: map[string]*kept{},
 		opts:    append([]Option{WithHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: newTransport()})}, opts...),
 	}
@@ -53,9 +55,9 @@ func NewCalendars(baseURL string, limiter Limiter, opts ...Option) *Calendars {
 }
 
 // For returns the client of label's calendar acting with key, made now if
-// none is kept for that key; refused is told of a 401 (WithRefused).
-// Clients unused for an hour are let go.
-func (p *Calendars) For(label string, key Key, refused func()) (*Client, error) {
+// none is kept for that key; its 401s are told to the refused given to
+// NewCalendars. Clients unused for an hour are let go.
+func (p *Calendars) For(label string, key Key) (*Client, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -68,6 +70,11 @@ func (p *Calendars) For(label string, key Key, refused func()) (*Client, error) 
 	if k, ok := p.clients[label]; ok && k.key.Equal(key) {
 		k.used = now
 		return k.c, nil
+	}
+	refused := func() {
+		if p.refused != nil {
+			p.refused(label, key)
+		}
 	}
 	c, err := NewClient(p.base, key, append(p.opts, WithCalendar(label), WithRefused(refused), WithLimiter(ForCalendar(p.limiter, label)))...)
 	if err != nil {

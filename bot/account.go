@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,9 +20,9 @@ import (
 // Calendars makes the client of a person's own calendar
 // (*booking.Calendars, adapted): one per key, kept while it is used.
 type Calendars interface {
-	// For returns the client of user's calendar acting with key; refused
-	// is called when the API answers it 401.
-	For(user string, key booking.Key, refused func()) (Booker, error)
+	// For returns the client of user's calendar acting with key; a 401
+	// it gets goes to Bot.KeyRefused.
+	For(user string, key booking.Key) (Booker, error)
 	// Drop lets go of user's client.
 	Drop(user string)
 }
@@ -35,6 +36,10 @@ const (
 // connectCheck bounds the GET /event-types that checks a key before the
 // submission's ack, inside Slack's 3 seconds.
 const connectCheck = 2 * time.Second
+
+// connectStore bounds storing a checked key, apart from the check: a slow
+// check leaves the write its own time; both fit in Slack's 3 seconds.
+const connectStore = 700 * time.Millisecond
 
 // touchEvery is how often an account's last use is written: not on every
 // command.
@@ -85,10 +90,16 @@ func accountFlow() flow {
 // not connected theirs, or the API refused their key (Reconnect).
 type NoCalendarError struct {
 	Reconnect bool
-	Err       error // what refused the key, when something did
+	// Unopened: the stored key does not open under BOOKBOT_SECRET_KEY,
+	// which changed without `bookbot keys rotate`: the operator's to fix.
+	Unopened bool
+	Err      error // what refused the key, when something did
 }
 
 func (e *NoCalendarError) Error() string {
+	if e.Unopened {
+		return "your calendar's key cannot be opened: the operator's secret key changed; ask them to fix it, or connect your calendar again"
+	}
 	if e.Reconnect {
 		return "your calendar's key was refused by the booking service: connect your calendar again"
 	}
@@ -102,7 +113,19 @@ func (e *NoCalendarError) Unwrap() error { return e.Err }
 type calendar struct {
 	Booker
 	label string // booking.Owner or the Slack user ID
+	gen   int64  // a person's: when the key was connected (UnixNano); 0: the owner's
 	types *eventTypeCache
+}
+
+// calendarID names the calendar bk is, a calendar calendarFor gave, and
+// which connection of it: what an offer or a form read is tied to, so
+// that nothing books on a calendar connected (or disconnected) since.
+func calendarID(bk Booker) string {
+	c, ok := bk.(*calendar)
+	if !ok || c.label == booking.Owner {
+		return booking.Owner
+	}
+	return c.label + "@" + strconv.FormatInt(c.gen, 10)
 }
 
 // own wraps a refusal of a person's own key as a *NoCalendarError, so it
@@ -155,21 +178,28 @@ type calendarSet struct {
 
 	mu      sync.Mutex
 	byLabel map[string]*calendar
+	owners  map[string]bool // the people last seen acting on the owner's calendar
 }
 
 func newCalendarSet(ttl time.Duration, now func() time.Time) *calendarSet {
-	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}}
+	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}, owners: map[string]bool{}}
 }
 
 // of is label's calendar acting through bk; a calendar kept for label
 // through another client (a new key) is replaced, its cache with it.
 func (s *calendarSet) of(label string, bk Booker) *calendar {
+	return s.ofGen(label, 0, bk)
+}
+
+// ofGen is of for the connection gen of label's calendar.
+func (s *calendarSet) ofGen(label string, gen int64, bk Booker) *calendar {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.byLabel[label]; ok && c.Booker == bk {
+	if c, ok := s.byLabel[label]; ok && c.Booker == bk && c.gen == gen {
 		return c
 	}
-	c := &calendar{Booker: bk, label: label}
+	delete(s.owners, label)
+	c := &calendar{Booker: bk, label: label, gen: gen}
 	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
 	return c
@@ -185,7 +215,24 @@ func (s *calendarSet) kept(label string) *calendar {
 func (s *calendarSet) drop(label string) {
 	s.mu.Lock()
 	delete(s.byLabel, label)
+	delete(s.owners, label)
 	s.mu.Unlock()
+}
+
+// actsOnOwner records that user was found acting on the owner's calendar.
+func (s *calendarSet) actsOnOwner(user string) {
+	s.mu.Lock()
+	delete(s.byLabel, user)
+	s.owners[user] = true
+	s.mu.Unlock()
+}
+
+// onOwner reports whether user was last found acting on the owner's
+// calendar.
+func (s *calendarSet) onOwner(user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owners[user]
 }
 
 // calendarFor is the calendar user acts on: their own when they
@@ -219,7 +266,7 @@ func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, err
 			return b.ownCalendar(ctx, a, touch)
 		}
 	}
-	b.cals.drop(user)
+	b.cals.actsOnOwner(user)
 	if b.booking == nil {
 		return nil, &NoCalendarError{}
 	}
@@ -236,11 +283,11 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 	}
 	key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
 	if err != nil {
-		b.log.Error("a connected calendar's key does not open; the person is asked to connect again", "user", a.User, "err", err)
-		return nil, &NoCalendarError{Reconnect: true, Err: err}
+		b.log.Error("a stored key does not open under BOOKBOT_SECRET_KEY: it changed without `bookbot keys rotate`; set the secret key the keys were sealed with (`bookbot check` counts the keys that do not open). The key is kept; the person is told to ask you", "user", a.User, "err", err)
+		return nil, &NoCalendarError{Unopened: true, Err: err}
 	}
 	user := a.User
-	bk, err := b.cfg.Calendars.For(user, key, func() { b.keyRefused(user) })
+	bk, err := b.cfg.Calendars.For(user, key)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +296,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 			b.log.Warn("an account's last use could not be recorded", "user", user, "err", err)
 		}
 	}
-	return b.cals.of(user, bk), nil
+	return b.cals.ofGen(user, a.ConnectedAt.UnixNano(), bk), nil
 }
 
 // labelOf is the label of bk, a calendar calendarFor gave.
@@ -269,17 +316,21 @@ func typesOf(bk Booker) *eventTypeCache {
 }
 
 // recentTypes is the event types of user's calendar if they are cached,
-// from memory only (at ack time): their own calendar's when one is in use,
-// else the owner's.
-func (b *Bot) recentTypes(user string) ([]booking.EventType, bool) {
+// from memory only (at ack time), and the calendar (calendarID) they are
+// of: their own calendar's when one is in use, the owner's when this
+// process knows they act on it. Never another calendar's: when which
+// calendar they act on is not known here (right after a connect, a
+// restart, another replica's), there are none.
+func (b *Bot) recentTypes(user string) ([]booking.EventType, string, bool) {
 	c := b.cals.kept(user)
-	if c == nil {
+	if c == nil && (b.cfg.Accounts == nil || b.cals.onOwner(user)) {
 		c = b.cals.kept(booking.Owner)
 	}
 	if c == nil {
-		return nil, false
+		return nil, "", false
 	}
-	return c.types.recent()
+	t, fresh := c.types.recent()
+	return t, calendarID(c), fresh
 }
 
 // keptTypes are the event types of label's calendar if they are cached.
@@ -362,8 +413,10 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectCheck)
 	defer cancel()
-	b.cfg.Calendars.Drop(user) // a fresh client: an older key's stays out of it
-	bk, err := b.cfg.Calendars.For(user, key, func() {})
+	// A fresh client: an older key's stays out of it. A refusal of this
+	// key, not stored, changes nothing (KeyRefused).
+	b.cfg.Calendars.Drop(user)
+	bk, err := b.cfg.Calendars.For(user, key)
 	var types []booking.EventType
 	if err == nil {
 		types, err = bk.EventTypes(ctx)
@@ -380,9 +433,11 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	b.cfg.Calendars.Drop(user) // made again, with the refusal hook, when used
 	sealed, err := b.cfg.Sealer.Seal(user, key)
 	if err == nil {
+		sctx, scancel := context.WithTimeout(context.Background(), connectStore)
+		defer scancel()
 		now := b.cfg.Now()
-		prev, _, _ := b.cfg.Accounts.Get(ctx, user)
-		err = b.cfg.Accounts.Put(ctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
+		prev, _, _ := b.cfg.Accounts.Get(sctx, user)
+		err = b.cfg.Accounts.Put(sctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
 	}
 	if err != nil {
 		b.log.Error("a checked key could not be stored", "user", user, "err", err)
@@ -435,10 +490,16 @@ func (b *Bot) noticesReply(ctx context.Context, user, arg, channel string) messa
 		a.Notices = channel
 	}
 	if arg != "" {
-		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+		// Only the setting is written: a disconnect or a refusal since the
+		// read above stays as it is.
+		saved, err := b.cfg.Accounts.SetNotices(ctx, user, a.Notices)
+		if err != nil {
 			return b.failed("Your notices setting could not be saved", err)
 		}
 		b.accountsChanged()
+		if !saved {
+			return b.noticesReply(ctx, user, "", channel) // disconnected meanwhile: said so
+		}
 	}
 	return noticesMessage(a.Notices, arg != "")
 }
@@ -505,23 +566,29 @@ func (b *Bot) accountReply(ctx context.Context, user string) message {
 	return accountMessage(a, ok, b.booking != nil)
 }
 
-// keyRefused marks user's account "reconnect needed" after a 401, deletes
-// the key and stops using it, and tells them once.
-func (b *Bot) keyRefused(user string) {
-	b.forget(user)
+// KeyRefused is told of every 401 the API answers a person's key (the
+// Calendars' refusal hook): when key is still their account's, it marks
+// the account "reconnect needed", deletes the key, stops using it, and
+// tells them once. An older key's refusal (they connected again since,
+// the old client still reading) changes nothing.
+func (b *Bot) KeyRefused(user string, key booking.Key) {
+	if b.cfg.Accounts == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
 	go func() {
 		defer cancel()
-		a, ok, err := b.cfg.Accounts.Get(ctx, user)
-		if err != nil || !ok || a.State == account.Reconnect {
+		err := account.Refused(ctx, b.cfg.Accounts, b.cfg.Sealer, user, key)
+		switch {
+		case errors.Is(err, account.ErrNotHeld):
+			b.log.Info("a refused key is not the account's key (connected again, or disconnected, since); the account is kept", "user", user)
 			return
-		}
-		// The refused key is deleted; the account stays, to say why.
-		a.State, a.Sealed = account.Reconnect, []byte{}
-		if err := b.cfg.Accounts.Put(ctx, a); err != nil {
+		case err != nil:
 			b.log.Error("a refused key could not be marked; it is tried again at its next use", "user", user, "err", err)
 			return
 		}
+		b.forget(user)
+		b.accountsChanged()
 		b.log.Warn("key deleted: the booking service refused it (401); the person is asked to connect again", "user", user)
 		b.dm(ctx, user, reconnectMessage())
 	}()
@@ -541,6 +608,7 @@ func (b *Bot) userChanged(later *jobs, ev slackevents.EventsAPIEvent) {
 			b.log.Warn("key deleted: the person was deactivated in Slack", "user", user)
 		}
 		b.forget(user)
+		b.accountsChanged() // their notices stop now, not at the next look
 	})
 }
 
@@ -638,6 +706,13 @@ func reconnectMessage() message {
 
 // noCalendarMessage is what a flow answers with a *NoCalendarError.
 func noCalendarMessage(e *NoCalendarError) message {
+	if e.Unopened {
+		text := "Your calendar's key cannot be opened: the operator's secret key changed, so bookbot cannot use your key. Ask the operator to fix it; connecting your calendar again also works. Nothing was done."
+		return message{Text: text, Blocks: []slack.Block{
+			section(":warning: " + escape(text)),
+			slack.NewActionBlock("unopened_actions", connectButton("Connect again")),
+		}}
+	}
 	if e.Reconnect {
 		return reconnectMessage()
 	}

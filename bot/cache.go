@@ -180,6 +180,7 @@ type wanted struct {
 }
 
 type shownSlots struct {
+	cal       string // the calendar (calendarID) they are of
 	eventType string
 	slots     []booking.Slot
 	at        time.Time
@@ -209,8 +210,8 @@ func (m *modalSlots) put(viewID, eventType string, slots []booking.Slot) {
 	m.putFor(viewID, booking.Owner, eventType, slots)
 }
 
-// putFor records the slots a modal shows of cal's calendar: lists are
-// shared among modals of one calendar only.
+// putFor records the slots a modal shows of the calendar cal (calendarID):
+// lists are shared among modals of one calendar only.
 func (m *modalSlots) putFor(viewID, cal, eventType string, slots []booking.Slot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -237,7 +238,7 @@ func (m *modalSlots) putFor(viewID, cal, eventType string, slots []booking.Slot)
 	if prev, ok := m.newest[newest]; ok && sameSlots(prev.slots, slots) {
 		slots = prev.slots
 	}
-	shown := shownSlots{eventType: eventType, slots: slots, at: now}
+	shown := shownSlots{cal: cal, eventType: eventType, slots: slots, at: now}
 	m.newest[newest] = shown
 	m.views[viewID] = shown
 	m.viewsPeak = max(m.viewsPeak, len(m.views))

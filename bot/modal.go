@@ -92,6 +92,7 @@ const staleSlots = 2 * time.Minute
 type form struct {
 	meta      modalMeta
 	types     []booking.EventType // nil while loading
+	typesCal  string              // the calendar (calendarID) types are of
 	slots     []booking.Slot      // of meta.Event; nil while loading
 	loadedAt  bool                // slots were fetched (possibly empty)
 	slotsErr  bool                // fetching the slots failed; problem says so
@@ -107,6 +108,8 @@ type inputs struct {
 }
 
 var errSlotGone error = said("that time is no longer free; nothing was booked")
+
+var errFormCalendar error = said("the calendar you act on changed since this form read its times (a calendar was connected or disconnected), so nothing was booked. Open the form again to see the times of the calendar you act on now")
 
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
@@ -186,10 +189,10 @@ func (b *Bot) openBookingModal(ctx context.Context, triggerID, userID string, me
 	if !known {
 		requester = time.UTC
 	}
-	types, fresh := b.recentTypes(userID)
+	types, typesCal, fresh := b.recentTypes(userID)
 	f := form{meta: meta, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
 	if fresh {
-		f.types = types
+		f.types, f.typesCal = types, typesCal
 	}
 	viewID, ok := b.openView(ctx, triggerID, bookingForm(f), "booking form", reply)
 	if !ok {
@@ -215,7 +218,11 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 		}
 		return
 	}
-	if f.types == nil {
+	if err == nil && f.meta.Cal != "" && f.meta.Cal != calendarID(cal) {
+		f.slots, f.loadedAt = nil, false // another calendar's: read this one's
+	}
+	if f.types == nil || (err == nil && f.typesCal != calendarID(cal)) {
+		// none yet, or another calendar's (connected or disconnected since)
 		var types []booking.EventType
 		if err == nil {
 			types, err = typesOf(cal).get(ctx)
@@ -225,7 +232,7 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			f.problem = "Event types could not be loaded. " + failureText(err)
 			f.types = []booking.EventType{}
 		} else {
-			f.types = types
+			f.types, f.typesCal = types, calendarID(cal)
 		}
 	}
 	if f.meta.Event != "" && !f.loadedAt {
@@ -248,11 +255,14 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 				f.problem = "Free slots could not be loaded. " + failureText(err)
 				f.slotsErr = true
 			}
-			f.slots, f.loadedAt = slots, true
+			f.slots, f.loadedAt, f.meta.Cal = slots, true, ""
+			if err == nil {
+				f.meta.Cal = calendarID(cal)
+			}
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.putFor(viewID, labelOf(cal), et.Slug, slots)
+			b.modals.putFor(viewID, calendarID(cal), et.Slug, slots)
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
@@ -275,9 +285,9 @@ func (b *Bot) formFromView(v slack.View, user string) form {
 		meta.Day = in.day
 	}
 	requester := meta.requester()
-	types, _ := b.recentTypes(user)
-	f := form{meta: meta, types: types, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
-	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event {
+	types, typesCal, _ := b.recentTypes(user)
+	f := form{meta: meta, types: types, typesCal: typesCal, requester: requester, now: b.cfg.Now(), page: b.cfg.BookingPage}
+	if shown, ok := b.modals.get(v.ID); ok && shown.eventType == meta.Event && shown.cal == meta.Cal {
 		f.slots, f.loadedAt = shown.slots, true
 	}
 	return f
@@ -325,7 +335,9 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 		return slack.NewErrorsViewSubmissionResponse(errs)
 	}
 
-	key := in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
+	// One booking is one calendar's: the same slug, time and attendee on
+	// another calendar is another booking.
+	key := meta.Cal + "\x00" + in.event + "\x00" + in.slot + "\x00" + strings.ToLower(in.email)
 	if !b.creating.tryLock(key) {
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{
 			slotBlock: "This exact booking is being made right now (another window or person). Wait for its outcome.",
@@ -336,13 +348,13 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	shown, haveSlots := b.modals.get(v.ID)
 	var slot booking.Slot
 	fresh := false
-	if haveSlots && shown.eventType == in.event {
+	if haveSlots && shown.eventType == in.event && shown.cal == meta.Cal {
 		slot, haveSlots = shown.find(in.slot)
 		fresh = haveSlots && b.cfg.Now().Sub(shown.at) < staleSlots
 	}
 	userID := cb.User.ID
 	viewID := v.ID
-	types, _ := b.recentTypes(userID)
+	types, _, _ := b.recentTypes(userID)
 	pending := pendingView(meta, requester, types)
 	// The outcome is shown by external_id: the view has it only once Slack
 	// has applied this ack, so the outcome can never be overwritten by the
@@ -352,6 +364,9 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
 		cal, err := b.calendarFor(ctx, userID)
+		if err == nil && calendarID(cal) != meta.Cal {
+			err = errFormCalendar
+		}
 		if err != nil {
 			b.finishCreate(ctx, asked, nil, err)
 			return
@@ -363,7 +378,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
-			b.modals.putFor(viewID, labelOf(cal), in.event, slots)
+			b.modals.putFor(viewID, calendarID(cal), in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
 				b.finishCreate(ctx, asked, nil, errSlotGone)

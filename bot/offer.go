@@ -159,7 +159,7 @@ func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
 		name = firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, name))
 	}
 	o := offer.Offer{
-		ID: offer.NewID(), Offerer: c.UserID, Name: name, For: args.named, Max: args.n,
+		ID: offer.NewID(), Offerer: c.UserID, Calendar: calendarID(cal), Name: name, For: args.named, Max: args.n,
 		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
 		Created: now, Expires: now.Add(b.offerTTL()),
 	}
@@ -346,7 +346,7 @@ func ptr[T any](v T) *T { return &v }
 // calendarSlots are the free slots of the offer's event on the offerer's
 // calendar.
 func (b *Bot) calendarSlots(ctx context.Context, o offer.Offer) ([]booking.Slot, error) {
-	cal, err := b.calendarFor(ctx, o.Offerer)
+	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +490,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		card := offerCard(o, slots, b.users.zone(ctx, o.Offerer), b.cfg.Now())
 		return &card
 	}
-	cal, err := b.calendarFor(ctx, o.Offerer)
+	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		b.release(ctx, o.ID, key)
 		return b.failed("Nothing was booked", err), nil
@@ -552,7 +552,7 @@ func (b *Bot) freshCard(ctx context.Context, id string) *message {
 	if err != nil {
 		return nil
 	}
-	cal, err := b.calendarFor(ctx, o.Offerer)
+	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		return nil
 	}
@@ -562,6 +562,19 @@ func (b *Bot) freshCard(ctx context.Context, id string) *message {
 	}
 	card := offerCard(o, withoutTaken(slots, o), b.users.zone(ctx, o.Offerer), b.cfg.Now())
 	return &card
+}
+
+var errOfferCalendarGone error = said("this offer was made on a calendar that is no longer connected, so nothing was booked; ask its offerer for a new one")
+
+// offerCalendar is the calendar o books on: the one it was made on, or
+// errOfferCalendarGone when its offerer has connected or disconnected a
+// calendar since.
+func (b *Bot) offerCalendar(ctx context.Context, o offer.Offer) (Booker, error) {
+	cal, err := b.calendarFor(ctx, o.Offerer)
+	if err == nil && o.Calendar != "" && calendarID(cal) != o.Calendar {
+		return nil, errOfferCalendarGone
+	}
+	return cal, err
 }
 
 // release gives the time back to the offer: nothing was booked.

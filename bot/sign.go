@@ -126,6 +126,9 @@ type modalMeta struct {
 	// again" was pressed on its review report: the answer keeps its
 	// "Mark as checked".
 	Review uint64 `json:"q,omitempty"`
+	// Cal is the calendar (calendarID) the form's times were read from:
+	// it books on that one or not at all.
+	Cal string `json:"k,omitempty"`
 }
 
 // requester is the requester's zone, UTC when the metadata names none
@@ -201,7 +204,7 @@ func pickedMeta(value string) modalMeta {
 	if json.Unmarshal([]byte(value), &m) != nil {
 		return modalMeta{Event: value}
 	}
-	m.Day = ""
+	m.Day, m.Cal = "", "" // a button's value is not signed; the form reads its calendar afresh
 	return m
 }
 

@@ -36,7 +36,10 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	switch {
 	case res == nil:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
-		if !errors.Is(err, errSlotGone) {
+		switch {
+		case errors.Is(err, errFormCalendar):
+			actions = append(actions, again("Open the form again"))
+		case !errors.Is(err, errSlotGone):
 			actions = append(actions, again("Try again"))
 		}
 		actions = append(actions, pick)

@@ -16,11 +16,15 @@ import (
 
 // Offer is one card of free times.
 type Offer struct {
-	ID      string   `json:"id"`
-	Offerer string   `json:"offerer"`       // the Slack user whose calendar is booked
-	Name    string   `json:"name"`          // the offerer's name, as Slack gave it
-	For     []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
-	Max     int      `json:"max"`           // how many meetings it may book, at least 1
+	ID      string `json:"id"`
+	Offerer string `json:"offerer"` // the Slack user whose calendar is booked
+	// Calendar is which of the offerer's calendars, and which connection
+	// of it, the offer was made on: it books on that one or not at all.
+	// Empty on offers made before it was recorded.
+	Calendar string   `json:"calendar,omitempty"`
+	Name     string   `json:"name"`          // the offerer's name, as Slack gave it
+	For      []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
+	Max      int      `json:"max"`           // how many meetings it may book, at least 1
 
 	Event   string `json:"event"`   // the event type's slug
 	Title   string `json:"title"`   // its title when offered

@@ -36,9 +36,12 @@ var cases = []struct {
 	{"Get/absent", getAbsent},
 	{"Put/kept", putKept},
 	{"Put/replaces", putReplaces},
-	{"PutAll", putAll},
+	{"SwapKeys", swapKeys},
+	{"SwapKeys/changed", swapKeysChanged},
+	{"SetNotices", setNotices},
 	{"Delete", deleteAccount},
 	{"Touch", touch},
+	{"Refuse", refuse},
 	{"Canceled", canceled},
 }
 
@@ -94,20 +97,18 @@ func putReplaces(t *testing.T, open func() account.Store) {
 	}
 }
 
-func putAll(t *testing.T, open func() account.Store) {
+func swapKeys(t *testing.T, open func() account.Store) {
 	s := open()
 	for _, u := range []string{"U2", "U1", "U3"} {
 		if err := s.Put(t.Context(), Sample(u)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var next []account.Account
+	var swaps []account.KeySwap
 	for _, u := range []string{"U1", "U2"} {
-		a := Sample(u)
-		a.Sealed = []byte("resealed " + u)
-		next = append(next, a)
+		swaps = append(swaps, account.KeySwap{User: u, Old: Sample(u).Sealed, New: []byte("resealed " + u)})
 	}
-	if err := s.PutAll(t.Context(), next); err != nil {
+	if err := s.SwapKeys(t.Context(), swaps); err != nil {
 		t.Fatal(err)
 	}
 	all, err := open().All(t.Context())
@@ -121,8 +122,78 @@ func putAll(t *testing.T, open func() account.Store) {
 	if !slices.Equal(users, []string{"U1", "U2", "U3"}) {
 		t.Fatalf("All = %v; want U1, U2, U3 in order", users)
 	}
-	if !equal(all[0], next[0]) || !equal(all[1], next[1]) || !equal(all[2], Sample("U3")) {
-		t.Fatalf("All after PutAll = %+v", all)
+	for i, u := range []string{"U1", "U2"} {
+		want := Sample(u)
+		want.Sealed = []byte("resealed " + u)
+		if !equal(all[i], want) {
+			t.Fatalf("after SwapKeys %s is %+v; want %+v", u, all[i], want)
+		}
+	}
+	if !equal(all[2], Sample("U3")) {
+		t.Fatalf("SwapKeys changed U3: %+v", all[2])
+	}
+}
+
+// swapKeysChanged: a key changed, or an account deleted, since the keys
+// were read makes SwapKeys change nothing: it never brings a deleted key
+// back nor overwrites a new one.
+func swapKeysChanged(t *testing.T, open func() account.Store) {
+	s := open()
+	for _, u := range []string{"U1", "U2", "U3"} {
+		if err := s.Put(t.Context(), Sample(u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Delete(t.Context(), "U2"); err != nil {
+		t.Fatal(err)
+	}
+	renewed := Sample("U3")
+	renewed.Sealed = []byte("connected again")
+	if err := s.Put(t.Context(), renewed); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"U2", "U3"} {
+		swaps := []account.KeySwap{
+			{User: "U1", Old: Sample("U1").Sealed, New: []byte("resealed U1")},
+			{User: gone, Old: Sample(gone).Sealed, New: []byte("resealed " + gone)},
+		}
+		if err := open().SwapKeys(t.Context(), swaps); !errors.Is(err, account.ErrKeyChanged) {
+			t.Fatalf("SwapKeys over %s changed since = %v; want ErrKeyChanged", gone, err)
+		}
+	}
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, Sample("U1")) {
+		t.Fatalf("a refused SwapKeys changed U1: %+v", got)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U2"); ok {
+		t.Fatal("SwapKeys brought a deleted account back")
+	}
+	if got, _, _ := open().Get(t.Context(), "U3"); !equal(got, renewed) {
+		t.Fatalf("SwapKeys overwrote a key connected since: %+v", got)
+	}
+}
+
+// setNotices changes only where notices go, and only of an account that
+// is there: a disconnect or a refusal meanwhile is never undone.
+func setNotices(t *testing.T, open func() account.Store) {
+	s := open()
+	refused := Sample("U1")
+	refused.State, refused.Sealed = account.Reconnect, []byte{}
+	if err := s.Put(t.Context(), refused); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := open().SetNotices(t.Context(), "U1", "C9"); !ok || err != nil {
+		t.Fatalf("SetNotices = %v, %v; want true, nil", ok, err)
+	}
+	want := refused
+	want.Notices = "C9"
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, want) {
+		t.Fatalf("after SetNotices: %+v; want %+v", got, want)
+	}
+	if ok, err := open().SetNotices(t.Context(), "U9", account.NoticesOff); ok || err != nil {
+		t.Fatalf("SetNotices of no account = %v, %v; want false, nil", ok, err)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
+		t.Fatal("SetNotices made an account")
 	}
 }
 
@@ -161,6 +232,43 @@ func touch(t *testing.T, open func() account.Store) {
 	}
 	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
 		t.Fatal("Touch made an account")
+	}
+}
+
+// refuse marks the account's key refused only while the key is still the
+// one refused: a newer key, or a disconnect, is never undone by an older
+// key's refusal.
+func refuse(t *testing.T, open func() account.Store) {
+	s := open()
+	old := Sample("U1")
+	if err := s.Put(t.Context(), old); err != nil {
+		t.Fatal(err)
+	}
+	renewed := Sample("U1")
+	renewed.Sealed, renewed.ConnectedAt = []byte("a newer key"), at.Add(time.Hour)
+	if err := s.Put(t.Context(), renewed); err != nil {
+		t.Fatal(err)
+	}
+	if marked, err := open().Refuse(t.Context(), "U1", old.Sealed); marked || err != nil {
+		t.Fatalf("Refuse of a replaced key = %v, %v; want false, nil", marked, err)
+	}
+	if got, _, _ := open().Get(t.Context(), "U1"); !equal(got, renewed) {
+		t.Fatalf("a replaced key's refusal changed the account: %+v; want %+v", got, renewed)
+	}
+	if marked, err := open().Refuse(t.Context(), "U1", renewed.Sealed); !marked || err != nil {
+		t.Fatalf("Refuse of the account's key = %v, %v; want true, nil", marked, err)
+	}
+	got, ok, _ := open().Get(t.Context(), "U1")
+	want := renewed
+	want.State, want.Sealed = account.Reconnect, []byte{}
+	if !ok || !equal(got, want) {
+		t.Fatalf("after Refuse: %+v; want %+v", got, want)
+	}
+	if marked, err := open().Refuse(t.Context(), "U9", old.Sealed); marked || err != nil {
+		t.Fatalf("Refuse of no account = %v, %v; want false, nil", marked, err)
+	}
+	if _, ok, _ := open().Get(t.Context(), "U9"); ok {
+		t.Fatal("Refuse made an account")
 	}
 }
 
@@ -214,5 +322,15 @@ func RunSnapshots(t *testing.T, fresh func(t *testing.T) (account.Store, notices
 	}
 	if _, ok, err := snaps.LastOf(ctx, "U1"); ok || err != nil {
 		t.Errorf("the last read outlived the account: %v, %v", ok, err)
+	}
+	// Connecting again, perhaps another calendar's key: the last read is
+	// of the calendar before, and would read as its bookings cancelled.
+	again := Sample("U2")
+	again.Sealed = []byte("another calendar's key")
+	if err := accounts.Put(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := snaps.LastOf(ctx, "U2"); ok || err != nil {
+		t.Errorf("the last read outlived connecting again: %v, %v", ok, err)
 	}
 }

@@ -300,7 +300,8 @@ func TestOwnCalendars(t *testing.T) {
 }
 
 // A connected person's own calendar's changes come to them as direct
-// messages, read with their key; `notices off` stops them.
+// messages, read with their key; connecting another key starts afresh;
+// `notices off` stops them.
 func TestOwnCalendarNotices(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -336,6 +337,16 @@ func TestOwnCalendarNotices(t *testing.T) {
 	for _, r := range sb.Requests()[before:] {
 		if r.Owner != bookingtest.OtherOwner && r.Endpoint != "" && r.Owner != "" {
 			t.Errorf("%s %s went with %q's key while only ada's calendar was watched", r.Method, r.Path, r.Owner)
+		}
+	}
+	// Ada connects another calendar's key: its first read is a first read,
+	// not a comparison with the other calendar's, which would say every
+	// booking there was cancelled.
+	connect(ctx, t, sl, ada, bobKey)
+	out.waitCount(ctx, t, "notices: first read recorded", 2)
+	for _, m := range sl.Messages() {
+		if strings.HasPrefix(m.Text, "Cancelled") {
+			t.Errorf("connecting another calendar's key said %q", m.Text)
 		}
 	}
 	slashAs(ctx, t, sl, out, ada, "notices off", "Notices of your calendar are off")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -15,9 +16,11 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/store/bolt"
 	"github.com/bookbot/bookbot/store/pg"
 )
 
@@ -156,7 +159,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if cfg.SecretKey.IsZero() {
 		list.note("people's own calendars off: BOOKBOT_SECRET_KEY is not set, so /booking connect tells people the operator must set it (32 random bytes, base64: openssl rand -base64 32)")
 	} else {
-		list.add(pass("BOOKBOT_SECRET_KEY is set: people can connect their own calendars (/booking connect), their keys encrypted with it"))
+		list.add(checkSecretKey(ctx, cfg))
 	}
 	if cfg.OwnCalendarsOnly() {
 		list.note("own calendars only: BOOKING_API_KEY is not set, so each person acts on the calendar they connect; the digest, notices, reminders and agendas of the owner's calendar are off")
@@ -192,6 +195,59 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		list.add(checkDatabase(ctx, cfg.DatabaseURL.Value()))
 	}
 	return list.done()
+}
+
+// checkSecretKey opens every stored key with BOOKBOT_SECRET_KEY: one that
+// does not open was sealed under another secret key, which changed
+// without `bookbot keys rotate`.
+func checkSecretKey(ctx context.Context, cfg *config.Config) result {
+	sealer, err := app.NewSealer(cfg)
+	if err != nil {
+		return fail("BOOKBOT_SECRET_KEY: "+err.Error(), "set 32 random bytes, base64 (openssl rand -base64 32)")
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	all, err := storedAccounts(ctx, cfg)
+	if err != nil {
+		return fail("BOOKBOT_SECRET_KEY is set, but the stored keys could not be read: "+err.Error(), "see the state directory or database line below")
+	}
+	stored, closed := 0, 0
+	for _, a := range all {
+		if len(a.Sealed) == 0 { // refused: deleted, kept only to say why
+			continue
+		}
+		stored++
+		if _, err := sealer.Open(a.User, a.Sealed); err != nil {
+			closed++
+		}
+	}
+	if closed > 0 {
+		return fail(fmt.Sprintf("BOOKBOT_SECRET_KEY opens %d of %d stored keys: %d were sealed under another secret key", stored-closed, stored, closed),
+			"set BOOKBOT_SECRET_KEY back to the secret key they were sealed with (to change it, stop bookbot and run bookbot keys rotate); otherwise those people must connect again")
+	}
+	return pass("BOOKBOT_SECRET_KEY is set: people can connect their own calendars (/booking connect), their keys encrypted with it; it opens all %d stored keys", stored)
+}
+
+// storedAccounts reads every account, beside a running bookbot.
+func storedAccounts(ctx context.Context, cfg *config.Config) ([]account.Account, error) {
+	if cfg.DatabaseURL.IsZero() {
+		db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		defer db.Close()
+		all, err := db.Accounts().All(ctx)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // bookbot never ran here: no keys yet
+		}
+		return all, err
+	}
+	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Accounts().All(ctx)
 }
 
 // configFailure shows every configuration problem; config.Error's messages

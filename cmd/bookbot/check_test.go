@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // Secrets some cases put in the environment instead of the working ones;
@@ -106,6 +109,21 @@ func TestCheck(t *testing.T) {
 				"✓ bot token works",
 				"All 8 checks passed.",
 			},
+		},
+		{
+			name: "stored keys sealed under another secret key",
+			setup: func(t *testing.T, e map[string]string, _ *bookingtest.Server, _ *slacktest.Server) {
+				e["BOOKBOT_SECRET_KEY"] = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+				storeKeys(t, e["BOOKBOT_STATE_DIR"], map[string]string{
+					"UONE": e["BOOKBOT_SECRET_KEY"],
+					"UTWO": "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=",
+				})
+			},
+			want: []string{
+				"✗ BOOKBOT_SECRET_KEY opens 1 of 2 stored keys: 1 were sealed under another secret key",
+				"→ set BOOKBOT_SECRET_KEY back to the secret key they were sealed with",
+			},
+			wantErr: "1 of 10 checks failed",
 		},
 		{
 			name: "revoked booking key",
@@ -336,6 +354,35 @@ func TestCheck(t *testing.T) {
 			}
 			assertOnlyReads(t, sb, sl)
 		})
+	}
+}
+
+// storeKeys stores a key for each user in the state directory dir, sealed
+// under that user's secret key.
+func storeKeys(t *testing.T, dir string, secrets map[string]string) {
+	t.Helper()
+	db, err := bolt.Open(dir, bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key, _ := booking.NewKey("sandbox_stored_key_123456")
+	for user, secret := range secrets {
+		raw, err := account.ParseSecret(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sealer, err := account.NewSealer(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sealed, err := sealer.Seal(user, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Accounts().Put(t.Context(), account.Account{User: user, Sealed: sealed, ConnectedAt: time.Now(), State: account.OK}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

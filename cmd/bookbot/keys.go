@@ -16,9 +16,11 @@ import (
 
 // runKeys is `bookbot keys rotate -old FILE -new FILE`: every stored key
 // opened with the old secret key and sealed again with the new one, all
-// or none, in the embedded store or in PostgreSQL. The embedded store must
-// not be in use (its lock is taken); replicas over PostgreSQL are
-// restarted with the new secret key afterwards.
+// or none, in the embedded store or in PostgreSQL. bookbot (every replica)
+// is stopped first: the embedded store's lock says so; over PostgreSQL a
+// replica that leads refuses the rotation, and any key connected,
+// refused or deleted meanwhile makes it change nothing. bookbot is then
+// started with the new secret key.
 func runKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		fmt.Fprintf(stderr, "bookbot: keys: say `bookbot keys rotate -old FILE -new FILE`\n\n%s", usage)
@@ -49,11 +51,14 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	log := app.NewLogger(cfg, stderr)
 	cfg.LogWarnings(log)
-	store, closeStore, err := openAccounts(ctx, cfg)
+	store, running, closeStore, err := openAccounts(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("keys rotate: %w", err)
 	}
 	defer closeStore()
+	if err := running(ctx); err != nil {
+		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
+	}
 	all, err := store.All(ctx)
 	if err != nil {
 		return fmt.Errorf("keys rotate: %w", err)
@@ -68,8 +73,8 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
 	}
-	if err := store.PutAll(ctx, resealed); err != nil {
-		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
+	if err := store.SwapKeys(ctx, resealed); err != nil {
+		return fmt.Errorf("keys rotate: nothing was changed: %w; stop bookbot (every replica) and run it again", err)
 	}
 	fmt.Fprintf(stdout, "Re-encrypted %d stored keys. Now set BOOKBOT_SECRET_KEY (or BOOKBOT_SECRET_KEY_FILE) to the new secret key and start bookbot.\n", len(resealed))
 	return nil
@@ -95,24 +100,36 @@ func sealerFrom(path string) (*account.Sealer, error) {
 }
 
 // openAccounts opens the account store BOOKBOT_DATABASE_URL or
-// BOOKBOT_STATE_DIR names; the embedded one holding the state directory.
-func openAccounts(ctx context.Context, cfg *config.Config) (account.Store, func(), error) {
+// BOOKBOT_STATE_DIR names, the embedded one holding the state directory
+// (so no bookbot runs on it); running says whether a bookbot replica
+// runs on the database (one leads).
+func openAccounts(ctx context.Context, cfg *config.Config) (s account.Store, running func(context.Context) error, closeStore func(), err error) {
 	if cfg.DatabaseURL.IsZero() {
 		db, err := bolt.Open(cfg.StateDir, bolt.Options{})
 		if err != nil {
-			return nil, nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w; stop bookbot first", cfg.StateDir, err)
+			return nil, nil, nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w; stop bookbot first", cfg.StateDir, err)
 		}
-		return db.Accounts(), func() { _ = db.Close() }, nil
+		return db.Accounts(), func(context.Context) error { return nil }, func() { _ = db.Close() }, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
 	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
 	if err != nil {
-		return nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+		return nil, nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
 	if _, _, err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+		return nil, nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
 	}
-	return db.Accounts(), db.Close, nil
+	running = func(ctx context.Context) error {
+		who, err := db.WhoLeads(ctx, "bookbot")
+		switch {
+		case err != nil:
+			return fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+		case who.Leading:
+			return fmt.Errorf("bookbot is running on this database (replica %s leads): stop bookbot, every replica, first", who.Replica)
+		}
+		return nil
+	}
+	return db.Accounts(), running, db.Close, nil
 }

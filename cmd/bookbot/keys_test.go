@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 	"github.com/bookbot/bookbot/store/pg"
 	"github.com/bookbot/bookbot/store/pg/pgtest"
@@ -112,6 +114,32 @@ func TestKeysRotate(t *testing.T) {
 				t.Fatalf("rotate with the wrong old secret: %v\n%s", err, out)
 			}
 			check(sealer(oldSecret), true)
+
+			if backend == "postgres" {
+				// A replica leads: bookbot is running, and the rotation
+				// refuses to race it.
+				db, err := pg.Open(ctx, e[0][len("BOOKBOT_DATABASE_URL="):])
+				if err != nil {
+					t.Fatal(err)
+				}
+				lctx, stop := context.WithCancel(ctx)
+				ran := make(chan error, 1)
+				go func() {
+					ran <- db.Leader("bookbot", pg.LeaderOptions{Replica: "replica-1"}).Run(lctx, func(ctx context.Context, _ pg.Term) { <-ctx.Done() })
+				}()
+				testutil.Until(ctx, t, "a replica leads", func() bool {
+					who, err := db.WhoLeads(ctx, "bookbot")
+					return err == nil && who.Leading
+				})
+				out, err := rotate(oldFile)
+				if err == nil || !strings.Contains(out, "bookbot is running") || !strings.Contains(out, "nothing was changed") {
+					t.Errorf("rotate while a replica leads: %v\n%s", err, out)
+				}
+				stop()
+				<-ran
+				db.Close()
+				check(sealer(oldSecret), true)
+			}
 
 			out, err = rotate(oldFile)
 			if err != nil || !strings.Contains(out, "Re-encrypted 2 stored keys") {

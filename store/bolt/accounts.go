@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,18 +68,51 @@ func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok 
 }
 
 func (s *Accounts) Put(ctx context.Context, a account.Account) error {
-	return s.file.Update(ctx, func(tx *bbolt.Tx) error { return putAccount(tx, a) })
+	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		if err := tx.Bucket(accountNotices).Delete([]byte(a.User)); err != nil {
+			return err
+		}
+		return putAccount(tx, a)
+	})
 }
 
-func (s *Accounts) PutAll(ctx context.Context, as []account.Account) error {
+func (s *Accounts) SwapKeys(ctx context.Context, swaps []account.KeySwap) error {
 	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		for _, a := range as {
+		for _, sw := range swaps {
+			v := tx.Bucket(accounts).Get([]byte(sw.User))
+			if v == nil {
+				return account.ErrKeyChanged
+			}
+			a, err := readAccount(sw.User, v)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(a.Sealed, sw.Old) {
+				return account.ErrKeyChanged
+			}
+			a.Sealed = sw.New
 			if err := putAccount(tx, a); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+func (s *Accounts) SetNotices(ctx context.Context, user, notices string) (ok bool, err error) {
+	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accounts).Get([]byte(user))
+		if v == nil {
+			return nil
+		}
+		a, err := readAccount(user, v)
+		if err != nil {
+			return err
+		}
+		a.Notices, ok = notices, true
+		return putAccount(tx, a)
+	})
+	return ok && err == nil, err
 }
 
 func (s *Accounts) Delete(ctx context.Context, user string) (deleted bool, err error) {
@@ -153,4 +187,20 @@ func (s *Accounts) SaveLastOf(ctx context.Context, calendar string, snap notices
 		}
 		return tx.Bucket(accountNotices).Put([]byte(calendar), v)
 	})
+}
+
+func (s *Accounts) Refuse(ctx context.Context, user string, sealed []byte) (marked bool, err error) {
+	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
+		v := tx.Bucket(accounts).Get([]byte(user))
+		if v == nil {
+			return nil
+		}
+		a, err := readAccount(user, v)
+		if err != nil || a.State != account.OK || !bytes.Equal(a.Sealed, sealed) {
+			return err
+		}
+		a.State, a.Sealed, marked = account.Reconnect, []byte{}, true
+		return putAccount(tx, a)
+	})
+	return marked && err == nil, err
 }

@@ -78,22 +78,49 @@ func putAccount(ctx context.Context, tx pgx.Tx, a account.Account) error {
 }
 
 func (s accountStore) Put(ctx context.Context, a account.Account) error {
-	return s.PutAll(ctx, []account.Account{a})
-}
-
-func (s accountStore) PutAll(ctx context.Context, as []account.Account) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		for _, a := range as {
-			if err := putAccount(ctx, tx, a); err != nil {
-				return err
-			}
+		if _, err := tx.Exec(ctx, "DELETE FROM bookbot_account_notices WHERE user_id = $1", []byte(a.User)); err != nil {
+			return err
 		}
-		return nil
+		return putAccount(ctx, tx, a)
 	})
 	if err != nil {
 		return accountErr("put", err)
 	}
 	return nil
+}
+
+// SwapKeys compares and swaps each row in one transaction, rolled back
+// unless every row still held its old key: a key deleted or connected
+// again meanwhile is never overwritten.
+func (s accountStore) SwapKeys(ctx context.Context, swaps []account.KeySwap) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, sw := range swaps {
+			tag, err := tx.Exec(ctx, "UPDATE bookbot_accounts SET sealed = $3 WHERE user_id = $1 AND sealed = $2", []byte(sw.User), sw.Old, sw.New)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				return account.ErrKeyChanged
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, account.ErrKeyChanged) {
+		return err
+	}
+	if err != nil {
+		return accountErr("swap keys", err)
+	}
+	return nil
+}
+
+func (s accountStore) SetNotices(ctx context.Context, user, notices string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET notices = $2 WHERE user_id = $1", []byte(user), notices)
+	if err != nil {
+		return false, accountErr("set notices", err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 func (s accountStore) Delete(ctx context.Context, user string) (bool, error) {
@@ -114,6 +141,15 @@ func (s accountStore) All(ctx context.Context) ([]account.Account, error) {
 		return nil, accountErr("all", err)
 	}
 	return all, nil
+}
+
+func (s accountStore) Refuse(ctx context.Context, user string, sealed []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, "UPDATE bookbot_accounts SET state = $3, sealed = '' WHERE user_id = $1 AND sealed = $2 AND state = $4",
+		[]byte(user), sealed, string(account.Reconnect), string(account.OK))
+	if err != nil {
+		return false, accountErr("refuse", err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 func (s accountStore) Touch(ctx context.Context, user string, at time.Time) error {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -15,12 +16,33 @@ import (
 // calendars adapts *booking.Calendars to bot.Calendars.
 type calendars struct{ *booking.Calendars }
 
-func (c calendars) For(user string, key booking.Key, refused func()) (bot.Booker, error) {
-	cl, err := c.Calendars.For(user, key, refused)
+func (c calendars) For(user string, key booking.Key) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, key)
 	if err != nil {
 		return nil, err
 	}
 	return cl, nil
+}
+
+// keyRefused is told of every 401 a person's key gets, from any client
+// of it: the bot's, the notices', a reconciliation's. Before the bot is
+// made (writes recovered at start) the account is marked here, unsaid.
+func (a *App) keyRefused(user string, key booking.Key) {
+	if b := a.refusals.Load(); b != nil {
+		b.KeyRefused(user, key)
+		return
+	}
+	if a.State.Accounts == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	switch err := account.Refused(ctx, a.State.Accounts, a.sealer, user, key); {
+	case err == nil:
+		a.log.Warn("key deleted: the booking service refused it (401); the person is asked to connect again at their next use", "user", user)
+	case !errors.Is(err, account.ErrNotHeld):
+		a.log.Error("a refused key could not be marked; it is tried again at its next use", "user", user, "err", err)
+	}
 }
 
 // NewSealer is the sealer of people's keys under BOOKBOT_SECRET_KEY; nil
@@ -72,7 +94,7 @@ func reconciler(owner *booking.Client, cals *booking.Calendars, accounts account
 		if err != nil {
 			return unknown(w, "the person's key does not open")
 		}
-		c, err := cals.For(a.User, key, func() {})
+		c, err := cals.For(a.User, key)
 		if err != nil {
 			return unknown(w, err.Error())
 		}

@@ -126,6 +126,8 @@ type App struct {
 	down           time.Duration // SocketUnhealthyAfter
 
 	sealer *account.Sealer // nil without BOOKBOT_SECRET_KEY
+	// refusals gets the 401s of people's keys once the bot is made.
+	refusals atomic.Pointer[bot.Bot]
 	// accountsChanged wakes the notices of own calendars.
 	accountsChanged chan struct{}
 	// reconcile settles a write left in flight on its calendar.
@@ -180,7 +182,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Calendars = booking.NewCalendars(cfg.BookingBaseURL, limiter,
+	a.Calendars = booking.NewCalendars(cfg.BookingBaseURL, limiter, a.keyRefused,
 		append([]booking.Option{booking.WithLogger(log), booking.WithUserAgent("bookbot/" + d.Version)}, writes...)...)
 	if !cfg.OwnCalendarsOnly() {
 		bk, err := NewBookingClient(cfg, d.Version, log, append(writes, booking.WithLimiter(limiter), booking.WithCalendar(booking.Owner))...)
@@ -253,6 +255,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			}
 		},
 	}, ownerBooker(a.Booking), slackViews{Client: a.slack, http: webAPI, api: cfg.SlackAPIURL, token: cfg.SlackBotToken.Value()})
+	a.refusals.Store(a.Bot)
 	// People no longer allowed, or deactivated in Slack, keep no key.
 	if err := a.Bot.PurgeAccounts(ctx, a.Bot.Deactivated); err != nil {
 		log.Error("accounts: the keys of people no longer allowed could not be checked; tried again at the next start", "err", err)
