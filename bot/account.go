@@ -14,6 +14,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -115,6 +116,64 @@ type calendar struct {
 	label string // booking.Owner or the Slack user ID
 	gen   int64  // a person's: when the key was connected (UnixNano); 0: the owner's
 	types *eventTypeCache
+
+	recent  time.Duration // Config.RecentList
+	mu      sync.Mutex
+	readers map[string]*reader // by what reads: the reminders, the notices
+}
+
+// reader is the calendar's reader of its bookings for one kind of
+// periodic work, made at its first use and kept with the calendar.
+func (c *calendar) reader(kind string) *reader {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.readers[kind]; ok {
+		return r
+	}
+	r := &reader{c: c}
+	if rc, ok := c.Booker.(interface {
+		Recent(time.Duration) *booking.Recent
+	}); ok && c.recent > 0 {
+		r.recent = rc.Recent(c.recent)
+	}
+	if c.readers == nil {
+		c.readers = map[string]*reader{}
+	}
+	c.readers[kind] = r
+	return r
+}
+
+// reader reads a calendar's bookings for one kind of periodic work (the
+// reminders, the live notices) through a booking.Recent of its own, so the
+// kinds of work on one calendar take each other's list when it is recent
+// and cost the API one read between them, as the owner's calendar's do.
+type reader struct {
+	c      *calendar
+	recent *booking.Recent // nil: each read is the calendar's own
+}
+
+func (r *reader) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	if r.recent == nil {
+		return r.c.Bookings(ctx)
+	}
+	l, err := r.recent.Bookings(ctx)
+	return l, r.c.own(err)
+}
+
+// BookingsAsked is Bookings with when the list was asked for, which a
+// shared list can predate by up to RecentList: the notices date their
+// read by it, as the owner's calendar's do.
+func (r *reader) BookingsAsked(ctx context.Context) ([]booking.Booking, time.Time, error) {
+	if r.recent == nil {
+		l, err := r.c.Bookings(ctx)
+		return l, time.Time{}, err // zero: the watcher's now
+	}
+	l, asked, err := r.recent.BookingsAsked(ctx)
+	return l, asked, r.c.own(err)
+}
+
+func (r *reader) EventTypes(ctx context.Context) ([]booking.EventType, error) {
+	return r.c.EventTypes(ctx)
 }
 
 // calendarID names the calendar bk is, a calendar calendarFor gave, and
@@ -173,16 +232,17 @@ func (c *calendar) Cancel(ctx context.Context, id string) (*booking.Result, erro
 
 // calendarSet is the calendars in use, by label.
 type calendarSet struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl    time.Duration
+	now    func() time.Time
+	recent time.Duration // Config.RecentList
 
 	mu      sync.Mutex
 	byLabel map[string]*calendar
 	owners  map[string]bool // the people last seen acting on the owner's calendar
 }
 
-func newCalendarSet(ttl time.Duration, now func() time.Time) *calendarSet {
-	return &calendarSet{ttl: ttl, now: now, byLabel: map[string]*calendar{}, owners: map[string]bool{}}
+func newCalendarSet(ttl, recent time.Duration, now func() time.Time) *calendarSet {
+	return &calendarSet{ttl: ttl, recent: recent, now: now, byLabel: map[string]*calendar{}, owners: map[string]bool{}}
 }
 
 // of is label's calendar acting through bk; a calendar kept for label
@@ -199,7 +259,7 @@ func (s *calendarSet) ofGen(label string, gen int64, bk Booker) *calendar {
 		return c
 	}
 	delete(s.owners, label)
-	c := &calendar{Booker: bk, label: label, gen: gen}
+	c := &calendar{Booker: bk, label: label, gen: gen, recent: s.recent}
 	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
 	return c
@@ -246,13 +306,25 @@ func (b *Bot) calendarFor(ctx context.Context, user string) (Booker, error) {
 
 // CalendarOf is the calendar user's reminders and agenda come from, as
 // calendarFor gives it, without counting as their use of it: its label
-// and its bookings.
+// and the reminders' reader of its bookings (see Config.RecentList).
 func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lister, error) {
-	cal, err := b.resolve(ctx, user, false)
+	return b.readerOf(ctx, user, "reminders")
+}
+
+// NoticesOf is CalendarOf for the live notices of user's calendar: its
+// label and the notices' reader of its bookings, the same reader as long
+// as the calendar acts with the same key.
+func (b *Bot) NoticesOf(ctx context.Context, user string) (string, notices.Lister, error) {
+	return b.readerOf(ctx, user, "notices")
+}
+
+func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
+	bk, err := b.resolve(ctx, user, false)
 	if err != nil {
 		return "", nil, err
 	}
-	return labelOf(cal), cal, nil
+	cal := bk.(*calendar) // what resolve gives, from b.cals
+	return cal.label, cal.reader(kind), nil
 }
 
 // resolve is calendarFor; touch records the use of a person's own key.

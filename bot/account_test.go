@@ -26,7 +26,7 @@ func (refusingBooker) Create(context.Context, booking.CreateRequest) (*booking.R
 // of the owner's, it stays the operator's to fix.
 func TestOwnKeyRefusalSaysConnectAgain(t *testing.T) {
 	t.Parallel()
-	set := newCalendarSet(0, nil)
+	set := newCalendarSet(0, 0, nil)
 	own, owner := set.of("U1", refusingBooker{}), set.of(booking.Owner, refusingBooker{})
 	_, err := own.EventTypes(t.Context())
 	if nc, ok := errors.AsType[*NoCalendarError](err); !ok || !nc.Reconnect || !errors.Is(err, booking.ErrUnauthorized) {

@@ -118,6 +118,12 @@ type Config struct {
 	// their notices, so their notices follow at once; nil: nothing.
 	AccountsChanged func()
 
+	// RecentList is how old a bookings list, read for anyone, the
+	// reminders and the live notices of a calendar take rather than
+	// reading their own (booking.Recent), so the two cost one read between
+	// them on each calendar, as on the owner's; 0: each reads its own.
+	RecentList time.Duration
+
 	// PersonalChanged runs after someone's settings were saved, so what
 	// they made due (a reminder for a meeting in ten minutes) goes out at
 	// once; nil: nothing.
@@ -193,7 +199,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		log:      cfg.Log,
 		seen:     newSeenSet(SeenTTL, cfg.Now).sharing(cfg.Seen, cfg.Log),
 		users:    newUserZones(profileZone(slackAPI), time.Hour, cfg.Now),
-		cals:     newCalendarSet(2*time.Minute, cfg.Now),
+		cals:     newCalendarSet(2*time.Minute, cfg.RecentList, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
 		signer:   signs,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/personal"
@@ -22,55 +26,150 @@ import (
 func costFigures(ctx context.Context, bin, dir string, people []int, d time.Duration) ([]figure, error) {
 	var figs []figure
 	for _, n := range people {
-		run, err := os.MkdirTemp(dir, "cost")
+		f, err := costRun(ctx, bin, dir, n, 0, d)
 		if err != nil {
 			return nil, err
 		}
-		users, err := givePeopleSettings(ctx, filepath.Join(run, "state"), n)
-		if err != nil {
-			return nil, err
-		}
-		p, err := startPeople(ctx, []string{bin, "run"}, run, users,
-			"BOOKBOT_ALLOW_ALL=true", "NOTIFY_CHANNEL=CNOTICES", "BOOKBOT_STATE_DIR="+filepath.Join(run, "state"))
-		if err != nil {
-			return nil, err
-		}
-		// The first look at everyone's settings (their zones asked of
-		// Slack, kept an hour) is start-up's; the figures are of the looks
-		// after it.
-		wait := func(d time.Duration) error {
-			select {
-			case <-time.After(d):
-				return nil
-			case <-ctx.Done():
-				p.stop()
-				return ctx.Err()
-			}
-		}
-		if err := wait(costWarmUp); err != nil {
-			return nil, err
-		}
-		p.sandbox.ResetRequests()
-		cpu0 := cpuTime(p.cmd.Process.Pid)
-		if err := wait(d); err != nil {
-			return nil, err
-		}
-		cpu := cpuTime(p.cmd.Process.Pid) - cpu0
-		lists := 0
-		for _, r := range p.sandbox.Requests() {
-			if r.Endpoint == bookingtest.EndpointListBookings {
-				lists++
-			}
-		}
-		p.stop()
-		figs = append(figs, figure{
-			name:   fmt.Sprintf("at rest, notices on, %d with reminders and agendas", n),
-			value:  fmt.Sprintf("%.1f GET /bookings a minute, %.1f CPU s an hour", float64(lists)/d.Minutes(), cpu.Seconds()*float64(time.Hour)/float64(d)),
-			target: "reported", ok: true,
-			note: fmt.Sprintf("%d lists and %v of CPU in %v, from %v after connecting; %v of CPU until then, start-up included", lists, cpu, d, costWarmUp, cpu0),
-		})
+		figs = append(figs, f)
 	}
 	return figs, nil
+}
+
+// calendarCostFigures is costFigures with n people each acting on a
+// calendar of their own (each a key of its own at the sandbox), for each n
+// of calendars: each person has a reminder and an agenda, and their own
+// calendar's notices on (by direct message, the default), beside the
+// owner's notices.
+func calendarCostFigures(ctx context.Context, bin, dir string, calendars []int, d time.Duration) ([]figure, error) {
+	var figs []figure
+	for _, n := range calendars {
+		f, err := costRun(ctx, bin, dir, n, n, d)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	return figs, nil
+}
+
+// costRun is one run of the cost measurement: n people with a reminder and
+// an agenda, the first own of them with a calendar of their own.
+func costRun(ctx context.Context, bin, dir string, n, own int, d time.Duration) (figure, error) {
+	run, err := os.MkdirTemp(dir, "cost")
+	if err != nil {
+		return figure{}, err
+	}
+	state := filepath.Join(run, "state")
+	users, err := givePeopleSettings(ctx, state, n)
+	if err != nil {
+		return figure{}, err
+	}
+	env := []string{"BOOKBOT_ALLOW_ALL=true", "NOTIFY_CHANNEL=CNOTICES", "BOOKBOT_STATE_DIR=" + state}
+	var keys map[string]string // owner ID at the sandbox → key
+	if own > 0 {
+		secret, k, err := connectCalendars(ctx, state, users[:own])
+		if err != nil {
+			return figure{}, err
+		}
+		keys = k
+		env = append(env, "BOOKBOT_SECRET_KEY="+secret)
+	}
+	addOwners := func(sb *bookingtest.Sandbox) {
+		for owner, key := range keys {
+			sb.AddOwner(key, owner, time.UTC, bookingtest.Weekdays(0, 24*time.Hour))
+		}
+	}
+	p, err := startWith(ctx, []string{bin, "run"}, run, users, addOwners, env...)
+	if err != nil {
+		return figure{}, err
+	}
+	defer p.stop()
+	// The first look at everyone's settings (their zones asked of Slack,
+	// kept an hour) is start-up's; the figures are of the looks after it.
+	wait := func(d time.Duration) error {
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err := wait(costWarmUp); err != nil {
+		return figure{}, err
+	}
+	p.sandbox.ResetRequests()
+	cpu0 := cpuTime(p.cmd.Process.Pid)
+	if err := wait(d); err != nil {
+		return figure{}, err
+	}
+	cpu := cpuTime(p.cmd.Process.Pid) - cpu0
+	lists, ownLists := 0, 0
+	for _, r := range p.sandbox.Requests() {
+		if r.Endpoint != bookingtest.EndpointListBookings {
+			continue
+		}
+		lists++
+		if _, ok := keys[r.Owner]; ok {
+			ownLists++
+		}
+	}
+	perMin := func(n int) float64 { return float64(n) / d.Minutes() }
+	f := figure{
+		name:   fmt.Sprintf("at rest, notices on, %d with reminders and agendas", n),
+		value:  fmt.Sprintf("%.1f GET /bookings a minute, %.1f CPU s an hour", perMin(lists), cpu.Seconds()*float64(time.Hour)/float64(d)),
+		target: "reported", ok: true,
+		note: fmt.Sprintf("%d lists and %v of CPU in %v, from %v after connecting; %v of CPU until then, start-up included", lists, cpu, d, costWarmUp, cpu0),
+	}
+	if own > 0 {
+		f.name = fmt.Sprintf("at rest, %d connected calendars with notices, reminders and agendas, and the owner's notices", own)
+		f.value = fmt.Sprintf("%.2f GET /bookings a minute a calendar (%.1f in all, %.1f the owner's), %.1f CPU s an hour",
+			perMin(ownLists)/float64(own), perMin(lists), perMin(lists-ownLists), cpu.Seconds()*float64(time.Hour)/float64(d))
+	}
+	return f, nil
+}
+
+// connectCalendars connects each of users to a calendar of their own, as
+// `/booking connect` leaves it in the store under dir: the key sealed
+// under a new secret key, notices by direct message. It returns the secret
+// key (BOOKBOT_SECRET_KEY) and each calendar's key by its owner ID at the
+// sandbox.
+func connectCalendars(ctx context.Context, dir string, users []slacktest.User) (string, map[string]string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, err
+	}
+	secret := base64.StdEncoding.EncodeToString(b)
+	raw, err := account.ParseSecret(secret)
+	if err != nil {
+		return "", nil, err
+	}
+	sealer, err := account.NewSealer(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	db, err := bolt.Open(dir, bolt.Options{})
+	if err != nil {
+		return "", nil, err
+	}
+	defer db.Close()
+	keys := map[string]string{}
+	for i, u := range users {
+		owner, text := fmt.Sprintf("ocal%04d", i), fmt.Sprintf("perf_calendar_key_%04d_%x", i, b[:4])
+		key, err := booking.NewKey(text)
+		if err != nil {
+			return "", nil, err
+		}
+		sealed, err := sealer.Seal(u.ID, key)
+		if err != nil {
+			return "", nil, err
+		}
+		a := account.Account{User: u.ID, Sealed: sealed, ConnectedAt: time.Now(), State: account.OK, Notices: account.NoticesDM}
+		if err := db.Accounts().Put(ctx, a); err != nil {
+			return "", nil, err
+		}
+		keys[owner] = text
+	}
+	return secret, keys, db.Close()
 }
 
 // givePeopleSettings gives n people a reminder 15 minutes before each

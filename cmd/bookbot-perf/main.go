@@ -7,6 +7,7 @@
 //	go run ./cmd/bookbot-perf                        # everything
 //	go run ./cmd/bookbot-perf -only ack,modal        # the bursts
 //	go run ./cmd/bookbot-perf -only cost             # list reads and CPU at rest
+//	go run ./cmd/bookbot-perf -only cost -calendars 1,10   # the same with connected calendars
 //	go run ./cmd/bookbot-perf -cpuprofile cpu.out    # profile the ack bursts (-profile modal: the opens')
 //	go run ./cmd/bookbot-perf -memprofile heap.out   # heap before/after the interactions
 //
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	modals := fs.Int("modals", 50, "modal openings measured")
 	interactions := fs.Int("interactions", 1000, "interactions in the memory run")
 	costFor := fs.Duration("cost-for", 2*time.Minute, "cost measurement: how long the bot is left at rest for each number of people (not in the default set)")
+	calendars := fs.String("calendars", "", "cost measurement: comma-separated numbers of people with a connected calendar each (e.g. `1,10`) to measure instead of 0, 1 and 1,000 people on the owner's")
 	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,runtime (goroutines is runtime); settle and cost are not in the default set")
 	cpuprofile := fs.String("cpuprofile", "", "only write profiles of the bot (the -serve-bot child) answering 5 bursts (-profile): CPU to `FILE`, heap, block and mutex to FILE.heap, FILE.block, FILE.mutex")
 	profile := fs.String("profile", "ack", "what -cpuprofile profiles: `ack` (bursts of -n /booking list, API at 1 s) or modal (bursts of -modals /booking new, API at 2 s)")
@@ -78,6 +80,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if *serve {
 		return serveBot(ctx)
+	}
+	var calendarCounts []int
+	for c := range strings.SplitSeq(*calendars, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 {
+			return fmt.Errorf("-calendars %q: want numbers from 1, comma-separated", *calendars)
+		}
+		calendarCounts = append(calendarCounts, n)
 	}
 	if *burstKind != "list" && *burstKind != "foreign" {
 		return fmt.Errorf("-burst %q: want list or foreign", *burstKind)
@@ -195,6 +208,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if want("cost") {
 		f, err := costFigures(ctx, bin, dir, []int{0, 1, 1000}, *costFor)
+		if len(calendarCounts) > 0 {
+			f, err = calendarCostFigures(ctx, bin, dir, calendarCounts, *costFor)
+		}
 		if err != nil {
 			return fmt.Errorf("cost: %w", err)
 		}
@@ -259,8 +275,17 @@ func start(ctx context.Context, argv []string, dir string, env ...string) (*proc
 // startPeople is start with more people known to the Slack stand-in. An
 // env entry overrides the default of the same name.
 func startPeople(ctx context.Context, argv []string, dir string, people []slacktest.User, env ...string) (*proc, error) {
+	return startWith(ctx, argv, dir, people, nil, env...)
+}
+
+// startWith is startPeople with the sandbox given to setup (when not nil)
+// before the bot starts.
+func startWith(ctx context.Context, argv []string, dir string, people []slacktest.User, setup func(*bookingtest.Sandbox), env ...string) (*proc, error) {
 	p := &proc{sandbox: bookingtest.New(bookingtest.Options{Seed: true}), stderr: &strings.Builder{}}
 	p.sandbox.SetLimits(100000, 100000) // measure bookbot, not the API's limits
+	if setup != nil {
+		setup(p.sandbox)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

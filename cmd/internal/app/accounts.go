@@ -142,9 +142,8 @@ func (a *App) personNotices(ctx context.Context) {
 			if acc.State != account.OK || acc.Notices == account.NoticesOff || len(acc.Sealed) == 0 || !a.cfg.Allowed(acc.User) {
 				continue
 			}
-			label, l, err := a.Bot.CalendarOf(ctx, acc.User)
-			list, ok := l.(notices.Lister)
-			if err != nil || !ok || label == booking.Owner {
+			label, list, err := a.Bot.NoticesOf(ctx, acc.User)
+			if err != nil || label == booking.Owner {
 				continue
 			}
 			channel := acc.Notices

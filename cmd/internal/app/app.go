@@ -235,6 +235,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		Accounts:      st.Accounts,
 		Sealer:        sealer,
 		Calendars:     calendars{a.Calendars},
+		RecentList:    recentList,
 		AccountsChanged: func() {
 			select {
 			case a.accountsChanged <- struct{}{}:
@@ -307,10 +308,11 @@ func (a *App) CloseIdleConnections() {
 }
 
 // recentList is how old a bookings list, read for anyone, the notices and
-// the reminders take rather than reading their own: half the reminders'
-// look, so the two, looking at about the same moments, cost one read
-// between them (booking.Recent), and neither acts on a list more than 15 s
-// older than it would have read.
+// the reminders of a calendar (the owner's, and each connected one through
+// bot.Config.RecentList) take rather than reading their own: half the
+// reminders' look, so the two, looking at about the same moments, cost one
+// read between them (booking.Recent), and neither acts on a list more than
+// 15 s older than it would have read.
 const recentList = personal.DefaultEvery / 2
 
 // NewWatcher returns a watcher of the bookings list that posts live
