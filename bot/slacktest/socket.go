@@ -201,11 +201,15 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 	defer close(wc.gone)
 	defer s.dropConn(wc)
 
-	if err := wc.write(hello); err != nil {
-		return
-	}
+	// The hello is written and the connection made live in one step, so
+	// that a client which has read its hello gets the next envelope (the
+	// newest connection does), and no envelope goes out before a hello.
 	s.mu.Lock()
 	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	if err := wc.write(hello); err != nil {
 		s.mu.Unlock()
 		return
 	}
