@@ -16,24 +16,37 @@ type Snapshots interface {
 // last read kept in snaps under the calendar's label, and its claims and
 // threads named by the calendar and the booking, so that each calendar's
 // changes are announced once, apart from every other calendar's.
-func ForCalendar(st Store, snaps Snapshots, calendar string) Store {
-	return calendarStore{st: st, snaps: snaps, label: calendar, prefix: "cal\x00" + calendar + "\x00"}
+//
+// conn names the connection of the calendar (when its key was
+// connected): a last read of another connection is no last read, so a
+// watcher of a calendar connected again starts afresh even when the
+// watcher of the one before saved its read after the new connection was
+// made. Compared with another calendar's bookings, every booking would be
+// announced as cancelled.
+func ForCalendar(st Store, snaps Snapshots, calendar, conn string) Store {
+	return calendarStore{st: st, snaps: snaps, label: calendar, conn: conn, prefix: "cal\x00" + calendar + "\x00"}
 }
 
 type calendarStore struct {
 	st     Store
 	snaps  Snapshots
 	label  string
+	conn   string
 	prefix string
 }
 
 func (c calendarStore) key(k Key) Key { k.BookingID = c.prefix + k.BookingID; return k }
 
 func (c calendarStore) Last(ctx context.Context) (Snapshot, bool, error) {
-	return c.snaps.LastOf(ctx, c.label)
+	s, ok, err := c.snaps.LastOf(ctx, c.label)
+	if err != nil || !ok || s.Of != c.conn {
+		return Snapshot{}, false, err
+	}
+	return s, true, nil
 }
 
 func (c calendarStore) SaveLast(ctx context.Context, s Snapshot) error {
+	s.Of = c.conn
 	return c.snaps.SaveLastOf(ctx, c.label, s)
 }
 

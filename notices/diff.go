@@ -21,6 +21,9 @@ type Snapshot struct {
 	// booking has started and leaves the list; zero when not known.
 	ServiceAt time.Time
 	Bookings  []booking.Booking // as listed
+	// Of names which connection of a person's own calendar was read (see
+	// ForCalendar); "" for the owner's.
+	Of string
 }
 
 // serviceTime is when the read was made on the service's clock, or on

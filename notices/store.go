@@ -102,7 +102,7 @@ type Message = outbox.Message
 // EncodeSnapshot is s as every Store keeps it: JSON of its times and its
 // bookings.
 func EncodeSnapshot(s Snapshot) ([]byte, error) {
-	w := wireSnapshot{At: s.At, ServiceAt: s.ServiceAt, Bookings: make([]wireBooking, len(s.Bookings))}
+	w := wireSnapshot{At: s.At, ServiceAt: s.ServiceAt, Of: s.Of, Bookings: make([]wireBooking, len(s.Bookings))}
 	for i, b := range s.Bookings {
 		w.Bookings[i] = wireBooking(b)
 	}
@@ -117,7 +117,7 @@ func DecodeSnapshot(v []byte) (Snapshot, error) {
 	if err := json.Unmarshal(v, &w); err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{At: w.At, ServiceAt: w.ServiceAt, Bookings: make([]booking.Booking, len(w.Bookings))}
+	s := Snapshot{At: w.At, ServiceAt: w.ServiceAt, Of: w.Of, Bookings: make([]booking.Booking, len(w.Bookings))}
 	for i, b := range w.Bookings {
 		s.Bookings[i] = booking.Booking(b)
 	}
@@ -128,6 +128,7 @@ func DecodeSnapshot(v []byte) (Snapshot, error) {
 type wireSnapshot struct {
 	At        time.Time     `json:"at"`
 	ServiceAt time.Time     `json:"service_at,omitzero"`
+	Of        string        `json:"of,omitempty"`
 	Bookings  []wireBooking `json:"bookings"`
 }
 

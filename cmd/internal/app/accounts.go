@@ -159,7 +159,7 @@ func (a *App) personNotices(ctx context.Context) {
 			}
 			w := notices.NewWatcher(notices.Config{
 				List:      list,
-				Store:     notices.ForCalendar(st.Notices, st.AccountNotices, acc.User),
+				Store:     notices.ForCalendar(st.Notices, st.AccountNotices, acc.User, acc.ConnectedAt.UTC().Format(time.RFC3339Nano)),
 				Publisher: pub,
 				Finder:    bot.SlackFinder{Slack: a.slack},
 				Writes:    st.Journal,
