@@ -13,6 +13,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -21,18 +22,10 @@ import (
 // returns a new handle on that same store each time, as a restarted
 // process would get one.
 func Run(t *testing.T, fresh func(t *testing.T) (open func() account.Store)) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, fresh(t))
-		})
-	}
+	cases.Run(t, fresh)
 }
 
-var cases = []struct {
-	name string
-	run  func(t *testing.T, open func() account.Store)
-}{
+var cases = testutil.Suite[account.Store]{
 	{"Get/absent", getAbsent},
 	{"Put/kept", putKept},
 	{"Put/replaces", putReplaces},

@@ -98,3 +98,22 @@ func (b *Buffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Suite is the cases of a conformance suite on a store S: each a name and
+// a check given open, which returns a new handle on the case's own store
+// each time it is called, as another process or replica would get one.
+type Suite[S any] []struct {
+	Name string
+	Run  func(t *testing.T, open func() S)
+}
+
+// Run runs every case in parallel, each against a store of its own that
+// fresh makes (called with the case's t) and returns open for.
+func (s Suite[S]) Run(t *testing.T, fresh func(t *testing.T) (open func() S)) {
+	for _, c := range s {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			c.Run(t, fresh(t))
+		})
+	}
+}

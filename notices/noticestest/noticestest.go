@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 )
 
@@ -44,18 +45,10 @@ import (
 //
 // The subtests run in parallel with each other.
 func Run(t *testing.T, fresh func(t *testing.T) (open func() notices.Store)) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, fresh(t))
-		})
-	}
+	cases.Run(t, fresh)
 }
 
-var cases = []struct {
-	name string
-	run  func(t *testing.T, open func() notices.Store)
-}{
+var cases = testutil.Suite[notices.Store]{
 	{"Last/before any save", lastBeforeSave},
 	{"SaveLast/round trip", saveLastRoundTrip},
 	{"SaveLast/full list", saveLastFull},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/offer"
 )
 
@@ -31,18 +32,10 @@ import (
 //   - with a context already cancelled every method fails with an error
 //     that is context.Canceled, and records nothing.
 func Run(t *testing.T, fresh func(t *testing.T) (open func() offer.Store)) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, fresh(t))
-		})
-	}
+	cases.Run(t, fresh)
 }
 
-var cases = []struct {
-	name string
-	run  func(t *testing.T, open func() offer.Store)
-}{
+var cases = testutil.Suite[offer.Store]{
 	{"Get/absent", getAbsent},
 	{"Create/round trip", roundTrip},
 	{"Create/taken ID", createTaken},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/outbox"
 )
 
@@ -47,18 +48,10 @@ import (
 //	Reopen                      every state is there for a new handle
 //	Context/cancelled           with a cancelled context every method fails and records nothing
 func Run(t *testing.T, fresh func(t *testing.T) (open func() outbox.Store)) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, fresh(t))
-		})
-	}
+	cases.Run(t, fresh)
 }
 
-var cases = []struct {
-	name string
-	run  func(t *testing.T, open func() outbox.Store)
-}{
+var cases = testutil.Suite[outbox.Store]{
 	{"Lookup/never claimed", lookupNone},
 	{"Claim/once", claimOnce},
 	{"Claim/keys", claimKeys},

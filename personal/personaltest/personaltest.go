@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/personal"
 )
 
@@ -47,18 +48,10 @@ import (
 //
 // The subtests run in parallel with each other.
 func Run(t *testing.T, fresh func(t *testing.T) (open func() personal.Store)) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, fresh(t))
-		})
-	}
+	cases.Run(t, fresh)
 }
 
-var cases = []struct {
-	name string
-	run  func(t *testing.T, open func() personal.Store)
-}{
+var cases = testutil.Suite[personal.Store]{
 	{"Settings/absent", settingsAbsent},
 	{"Settings/round trip", settingsRoundTrip},
 	{"Settings/off", settingsOff},
