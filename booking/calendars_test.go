@@ -2,6 +2,7 @@ package booking_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -81,5 +82,25 @@ func TestForCalendarCountsEventTypesApart(t *testing.T) {
 	}
 	if _, ok, _ := booking.ForCalendar(g, booking.Owner).Reserve(ctx, "intro"); !ok {
 		t.Fatal("the owner's first attempt was held back by U1's")
+	}
+}
+
+// TestForCalendarSharesTheMinute: the API counts booking attempts per IP
+// address, 5 a minute (booking-api.md, "Rate limits"), whatever the key,
+// so attempts on every calendar bookbot acts on count towards one limit.
+func TestForCalendarSharesTheMinute(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	g := booking.NewGuard(booking.Limits{PerMinute: 5, PerEventPerHour: 20}, func() time.Time { return now })
+	ctx := context.Background()
+	for i, label := range []string{"U1", "U1", "U2", "U2", booking.Owner} {
+		if _, ok, _ := booking.ForCalendar(g, label).Reserve(ctx, fmt.Sprintf("event-%d", i)); !ok {
+			t.Fatalf("attempt %d (%s) held back within the minute's five", i+1, label)
+		}
+	}
+	for _, label := range []string{"U1", "U3", booking.Owner} {
+		if _, ok, _ := booking.ForCalendar(g, label).Reserve(ctx, "event-other"); ok {
+			t.Errorf("a sixth attempt in the minute, on %s's calendar, was let through", label)
+		}
 	}
 }
