@@ -219,12 +219,26 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 	s.notifyLocked()
 	s.mu.Unlock()
 
-	for {
-		_, msg, err := c.ReadMessage()
-		if err != nil {
-			return
+	// Acks are read and stamped by a reader of their own: matching one
+	// waits for the server's lock, which envelopes being made hold, and
+	// the acks behind it would be timed by that wait, not the client's.
+	type read struct {
+		msg []byte
+		at  time.Time
+	}
+	reads := make(chan read, 1024)
+	go func() {
+		defer close(reads)
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			reads <- read{msg, s.now()}
 		}
-		s.handleAck(wc, msg, s.now()) // stamped on arrival, before any locking
+	}()
+	for r := range reads { // every ack read is matched before the connection is gone
+		s.handleAck(wc, r.msg, r.at)
 	}
 }
 
