@@ -58,7 +58,7 @@ const firstSlot = "2026-03-23T10:15:00Z"
 // Slack stand-in, the real booking client against the sandbox, and the bot
 // between them, running until the test ends.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	sl     *slacktest.Server
 	sb     *bookingtest.Server
 	clock  *fakeclock.Clock // the bot's and the booking client's; tests move it
@@ -73,14 +73,14 @@ type harness struct {
 
 // newHarness starts the bot; opts adjust its configuration (the client is
 // already wired to the sandbox, so options can use it too).
-func newHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
+func newHarness(t testing.TB, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
 	return newHarnessWith(t, nil, opts...)
 }
 
 // newHarnessWith starts the bot with a booking client built with extra
 // options (a journal, a dry run).
-func newHarnessWith(t *testing.T, clientOpts []booking.Option, opts ...func(*harness, *bot.Config)) *harness {
+func newHarnessWith(t testing.TB, clientOpts []booking.Option, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: fakeclock.New(t0), logs: &testutil.Buffer{}}
 

@@ -1,0 +1,45 @@
+package bot_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/bookbot/bookbot/bot/slacktest"
+)
+
+// BenchmarkAck is what an envelope costs until its ack, for a command
+// from another workspace (acked, nothing started): Handle alone (the seen
+// set, the team check, the route), and the whole way from the stand-in
+// writing it on the WebSocket, through slack-go's reading and decoding and
+// Handle, to the ack read back. One after another, so the second is a
+// round trip's latency, not a burst's throughput.
+func BenchmarkAck(b *testing.B) {
+	b.Run("handle", func(b *testing.B) {
+		h := newHarness(b)
+		cmd := slack.SlashCommand{
+			TeamID: "TFOREIGN", ChannelID: "D1", UserID: ada, Command: "/booking", Text: "list",
+			ResponseURL: h.sl.URL + "/commands/none", TriggerID: "1.2.3",
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			evt := socketmode.Event{Type: socketmode.EventTypeSlashCommand, Data: cmd,
+				Request: &socketmode.Request{Type: "slash_commands", EnvelopeID: strconv.Itoa(i)}}
+			h.bot.Handle(evt, func(any) {})
+		}
+	})
+	b.Run("socket", func(b *testing.B) {
+		h := newHarness(b)
+		cmd := slacktest.SlashCommand{TeamID: "TFOREIGN", Command: "/booking", Text: "list", UserID: ada}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := h.sl.SendSlashCommand(b.Context(), cmd); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
