@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	costFor := fs.Duration("cost-for", 2*time.Minute, "cost measurement: how long the bot is left at rest for each number of people (not in the default set)")
 	calendars := fs.String("calendars", "", "cost measurement: comma-separated numbers of people with a connected calendar each (e.g. `1,10`) to measure instead of 0, 1 and 1,000 people on the owner's")
 	only := fs.String("only", "", "comma-separated subset: startup,ack,modal,overhead,memory,runtime (goroutines is runtime); settle and cost are not in the default set")
-	cpuprofile := fs.String("cpuprofile", "", "only write profiles of the bot (the -serve-bot child) answering 5 bursts (-profile): CPU to `FILE`, heap, block and mutex to FILE.heap, FILE.block, FILE.mutex")
+	cpuprofile := fs.String("cpuprofile", "", "only write profiles of the bot (the -serve-bot child) answering 5 bursts (-profile): CPU to `FILE`, heap, block and mutex to FILE.heap, FILE.block, FILE.mutex, and the CPU of the stand-ins (this process) to FILE.standin")
 	profile := fs.String("profile", "ack", "what -cpuprofile profiles: `ack` (bursts of -n /booking list, API at 1 s) or modal (bursts of -modals /booking new, API at 2 s)")
 	memprofile := fs.String("memprofile", "", "write heap profiles of the bot (the -serve-bot child) in the runtime measurement: after one of each (`FILE`.base), after the interactions (FILE), once the windows passed (FILE.later)")
 	burstKind := fs.String("burst", "list", "what the ack bursts send: `list` (/booking list, each starts a GET /bookings) or foreign (/booking list from another workspace: acked, nothing started)")
