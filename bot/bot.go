@@ -159,6 +159,7 @@ type Bot struct {
 	routes   routes       // what each flow answers
 
 	work     inflight   // envelope work in flight
+	handling inflight   // envelopes taken whose Handle has not returned
 	reviewMu sync.Mutex // one review report at a time, so none is posted twice
 }
 
@@ -259,9 +260,11 @@ loop:
 			// acked one after another; the handling counts as work, so a
 			// shutdown waits for it.
 			b.work.add(1)
+			b.handling.add(1)
 			handling.Add(1)
 			go func() {
 				defer b.work.add(-1)
+				defer b.handling.add(-1)
 				defer handling.Done()
 				b.Handle(evt, func(payload any) {
 					if evt.Request == nil {
@@ -503,6 +506,7 @@ func (j *jobs) add(name string, fn func(ctx context.Context)) {
 func (b *Bot) start(name string, fn func(ctx context.Context)) {
 	go func() {
 		defer b.work.add(-1)
+		b.acksFirst(ackFirstFor)
 		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.WorkTimeout)
 		defer cancel()
 		defer func() {
@@ -512,6 +516,27 @@ func (b *Bot) start(name string, fn func(ctx context.Context)) {
 		}()
 		fn(ctx)
 	}()
+}
+
+// ackFirstFor is the most work waits for the envelopes being handled: in
+// a burst, their acks go out before the work the first ones started takes
+// the CPU from them (Slack gives an ack 3 s; work has no such bound).
+const ackFirstFor = 20 * time.Millisecond
+
+// acksFirst waits, up to max, until no envelope is being handled.
+func (b *Bot) acksFirst(max time.Duration) {
+	idle := b.handling.idle()
+	select {
+	case <-idle:
+		return
+	default:
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }
 
 // permitted checks the team and the allow-list before anything else. A
