@@ -34,4 +34,7 @@ func TestWorkWaitsForEnvelopesBeingHandledAtMost(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("work waited past its bound for an envelope being handled")
 	}
+	if got := b.heldOut.Load(); got != 1 {
+		t.Errorf("work that waited all of its bound: %d, want 1", got)
+	}
 }
