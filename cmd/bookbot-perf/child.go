@@ -392,6 +392,7 @@ func profileBursts(ctx context.Context, dir, kind string, n int, file string) er
 	if err := pprof.StartCPUProfile(&standIn); err != nil {
 		return err
 	}
+	defer pprof.StopCPUProfile() // when a burst fails; a second stop does nothing
 	var delays []time.Duration
 	for range 5 {
 		var d []time.Duration
