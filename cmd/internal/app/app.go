@@ -157,8 +157,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a := &App{
 		State: st, cfg: cfg, m: m, log: log, now: d.Now,
 		drain: cmp.Or(d.Drain, DrainTimeout), down: cmp.Or(d.SocketUnhealthyAfter, SocketUnhealthyAfter),
-		release: newQuietRelease(releaseAfter),
 	}
+	a.release = newQuietRelease(releaseAfter, a.CloseIdleConnections)
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
 	limiter := st.Limiter
@@ -301,7 +301,9 @@ func (a *App) CloseIdleConnections() {
 	if a.Booking != nil {
 		a.Booking.CloseIdleConnections()
 	}
-	a.Calendars.CloseIdleConnections()
+	if a.Calendars != nil {
+		a.Calendars.CloseIdleConnections()
+	}
 	if t, ok := a.slackTransport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -112,5 +115,37 @@ func TestQuietReleaseStops(t *testing.T) {
 	timers.fire()
 	if *released != 0 || len(timers.timers) != 0 {
 		t.Errorf("%d releases and %d timers after stop, want none", *released, len(timers.timers))
+	}
+}
+
+// The release closes the connections a burst left idle: kept, they would
+// keep their memory. A connection open to an httptest server is closed by
+// the time the release is over.
+func TestQuietReleaseClosesIdleConnections(t *testing.T) {
+	closed := make(chan struct{}, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	client := &http.Client{Transport: newSlackTransport()}
+	res, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close() // the connection goes back to the pool, idle
+
+	timers := &fakeTimers{}
+	q := newQuietRelease(time.Minute, client.CloseIdleConnections)
+	q.after = timers.after
+	q.busy()
+	timers.fire()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection was still open after the release")
 	}
 }
