@@ -34,7 +34,13 @@ var redirectClients = []struct {
 }{
 	{"default client", false, nil},
 	{"caller's client that follows redirects", false, func(*httptest.Server) *http.Client {
-		return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+		// A transport of its own: the default one is shared with the
+		// package's other tests, and each httptest.Server.Close closes
+		// its idle connections, under a request about to reuse one.
+		return &http.Client{
+			Transport:     http.DefaultTransport.(*http.Transport).Clone(),
+			CheckRedirect: func(*http.Request, []*http.Request) error { return nil },
+		}
 	}},
 	{"caller's TLS client, https to http", true, func(front *httptest.Server) *http.Client { return front.Client() }},
 }
