@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,15 +111,22 @@ func newHarnessWith(t testing.TB, clientOpts []booking.Option, opts ...func(*har
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL), slack.OptionAppLevelToken(h.sl.AppToken()))
+	// Calls to Slack have a transport of their own, as bookbot's do: the
+	// default one is shared with the package's other tests, and each
+	// httptest.Server.Close closes its idle connections, under a post
+	// about to reuse one.
+	toSlack := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 10 * time.Second}
+	t.Cleanup(toSlack.CloseIdleConnections)
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL), slack.OptionAppLevelToken(h.sl.AppToken()), slack.OptionHTTPClient(toSlack))
 	sm := socketmode.New(api)
 	cfg := bot.Config{
-		Command: "/booking",
-		Allowed: func(id string) bool { return id == ada || id == bob || id == kiw },
-		Contact: ada,
-		TeamID:  h.sl.TeamID(),
-		Now:     h.clock.Now,
-		Log:     log,
+		Command:    "/booking",
+		Allowed:    func(id string) bool { return id == ada || id == bob || id == kiw },
+		Contact:    ada,
+		TeamID:     h.sl.TeamID(),
+		Now:        h.clock.Now,
+		Log:        log,
+		HTTPClient: toSlack,
 	}
 	h.client = client
 	for _, o := range opts {
