@@ -33,7 +33,12 @@ type bot struct {
 // ends. By default every request is acked without payload.
 func startBot(t *testing.T, srv *Server, opts ...slack.Option) *bot {
 	t.Helper()
-	opts = append([]slack.Option{slack.OptionAPIURL(srv.APIURL), slack.OptionAppLevelToken(srv.AppToken())}, opts...)
+	// A transport of its own: the default one is shared with the
+	// package's other tests, and each httptest.Server.Close closes its
+	// idle connections, under a call about to reuse one.
+	own := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	t.Cleanup(own.CloseIdleConnections)
+	opts = append([]slack.Option{slack.OptionAPIURL(srv.APIURL), slack.OptionAppLevelToken(srv.AppToken()), slack.OptionHTTPClient(own)}, opts...)
 	api := slack.New(srv.BotToken(), opts...)
 	b := &bot{
 		api:    api,
