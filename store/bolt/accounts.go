@@ -100,19 +100,28 @@ func (s *Accounts) SwapKeys(ctx context.Context, swaps []account.KeySwap) error 
 }
 
 func (s *Accounts) SetNotices(ctx context.Context, user, notices string) (ok bool, err error) {
+	return s.change(ctx, user, func(a *account.Account) bool {
+		a.Notices = notices
+		return true
+	})
+}
+
+// change applies fn to user's account, when there is one, and saves it
+// when fn says it changed it; changed reports that it was saved.
+func (s *Accounts) change(ctx context.Context, user string, fn func(*account.Account) bool) (changed bool, err error) {
 	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
 		v := tx.Bucket(accounts).Get([]byte(user))
 		if v == nil {
 			return nil
 		}
 		a, err := readAccount(user, v)
-		if err != nil {
+		if err != nil || !fn(&a) {
 			return err
 		}
-		a.Notices, ok = notices, true
+		changed = true
 		return putAccount(tx, a)
 	})
-	return ok && err == nil, err
+	return changed && err == nil, err
 }
 
 func (s *Accounts) Delete(ctx context.Context, user string) (deleted bool, err error) {
@@ -143,18 +152,11 @@ func (s *Accounts) All(ctx context.Context) ([]account.Account, error) {
 }
 
 func (s *Accounts) Touch(ctx context.Context, user string, at time.Time) error {
-	return s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		v := tx.Bucket(accounts).Get([]byte(user))
-		if v == nil {
-			return nil
-		}
-		a, err := readAccount(user, v)
-		if err != nil {
-			return err
-		}
+	_, err := s.change(ctx, user, func(a *account.Account) bool {
 		a.LastUsed = at
-		return putAccount(tx, a)
+		return true
 	})
+	return err
 }
 
 // LastOf is the last read of calendar, for its person's live notices
@@ -190,17 +192,11 @@ func (s *Accounts) SaveLastOf(ctx context.Context, calendar string, snap notices
 }
 
 func (s *Accounts) Refuse(ctx context.Context, user string, sealed []byte) (marked bool, err error) {
-	err = s.file.Update(ctx, func(tx *bbolt.Tx) error {
-		v := tx.Bucket(accounts).Get([]byte(user))
-		if v == nil {
-			return nil
+	return s.change(ctx, user, func(a *account.Account) bool {
+		if a.State != account.OK || !bytes.Equal(a.Sealed, sealed) {
+			return false
 		}
-		a, err := readAccount(user, v)
-		if err != nil || a.State != account.OK || !bytes.Equal(a.Sealed, sealed) {
-			return err
-		}
-		a.State, a.Sealed, marked = account.Reconnect, []byte{}, true
-		return putAccount(tx, a)
+		a.State, a.Sealed = account.Reconnect, []byte{}
+		return true
 	})
-	return marked && err == nil, err
 }
