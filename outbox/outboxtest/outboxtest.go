@@ -222,6 +222,16 @@ const rounds = 10
 // own, and checks that one claim of each key won.
 func race(t *testing.T, handles []outbox.Store) {
 	t.Helper()
+	raceRounds(t, handles, "claims", func(s outbox.Store, i, r int) (bool, error) {
+		return s.Claim(t.Context(), fmt.Sprintf("digest-failure/2026-11-%02d", r+1), at(i), at(i))
+	})
+}
+
+// raceRounds has each handle try every round's key at once from
+// goroutines of its own (try gets the handle's index and the round), and
+// checks that exactly one try of each round won.
+func raceRounds(t *testing.T, handles []outbox.Store, what string, try func(s outbox.Store, i, r int) (bool, error)) {
+	t.Helper()
 	won := make([]atomic.Int32, rounds)
 	var wg sync.WaitGroup
 	begin := make(chan struct{})
@@ -229,7 +239,7 @@ func race(t *testing.T, handles []outbox.Store) {
 		wg.Go(func() {
 			<-begin
 			for r := range rounds {
-				ok, err := s.Claim(t.Context(), fmt.Sprintf("digest-failure/2026-11-%02d", r+1), at(i), at(i))
+				ok, err := try(s, i, r)
 				if err != nil {
 					t.Error(err)
 				}
@@ -243,7 +253,7 @@ func race(t *testing.T, handles []outbox.Store) {
 	wg.Wait()
 	for r := range won {
 		if n := won[r].Load(); n != 1 {
-			t.Errorf("key %d: %d of %d claims won, want exactly 1", r, n, len(handles))
+			t.Errorf("key %d: %d of %d %s won, want exactly 1", r, n, len(handles), what)
 		}
 	}
 }
@@ -378,30 +388,9 @@ func takeoverConcurrent(t *testing.T, open func() outbox.Store) {
 	for r := range rounds {
 		wantClaim(t, handles[0], key(r), at(0), true)
 	}
-	won := make([]atomic.Int32, rounds)
-	var wg sync.WaitGroup
-	begin := make(chan struct{})
-	for i, s := range handles {
-		wg.Go(func() {
-			<-begin
-			for r := range rounds {
-				ok, err := s.Takeover(t.Context(), key(r), at(0), at(10+i))
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					won[r].Add(1)
-				}
-			}
-		})
-	}
-	close(begin)
-	wg.Wait()
-	for r := range won {
-		if n := won[r].Load(); n != 1 {
-			t.Errorf("key %d: %d of %d takeovers won, want exactly 1", r, n, len(handles))
-		}
-	}
+	raceRounds(t, handles, "takeovers", func(s outbox.Store, i, r int) (bool, error) {
+		return s.Takeover(t.Context(), key(r), at(0), at(10+i))
+	})
 }
 
 func unsettled(t *testing.T, open func() outbox.Store) {
