@@ -76,14 +76,7 @@ type ledger struct {
 
 func (l *ledger) Claim(ctx context.Context, key string) (bool, error) {
 	now := l.o.now()
-	ok, err := l.box.Claim(ctx, key, now, now)
-	if err != nil || ok {
-		return ok, err
-	}
-	if _, err := l.Status(ctx, key); err != nil { // logs a stale claim
-		return false, err
-	}
-	return false, nil
+	return l.box.Claim(ctx, key, now, now)
 }
 
 // postDetail is what the outbox keeps of a PostInfo beyond where it was
@@ -112,7 +105,7 @@ func (l *ledger) Status(ctx context.Context, key string) (Status, error) {
 	case !found:
 		return Status{State: StateNone}, nil
 	case r.Posted == nil:
-		return l.o.claimStatus(key, r.ClaimedAt, slog.String("claimant", r.Claimant)), nil
+		return l.o.claimStatus(key, r.ClaimedAt, r.Claimant), nil
 	}
 	var d postDetail
 	if len(r.Posted.Detail) > 0 {
@@ -126,7 +119,7 @@ func (l *ledger) Status(ctx context.Context, key string) (Status, error) {
 	}}, nil
 }
 
-// LedgerOptions are the settings a ledger of either kind takes.
+// LedgerOptions are the settings of a ledger.
 type LedgerOptions struct {
 	// StaleAfter is how old an unfinished claim must be to count as the
 	// claim of a dead process; 0 means DefaultStaleAfter.
@@ -160,20 +153,17 @@ func (o LedgerOptions) staleAfter() time.Duration {
 	return DefaultStaleAfter
 }
 
-// ClaimStatus is the Status of an unfinished claim made at claimedAt: stale
-// when it is older than StaleAfter by Now, and then logged as an error
-// naming key (the date, and which post) and attrs (who made it).
-func (o LedgerOptions) claimStatus(key string, claimedAt time.Time, attrs ...slog.Attr) Status {
+// claimStatus is the Status of an unfinished claim made at claimedAt by
+// claimant: stale when it is older than StaleAfter by Now, and then logged
+// as an error naming key (the date, and which post) and the claimant.
+func (o LedgerOptions) claimStatus(key string, claimedAt time.Time, claimant string) Status {
 	st := Status{State: StateClaimed, ClaimedAt: claimedAt}
 	if age := o.now().Sub(claimedAt); age > o.staleAfter() {
 		st.Stale = true
-		args := []any{slog.String("key", key), slog.Time("claimed_at", claimedAt), slog.Duration("age", age.Round(time.Second))}
-		for _, a := range attrs {
-			args = append(args, a)
-		}
 		o.log().Error("digest: a claim was never completed, treating the date as posted; "+
 			"the process that claimed it probably died mid-post, so check the channel and post by hand if the digest is missing",
-			args...)
+			slog.String("key", key), slog.Time("claimed_at", claimedAt), slog.Duration("age", age.Round(time.Second)),
+			slog.String("claimant", claimant))
 	}
 	return st
 }

@@ -349,6 +349,10 @@ func (r *Runner) notifyFailure(ctx context.Context, day time.Time, zone *time.Lo
 	}
 	if !ok {
 		log.Warn("digest could not be built; the failure notice was sent earlier", slog.Any("err", cause))
+		_ = afterwards(ctx, func(ctx context.Context) error {
+			_, err := r.Ledger.Status(ctx, FailureKey(day)) // logs a claim that was never completed
+			return err
+		})
 		return
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)

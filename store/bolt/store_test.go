@@ -66,6 +66,9 @@ func TestLedgerStaleClaimLog(t *testing.T) {
 		if ok, err := l.Claim(t.Context(), key); err != nil || ok != want {
 			t.Fatalf("Claim = %v, %v; want %v", ok, err, want)
 		}
+		if _, err := l.Status(t.Context(), key); err != nil { // what a losing run asks next
+			t.Fatal(err)
+		}
 	}
 
 	claim(true)
