@@ -11,15 +11,13 @@ import (
 const Owner = "owner"
 
 // Calendars keeps one Client per connected person's key, made on demand
-// and kept while it is used, so each calendar has its own shared list
+// and kept until the key is dropped, so each calendar has its own shared list
 // reads and its own count of creates per event type. Its clients share
 // one HTTP client (and so its connections) and one Limiter.
 type Calendars struct {
 	base    string
 	opts    []Option
 	limiter Limiter
-	idle    time.Duration
-	now     func() time.Time
 	refused func(label string, key Key)
 
 	mu      sync.Mutex
@@ -27,9 +25,8 @@ type Calendars struct {
 }
 
 type kept struct {
-	c    *Client
-	key  Key
-	used time.Time
+	c   *Client
+	key Key
 }
 
 // NewCalendars returns the clients of the API at baseURL, each made with
@@ -40,7 +37,7 @@ type kept struct {
 // with the calendar and the key it refused, whichever client had it.
 func NewCalendars(baseURL string, limiter Limiter, refused func(label string, key Key), opts ...Option) *Calendars {
 	p := &Calendars{
-		base: baseURL, limiter: limiter, idle: time.Hour, now: time.Now, refused: refused,
+		base: baseURL, limiter: limiter, refused: refused,
 		clients: map[string]*kept{},
 		opts:    append([]Option{WithHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: newTransport()})}, opts...),
 	}
@@ -56,19 +53,12 @@ func NewCalendars(baseURL string, limiter Limiter, refused func(label string, ke
 
 // For returns the client of label's calendar acting with key, made now if
 // none is kept for that key; its 401s are told to the refused given to
-// NewCalendars. Clients unused for an hour are let go.
+// NewCalendars. A client is kept as long as the bot keeps its calendar
+// (with the calendar's event types and shared reads), until Drop.
 func (p *Calendars) For(label string, key Key) (*Client, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.now()
-	for l, k := range p.clients {
-		if now.Sub(k.used) > p.idle {
-			k.c.CloseIdleConnections()
-			delete(p.clients, l)
-		}
-	}
 	if k, ok := p.clients[label]; ok && k.key.Equal(key) {
-		k.used = now
 		return k.c, nil
 	}
 	refused := func() {
@@ -80,7 +70,7 @@ func (p *Calendars) For(label string, key Key) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.clients[label] = &kept{c: c, key: key, used: now}
+	p.clients[label] = &kept{c: c, key: key}
 	return c, nil
 }
 
