@@ -364,7 +364,6 @@ func (b *Bot) offerWithdrawPressed(later *jobs, p press) {
 		o, err := b.cfg.Offers.Update(ctx, id, offer.Withdraw(p.user, b.cfg.Now()))
 		switch {
 		case errors.Is(err, offer.ErrNotNamed):
-			o, _ := b.cfg.Offers.Get(ctx, id)
 			p.reply(message{Text: "Only the person who made this offer can withdraw it.", Blocks: []slack.Block{
 				section(":lock: Only " + mention(o.Offerer) + " can withdraw this offer."),
 			}})
@@ -470,10 +469,8 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	case errors.Is(err, offer.ErrNotFound):
 		return offerGoneMessage(), nil
 	case errors.Is(err, offer.ErrNotNamed):
-		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
 		return notNamedMessage(o), nil
 	case errors.Is(err, offer.ErrUsedUp), errors.Is(err, offer.ErrWithdrawn), errors.Is(err, offer.ErrExpired):
-		o, _ := b.cfg.Offers.Get(ctx, meta.Offer)
 		card := offerCard(o, nil, time.UTC, now)
 		return offerClosedMessage(o, err), &card
 	case errors.Is(err, offer.ErrTaken):

@@ -73,7 +73,9 @@ type Store interface {
 	// Update changes the offer with fn atomically: concurrent updates of
 	// one offer, from any process on the store, take turns, each fn seeing
 	// what the one before it left. An error from fn leaves the offer
-	// unchanged and is returned as it is; ErrNotFound when there is none.
+	// unchanged and is returned as it is, with the offer fn was given (so
+	// a refusal is told without reading it again; this package's fns
+	// refuse before they change anything); ErrNotFound when there is none.
 	Update(ctx context.Context, id string, fn func(*Offer) error) (Offer, error)
 	// Prune deletes the offers that expired before cutoff.
 	Prune(ctx context.Context, cutoff time.Time) error

@@ -122,12 +122,15 @@ func updateKept(t *testing.T, open func() offer.Store) {
 func updateRefused(t *testing.T, open func() offer.Store) {
 	mustCreate(t, open(), sample("a1"))
 	refusal := errors.New("no")
-	_, err := open().Update(t.Context(), "a1", func(o *offer.Offer) error {
+	seen, err := open().Update(t.Context(), "a1", func(o *offer.Offer) error {
 		o.Max = 9
 		return refusal
 	})
 	if !errors.Is(err, refusal) {
 		t.Fatalf("Update: %v, want fn's error", err)
+	}
+	if want := sample("a1"); seen.ID != want.ID || seen.Offerer != want.Offerer || !seen.Expires.Equal(want.Expires) {
+		t.Errorf("a refused Update returned %+v, want the offer fn was given", seen)
 	}
 	if got, _ := open().Get(t.Context(), "a1"); got.Max != 1 {
 		t.Errorf("a refused update changed the offer: %+v", got)

@@ -77,13 +77,14 @@ func getOffer(tx *bbolt.Tx, id string) (offer.Offer, error) {
 // Prune goes by, is kept as it was made.
 func (s *Offers) Update(ctx context.Context, id string, fn func(*offer.Offer) error) (offer.Offer, error) {
 	var o offer.Offer
+	var refused error
 	err := s.file.Update(ctx, func(tx *bbolt.Tx) error {
 		var err error
 		if o, err = getOffer(tx, id); err != nil {
 			return err
 		}
-		if err := fn(&o); err != nil {
-			return err
+		if refused = fn(&o); refused != nil {
+			return refused
 		}
 		v, err := json.Marshal(o)
 		if err != nil {
@@ -91,7 +92,10 @@ func (s *Offers) Update(ctx context.Context, id string, fn func(*offer.Offer) er
 		}
 		return tx.Bucket(offersByID).Put([]byte(id), v)
 	})
-	if err != nil {
+	switch {
+	case refused != nil:
+		return o, refused
+	case err != nil:
 		return offer.Offer{}, err
 	}
 	return o, nil

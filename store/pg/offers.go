@@ -88,7 +88,7 @@ func (s offerStore) Update(ctx context.Context, id string, fn func(*offer.Offer)
 	})
 	switch {
 	case refused != nil:
-		return offer.Offer{}, refused
+		return o, refused
 	case errors.Is(err, offer.ErrNotFound):
 		return offer.Offer{}, err
 	case err != nil && ctx.Err() != nil:
