@@ -237,7 +237,6 @@ func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Dur
 	reviews := make(chan struct{})
 	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
 	defer func() { stopReviews(); <-reviews }()
-	var handling sync.WaitGroup // envelopes taken, until Handle returns (it acks first)
 	var runErr error
 	connected := true
 loop:
@@ -262,11 +261,9 @@ loop:
 			// shutdown waits for it.
 			b.work.add(1)
 			b.handling.add(1)
-			handling.Add(1)
 			go func() {
 				defer b.work.add(-1)
 				defer b.handling.add(-1)
-				defer handling.Done()
 				b.Handle(evt, func(payload any) {
 					if evt.Request == nil {
 						return
@@ -289,7 +286,9 @@ loop:
 	}
 	if connected {
 		b.log.Info("shutdown: taking no more envelopes; closing the Socket Mode connection once those taken are acked")
-		if !waitGroup(&handling, ackWindow) { // later acks are ignored by Slack anyway
+		select {
+		case <-b.handling.idle(): // Handle acks first
+		case <-time.After(ackWindow): // later acks are ignored by Slack anyway
 			b.log.Warn("shutdown: envelopes still unacked when the Socket Mode connection closed", "waited", ackWindow)
 		}
 		// slack-go writes queued acks one by one and tells when it has

@@ -279,15 +279,3 @@ func (f *inflight) idle() <-chan struct{} {
 	defer f.mu.Unlock()
 	return f.zero
 }
-
-// waitGroup waits up to d for wg; it reports whether wg was done.
-func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
-	}
-}
