@@ -101,7 +101,7 @@ func parseOfferArgs(text string) (a offerArgs, problem string) {
 // posted into the conversation through the response_url.
 func (b *Bot) offerCommand(later *jobs, c call) any {
 	cmd := escape(c.Command)
-	args, problem := parseOfferArgs(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c.Text), strings.Fields(c.Text)[0])))
+	args, problem := parseOfferArgs(strings.Join(c.args, " "))
 	if problem != "" {
 		return b.ephemeral(helpMessage(c.Command, problem+fmt.Sprintf(" For example: `%s offer intro-call @grace` (see `%s types`).", cmd, cmd)))
 	}
@@ -549,11 +549,7 @@ func (b *Bot) freshCard(ctx context.Context, id string) *message {
 	if err != nil {
 		return nil
 	}
-	cal, err := b.offerCalendar(ctx, o)
-	if err != nil {
-		return nil
-	}
-	slots, err := cal.Slots(ctx, o.Event)
+	slots, err := b.calendarSlots(ctx, o)
 	if err != nil {
 		return nil
 	}
