@@ -1,6 +1,8 @@
 // Package accounttest checks an implementation of account.Store against
-// the semantics its documentation gives, and that what it keeps of a key
-// is only the sealed form. It is for tests only.
+// the semantics its documentation gives. (A store is only ever given a
+// key sealed; that no key is at rest in the clear is checked end to end,
+// over bookbot.db, by cmd/bookbot's TestOwnCalendars.) It is for tests
+// only.
 package accounttest
 
 import (
