@@ -108,7 +108,7 @@ const (
 func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 	// A session lock belongs to a connection, and ends with it if this
 	// process dies.
-	err = db.holding(ctx, "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)", []any{migrateLock}, func(conn *pgxpool.Conn) error {
+	err = db.holdingMigrateLock(ctx, func(conn *pgxpool.Conn) error {
 		// Without arguments, both statements go in one round trip.
 		if _, err := conn.Exec(ctx, createMigrations+";\n"+recordAdditive); err != nil {
 			return err
@@ -191,24 +191,24 @@ func version(ctx context.Context, q queryRower) (int, error) {
 // unlockTimeout bounds giving a session lock back.
 const unlockTimeout = 5 * time.Second
 
-// holding runs fn with a connection of its own, taken from the pool, whose
-// session holds the advisory lock that the statement lock takes and unlock
-// gives back, both with args. A session that cannot give it back is ended
-// rather than put back in the pool holding it.
-func (db *DB) holding(ctx context.Context, lock, unlock string, args []any, fn func(*pgxpool.Conn) error) error {
+// holdingMigrateLock runs fn with a connection of its own, taken from the
+// pool, whose session holds the advisory lock migrateLock. A session that
+// cannot give it back is ended rather than put back in the pool holding
+// it.
+func (db *DB) holdingMigrateLock(ctx context.Context, fn func(*pgxpool.Conn) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, lock, args...); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	defer func() {
 		// ctx may be done: unlock on a context of its own.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
 		defer cancel()
-		if _, err := conn.Exec(uctx, unlock, args...); err != nil {
+		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", migrateLock); err != nil {
 			_ = conn.Conn().Close(uctx)
 		}
 	}()
