@@ -443,6 +443,10 @@ func prune(t *testing.T, open func() outbox.Store) {
 	must(t, r.Prune(t.Context(), "notice/", at(11)))
 	wantNone(t, s, "notice/old")
 	wantNone(t, s, "notice/posted")
+	if err := s.Posted(t.Context(), "notice/old", post(2)); err == nil {
+		t.Error("Posted on a pruned key succeeded; want it to fail, as on a key never claimed")
+	}
+	wantNone(t, s, "notice/old")
 	wantClaim(t, s, "notice/posted", at(1), true)
 	wantClaimed(t, s, "personalx/old", at(0), at(10))
 }
