@@ -60,11 +60,11 @@ func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok 
 		if v == nil {
 			return nil
 		}
-		a, ok = account.Account{}, true
 		a, err = readAccount(user, v)
+		ok = err == nil
 		return err
 	})
-	return a, ok && err == nil, err
+	return a, ok, err
 }
 
 func (s *Accounts) Put(ctx context.Context, a account.Account) error {

@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -100,10 +101,7 @@ func carryOver(tx *bbolt.Tx) error {
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return err
 		}
-		date, failure := string(k), false
-		if len(date) > len(".failure") && date[len(date)-len(".failure"):] == ".failure" {
-			date, failure = date[:len(date)-len(".failure")], true
-		}
+		date, failure := strings.CutSuffix(string(k), ".failure")
 		day, err := time.Parse(time.DateOnly, date)
 		if err != nil {
 			return err
