@@ -289,13 +289,39 @@ func TestOfferMoreTimes(t *testing.T) {
 func TestOfferArguments(t *testing.T) {
 	t.Parallel()
 	h := offerHarness(t)
-	for _, text := range []string{"offer", "offer intro-call @grace", "offer intro-call n=0", "offer a b"} {
+	for text, want := range map[string]string{
+		"offer":                   "Say which event type",
+		"offer intro-call @grace": "can't tell who",
+		"offer intro-call n=0":    "from 1 to 10",
+		"offer a b":               "One event type only",
+	} {
 		ack := parseEphemeral(t, h.slash(ada, text))
-		if ack.ResponseType != "ephemeral" || !strings.Contains(ack.Text+string(ack.Blocks), "offer") {
-			t.Errorf("%q: ack %+v", text, ack)
+		if ack.ResponseType != "ephemeral" || !strings.Contains(ack.Text+string(ack.Blocks), want) {
+			t.Errorf("%q: ack %+v, want it to say %q", text, ack, want)
 		}
 	}
 	if n := len(h.sb.Requests()); n != 0 {
 		t.Errorf("bad arguments made %d booking API calls", n)
+	}
+}
+
+// Only solo event types can be booked through the API; the others are
+// offered through the public booking page, and no card is posted.
+func TestOfferRefusesEventTypesTheAPICannotBook(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	h.slash(ada, "offer team-sync")
+	m := h.reply(ada, "cannot be offered")
+	if txt := textOf(m.Blocks); !strings.Contains(txt, "public booking page") {
+		t.Errorf("the refusal does not point to the public booking page:\n%s", txt)
+	}
+	h.drain()
+	for _, m := range h.sl.Messages() {
+		if m.ResponseType == "in_channel" {
+			t.Errorf("a card was posted for an event type the API cannot book: %s", m.Text)
+		}
+	}
+	if n := len(h.requests("POST /bookings")); n != 0 {
+		t.Errorf("%d POST /bookings, want none", n)
 	}
 }
