@@ -30,8 +30,8 @@ type kept struct {
 }
 
 // NewCalendars returns the clients of the API at baseURL, each made with
-// opts. limiter is the limiter of every calendar's creates (nil: a Guard
-// of their own, shared by them all): the API counts attempts a minute per
+// opts. limiter is the limiter of every calendar's creates, shared by them
+// all (and by the owner's client): the API counts attempts a minute per
 // IP address, so calendars share that limit, and per event type, which
 // is each calendar's own (see ForCalendar). refused is told of every 401,
 // with the calendar and the key it refused, whichever client had it.
@@ -40,13 +40,6 @@ func NewCalendars(baseURL string, limiter Limiter, refused func(label string, ke
 		base: baseURL, limiter: limiter, refused: refused,
 		clients: map[string]*kept{},
 		opts:    append([]Option{WithHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: newTransport()})}, opts...),
-	}
-	if p.limiter == nil {
-		probe := &Client{now: time.Now}
-		for _, o := range opts {
-			o(probe)
-		}
-		p.limiter = NewGuard(DefaultLimits, probe.now)
 	}
 	return p
 }

@@ -30,7 +30,7 @@ func TestCalendarsOneClientPerKey(t *testing.T) {
 	bad, _ := booking.NewKey("bad")
 	// One hook for every client, told which calendar and which key: a
 	// client made by whoever asked first cannot lose a refusal.
-	cals := booking.NewCalendars(srv.URL, nil, func(label string, key booking.Key) {
+	cals := booking.NewCalendars(srv.URL, booking.NewGuard(booking.DefaultLimits, nil), func(label string, key booking.Key) {
 		if label == "U1" && key.Equal(bad) {
 			refused.Add(1)
 		}

@@ -64,7 +64,7 @@ func TestCalendarReadersShareOneRead(t *testing.T) {
 	}
 	b := bot.New(bot.Config{
 		Accounts: db.Accounts(), Sealer: sealer,
-		Calendars:  calendarsFor{booking.NewCalendars(sb.URL, nil, nil, booking.WithClock(clk.Now))},
+		Calendars:  calendarsFor{booking.NewCalendars(sb.URL, booking.NewGuard(booking.DefaultLimits, clk.Now), nil, booking.WithClock(clk.Now))},
 		RecentList: 15 * time.Second,
 		Now:        clk.Now,
 	}, owner, nil)

@@ -60,7 +60,7 @@ func withOwnCalendars(own *ownCalendars) func(*harness, *bot.Config) {
 		h.sb.AddEventType(adaOwner, bookingtest.EventType{Slug: "intro-call", Title: "Ada's intro", DurationMinutes: 15, Kind: bookingtest.KindSolo})
 		own.accounts, own.sealer = db.Accounts(), sealer
 		c.Accounts, c.Sealer, c.Offers = own.accounts, sealer, db.Offers()
-		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, nil, func(user string, key booking.Key) { h.bot.KeyRefused(user, key) }, booking.WithClock(h.clock.Now))}
+		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, booking.NewGuard(booking.DefaultLimits, h.clock.Now), func(user string, key booking.Key) { h.bot.KeyRefused(user, key) }, booking.WithClock(h.clock.Now))}
 	}
 }
 

@@ -165,11 +165,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if limiter == nil {
 		// One guard for the owner's calendar and people's own: the API
 		// counts attempts a minute per IP address.
-		now := d.Now
-		if now == nil {
-			now = time.Now
-		}
-		limiter = booking.NewGuard(booking.DefaultLimits, now)
+		limiter = booking.NewGuard(booking.DefaultLimits, d.Now)
 	}
 	if d.Now != nil {
 		writes = append(writes, booking.WithClock(d.Now))
