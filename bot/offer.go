@@ -37,7 +37,7 @@ func offerFlow() flow {
 		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
 			callbackOfferBook: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitOffer(later, cb) },
 		},
-		public: []string{actionOfferSlot, actionOfferPick, actionOfferMore, actionOfferWithdraw, callbackOfferBook, callbackOfferTimes},
+		public: true,
 	}
 }
 

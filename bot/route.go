@@ -23,10 +23,10 @@ type flow struct {
 	suggestions map[string]func(query string) any
 	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
 	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
-	// public are the action and view callback IDs above that people not
-	// on the allow-list may use: an offer is their permission, and the
-	// handler answers only about it.
-	public []string
+	// public says that people not on the allow-list may use the flow's
+	// actions and submissions (not its commands): an offer is their
+	// permission, and the handlers answer only about it.
+	public bool
 }
 
 // flows are bookbot's flows, each registered by its file. The help lists
@@ -93,8 +93,13 @@ func newRoutes(fs []flow) routes {
 		public:      map[string]bool{},
 	}
 	for _, f := range fs {
-		for _, id := range f.public {
-			r.public[id] = true
+		if f.public {
+			for id := range f.actions {
+				r.public[id] = true
+			}
+			for id := range f.submissions {
+				r.public[id] = true
+			}
 		}
 		for _, c := range f.commands {
 			register(r.commands, "subcommand", c.name, c)
