@@ -311,11 +311,17 @@ func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lis
 	return b.readerOf(ctx, user, "reminders")
 }
 
-// NoticesOf is CalendarOf for the live notices of user's calendar: its
-// label and the notices' reader of its bookings, the same reader as long
-// as the calendar acts with the same key.
-func (b *Bot) NoticesOf(ctx context.Context, user string) (string, notices.Lister, error) {
-	return b.readerOf(ctx, user, "notices")
+// NoticesOf is the calendar of a person's own key, a, for its live
+// notices: its label and the notices' reader of its bookings, the same
+// reader as long as the calendar acts with the same key. It takes the
+// account already read, as the notices look at every account in turn.
+func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices.Lister, error) {
+	bk, err := b.ownCalendar(ctx, a, false)
+	if err != nil {
+		return "", nil, err
+	}
+	cal := bk.(*calendar) // what ownCalendar gives, from b.cals
+	return cal.label, cal.reader("notices"), nil
 }
 
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {

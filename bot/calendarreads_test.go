@@ -91,7 +91,15 @@ func TestCalendarReadersShareOneRead(t *testing.T) {
 	if err != nil || label != ada {
 		t.Fatalf("CalendarOf(ada) = %q, %v; want her own calendar", label, err)
 	}
-	label, notices, err := b.NoticesOf(t.Context(), ada)
+	accountOf := func(user string) account.Account {
+		t.Helper()
+		a, ok, err := db.Accounts().Get(t.Context(), user)
+		if err != nil || !ok {
+			t.Fatalf("%s's account: %v, %v", user, ok, err)
+		}
+		return a
+	}
+	label, notices, err := b.NoticesOf(t.Context(), accountOf(ada))
 	if err != nil || label != ada {
 		t.Fatalf("NoticesOf(ada) = %q, %v; want her own calendar", label, err)
 	}
@@ -125,7 +133,7 @@ func TestCalendarReadersShareOneRead(t *testing.T) {
 	if _, again, _ := b.CalendarOf(t.Context(), ada); again != reminders {
 		t.Error("a second CalendarOf gave another reader: it would not know the list it had")
 	}
-	if _, again, _ := b.NoticesOf(t.Context(), ada); again != notices {
+	if _, again, _ := b.NoticesOf(t.Context(), accountOf(ada)); again != notices {
 		t.Error("a second NoticesOf gave another reader: a person's notices would restart at every look")
 	}
 
@@ -134,7 +142,7 @@ func TestCalendarReadersShareOneRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, bobNotices, err := b.NoticesOf(t.Context(), bob)
+	_, bobNotices, err := b.NoticesOf(t.Context(), accountOf(bob))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,8 +142,8 @@ func (a *App) personNotices(ctx context.Context) {
 			if acc.State != account.OK || acc.Notices == account.NoticesOff || len(acc.Sealed) == 0 || !a.cfg.Allowed(acc.User) {
 				continue
 			}
-			label, list, err := a.Bot.NoticesOf(ctx, acc.User)
-			if err != nil || label == booking.Owner {
+			_, list, err := a.Bot.NoticesOf(ctx, acc)
+			if err != nil {
 				continue
 			}
 			channel := acc.Notices
