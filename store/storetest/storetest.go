@@ -1,10 +1,10 @@
 // Package storetest runs every conformance suite of bookbot's state
-// against one backend: the outbox (outboxtest), the digest ledger over it
-// (ledgertest), the notices (noticestest), the personal settings
-// (personaltest), the write journal (journaltest), the offers
-// (offertest) and people's own calendars (accounttest). store/bolt and
-// store/pg each call Run once, so a backend is proven by the same tests as
-// the other. It is for tests only.
+// against one backend: the outbox (outboxtest), the notices
+// (noticestest), the personal settings (personaltest), the write journal
+// (journaltest), the offers (offertest) and people's own calendars
+// (accounttest). store/bolt and store/pg each call Run once, so a backend
+// is proven by the same tests as the other. The digest ledger is one, over
+// any outbox, and runs its suite in package digest. It is for tests only.
 package storetest
 
 import (
@@ -15,8 +15,6 @@ import (
 	"github.com/bookbot/bookbot/account/accounttest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
-	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/digest/ledgertest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/offer"
@@ -52,13 +50,6 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 	t.Run("Outbox", func(t *testing.T) {
 		t.Parallel()
 		outboxtest.Run(t, func(t *testing.T) func() outbox.Store { return fresh(t).Outbox })
-	})
-	t.Run("Ledger", func(t *testing.T) {
-		t.Parallel()
-		ledgertest.Run(t, func(t *testing.T, now func() time.Time) func() digest.Ledger {
-			b := fresh(t)
-			return func() digest.Ledger { return digest.NewLedger(b.Outbox(), digest.LedgerOptions{Now: now}) }
-		})
 	})
 	t.Run("Notices", func(t *testing.T) {
 		t.Parallel()
