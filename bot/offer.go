@@ -146,8 +146,8 @@ func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
 		c.reply(b.failed("The offer could not be made: the free slots could not be loaded", err, button(actionShowSlots, "Free slots", et.Slug)))
 		return
 	}
-	now := b.cfg.Now()
-	if len(pickTimes(slots, nil, b.users.zone(ctx, c.UserID), now)) == 0 {
+	now, zone := b.cfg.Now(), b.users.zone(ctx, c.UserID)
+	if len(pickTimes(slots, nil, zone, now)) == 0 {
 		c.reply(message{Text: "Nothing to offer: " + short(et.Title) + " has no free slots in the next 14 days.", Blocks: []slack.Block{
 			section(fmt.Sprintf("Nothing was posted: *%s* has no free slots in the next 14 days. Another event type may have some.", short(et.Title))),
 			slack.NewActionBlock("offer_actions", retry),
@@ -171,7 +171,7 @@ func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
 	if err := b.cfg.Offers.Prune(ctx, now.Add(-offerKeep)); err != nil {
 		b.log.Warn("old offers could not be pruned", "err", err)
 	}
-	card := b.mark(offerCard(o, slots, b.users.zone(ctx, c.UserID), now))
+	card := b.mark(offerCard(o, slots, zone, now))
 	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
 	if err := b.postResponse(ctx, c.ResponseURL, msg); err != nil {
 		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
