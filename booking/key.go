@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/bookbot/bookbot/internal/secretfile"
 )
 
 const redacted = "[REDACTED]"
@@ -134,21 +135,14 @@ func (f *KeyFile) Key() (Key, error) {
 // maxKeyFile is the most a key file may hold; a key is well under 1 KiB.
 const maxKeyFile = 64 << 10
 
-// readKeyFile reads at most maxKeyFile bytes, so a path such as /dev/zero or
-// a log file given by mistake cannot make bookbot read without end. The
-// error names the file, never what it holds.
+// readKeyFile reads at most maxKeyFile bytes of a regular file, so a path
+// such as /dev/zero, a named pipe or a log file given by mistake cannot
+// make bookbot wait or read without end. The error names the file, never
+// what it holds.
 func readKeyFile(path string) ([]byte, error) {
-	file, err := os.Open(path)
+	b, err := secretfile.Read(path, maxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("booking API key file: %w", pathErr(err))
-	}
-	defer file.Close()
-	b, err := io.ReadAll(io.LimitReader(file, maxKeyFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("booking API key file: %w", pathErr(err))
-	}
-	if len(b) > maxKeyFile {
-		return nil, fmt.Errorf("booking API key file %s is larger than %d KiB: it must hold the key alone", path, maxKeyFile>>10)
 	}
 	return b, nil
 }

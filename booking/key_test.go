@@ -172,11 +172,12 @@ func TestKeyFileTooLargeIsRefused(t *testing.T) {
 		name    string
 		path    string
 		wantKey string // "" when the file must be refused
+		why     string // what the refusal says, besides the path
 	}{
-		{"exactly the cap", write("at-cap", atCap), "capped_key_7"},
-		{"one byte over the cap", write("over-cap", bytes.Repeat([]byte("k"), maxKeyFile+1)), ""},
-		{"a key followed by a log", write("log", append([]byte("logged_key_3\n"), bytes.Repeat([]byte("line of a log\n"), 10000)...)), ""},
-		{"an endless device", "/dev/zero", ""},
+		{"exactly the cap", write("at-cap", atCap), "capped_key_7", ""},
+		{"one byte over the cap", write("over-cap", bytes.Repeat([]byte("k"), maxKeyFile+1)), "", "larger than 64 KiB"},
+		{"a key followed by a log", write("log", append([]byte("logged_key_3\n"), bytes.Repeat([]byte("line of a log\n"), 10000)...)), "", "larger than 64 KiB"},
+		{"an endless device", "/dev/zero", "", "is a character device, not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,8 +199,8 @@ func TestKeyFileTooLargeIsRefused(t *testing.T) {
 				t.Fatal("NewKeyFile = nil error, want the file refused")
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, tt.path) || !strings.Contains(msg, "larger than 64 KiB") {
-				t.Errorf("error %q, want it to name the file and the limit", msg)
+			if !strings.Contains(msg, tt.path) || !strings.Contains(msg, tt.why) {
+				t.Errorf("error %q, want it to name the file and say %q", msg, tt.why)
 			}
 			for _, content := range []string{"kkk", "logged_key_3", "line of a log", "\x00"} {
 				if strings.Contains(msg, content) {

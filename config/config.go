@@ -7,8 +7,10 @@
 //
 //   - An empty or all-white-space variable counts as unset; values and the
 //     contents of _FILE files are trimmed of surrounding white space.
-//   - A _FILE file may hold at most 64 KiB (a token or key is far smaller):
-//     a path such as /dev/zero is refused, not read forever.
+//   - A _FILE file must be a regular file (or a link to one) of at most
+//     64 KiB (a token or key is far smaller): a named pipe, a directory or
+//     a device such as /dev/zero is refused, never waited on or read
+//     forever.
 //   - A variable that is set is always checked, whether or not the command
 //     needs it; Need only decides which unset variables are missing.
 //   - BOOKBOT_ALLOW_ALL=true wins over BOOKBOT_ALLOWED_USERS: the list is
@@ -27,7 +29,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -44,6 +45,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/internal/secretfile"
 	"github.com/caarlos0/env/v11"
 	"github.com/robfig/cron/v3"
 )
@@ -357,24 +359,19 @@ func (l *loader) pick(name, value string, required bool, what string) (src, v st
 }
 
 // readFile reads the file the variable name names, up to maxSecretFile
-// bytes, and reports a file it cannot read or that is larger. The problems
-// name the file, never its contents.
+// bytes, and reports a file it cannot read, that is not a regular file
+// (a pipe or a device would make the read wait) or that is larger. The
+// problems name the file, never its contents.
 func (l *loader) readFile(name string) ([]byte, bool) {
 	path := l.env[name]
-	f, err := os.Open(path)
-	if err != nil {
-		l.add(name, "%s: cannot read %s: %v", name, path, pathReason(err))
-		return nil, false
-	}
-	defer f.Close()
-	// One byte over the limit tells a file of exactly the limit from a
-	// larger one, without reading the rest.
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+	b, err := secretfile.Read(path, maxSecretFile)
+	var notRegular *secretfile.NotRegularError
+	var tooLarge *secretfile.TooLargeError
 	switch {
+	case errors.As(err, &notRegular), errors.As(err, &tooLarge):
+		l.add(name, "%s: %v", name, err)
 	case err != nil:
 		l.add(name, "%s: cannot read %s: %v", name, path, pathReason(err))
-	case len(b) > maxSecretFile:
-		l.add(name, "%s: %s is larger than %d KiB: it must hold the secret alone", name, path, maxSecretFile>>10)
 	default:
 		return b, true
 	}

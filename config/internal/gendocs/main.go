@@ -41,8 +41,9 @@ logged or shown by ` + "`bookbot check`" + `, only where they came from.
 
 - A variable that is empty or only white space counts as unset; values and
   the contents of ` + "`_FILE`" + ` files are trimmed of surrounding white space.
-- A secret can be given as a file with its ` + "`_FILE`" + ` variant, holding the
-  secret alone and at most 64 KiB. The booking API key's file is re-read
+- A secret can be given as a file with its ` + "`_FILE`" + ` variant: a regular file
+  (or a link to one), holding the secret alone and at most 64 KiB. A named
+  pipe, a directory or a device is refused at start, naming the variable. The booking API key's file is re-read
   whenever it changes, so the key can be rotated without a restart (see
   [Rotating the booking API key](operations.md#rotating-the-booking-api-key)).
 - A variable that is set is always checked, whether or not the command

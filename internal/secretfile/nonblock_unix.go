@@ -1,0 +1,7 @@
+//go:build unix
+
+package secretfile
+
+import "syscall"
+
+const nonblock = syscall.O_NONBLOCK
