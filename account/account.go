@@ -38,6 +38,12 @@ type Account struct {
 	LastUsed    time.Time // when bookbot last acted with it; zero: never
 	State       State
 	Notices     string // NoticesDM, NoticesOff or a channel ID
+	// Calendar is the ID of the calendar the key acts on, shared by every
+	// account holding the same key (see Sealer.CalendarID): what the
+	// journal, the duplicate check and the review queue know the calendar
+	// by. "" in accounts connected before it was recorded: the sealer's ID
+	// of the key stands in (CalendarOf).
+	Calendar string
 }
 
 // Store keeps the accounts. Implementations: store/bolt and store/pg;
@@ -49,8 +55,9 @@ type Store interface {
 	// of their calendar kept for notices goes in the same step, as it may
 	// be another calendar's.
 	Put(ctx context.Context, a Account) error
-	// SwapKeys replaces each account's sealed key Old with New in one
-	// step, all or none: ErrKeyChanged, and nothing changed, when any
+	// SwapKeys replaces each account's sealed key Old with New, and its
+	// Calendar with the swap's when that is not empty, in one step, all or
+	// none: ErrKeyChanged, and nothing changed, when any
 	// account is gone or holds another key than Old.
 	SwapKeys(ctx context.Context, swaps []KeySwap) error
 	// SetNotices sets where the user's notices go; ok is false, and
@@ -69,10 +76,13 @@ type Store interface {
 	Touch(ctx context.Context, user string, at time.Time) error
 }
 
-// KeySwap is one account's key sealed again (see Reseal).
+// KeySwap is one account's key sealed again (see Reseal), with its
+// calendar's ID, which is written with it: a calendar keeps its ID when
+// the secret key changes.
 type KeySwap struct {
 	User     string
 	Old, New []byte
+	Calendar string
 }
 
 // ErrKeyChanged: an account's key changed (or the account was deleted)
@@ -102,4 +112,36 @@ func Refused(ctx context.Context, s Store, sealer *Sealer, user string, key book
 		err = ErrNotHeld
 	}
 	return err
+}
+
+// CalendarOf is the ID of the calendar key, a's opened key, acts on:
+// booking.Owner when it is the owner's key (isOwner says so; nil when
+// there is none), else the ID recorded when it was connected, else the
+// sealer's ID of the key. Two people who connected the same key, or one
+// who connected the owner's, act on one calendar.
+func CalendarOf(a Account, key booking.Key, s *Sealer, isOwner func(booking.Key) bool) string {
+	switch {
+	case isOwner != nil && isOwner(key):
+		return booking.Owner
+	case a.Calendar != "":
+		return a.Calendar
+	}
+	return s.CalendarID(key)
+}
+
+// Connecting is the calendar ID a key being connected takes: that of an
+// account that holds the same key already (connected under an earlier
+// secret key, whose ID for it differs), else the sealer's ID of the key.
+// others are the accounts as All gives them; those whose keys do not open
+// are passed over.
+func Connecting(key booking.Key, s *Sealer, others []Account) string {
+	for _, o := range others {
+		if o.Calendar == "" || o.State != OK {
+			continue
+		}
+		if k, err := s.Open(o.User, o.Sealed); err == nil && k.Equal(key) {
+			return o.Calendar
+		}
+	}
+	return s.CalendarID(key)
 }

@@ -1,10 +1,14 @@
 package account
 
 import (
+	"cmp"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,6 +39,7 @@ func ParseSecret(s string) ([]byte, error) {
 // copied to another person's account does not open.
 type Sealer struct {
 	aead cipher.AEAD
+	ids  []byte // the key of calendar IDs, derived from the secret key
 }
 
 // NewSealer returns a Sealer under secret, 32 bytes.
@@ -50,7 +55,19 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sealer{aead: aead}, nil
+	ids := hmac.New(sha256.New, secret)
+	ids.Write([]byte("bookbot calendar IDs"))
+	return &Sealer{aead: aead, ids: ids.Sum(nil)}, nil
+}
+
+// CalendarID names the calendar key acts on without holding the key: a
+// keyed hash of it (HMAC-SHA-256 under a key derived from the secret key,
+// so the ID of a guessed key cannot be checked without the secret), the
+// same for everyone who connects that key.
+func (s *Sealer) CalendarID(key booking.Key) string {
+	m := hmac.New(sha256.New, s.ids)
+	m.Write(key.Plain())
+	return "cal-" + hex.EncodeToString(m.Sum(nil)[:12])
 }
 
 // sealVersion starts every sealed key: the format (AES-256-GCM, a random
@@ -96,8 +113,9 @@ func (s *Sealer) Open(user string, sealed []byte) (booking.Key, error) {
 }
 
 // Reseal opens every account's key with from and seals it again with to,
-// for `bookbot keys rotate`: the swaps to write with Store.SwapKeys.
-// Nothing is returned unless every key opened.
+// for `bookbot keys rotate`: the swaps to write with Store.SwapKeys, each
+// with its calendar's ID as from gave it, so that the ID stays when to
+// would give another. Nothing is returned unless every key opened.
 func Reseal(as []Account, from, to *Sealer) ([]KeySwap, error) {
 	out := make([]KeySwap, 0, len(as))
 	for _, a := range as {
@@ -109,7 +127,7 @@ func Reseal(as []Account, from, to *Sealer) ([]KeySwap, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the key of %s: %w", a.User, err)
 		}
-		out = append(out, KeySwap{User: a.User, Old: a.Sealed, New: sealed})
+		out = append(out, KeySwap{User: a.User, Old: a.Sealed, New: sealed, Calendar: cmp.Or(a.Calendar, from.CalendarID(k))})
 	}
 	return out, nil
 }

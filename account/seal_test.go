@@ -79,6 +79,7 @@ func TestReseal(t *testing.T) {
 		sealed, _ := from.Seal(u, key(t))
 		as = append(as, account.Account{User: u, Sealed: sealed})
 	}
+	as[1].Calendar = "cal-recorded"
 	out, err := account.Reseal(as, from, to)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +94,11 @@ func TestReseal(t *testing.T) {
 		}
 		if k, err := to.Open(sw.User, sw.New); err != nil || !k.Equal(key(t)) {
 			t.Errorf("%s: the new secret does not open the resealed key: %v", sw.User, err)
+		}
+		// The calendar keeps its ID: the one recorded, else the old
+		// secret's, which the new one would not give.
+		if want := []string{from.CalendarID(key(t)), "cal-recorded"}[i]; sw.Calendar != want || sw.Calendar == to.CalendarID(key(t)) {
+			t.Errorf("%s: calendar %q, want %q", sw.User, sw.Calendar, want)
 		}
 		resealed = append(resealed, account.Account{User: sw.User, Sealed: sw.New})
 	}

@@ -7,6 +7,7 @@ package accounttest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -49,7 +50,7 @@ func Sample(user string) account.Account {
 
 func equal(a, b account.Account) bool {
 	return a.User == b.User && bytes.Equal(a.Sealed, b.Sealed) && a.ConnectedAt.Equal(b.ConnectedAt) &&
-		a.LastUsed.Equal(b.LastUsed) && a.State == b.State && a.Notices == b.Notices
+		a.LastUsed.Equal(b.LastUsed) && a.State == b.State && a.Notices == b.Notices && a.Calendar == b.Calendar
 }
 
 func getAbsent(t *testing.T, open func() account.Store) {
@@ -63,7 +64,7 @@ func getAbsent(t *testing.T, open func() account.Store) {
 
 func putKept(t *testing.T, open func() account.Store) {
 	a := Sample("U1")
-	a.Notices, a.LastUsed = "C1", at.Add(time.Minute)
+	a.Notices, a.LastUsed, a.Calendar = "C1", at.Add(time.Minute), "cal-1"
 	if err := open().Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func putReplaces(t *testing.T, open func() account.Store) {
 	if err := s.Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
-	a.Sealed, a.State, a.Notices = []byte("other"), account.Reconnect, account.NoticesOff
+	a.Sealed, a.State, a.Notices, a.Calendar = []byte("other"), account.Reconnect, account.NoticesOff, "cal-2"
 	if err := s.Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +96,17 @@ func putReplaces(t *testing.T, open func() account.Store) {
 func swapKeys(t *testing.T, open func() account.Store) {
 	s := open()
 	for _, u := range []string{"U2", "U1", "U3"} {
-		if err := s.Put(t.Context(), Sample(u)); err != nil {
+		a := Sample(u)
+		a.Calendar = "cal-" + u
+		if err := s.Put(t.Context(), a); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// A swap's calendar is written with its key; none keeps the one held.
+	calendars := map[string]string{"U1": "cal-kept", "U2": ""}
 	var swaps []account.KeySwap
 	for _, u := range []string{"U1", "U2"} {
-		swaps = append(swaps, account.KeySwap{User: u, Old: Sample(u).Sealed, New: []byte("resealed " + u)})
+		swaps = append(swaps, account.KeySwap{User: u, Old: Sample(u).Sealed, New: []byte("resealed " + u), Calendar: calendars[u]})
 	}
 	if err := s.SwapKeys(t.Context(), swaps); err != nil {
 		t.Fatal(err)
@@ -119,12 +124,14 @@ func swapKeys(t *testing.T, open func() account.Store) {
 	}
 	for i, u := range []string{"U1", "U2"} {
 		want := Sample(u)
-		want.Sealed = []byte("resealed " + u)
+		want.Sealed, want.Calendar = []byte("resealed "+u), cmp.Or(calendars[u], "cal-"+u)
 		if !equal(all[i], want) {
 			t.Fatalf("after SwapKeys %s is %+v; want %+v", u, all[i], want)
 		}
 	}
-	if !equal(all[2], Sample("U3")) {
+	u3 := Sample("U3")
+	u3.Calendar = "cal-U3"
+	if !equal(all[2], u3) {
 		t.Fatalf("SwapKeys changed U3: %+v", all[2])
 	}
 }

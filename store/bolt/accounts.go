@@ -30,13 +30,14 @@ type wireAccount struct {
 	LastUsed    time.Time     `json:"last_used,omitzero"`
 	State       account.State `json:"state"`
 	Notices     string        `json:"notices,omitempty"`
+	Calendar    string        `json:"calendar,omitempty"`
 }
 
 func putAccount(tx *bbolt.Tx, a account.Account) error {
 	if a.User == "" {
 		return errNoUser
 	}
-	v, err := json.Marshal(wireAccount{Sealed: a.Sealed, ConnectedAt: a.ConnectedAt, LastUsed: a.LastUsed, State: a.State, Notices: a.Notices})
+	v, err := json.Marshal(wireAccount{Sealed: a.Sealed, ConnectedAt: a.ConnectedAt, LastUsed: a.LastUsed, State: a.State, Notices: a.Notices, Calendar: a.Calendar})
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func readAccount(user string, v []byte) (account.Account, error) {
 	if err := json.Unmarshal(v, &w); err != nil {
 		return account.Account{}, fmt.Errorf("account of %q: %w", user, err)
 	}
-	return account.Account{User: user, Sealed: w.Sealed, ConnectedAt: w.ConnectedAt, LastUsed: w.LastUsed, State: w.State, Notices: w.Notices}, nil
+	return account.Account{User: user, Sealed: w.Sealed, ConnectedAt: w.ConnectedAt, LastUsed: w.LastUsed, State: w.State, Notices: w.Notices, Calendar: w.Calendar}, nil
 }
 
 func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok bool, err error) {
@@ -91,6 +92,9 @@ func (s *Accounts) SwapKeys(ctx context.Context, swaps []account.KeySwap) error 
 				return account.ErrKeyChanged
 			}
 			a.Sealed = sw.New
+			if sw.Calendar != "" {
+				a.Calendar = sw.Calendar
+			}
 			if err := putAccount(tx, a); err != nil {
 				return err
 			}
