@@ -27,6 +27,7 @@ type Calendars struct {
 type kept struct {
 	c   *Client
 	key Key
+	id  string
 }
 
 // NewCalendars returns the clients of the API at baseURL, each made with
@@ -44,14 +45,15 @@ func NewCalendars(baseURL string, limiter Limiter, refused func(label string, ke
 	return p
 }
 
-// For returns the client of label's calendar acting with key, made now if
-// none is kept for that key; its 401s are told to the refused given to
-// NewCalendars. A client is kept as long as the bot keeps its calendar
-// (with the calendar's event types and shared reads), until Drop.
-func (p *Calendars) For(label string, key Key) (*Client, error) {
+// For returns the client of label's calendar, named id (see
+// WithCalendar), acting with key, made now if none is kept for that key;
+// its 401s are told to the refused given to NewCalendars. A client is kept
+// as long as the bot keeps its calendar (with the calendar's event types
+// and shared reads), until Drop.
+func (p *Calendars) For(label, id string, key Key) (*Client, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if k, ok := p.clients[label]; ok && k.key.Equal(key) {
+	if k, ok := p.clients[label]; ok && k.key.Equal(key) && k.id == id {
 		return k.c, nil
 	}
 	refused := func() {
@@ -59,11 +61,11 @@ func (p *Calendars) For(label string, key Key) (*Client, error) {
 			p.refused(label, key)
 		}
 	}
-	c, err := NewClient(p.base, key, append(p.opts, WithCalendar(label), WithRefused(refused), WithLimiter(ForCalendar(p.limiter, label)))...)
+	c, err := NewClient(p.base, key, append(p.opts, WithCalendar(label, id), WithRefused(refused), WithLimiter(ForCalendar(p.limiter, id)))...)
 	if err != nil {
 		return nil, err
 	}
-	p.clients[label] = &kept{c: c, key: key}
+	p.clients[label] = &kept{c: c, key: key, id: id}
 	return c, nil
 }
 
@@ -85,7 +87,8 @@ func (p *Calendars) CloseIdleConnections() {
 
 // ForCalendar is l counting one calendar's creates per event type apart
 // from every other calendar's, as the API does (an event type is one
-// account's). The limit a minute, and a hold after a 429, stay shared:
+// account's): calendar is its ID, so two people on one calendar share its
+// counts. The limit a minute, and a hold after a 429, stay shared:
 // the API counts those per IP address.
 func ForCalendar(l Limiter, calendar string) Limiter {
 	if calendar == Owner || calendar == "" {

@@ -35,11 +35,11 @@ func TestCalendarsOneClientPerKey(t *testing.T) {
 			refused.Add(1)
 		}
 	})
-	a, err := cals.For("U1", good)
+	a, err := cals.For("U1", "cal-1", good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := cals.For("U1", good); again != a {
+	if again, _ := cals.For("U1", "cal-1", good); again != a {
 		t.Fatal("the same key got a second client")
 	}
 	if a.Calendar() != "U1" {
@@ -48,7 +48,7 @@ func TestCalendarsOneClientPerKey(t *testing.T) {
 	if _, err := a.EventTypes(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := cals.For("U1", bad)
+	b, _ := cals.For("U1", "cal-1", bad)
 	if b == a {
 		t.Fatal("a new key kept the old key's client")
 	}

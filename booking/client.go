@@ -56,10 +56,11 @@ type Client struct {
 	reconcileTimeout time.Duration
 	// writeTimeout bounds a create's or cancel's one request, on its own.
 	writeTimeout time.Duration
-	// calendar labels the calendar the key acts on in the journal;
-	// refused is told of every 401 (see WithCalendar, WithRefused).
-	calendar  string
-	onRefused func()
+	// calendar labels the calendar the key acts on in the journal, and
+	// calendarID names it; refused is told of every 401 (see
+	// WithCalendar, WithRefused).
+	calendar, calendarID string
+	onRefused            func()
 }
 
 // Option configures a Client.
@@ -99,9 +100,14 @@ func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 }
 
 // WithCalendar labels the calendar the client's key acts on ("owner", or
-// the Slack user ID of a person who connected their own): the journal
-// records it with every write, never the key.
-func WithCalendar(label string) Option { return func(c *Client) { c.calendar = label } }
+// the Slack user ID of a person who connected their own) and names it by
+// id, the same for every key of it bookbot holds ("owner" for the owner's
+// calendar, whoever connected its key): the journal records both with
+// every write, never the key, and finds an earlier create of the same
+// booking on the same calendar by id, whoever asked through whichever key.
+func WithCalendar(label, id string) Option {
+	return func(c *Client) { c.calendar, c.calendarID = label, id }
+}
 
 // WithRefused calls refused whenever the API answers 401: the key was
 // revoked or rotated. It must be quick.
@@ -174,6 +180,14 @@ func NewClient(baseURL string, key KeySource, opts ...Option) (*Client, error) {
 
 // followNoRedirect makes the HTTP client return a 3xx as it came.
 func followNoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// Holds reports whether key is the key the client acts with now (its
+// file's current key, for a KeyFile), compared in constant time: whether
+// a key someone connects is this calendar's.
+func (c *Client) Holds(key Key) bool {
+	k, err := c.key.Key()
+	return err == nil && !k.IsZero() && k.Equal(key)
+}
 
 // CloseIdleConnections closes the connections kept for reuse, as
 // http.Client.CloseIdleConnections does.

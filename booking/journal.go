@@ -89,8 +89,11 @@ type Write struct {
 	Actor string `json:"actor,omitempty"` // who asked (a Slack user ID), from WithActor
 	// Calendar is whose calendar it went to (WithCalendar): "owner", a
 	// Slack user ID, or "" in entries older than own calendars (the
-	// owner's). Never the key.
-	Calendar string `json:"calendar,omitempty"`
+	// owner's). CalendarID names that calendar, the same whoever
+	// connected its key: "owner", a person's calendar ID (a keyed hash of
+	// the key), or "" in entries older than it. Never the key.
+	Calendar   string `json:"calendar,omitempty"`
+	CalendarID string `json:"calendar_id,omitempty"`
 	// Create: the slot as the API gave it, and the attendee. Cancel: the
 	// booking's event and start as last listed, when it was.
 	EventType string `json:"event_type,omitempty"`

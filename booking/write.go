@@ -243,7 +243,7 @@ func (c *Client) write(ctx context.Context, w Write, ep endpoint, form url.Value
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w.Actor, w.DryRun, w.Calendar = actorOf(ctx), c.dryRun, c.calendar
+	w.Actor, w.DryRun, w.Calendar, w.CalendarID = actorOf(ctx), c.dryRun, c.calendar, c.calendarID
 	finish := func(*Result) error { return nil }
 	if c.journal != nil {
 		f, err := c.journal.Begin(ctx, w)

@@ -21,9 +21,9 @@ import (
 // Calendars makes the client of a person's own calendar
 // (*booking.Calendars, adapted): one per key, kept while it is used.
 type Calendars interface {
-	// For returns the client of user's calendar acting with key; a 401
-	// it gets goes to Bot.KeyRefused.
-	For(user string, key booking.Key) (Booker, error)
+	// For returns the client of user's calendar, whose ID is id, acting
+	// with key; a 401 it gets goes to Bot.KeyRefused.
+	For(user, id string, key booking.Key) (Booker, error)
 	// Drop lets go of user's client.
 	Drop(user string)
 }
@@ -114,7 +114,10 @@ func (e *NoCalendarError) Unwrap() error { return e.Err }
 type calendar struct {
 	Booker
 	label string // booking.Owner or the Slack user ID
-	gen   int64  // a person's: when the key was connected (UnixNano); 0: the owner's
+	// id is which calendar it is, the same for everyone acting on it:
+	// booking.Owner, or a person's calendar ID (account.CalendarOf).
+	id    string
+	gen   int64 // a person's: when the key was connected (UnixNano); 0: the owner's
 	types *eventTypeCache
 
 	recent  time.Duration // Config.RecentList
@@ -245,21 +248,23 @@ func newCalendarSet(ttl, recent time.Duration, now func() time.Time) *calendarSe
 	return &calendarSet{ttl: ttl, recent: recent, now: now, byLabel: map[string]*calendar{}, owners: map[string]bool{}}
 }
 
-// of is label's calendar acting through bk; a calendar kept for label
-// through another client (a new key) is replaced, its cache with it.
-func (s *calendarSet) of(label string, bk Booker) *calendar {
-	return s.ofGen(label, 0, bk)
+// owner is the owner's calendar, acting through bk; one kept through
+// another client is replaced, its cache with it.
+func (s *calendarSet) owner(bk Booker) *calendar {
+	return s.of(booking.Owner, booking.Owner, 0, bk)
 }
 
-// ofGen is of for the connection gen of label's calendar.
-func (s *calendarSet) ofGen(label string, gen int64, bk Booker) *calendar {
+// of is label's calendar, the calendar id, in its connection gen, acting
+// through bk; a calendar kept for label through another client (a new
+// key) is replaced, its cache with it.
+func (s *calendarSet) of(label, id string, gen int64, bk Booker) *calendar {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.byLabel[label]; ok && c.Booker == bk && c.gen == gen {
+	if c, ok := s.byLabel[label]; ok && c.Booker == bk && c.gen == gen && c.id == id {
 		return c
 	}
 	delete(s.owners, label)
-	c := &calendar{Booker: bk, label: label, gen: gen, recent: s.recent}
+	c := &calendar{Booker: bk, label: label, id: id, gen: gen, recent: s.recent}
 	c.types = newEventTypeCache(c, s.ttl, s.now)
 	s.byLabel[label] = c
 	return c
@@ -348,7 +353,7 @@ func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, err
 	if b.booking == nil {
 		return nil, &NoCalendarError{}
 	}
-	return b.cals.of(booking.Owner, b.booking), nil
+	return b.cals.owner(b.booking), nil
 }
 
 // ownCalendar is the calendar of a's key.
@@ -364,8 +369,8 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 		b.log.Error("a stored key does not open under BOOKBOT_SECRET_KEY: it changed without `bookbot keys rotate`; set the secret key the keys were sealed with (`bookbot check` counts the keys that do not open). The key is kept; the person is told to ask you", "user", a.User, "err", err)
 		return nil, &NoCalendarError{Unopened: true, Err: err}
 	}
-	user := a.User
-	bk, err := b.cfg.Calendars.For(user, key)
+	user, id := a.User, account.CalendarOf(a, key, b.cfg.Sealer, b.cfg.IsOwnerKey)
+	bk, err := b.cfg.Calendars.For(user, id, key)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +379,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 			b.log.Warn("an account's last use could not be recorded", "user", user, "err", err)
 		}
 	}
-	return b.cals.ofGen(user, a.ConnectedAt.UnixNano(), bk), nil
+	return b.cals.of(user, id, a.ConnectedAt.UnixNano(), bk), nil
 }
 
 // labelOf is the label of bk, a calendar calendarFor gave.
@@ -431,7 +436,7 @@ func (b *Bot) calendarTypes(ctx context.Context, label string) []booking.EventTy
 		if b.booking == nil {
 			return nil
 		}
-		return b.titles(ctx, b.cals.of(booking.Owner, b.booking))
+		return b.titles(ctx, b.cals.owner(b.booking))
 	}
 	if t := b.keptTypes(label); t != nil {
 		return t
@@ -494,7 +499,7 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	// A fresh client: an older key's stays out of it. A refusal of this
 	// key, not stored, changes nothing (KeyRefused).
 	b.cfg.Calendars.Drop(user)
-	bk, err := b.cfg.Calendars.For(user, key)
+	bk, err := b.cfg.Calendars.For(user, b.cfg.Sealer.CalendarID(key), key)
 	var types []booking.EventType
 	if err == nil {
 		types, err = bk.EventTypes(ctx)
@@ -510,12 +515,27 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	}
 	b.cfg.Calendars.Drop(user) // made again, with the refusal hook, when used
 	sealed, err := b.cfg.Sealer.Seal(user, key)
+	var others []string // who else acts on this calendar
+	owners := false     // it is the owner's calendar
 	if err == nil {
 		sctx, scancel := context.WithTimeout(context.Background(), connectStore)
 		defer scancel()
 		now := b.cfg.Now()
-		prev, _, _ := b.cfg.Accounts.Get(sctx, user)
-		err = b.cfg.Accounts.Put(sctx, account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK, Notices: prev.Notices})
+		var all []account.Account
+		if all, err = b.cfg.Accounts.All(sctx); err == nil {
+			a := account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK,
+				Calendar: account.Connecting(key, b.cfg.Sealer, all)}
+			for _, o := range all {
+				switch {
+				case o.User == user:
+					a.Notices = o.Notices
+				case o.Calendar == a.Calendar && o.State == account.OK && b.cfg.Allowed(o.User):
+					others = append(others, o.User)
+				}
+			}
+			owners = b.cfg.IsOwnerKey != nil && b.cfg.IsOwnerKey(key)
+			err = b.cfg.Accounts.Put(sctx, a)
+		}
 	}
 	if err != nil {
 		b.log.Error("a checked key could not be stored", "user", user, "err", err)
@@ -525,7 +545,7 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	b.accountsChanged()
 	b.log.Info("calendar connected", "user", user, "event_types", len(types))
 	later.add("connected", func(ctx context.Context) {
-		b.dm(ctx, user, connectedMessage(len(types)))
+		b.dm(ctx, user, connectedMessage(len(types), owners, others))
 		b.publishHome(ctx, user)
 	})
 	return slack.NewClearViewSubmissionResponse()
@@ -750,9 +770,21 @@ func connectModal() slack.ModalViewRequest {
 	}
 }
 
-// connectedMessage answers a key that works.
-func connectedMessage(types int) message {
+// connectedMessage answers a key that works: the owner's key is the
+// owner's calendar, and a key others connected is theirs too, so the
+// person knows whose bookings and reviews they now share.
+func connectedMessage(types int, owners bool, others []string) message {
 	text := fmt.Sprintf("Connected: your calendar (%s). Your commands now act on it.", plural(types, "event type"))
+	switch {
+	case owners:
+		text = fmt.Sprintf("Connected: this key is the owner's calendar (%s), which you share with everyone on it: its bookings, its audit and its reviews.", plural(types, "event type"))
+	case len(others) > 0:
+		names := make([]string, len(others))
+		for i, u := range others {
+			names[i] = mention(u)
+		}
+		text += " " + strings.Join(names, ", ") + " connected the same calendar: you share its bookings, its audit and its reviews."
+	}
 	return message{Text: text, Blocks: []slack.Block{
 		section(":white_check_mark: " + text),
 		slack.NewActionBlock("connected_actions", button(actionShowTypes, "Event types", ""), upcomingButton()),

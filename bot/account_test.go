@@ -27,7 +27,7 @@ func (refusingBooker) Create(context.Context, booking.CreateRequest) (*booking.R
 func TestOwnKeyRefusalSaysConnectAgain(t *testing.T) {
 	t.Parallel()
 	set := newCalendarSet(0, 0, nil)
-	own, owner := set.of("U1", refusingBooker{}), set.of(booking.Owner, refusingBooker{})
+	own, owner := set.of("U1", "cal-1", 1, refusingBooker{}), set.owner(refusingBooker{})
 	_, err := own.EventTypes(t.Context())
 	if nc, ok := errors.AsType[*NoCalendarError](err); !ok || !nc.Reconnect || !errors.Is(err, booking.ErrUnauthorized) {
 		t.Errorf("own calendar's refusal = %v", err)

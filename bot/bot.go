@@ -114,6 +114,10 @@ type Config struct {
 	Accounts  account.Store
 	Sealer    *account.Sealer
 	Calendars Calendars
+	// IsOwnerKey reports whether a key someone connected is the owner's
+	// (booking.Client.Holds): they then act on the owner's calendar, as
+	// one calendar with everyone on it. nil: there is no owner's key.
+	IsOwnerKey func(booking.Key) bool
 	// AccountsChanged runs after someone connected, disconnected or moved
 	// their notices, so their notices follow at once; nil: nothing.
 	AccountsChanged func()
@@ -208,7 +212,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		routes:   newRoutes(flows()),
 	}
 	if booker != nil {
-		b.cals.of(booking.Owner, booker)
+		b.cals.owner(booker)
 	}
 	return b
 }

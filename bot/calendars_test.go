@@ -33,8 +33,8 @@ type ownCalendars struct {
 // calendarsFor adapts *booking.Calendars to bot.Calendars.
 type calendarsFor struct{ *booking.Calendars }
 
-func (c calendarsFor) For(user string, key booking.Key) (bot.Booker, error) {
-	cl, err := c.Calendars.For(user, key)
+func (c calendarsFor) For(user, id string, key booking.Key) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, id, key)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"strings"
@@ -75,12 +76,28 @@ func CreateKey(w booking.Write) (key []byte, ok bool) {
 		return nil, false
 	}
 	id := w.EventType + "\x00" + start.UTC().Format(time.RFC3339Nano) + "\x00" + strings.ToLower(w.Email)
-	if w.Calendar != "" && w.Calendar != booking.Owner {
-		// A person's own calendar: its event types are not the owner's.
-		id = w.Calendar + "\x00" + id
+	// A person's own calendar: its event types are not the owner's. By
+	// its ID, so that a create through one key of a calendar finds one
+	// through another (older entries have only the label).
+	if cal := cmp.Or(w.CalendarID, w.Calendar); cal != "" && cal != booking.Owner {
+		id = cal + "\x00" + id
 	}
 	sum := sha256.Sum256([]byte(id))
 	return sum[:16], true
+}
+
+// CalendarOf is the ID of the calendar e went to (booking.Write's
+// CalendarID): booking.Owner for the owner's, whichever key it went
+// through; "" for a person's own calendar in an entry older than IDs,
+// which only its label (e.Calendar, the person) tells.
+func (e Entry) CalendarOf() string {
+	switch {
+	case e.CalendarID != "":
+		return e.CalendarID
+	case e.Calendar == "" || e.Calendar == booking.Owner:
+		return booking.Owner
+	}
+	return ""
 }
 
 // Stands reports whether e, an earlier create of the same event, start

@@ -69,6 +69,7 @@ func cases() []testCase {
 	cs := []testCase{
 		{"Begin/records the intent before the outcome", beginRecordsIntent},
 		{"Begin/allows other bookings", beginAllowsOthers},
+		{"Begin/one calendar, whoever's key", beginOneCalendar},
 		{"Begin/concurrent creates of one booking", beginConcurrent},
 		{"Begin/concurrent creates of one booking across replicas", beginConcurrentReplicas},
 		{"Begin/concurrent creates of other bookings", beginConcurrentOthers},
@@ -341,6 +342,41 @@ func beginAllowsOthers(t *testing.T, e env) {
 	// The dry run stands in the way of nothing, but the create still does.
 	_, err := j.Begin(t.Context(), same)
 	wantDuplicate(t, err, first)
+}
+
+// One calendar is one calendar whichever person's key reaches it: a create
+// in flight through one refuses the same booking through another (two
+// people who connected one key, or someone who connected the owner's),
+// and stands in the way of nothing on another calendar.
+func beginOneCalendar(t *testing.T, e env) {
+	type key struct{ label, id, actor string }
+	j := e.open("")
+	for i, c := range []struct {
+		name          string
+		first, second key
+	}{
+		{"two people's keys", key{"U1", "cal-x", "U1"}, key{"U2", "cal-x", "U2"}},
+		{"the owner's key, connected", key{booking.Owner, booking.Owner, "U1"}, key{"U2", booking.Owner, "U2"}},
+		{"the owner's, in an entry older than IDs", key{"", "", "U1"}, key{"U2", booking.Owner, "U2"}},
+	} {
+		on := func(k key) booking.Write {
+			w := createAt(i) // each case a booking of its own
+			w.Calendar, w.CalendarID, w.Actor = k.label, k.id, k.actor
+			return w
+		}
+		first, _ := begin(t, j, on(c.first))
+		_, err := j.Begin(t.Context(), on(c.second))
+		if _, ok := errors.AsType[*booking.DuplicateError](err); !ok {
+			t.Errorf("%s: the same booking through another key of its calendar = %v, want refused", c.name, err)
+			continue
+		}
+		wantDuplicate(t, err, first)
+		// The same event, time and attendee on another calendar is
+		// another booking.
+		if _, err := j.Begin(t.Context(), on(key{"U3", "cal-other", "U3"})); err != nil {
+			t.Errorf("%s: the same event, time and attendee on another calendar = %v, want begun", c.name, err)
+		}
+	}
 }
 
 // raceCreates has n goroutines begin the same create at once, on handles
@@ -865,7 +901,7 @@ func reopenEveryField(t *testing.T, e env) {
 	j := e.open("host\x00/1")
 	e.clock.Set(base.Add(123456789 * time.Nanosecond).In(time.FixedZone("", -5*3600)))
 	w := booking.Write{
-		Op: booking.OpCreate, Actor: "U\x001", EventType: "intro\x00call",
+		Op: booking.OpCreate, Actor: "U\x001", Calendar: "U\x002", CalendarID: "cal-\x00", EventType: "intro\x00call",
 		Start: "2026-11-24T09:30:00.5-05:00", End: "2026-11-24T09:45:00.5-05:00",
 		Name: "Grace \x00 Höpper", Email: "grace\x00@example.com",
 	}

@@ -16,8 +16,8 @@ import (
 // calendars adapts *booking.Calendars to bot.Calendars.
 type calendars struct{ *booking.Calendars }
 
-func (c calendars) For(user string, key booking.Key) (bot.Booker, error) {
-	cl, err := c.Calendars.For(user, key)
+func (c calendars) For(user, id string, key booking.Key) (bot.Booker, error) {
+	cl, err := c.Calendars.For(user, id, key)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +67,15 @@ func ownerBooker(bk *booking.Client) bot.Booker {
 	return bk
 }
 
+// isOwnerKey is bot.Config.IsOwnerKey of the owner's client: nil when
+// there is none.
+func isOwnerKey(owner *booking.Client) func(booking.Key) bool {
+	if owner == nil {
+		return nil
+	}
+	return owner.Holds
+}
+
 // reconciler settles a write left in flight with the client of the
 // calendar it went to: the owner's, or a connected person's, whose key is
 // opened for it. A write whose calendar can no longer be reached (the key
@@ -94,7 +103,7 @@ func reconciler(owner *booking.Client, cals *booking.Calendars, accounts account
 		if err != nil {
 			return unknown(w, "the person's key does not open")
 		}
-		c, err := cals.For(a.User, key)
+		c, err := cals.For(a.User, account.CalendarOf(a, key, sealer, isOwnerKey(owner)), key)
 		if err != nil {
 			return unknown(w, err.Error())
 		}

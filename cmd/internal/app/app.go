@@ -181,7 +181,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a.Calendars = booking.NewCalendars(cfg.BookingBaseURL, limiter, a.keyRefused,
 		append([]booking.Option{booking.WithLogger(log), booking.WithUserAgent("bookbot/" + d.Version)}, writes...)...)
 	if !cfg.OwnCalendarsOnly() {
-		bk, err := NewBookingClient(cfg, d.Version, log, append(writes, booking.WithLimiter(limiter), booking.WithCalendar(booking.Owner))...)
+		bk, err := NewBookingClient(cfg, d.Version, log, append(writes, booking.WithLimiter(limiter), booking.WithCalendar(booking.Owner, booking.Owner))...)
 		if err != nil {
 			return nil, err
 		}
@@ -231,6 +231,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		Accounts:      st.Accounts,
 		Sealer:        sealer,
 		Calendars:     calendars{a.Calendars},
+		IsOwnerKey:    isOwnerKey(a.Booking),
 		RecentList:    recentList,
 		AccountsChanged: func() {
 			select {
