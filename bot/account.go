@@ -329,6 +329,16 @@ func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices
 	return cal.label, cal.reader("notices"), nil
 }
 
+// actsOn is the calendar user acts on, as calendarFor gives it, without
+// counting as their use of it.
+func (b *Bot) actsOn(ctx context.Context, user string) (*calendar, error) {
+	bk, err := b.resolve(ctx, user, false)
+	if err != nil {
+		return nil, err
+	}
+	return bk.(*calendar), nil // what resolve gives, from b.cals
+}
+
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
 	bk, err := b.resolve(ctx, user, false)
 	if err != nil {

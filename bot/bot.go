@@ -56,6 +56,7 @@ type Journal interface {
 	Unreported() ([]journal.Entry, error)
 	MarkReported(seq uint64, to string) error
 	MarkReviewed(seq uint64, by string) (journal.Entry, error)
+	Entry(seq uint64) (journal.Entry, error)
 }
 
 // Config is how the bot behaves.

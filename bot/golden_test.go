@@ -488,10 +488,19 @@ func goldenCases() []goldenCase {
 	strange := entries[6]
 	strange.Outcome = "settled <!here> & *more*"
 	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types))
-	fixed("audit", rowsDated, auditMessage(entries, types, berlin, now))
-	fixed("audit_new_york", rowsDated, auditMessage(entries, types, goldenNewYork, now))
-	fixed("audit_empty", rowsDated, auditMessage(nil, types, berlin, now))
-	fixed("audit_long", rowsDated, auditMessage(goldenManyEntries(), types, berlin, now))
+	// What someone who asked, and does not act on the calendar (a guest
+	// of an offer), is told of a write settled after a restart.
+	for _, o := range []booking.Outcome{booking.Confirmed, booking.ProbablyNotBooked, booking.Unknown} {
+		e := entries[0]
+		e.Recovered, e.Outcome, e.Calendar, e.CalendarID = true, o, "U012ADA", "cal-ada"
+		fixed("review_recovered_to_guest_"+string(o), rowsFree, recoveredMessage(e, types))
+	}
+	fixed("review_not_yours", rowsFree, notYoursToCheck(entries[6]))
+	fixed("audit", rowsDated, auditMessage(entries, false, types, berlin, now))
+	fixed("audit_own", rowsDated, auditMessage(entries, true, types, berlin, now))
+	fixed("audit_new_york", rowsDated, auditMessage(entries, false, types, goldenNewYork, now))
+	fixed("audit_empty", rowsDated, auditMessage(nil, false, types, berlin, now))
+	fixed("audit_long", rowsDated, auditMessage(goldenManyEntries(), false, types, berlin, now))
 	fixed("pruned", rowsFree, prunedMessage(90*24*time.Hour))
 	fixed("pruned_keep_unknown", rowsFree, prunedMessage(0))
 

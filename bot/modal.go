@@ -154,6 +154,14 @@ func (b *Bot) recheckPressed(later *jobs, p press) {
 		viewID = p.cb.View.ID
 	}
 	later.add("recheck", func(ctx context.Context) {
+		if meta.Review != 0 && b.cfg.Journal != nil {
+			// A review's: only the people of its calendar look, and the
+			// report stays as it is for them.
+			if e, err := b.cfg.Journal.Entry(meta.Review); err == nil && !b.mayReview(ctx, p.user, e) {
+				p.reply(notYoursToCheck(e))
+				return
+			}
+		}
 		m := b.recheck(ctx, p.user, meta)
 		if viewID != "" {
 			if err := b.updateView(ctx, outcomeView(meta, m), viewID); err != nil {
@@ -407,7 +415,7 @@ func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result,
 	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
 		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
 	}
-	if res != nil && res.NeedsHuman() && b.reviewsByDMTo(c.user) {
+	if res != nil && res.NeedsHuman() && b.reviewsByDMTo(ctx, c.user) {
 		return // the review report, right after, is their one message, with both actions
 	}
 	b.dm(ctx, c.user, msg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/outbox"
@@ -39,9 +40,11 @@ const (
 )
 
 // ReportReviews puts every journal entry that needs a person, and has not
-// yet been reported, in front of one: in the review channel, or else by
-// direct message to the first reviewer. A write settled after a restart
-// also goes to the person who asked, who never heard its outcome. An entry
+// yet been reported, in front of the people who can check it: the people
+// acting on the calendar it went to (see reviewRecipients). A write
+// settled after a restart also goes to the person who asked, who never
+// heard its outcome: the report when they act on that calendar, one plain
+// sentence when they do not (a guest who booked from an offer). An entry
 // is marked reported once a post succeeds; one whose posts all fail stays
 // for the next call. Run calls it at start and every few minutes, and the
 // booking flows after each write.
@@ -68,14 +71,22 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		if !b.claimReview(ctx, e) {
 			continue
 		}
-		m := reviewMessage(e, b.calendarTypes(ctx, e.Calendar))
+		types := b.calendarTypes(ctx, e.Calendar)
+		to, asker := b.reviewRecipients(ctx, e)
 		var sent []string
-		for _, to := range b.reviewRecipients(e) {
+		send := func(to string, m message) {
 			if err := b.post(ctx, to, m); err != nil {
 				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
-				continue
+				return
 			}
 			sent = append(sent, to)
+		}
+		m := reviewMessage(e, types)
+		for _, to := range to {
+			send(to, m)
+		}
+		if asker != "" && len(sent) > 0 {
+			send(asker, recoveredMessage(e, types))
 		}
 		b.reported(ctx, e, sent)
 	}
@@ -156,25 +167,108 @@ func (b *Bot) markReported(e journal.Entry, to string) bool {
 	return true
 }
 
-// reviewRecipients are where an entry is reported: the review channel, or
-// else the first reviewer; and the person who asked when bookbot stopped
-// before telling them the outcome. Otherwise they have it already.
-func (b *Bot) reviewRecipients(e journal.Entry) []string {
-	var to []string
-	if b.cfg.ReviewChannel != "" {
-		to = append(to, b.cfg.ReviewChannel)
-	} else if len(b.cfg.Reviewers) > 0 {
-		to = append(to, b.cfg.Reviewers[0])
+// reviewRecipients are where an entry is reported: the people who act on
+// the calendar it went to, and only they, since the report names the
+// attendee and asks them to check that calendar. The owner's calendar's
+// reports go to the review channel, or else to the first reviewer acting
+// on it; a person's own calendar's to everyone acting on it (the person,
+// and anyone who connected the same key), or, when nobody does any more,
+// to whoever connected it. asker is the person who asked for a write
+// settled after a restart and who does not act on its calendar: they get
+// one plain sentence, not the report; otherwise the report reaches them
+// with the others.
+func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []string, asker string) {
+	switch id := e.CalendarOf(); {
+	case id == booking.Owner && b.cfg.ReviewChannel != "":
+		to = []string{b.cfg.ReviewChannel}
+	case id == booking.Owner:
+		if r := b.ownerReviewer(ctx); r != "" {
+			to = []string{r}
+		}
+	default:
+		to = b.peopleOn(ctx, e)
+		if len(to) == 0 && e.Calendar != "" {
+			to = []string{e.Calendar}
+		}
 	}
-	if e.Actor != "" && e.Recovered && !slices.Contains(to, e.Actor) {
-		to = append(to, e.Actor)
+	if e.Actor == "" || !e.Recovered || slices.Contains(to, e.Actor) {
+		return to, ""
 	}
-	return to
+	if cal, err := b.actsOn(ctx, e.Actor); err == nil && entryOn(e, cal) {
+		return append(to, e.Actor), ""
+	}
+	return to, e.Actor
 }
 
-// reviewsByDMTo reports whether reviews reach user by direct message.
-func (b *Bot) reviewsByDMTo(user string) bool {
-	return b.cfg.Journal != nil && b.cfg.ReviewChannel == "" && len(b.cfg.Reviewers) > 0 && b.cfg.Reviewers[0] == user
+// ownerReviewer is whom the owner's calendar's reports go to by direct
+// message: the first reviewer (allowed user) who acts on it, else the
+// first reviewer, whom the contract names; "" with no reviewers.
+func (b *Bot) ownerReviewer(ctx context.Context) string {
+	for _, r := range b.cfg.Reviewers {
+		if cal, err := b.actsOn(ctx, r); err == nil && cal.id == booking.Owner {
+			return r
+		}
+	}
+	if len(b.cfg.Reviewers) > 0 {
+		return b.cfg.Reviewers[0]
+	}
+	return ""
+}
+
+// peopleOn are the allowed people acting now on the own calendar e went
+// to, by user ID order: for an entry older than calendar IDs, the person
+// whose calendar it was, if they still act on it.
+func (b *Bot) peopleOn(ctx context.Context, e journal.Entry) []string {
+	if b.cfg.Accounts == nil || b.cfg.Sealer == nil {
+		return nil
+	}
+	all, err := b.cfg.Accounts.All(ctx)
+	if err != nil {
+		b.log.Warn("journal: who acts on a calendar could not be read; its report goes to whoever connected it", "seq", e.Seq, "err", err)
+		return nil
+	}
+	var out []string
+	for _, a := range all {
+		if a.State != account.OK || !b.cfg.Allowed(a.User) {
+			continue
+		}
+		key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
+		if err != nil {
+			continue
+		}
+		c := &calendar{label: a.User, id: account.CalendarOf(a, key, b.cfg.Sealer, b.cfg.IsOwnerKey)}
+		if entryOn(e, c) {
+			out = append(out, a.User)
+		}
+	}
+	return out
+}
+
+// entryOn reports whether e went to the calendar c: by the calendar's ID,
+// or, for an entry older than IDs, by its person.
+func entryOn(e journal.Entry, c *calendar) bool {
+	if id := e.CalendarOf(); id != "" {
+		return id == c.id
+	}
+	return e.Calendar == c.label
+}
+
+// reviewsByDMTo reports whether the report of an unclear write of user's
+// reaches them by direct message: they act on the calendar it went to, a
+// person's own or the owner's without a review channel whose reports go
+// to them.
+func (b *Bot) reviewsByDMTo(ctx context.Context, user string) bool {
+	if b.cfg.Journal == nil {
+		return false
+	}
+	cal, err := b.actsOn(ctx, user)
+	if err != nil {
+		return false
+	}
+	if cal.id != booking.Owner {
+		return true
+	}
+	return b.cfg.ReviewChannel == "" && b.ownerReviewer(ctx) == user
 }
 
 // reviewKeep is how long the outbox keeps a review report's record: its
@@ -209,7 +303,15 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 	}
 	user, replace := p.user, p.replace
 	later.add("review", func(ctx context.Context) {
-		e, err := b.cfg.Journal.MarkReviewed(seq, user)
+		e, err := b.cfg.Journal.Entry(seq)
+		if err == nil && !b.mayReview(ctx, user, e) {
+			b.log.Info("review check refused: the presser does not act on the entry's calendar", "seq", seq, "by", user)
+			p.reply(notYoursToCheck(e))
+			return
+		}
+		if err == nil {
+			e, err = b.cfg.Journal.MarkReviewed(seq, user)
+		}
 		if errors.Is(err, journal.ErrNoEntry) {
 			b.log.Info("review checked for an entry no longer in the journal", "seq", seq, "by", user)
 			replace(prunedMessage(b.cfg.JournalKeep))
@@ -225,16 +327,42 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 	})
 }
 
-// auditReply lists the asker's recent journal entries, in their zone.
+// mayReview reports whether user acts on the calendar e went to, so may
+// mark it checked or look for it again: only they can check it.
+func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
+	cal, err := b.actsOn(ctx, user)
+	return err == nil && entryOn(e, cal)
+}
+
+// notYoursToCheck answers a review's button pressed by someone who does
+// not act on its calendar.
+func notYoursToCheck(e journal.Entry) message {
+	whose := "the owner's calendar"
+	if e.CalendarOf() != booking.Owner && e.Calendar != "" {
+		whose = mention(e.Calendar) + "'s calendar"
+	}
+	text := "Only people acting on " + whose + " can check this write, and you act on another calendar: nothing was changed. `account` says which calendar you act on."
+	return message{Text: "Only people acting on that calendar can check this write: nothing was changed.", Blocks: []slack.Block{section(":lock: " + text)}}
+}
+
+// auditReply lists the recent journal entries of the calendar the asker
+// acts on, in their zone: another calendar's attendees are not theirs to
+// see (`bookbot audit` on the server shows every calendar's).
 func (b *Bot) auditReply(ctx context.Context, userID string) message {
 	if b.cfg.Journal == nil {
 		return message{Text: "The journal is not set up.", Blocks: []slack.Block{section("This bookbot keeps no journal of writes.")}}
+	}
+	cal, err := b.actsOn(ctx, userID)
+	if err != nil {
+		return b.failed("The journal could not be shown", err)
 	}
 	list, err := b.cfg.Journal.Since(b.cfg.Now().Add(-auditWindow))
 	if err != nil {
 		return b.failed("The journal could not be read", err)
 	}
-	return auditMessage(list, b.keptTypes(booking.Owner), b.users.zone(ctx, userID), b.cfg.Now())
+	list = slices.DeleteFunc(list, func(e journal.Entry) bool { return !entryOn(e, cal) })
+	types, _ := cal.types.recent()
+	return auditMessage(list, cal.id != booking.Owner, types, b.users.zone(ctx, userID), b.cfg.Now())
 }
 
 // prunedMessage answers "Mark as checked" on an entry pruned since; keep
@@ -303,6 +431,39 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 	return message{Text: head + ": " + writePlain(e, types), Blocks: blocks}
 }
 
+// recoveredMessage tells someone who asked for a write on a calendar they
+// do not act on (a guest booking from an offer), and who never heard its
+// outcome because bookbot stopped, what came of it, in one sentence: the
+// people of that calendar get the review.
+func recoveredMessage(e journal.Entry, types []booking.EventType) message {
+	what := short(titleOf(booking.Some(e.EventType), types))
+	plainWhat := what
+	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
+		what += ", " + moment(start, time.UTC)
+		plainWhat += ", " + start.UTC().Format(momentLayout)
+	}
+	who := "The calendar's owner has"
+	if e.CalendarOf() != booking.Owner && e.Calendar != "" {
+		who = mention(e.Calendar) + " has"
+	}
+	var head, text string
+	switch {
+	case e.Op == booking.OpCancel:
+		head = "Your cancellation needs checking"
+		text = fmt.Sprintf(":warning: *Your cancellation needs checking:* %s. bookbot stopped while cancelling it. %s been asked to check, and will tell you.", what, who)
+	case e.Outcome == booking.Confirmed:
+		head = "Booked"
+		text = fmt.Sprintf(":white_check_mark: *Booked:* %s. bookbot stopped while booking it, then found it in the calendar: the invitation goes to %s.", what, address(e.Email))
+	case e.Outcome == booking.ProbablyNotBooked:
+		head = "Probably not booked"
+		text = fmt.Sprintf(":x: *Probably not booked:* %s. bookbot stopped while booking it, and the calendar does not show it. %s been asked to check: do not book it again before they tell you.", what, who)
+	default:
+		head = "Not sure it was booked"
+		text = fmt.Sprintf(":warning: *Not sure it was booked:* %s. bookbot stopped while booking it and could not tell whether it went through. %s been asked to check: do not book it again before they tell you.", what, who)
+	}
+	return message{Text: head + ": " + plainWhat, Blocks: []slack.Block{section(text)}}
+}
+
 // writePlain says what a journal entry asked for without markup, for a
 // notification: the data as it is, the time in UTC.
 func writePlain(e journal.Entry, types []booking.EventType) string {
@@ -329,11 +490,16 @@ func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location
 	return fmt.Sprintf("book *%s* %s for %s (%s)", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name), address(e.Email))
 }
 
-// auditMessage shows journal entries newest first, as many as fit.
-func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Location, now time.Time) message {
+// auditMessage shows the journal entries of one calendar (own: the
+// asker's own, else the owner's) newest first, as many as fit.
+func auditMessage(list []journal.Entry, own bool, types []booking.EventType, loc *time.Location, now time.Time) message {
 	head := "Bookings and cancellations, last 24 hours"
+	whose := "the owner's calendar"
+	if own {
+		whose = "your calendar"
+	}
 	if len(list) == 0 {
-		return message{Text: head + ": none", Blocks: []slack.Block{section("No bookings or cancellations went through bookbot in the last 24 hours.")}}
+		return message{Text: head + ": none", Blocks: []slack.Block{section("No bookings or cancellations of " + whose + " went through bookbot in the last 24 hours.")}}
 	}
 	lines := make([]string, 0, len(list))
 	for _, e := range slices.Backward(list) {
@@ -341,7 +507,7 @@ func auditMessage(list []journal.Entry, types []booking.EventType, loc *time.Loc
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
-		contextLine(fmt.Sprintf("%d, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), zoneName(loc, now.Add(-auditWindow), now))),
+		contextLine(fmt.Sprintf("%d on %s, newest first. Times in %s. `bookbot audit` on the server shows the whole journal.", len(list), whose, zoneName(loc, now.Add(-auditWindow), now))),
 	}
 	used := 0
 	for _, text := range splitLines("", lines, 3000) {
@@ -370,9 +536,6 @@ func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) s
 		who = mention(e.Actor)
 	}
 	s := fmt.Sprintf("%s %s: %s → %s", moment(e.At, loc), who, writeSummary(e, types, loc), outcomeText(e))
-	if cal := calendarText(e.Calendar); cal != "" {
-		s += " · on " + cal
-	}
 	switch {
 	case e.AwaitingReview():
 		s += " · :warning: awaiting a human check"

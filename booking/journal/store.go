@@ -48,6 +48,9 @@ type Store interface {
 	// AwaitingReview counts the entries that need a person and that no one
 	// has marked checked.
 	AwaitingReview() (int, error)
+	// Entry returns entry seq; ErrNoEntry when there is none (never
+	// recorded, or pruned).
+	Entry(seq uint64) (Entry, error)
 	// Since lists the entries recorded at or after t, oldest first.
 	Since(t time.Time) ([]Entry, error)
 	// Prune deletes the entries recorded before t that need no one any

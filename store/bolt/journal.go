@@ -273,6 +273,24 @@ func (j *Journal) AwaitingReview() (int, error) {
 	return len(list), err
 }
 
+// Entry returns entry seq.
+func (j *Journal) Entry(seq uint64) (journal.Entry, error) {
+	var e journal.Entry
+	err := j.view(func(tx *bbolt.Tx) error {
+		var v []byte
+		if b := tx.Bucket(journalEntries); b != nil {
+			v = b.Get(seqKey(seq))
+		}
+		if v == nil {
+			return fmt.Errorf("journal entry %d: %w", seq, journal.ErrNoEntry)
+		}
+		var err error
+		e, err = decodeEntry(seqKey(seq), v)
+		return err
+	})
+	return e, err
+}
+
 // Since lists the entries recorded at or after t, oldest first. Entries are
 // read from the newest back, so a short window reads little of a long
 // history.

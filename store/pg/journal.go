@@ -366,6 +366,21 @@ func (s *journalStore) AwaitingReview() (int, error) {
 	return len(list), err
 }
 
+// Entry returns entry seq.
+func (s *journalStore) Entry(seq uint64) (journal.Entry, error) {
+	ctx, cancel := waitCtx()
+	defer cancel()
+	var v []byte
+	err := s.pool.QueryRow(ctx, "SELECT entry FROM bookbot_journal_entries WHERE seq = $1", int64(seq)).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return journal.Entry{}, journalErr(fmt.Sprintf("journal entry %d", seq), journal.ErrNoEntry)
+	}
+	if err != nil {
+		return journal.Entry{}, journalErr(fmt.Sprintf("entry %d", seq), err)
+	}
+	return decode(int64(seq), v)
+}
+
 // Since lists the entries recorded at or after t, oldest first.
 func (s *journalStore) Since(t time.Time) ([]journal.Entry, error) {
 	ctx, cancel := waitCtx()

@@ -758,6 +758,9 @@ func reviewUnknown(t *testing.T, e env) {
 	if err := j.MarkReported(999, "C1"); !errors.Is(err, journal.ErrNoEntry) {
 		t.Errorf("MarkReported of an unknown entry: %v, want journal.ErrNoEntry", err)
 	}
+	if _, err := j.Entry(999); !errors.Is(err, journal.ErrNoEntry) {
+		t.Errorf("Entry of an unknown entry: %v, want journal.ErrNoEntry", err)
+	}
 }
 
 func sinceWindow(t *testing.T, e env) {
@@ -931,6 +934,11 @@ func reopenEveryField(t *testing.T, e env) {
 	}}
 	equal(t, "MarkReviewed", []journal.Entry{last}, want[:1])
 	equal(t, "Since", all(t, e.open("")), want)
+	for _, w := range want {
+		got, err := e.open("").Entry(w.Seq)
+		must(t, err)
+		equal(t, "Entry", []journal.Entry{got}, []journal.Entry{w})
+	}
 }
 
 // equal fails unless got and want hold the same entries, times as instants.
