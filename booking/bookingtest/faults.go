@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -96,6 +97,23 @@ func (s *Sandbox) SetLatency(endpoint string, d time.Duration) {
 		return
 	}
 	s.latency[endpoint] = d
+}
+
+// HoldNext makes the next call to endpoint wait, once it has arrived (and
+// is in Requests) and before anything else happens, until release is
+// called: a request in flight for as long as a test needs, such as a
+// create another create must meet. A client that gives up meanwhile gets
+// nothing, and nothing is committed. release may be called more than
+// once, and before the call arrives. It panics for an unknown endpoint
+// name.
+func (s *Sandbox) HoldNext(endpoint string) (release func()) {
+	mustEndpoint(endpoint)
+	held := make(chan struct{})
+	s.lock()
+	defer s.mu.Unlock()
+	s.holds[endpoint] = append(s.holds[endpoint], held)
+	var once sync.Once
+	return func() { once.Do(func() { close(held) }) }
 }
 
 // FailNext makes the next call to endpoint answer f instead of doing anything:
@@ -218,6 +236,18 @@ func mustEndpoint(endpoint string) {
 
 // wait sleeps d and reports whether the request is still wanted: false when
 // the request context ended first. release ends the wait early, as true.
+// held waits until held is closed, or quit is; false when ctx ends first.
+func held(ctx context.Context, held, quit <-chan struct{}) bool {
+	select {
+	case <-held:
+		return true
+	case <-quit:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 func wait(ctx context.Context, d time.Duration, quit <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -183,6 +183,45 @@ func TestCommitThenHang(t *testing.T) {
 	}
 }
 
+// TestHoldNext: a held create has arrived (it is in the log) and commits
+// nothing until it is released; then it is served as usual.
+func TestHoldNext(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	release := srv.HoldNext(EndpointCreateBooking)
+	before := len(srv.Bookings(DemoOwner))
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/api/v1/bookings", strings.NewReader(bookForm("consultation", freeSlot, 30).Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+DemoKey)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	done := make(chan int, 1)
+	go func() {
+		r, _ := doRequest(srv.Client(), req)
+		done <- r.status
+	}()
+	testutil.Until(t.Context(), t, "the create logged", func() bool {
+		log := srv.Requests()
+		return len(log) > 0 && log[len(log)-1].Endpoint == EndpointCreateBooking
+	})
+	if n := len(srv.Bookings(DemoOwner)) - before; n != 0 {
+		t.Fatalf("%d stored while the create is held", n)
+	}
+	release()
+	release() // harmless twice
+	if status := <-done; status != http.StatusCreated {
+		t.Fatalf("released create answered %d", status)
+	}
+	if n := len(srv.Bookings(DemoOwner)) - before; n != 1 {
+		t.Errorf("%d stored once released, want 1", n)
+	}
+	// Only the next call was held.
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T09:00:00Z", 30)); r.status == 0 {
+		t.Error("a second create was held too")
+	}
+}
+
 func TestDrops(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

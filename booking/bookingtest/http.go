@@ -38,6 +38,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.lock()
 	req := s.logLocked(r, endpoint, body, tooLarge, token, bearer)
 	path, delay, quit := req.Path, s.latency[endpoint], s.quit
+	var hold chan struct{}
+	if q := s.holds[endpoint]; len(q) > 0 {
+		hold, s.holds[endpoint] = q[0], q[1:]
+	}
 	onUnknown, served := s.onUnknownRoute, s.testHookServed
 	s.mu.Unlock()
 	if served != nil {
@@ -56,6 +60,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if delay > 0 && !wait(r.Context(), delay, quit) {
 		closeConn(w) // the client gave up during the latency; it gets nothing
+		return
+	}
+	if hold != nil && !held(r.Context(), hold, quit) {
+		closeConn(w) // the client gave up while held; it gets nothing
 		return
 	}
 

@@ -60,6 +60,7 @@ type Sandbox struct {
 	eventHits       slidingWindow
 
 	latency map[string]time.Duration
+	holds   map[string][]chan struct{} // HoldNext: each closed by its release
 	faults  map[string][]fault
 	edits   map[string]func(map[string]any)
 	quit    chan struct{} // closed by release: stop hanging and waiting
@@ -186,6 +187,7 @@ func (s *Sandbox) initLocked() {
 	s.nextSch = 9001
 	s.perIP, s.perEvent = DefaultPerIPPerMinute, DefaultPerEventPerHour
 	s.latency = map[string]time.Duration{}
+	s.holds = map[string][]chan struct{}{}
 	s.faults = map[string][]fault{}
 	s.edits = map[string]func(map[string]any){}
 	s.quit = make(chan struct{})
