@@ -1,0 +1,252 @@
+package bot_test
+
+import (
+	"time"
+
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/bookingtest"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/store/bolt"
+)
+
+// A team on two calendars: bob on the owner's, ada on her own (and kiri,
+// when a test connects her, on one of the two). Every write is journaled,
+// as in bookbot: the owner's through the harness's client, people's own
+// through their calendars' clients.
+
+// teamHarness is journaledHarness with own calendars whose writes are
+// journaled too, and the owner's key known to the bot.
+func teamHarness(t *testing.T, inChannel bool) (*harness, *ownCalendars, *bolt.Journal) {
+	t.Helper()
+	var own ownCalendars
+	var journal *bolt.Journal
+	h, j := journaledHarness(t, inChannel, withOwnCalendars(&own), func(h *harness, c *bot.Config) {
+		c.Calendars = calendarsFor{booking.NewCalendars(h.sb.URL, booking.NewGuard(booking.DefaultLimits, h.clock.Now),
+			func(user string, key booking.Key) { h.bot.KeyRefused(user, key) },
+			booking.WithClock(h.clock.Now), booking.WithJournal(c.Journal.(*bolt.Journal)))}
+		c.IsOwnerKey = h.client.Holds
+	})
+	journal = j
+	return h, &own, journal
+}
+
+// bookAs has user book email on the calendar they act on, as the form
+// does; unclear answers the create with an HTML 503, an outcome a person
+// must check.
+func bookAs(h *harness, user, name, email string, unclear bool) {
+	h.t.Helper()
+	v := h.openModal(user, "intro-call")
+	if unclear {
+		h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	}
+	// The first time still free on their calendar.
+	in := bookingInputs(options(elements(v.Blocks, "slot")[0])[0].value, email)
+	in["name"] = name
+	h.submit(user, v.ID, in)
+	want := "Booked"
+	if unclear {
+		want = "Probably not booked"
+	}
+	h.waitView("the outcome for "+user, func(w slacktest.View) bool {
+		return w.ID == v.ID && strings.Contains(textOf(w.Blocks), want)
+	})
+	h.drain()
+}
+
+// seenBy is everything user can see of bookbot's: their DMs, the answers
+// only they see, their modals and their App Home.
+func seenBy(h *harness, user string) string {
+	var b strings.Builder
+	for _, m := range h.sl.Messages() {
+		mine := (m.Kind == "message" || m.Kind == "update") && m.Channel == user ||
+			(m.Kind == "response_url" || m.Kind == "ephemeral" || m.Kind == "ack") && m.User == user
+		if mine {
+			b.WriteString(m.Text + "\n" + textOf(m.Blocks) + "\n")
+		}
+	}
+	for _, v := range h.sl.Views() {
+		if v.TriggerUser == user {
+			b.WriteString(textOf(v.Blocks) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Nothing one person can see names another calendar's attendees: not the
+// audit, not a review, not App Home, the list or a form. Ada books on her
+// own calendar (one confirmed, one unclear); bob, on the owner's, books
+// one that is unclear too, and each looks at everything they can.
+func TestOnePersonSeesNoOtherCalendarsAttendees(t *testing.T) {
+	t.Parallel()
+	h, own, _ := teamHarness(t, false) // reviews by DM; bob is the first reviewer
+	own.connectDirect(t, h, ada, adaKey)
+	bookAs(h, ada, "Annie Adasguest", "annie@ada.example", false)
+	bookAs(h, ada, "Alice Adasguest", "alice@ada.example", true)
+	bookAs(h, bob, "Oscar Ownersguest", "oscar@owner.example", true)
+	h.dm(ada, "A booking needs a human look") // hers, to her
+	h.dm(bob, "A booking needs a human look") // the owner's, to bob
+	for _, user := range []string{ada, bob} {
+		h.slash(user, "audit")
+		h.reply(user, "last 24 hours")
+		h.slash(user, "list")
+		h.reply(user, "Upcoming")
+		if _, err := h.sl.OpenAppHome(h.ctx(), user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitView("bob's App Home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == bob })
+	h.waitView("ada's App Home", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
+	h.drain()
+
+	for _, c := range []struct {
+		user         string
+		sees, others []string
+	}{
+		{bob, []string{"Oscar Ownersguest", "oscar@owner.example"}, []string{"Adasguest", "ada.example"}},
+		{ada, []string{"Annie Adasguest", "Alice Adasguest", "alice@ada.example"}, []string{"Ownersguest", "owner.example"}},
+	} {
+		seen := seenBy(h, c.user)
+		for _, s := range c.sees {
+			if !strings.Contains(seen, s) {
+				t.Errorf("%s does not see %q of the calendar they act on", c.user, s)
+			}
+		}
+		for _, s := range c.others {
+			if strings.Contains(seen, s) {
+				t.Errorf("%s sees %q, of another calendar:\n%s", c.user, s, seen)
+			}
+		}
+	}
+}
+
+// A review of a write on a person's own calendar goes to everyone acting
+// on it (ada, and kiri, who connected the same key), not to the review
+// channel, which keeps the owner's calendar's; and only they may mark it
+// checked: bob's press changes nothing and tells him why.
+func TestReviewGoesToThePeopleOfItsCalendar(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, true)
+	own.connectDirect(t, h, ada, adaKey)
+	own.connectDirect(t, h, kiw, adaKey)
+	bookAs(h, ada, "Alice Adasguest", "alice@ada.example", true)
+	report := h.dm(ada, "A booking needs a human look")
+	h.dm(kiw, "A booking needs a human look")
+	bookAs(h, bob, "Oscar Ownersguest", "oscar@owner.example", true)
+	h.waitMessage("the owner's in the review channel", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewChannel && strings.Contains(textOf(m.Blocks), "Oscar")
+	})
+	h.drain()
+	if n := len(messagesIn(h, reviewChannel, "Alice")); n != 0 {
+		t.Errorf("ada's calendar's review went to the review channel (%d)", n)
+	}
+	if n := len(messagesIn(h, bob, "Alice")); n != 0 {
+		t.Errorf("ada's calendar's review went to bob (%d)", n)
+	}
+
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.reply(bob, "Only people acting on")
+	h.interact(slacktest.BlockAction(bob, "recheck", "", slacktest.InMessage(report)))
+	h.drain()
+	if n, _ := j.AwaitingReview(); n != 2 {
+		t.Fatalf("%d await review after bob's press, want 2", n)
+	}
+	for _, m := range h.sl.Messages() {
+		if m.OriginalTS == report.TS && m.ReplaceOriginal {
+			t.Errorf("bob's press replaced ada's report:\n%s", textOf(m.Blocks))
+		}
+	}
+	h.interact(slacktest.BlockAction(kiw, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("kiri's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+kiw+">")
+	})
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Errorf("%d await review after kiri checked hers, want 1 (the owner's)", n)
+	}
+}
+
+// One calendar is booked once, whoever asks through whichever key: with
+// ada's create held in flight, the same booking asked for by kiri, who
+// connected the same key, is not sent; and so for bob and kiri on the
+// owner's calendar, which kiri reaches through the owner's key.
+func TestOneCalendarBooksOnceWhoeverAsks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name          string
+		first, second string
+		key           string // the key kiri connects
+	}{
+		{"two people's own key", ada, kiw, adaKey},
+		{"the owner's key", bob, kiw, testKey},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h, own, _ := teamHarness(t, true)
+			own.connectDirect(t, h, ada, adaKey)
+			own.connectDirect(t, h, kiw, c.key)
+			first, second := h.openModal(c.first, "intro-call"), h.openModal(c.second, "intro-call")
+			release := h.sb.HoldNext(bookingtest.EndpointCreateBooking)
+			var once sync.Once
+			t.Cleanup(func() { once.Do(release) })
+			h.submit(c.first, first.ID, bookingInputs(firstSlot, "grace@example.com"))
+			testutil.Until(h.ctx(), t, "the first create in flight", func() bool { return len(h.requests("POST /bookings")) == 1 })
+			h.submit(c.second, second.ID, bookingInputs(firstSlot, "grace@example.com"))
+			h.waitView("the second told it is being booked", func(v slacktest.View) bool {
+				return v.ID == second.ID && strings.Contains(textOf(v.Blocks), "Already being booked")
+			})
+			once.Do(release)
+			h.waitView("the first booked", func(v slacktest.View) bool {
+				return v.ID == first.ID && strings.Contains(textOf(v.Blocks), "Booked.")
+			})
+			h.drain()
+			if n := len(h.requests("POST /bookings")); n != 1 {
+				t.Errorf("%d POST /bookings for one booking of one calendar, want 1", n)
+			}
+		})
+	}
+}
+
+// Someone who asked for a write on a calendar they do not act on (a guest
+// booking from ada's offer) and never heard its outcome, because bookbot
+// stopped, is told in one plain sentence; the review, with the attendee
+// and Mark as checked, goes to ada alone.
+func TestRecoveredWriteTellsItsGuestPlainly(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	key, err := booking.NewKey(adaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: ada, CalendarID: own.sealer.CalendarID(key),
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Eve Mallory", Email: "eve@example.com"}
+	if _, err := j.Begin(h.ctx(), w); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := j.Since(time.Time{})
+	if err != nil || len(entries) != 1 {
+		t.Fatal(entries, err)
+	}
+	if _, err := j.Finish(entries[0].Seq, &booking.Result{Outcome: booking.ProbablyNotBooked}, true); err != nil {
+		t.Fatal(err)
+	}
+	h.bot.ReportReviews(h.ctx())
+	report := h.dm(ada, "A booking needs a human look")
+	if len(elements(report.Blocks, "review_checked")) != 1 {
+		t.Errorf("ada's report has no Mark as checked:\n%s", textOf(report.Blocks))
+	}
+	told := h.dm(eve, "Probably not booked")
+	if text := textOf(told.Blocks); strings.Contains(text, "human look") || len(elements(told.Blocks, "review_checked")) != 0 ||
+		!strings.Contains(text, "<@"+ada+"> has been asked to check") {
+		t.Errorf("the guest was told:\n%s", text)
+	}
+	h.drain()
+	if n := len(messagesIn(h, bob, "")); n != 0 {
+		t.Errorf("bob, the first reviewer, got %d messages about ada's calendar", n)
+	}
+}
