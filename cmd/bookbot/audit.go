@@ -73,13 +73,28 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 	return nil
 }
 
+// calendarOf names the calendar e went to, for the operator, who sees
+// every calendar's: the owner's, or a person's own by its ID (shared by
+// everyone who connected its key), with whose key it went through.
+func calendarOf(e journal.Entry) string {
+	switch id := e.CalendarOf(); {
+	case id == booking.Owner && (e.Calendar == "" || e.Calendar == booking.Owner):
+		return "the owner's calendar"
+	case id == booking.Owner:
+		return "the owner's calendar, through " + e.Calendar + "'s key"
+	case id == "":
+		return e.Calendar + "'s own calendar"
+	}
+	return e.Calendar + "'s own calendar " + e.CalendarID
+}
+
 // auditText is one journal entry as a few indented lines, times in loc.
 func auditText(e journal.Entry, loc *time.Location) string {
 	// A name may hold newlines or a terminal's escape sequences: every
 	// field prints inert, on its own line.
 	e.Actor, e.EventType, e.Start, e.End = plaintext.Line(e.Actor), plaintext.Line(e.EventType), plaintext.Line(e.Start), plaintext.Line(e.End)
 	e.Name, e.Email, e.BookingID, e.Created = plaintext.Line(e.Name), plaintext.Line(e.Email), plaintext.Line(e.BookingID), plaintext.Line(e.Created)
-	e.ReportedTo, e.ReviewedBy, e.Calendar = plaintext.Line(e.ReportedTo), plaintext.Line(e.ReviewedBy), plaintext.Line(e.Calendar)
+	e.ReportedTo, e.ReviewedBy, e.Calendar, e.CalendarID = plaintext.Line(e.ReportedTo), plaintext.Line(e.ReviewedBy), plaintext.Line(e.Calendar), plaintext.Line(e.CalendarID)
 	seen := make([]string, len(e.Seen))
 	for i, s := range e.Seen {
 		seen[i] = plaintext.Line(s)
@@ -95,11 +110,7 @@ func auditText(e journal.Entry, loc *time.Location) string {
 	if e.DryRun {
 		dry = " [dry run]"
 	}
-	cal := ""
-	if e.Calendar != "" && e.Calendar != booking.Owner {
-		cal = " on " + e.Calendar + "'s own calendar"
-	}
-	fmt.Fprintf(&b, "#%d  %s  %s %s%s%s\n", e.Seq, stamp(e.At), e.Op, who, cal, dry)
+	fmt.Fprintf(&b, "#%d  %s  %s %s on %s%s\n", e.Seq, stamp(e.At), e.Op, who, calendarOf(e), dry)
 	switch e.Op {
 	case booking.OpCancel:
 		fmt.Fprintf(&b, "    booking %s", e.BookingID)
