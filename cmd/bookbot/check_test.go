@@ -93,7 +93,7 @@ func TestCheck(t *testing.T) {
 				"• BOOKBOT_DRY_RUN is on: no bookings or cancels are sent",
 				"(key from BOOKING_API_KEY_FILE /", // the path follows
 				"– digest off: DIGEST_CHANNEL is not set",
-				"– review channel not set: outcomes that need a human go by direct message",
+				"– review channel not set: the owner's calendar's outcomes that need a human go by direct message",
 				"All 7 checks passed.",
 			},
 		},
