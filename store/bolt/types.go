@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -16,10 +17,14 @@ import (
 // Types is the event type each upcoming booking was last listed with
 // (booking.TypeStore) in the store: a bucket of each calendar in
 // bookingTypes, mapping a booking ID to its wireType.
-type Types struct{ file *boltfile.File }
+type Types struct {
+	file     *boltfile.File
+	readOnly bool
+}
 
-// Types is the store's booking.TypeStore.
-func (db *DB) Types() *Types { return &Types{file: db.file} }
+// Types is the store's booking.TypeStore. Opened read-only, a missing
+// file keeps nothing.
+func (db *DB) Types() *Types { return &Types{file: db.file, readOnly: db.readOnly} }
 
 var _ booking.TypeStore = (*Types)(nil)
 
@@ -55,6 +60,9 @@ func (s *Types) Types(ctx context.Context, calendar string, ids []string) (map[s
 		}
 		return nil
 	})
+	if s.readOnly && errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
 	if err != nil {
 		return nil, err
 	}
