@@ -50,7 +50,7 @@ type Client struct {
 	lists     sharedList[Booking]
 	types     sharedList[EventType]
 	clock     apiClock
-	seenTypes seenTypes
+	kept      keptTypes
 	// reconcileTimeout bounds the listing that settles an unclear write; it
 	// runs even when the caller's context is already done.
 	reconcileTimeout time.Duration
@@ -241,8 +241,10 @@ func (c *Client) Slots(ctx context.Context, eventType string) ([]Slot, error) {
 // while a list is being fetched share its answer (see sharedList).
 //
 // The API lists a booking its attendee rescheduled with a null event type.
-// Such a booking gets the event type this client last listed for its ID;
-// one it never listed with one (a legacy record) stays null.
+// Such a booking gets the event type it was last listed with on this
+// client's calendar: by this client, or by any process whose list the
+// TypeStore kept (WithTypeStore); one never listed with one (a legacy
+// record) stays null.
 func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
 	list, err := c.lists.do(ctx, c.bookings)
 	if err != nil && err == ctx.Err() {
@@ -268,7 +270,7 @@ func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
 		}
 		list = append(list, b)
 	}
-	c.seenTypes.fill(list)
+	c.kept.fill(ctx, c.keptAs(), c.log, list)
 	return list, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -271,42 +270,4 @@ func (w wireBooking) booking() (Booking, error) {
 		BookerEmail: nullable(w.BookerEmail),
 		EventType:   nullable(w.EventType),
 	}, nil
-}
-
-// seenTypes remembers the event type of each booking the latest lists
-// showed with one, so that a booking listed later with none (as the API
-// lists one its attendee rescheduled) keeps it. It holds the IDs of the
-// last two lists only: bounded, and one list that left bookings out for
-// a moment does not make the next forget them.
-type seenTypes struct {
-	mu         sync.Mutex
-	last, prev map[string]string // event slug by booking ID
-}
-
-// fill gives each booking of list with a null event type the one last seen
-// for its ID, and remembers list's.
-func (s *seenTypes) fill(list []Booking) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen := make(map[string]string, len(list))
-	for i := range list {
-		b := &list[i]
-		if !b.EventType.Valid {
-			if slug, ok := s.lookup(b.ID); ok {
-				b.EventType = Some(slug)
-			}
-		}
-		if b.EventType.Valid {
-			seen[b.ID] = b.EventType.String
-		}
-	}
-	s.prev, s.last = s.last, seen
-}
-
-func (s *seenTypes) lookup(id string) (string, bool) {
-	if slug, ok := s.last[id]; ok {
-		return slug, true
-	}
-	slug, ok := s.prev[id]
-	return slug, ok
 }

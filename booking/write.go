@@ -196,6 +196,7 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*Result, error)
 		// The booking bookbot made may be listed at another time: moved.
 		return c.refused(ctx, dup, listed, cmp.Or(listed, byID(list, dup.Prior.BookingID))), nil
 	}
+	c.kept.created(ctx, c.keptAs(), c.log, req.Slot.eventType, res)
 	return res, err
 }
 

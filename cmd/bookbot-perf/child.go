@@ -148,16 +148,17 @@ func serveBot(ctx context.Context) error {
 	return a.Run(ctx)
 }
 
-// openState opens the embedded store the measured bot keeps its journal
-// and people's settings in, under BOOKBOT_STATE_DIR, holding the directory
-// until the process ends. The environment the parent gives it turns the
-// digest and notices off, so it needs no more.
+// openState opens the embedded store the measured bot keeps its journal,
+// people's settings and the event types of bookings in, under
+// BOOKBOT_STATE_DIR, holding the directory until the process ends. The
+// environment the parent gives it turns the digest and notices off, so it
+// needs no more.
 func openState(dir string) (app.State, error) {
 	db, err := bolt.Open(dir, bolt.Options{})
 	if err != nil {
 		return app.State{}, err
 	}
-	return app.State{Journal: db.Journal(), Personal: db.Personal(), Offers: db.Offers()}, nil
+	return app.State{Journal: db.Journal(), Personal: db.Personal(), Offers: db.Offers(), Types: db.Types()}, nil
 }
 
 // settledStats closes idle HTTP connections (the app's, to the booking

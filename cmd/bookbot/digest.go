@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
@@ -84,22 +86,38 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	log := app.NewLogger(cfg, stderr)
 	cfg.LogWarnings(log)
-	bk, err := app.NewBookingClient(cfg, version, log)
-	if err != nil {
-		return err
-	}
-	var runner *digest.Runner
+	// The event types kept beside a `bookbot run` name the bookings the
+	// list shows without one, as in the digest it posts.
+	var (
+		db    *bolt.DB
+		types booking.TypeStore
+	)
 	if *dryRun {
-		runner = app.NewDigestRunner(cfg, bk, nil, nil, log)
+		// A preview keeps nothing, and goes without them when the state
+		// cannot be read.
+		if db, err = bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true}); err == nil {
+			types = previewTypes{db.Types()}
+		}
 	} else {
 		// Beside a `bookbot run` on the same state directory: the ledger
 		// is claimed per date in the file they share.
-		db, err := bolt.Open(cfg.StateDir, bolt.Options{Beside: true, Log: log})
-		if err != nil {
+		if db, err = bolt.Open(cfg.StateDir, bolt.Options{Beside: true, Log: log}); err != nil {
 			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
 		}
-		runner = app.NewDigestRunner(cfg, bk, app.NewSlack(cfg, slackCallTimeout), digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log}), log)
+		types = db.Types()
 	}
+	bk, err := app.NewBookingClient(cfg, version, log, booking.WithCalendar(booking.Owner), booking.WithTypeStore(types))
+	if err != nil {
+		return err
+	}
+	var (
+		api    *slack.Client
+		ledger digest.Ledger
+	)
+	if !*dryRun {
+		api, ledger = app.NewSlack(cfg, slackCallTimeout), digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
+	}
+	runner := app.NewDigestRunner(cfg, bk, api, ledger, log)
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)
 	if *date != "" {
 		if day, err = digest.ParseDate(*date, cfg.DigestZone); err != nil {
@@ -136,3 +154,8 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	return nil
 }
+
+// previewTypes reads the event types kept and keeps none.
+type previewTypes struct{ booking.TypeStore }
+
+func (previewTypes) Keep(context.Context, string, []booking.KeptType) error { return nil }

@@ -56,7 +56,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	}
 	st := &store{close: func() { _ = db.Close() }}
 	st.Journal, st.Personal, st.Outbox, st.Offers = db.Journal(), db.Personal(), db.Outbox(), db.Offers()
-	st.Accounts = db.Accounts()
+	st.Accounts, st.Types = db.Accounts(), db.Types()
 	if cfg.DigestChannel != "" {
 		st.Ledger = digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
 	}
@@ -92,6 +92,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 		Offers:         db.Offers(),
 		Accounts:       db.Accounts(),
 		AccountNotices: db.AccountNotices(),
+		Types:          db.Types(),
 		Seen:           db.Dedupe(bot.SeenTTL),
 		Limiter:        db.Limiter(booking.DefaultLimits, time.Now),
 		Outbox:         db.Outbox(),

@@ -5,7 +5,9 @@
 // (outbox.Store: the digest, notices, reminders, agendas), the notices'
 // snapshot and threads, everyone's reminder and agenda settings and the
 // offer cards posted in conversations (offer.Store) and people's own
-// calendars, their keys sealed (account.Store), each in buckets of its own.
+// calendars, their keys sealed (account.Store), and the event type each
+// upcoming booking was last listed with (booking.TypeStore), each in
+// buckets of its own.
 // A backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again
@@ -76,6 +78,11 @@ var (
 	// read of their calendar (notices.EncodeSnapshot), for their notices.
 	accountNotices = []byte("accounts.notices")
 
+	// bookingTypes holds a bucket of each calendar (its label) that maps
+	// a booking ID to the event type it was last listed with, and its
+	// end (booking.TypeStore).
+	bookingTypes = []byte("booking.types")
+
 	buckets = [][]byte{
 		journalEntries, journalAttention, journalCreates, journalCancelled,
 		outboxBucket,
@@ -83,6 +90,7 @@ var (
 		personalSettings,
 		offersByID, offersByExpiry,
 		accounts, accountNotices,
+		bookingTypes,
 	}
 )
 

@@ -8,6 +8,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
@@ -31,6 +32,7 @@ func TestStore(t *testing.T) {
 			Offers:         func() offer.Store { return openBeside(t, dir).Offers() },
 			Accounts:       func() account.Store { return openBeside(t, dir).Accounts() },
 			AccountNotices: func() notices.Snapshots { return openBeside(t, dir).Accounts() },
+			Types:          func() booking.TypeStore { return openBeside(t, dir).Types() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				j := openBeside(t, dir).Journal()
 				j.Now, j.Owner = now, owner

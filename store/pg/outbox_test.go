@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookbot/bookbot/account"
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/testutil"
@@ -42,6 +43,7 @@ func TestStore(t *testing.T) {
 			Offers:         func() offer.Store { return open(t, u).Offers() },
 			Accounts:       func() account.Store { return open(t, u).Accounts() },
 			AccountNotices: func() notices.Snapshots { return open(t, u).AccountNotices() },
+			Types:          func() booking.TypeStore { return open(t, u).Types() },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				return open(t, u).Journal(owner, pg.JournalClock(now))
 			},

@@ -1,8 +1,8 @@
 // Package storetest runs every conformance suite of bookbot's state
 // against one backend: the outbox (outboxtest), the notices
 // (noticestest), the personal settings (personaltest), the write journal
-// (journaltest), the offers (offertest) and people's own calendars
-// (accounttest). store/bolt and store/pg each call Run once, so a backend
+// (journaltest), the offers (offertest), people's own calendars
+// (accounttest) and the event types of bookings (typestoretest). store/bolt and store/pg each call Run once, so a backend
 // is proven by the same tests as the other. The digest ledger is one, over
 // any outbox, and runs its suite in package digest. It is for tests only.
 package storetest
@@ -13,8 +13,10 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/account/accounttest"
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
+	"github.com/bookbot/bookbot/booking/typestoretest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/offer"
@@ -40,6 +42,8 @@ type Backend struct {
 	// reads of them, for their notices.
 	Accounts       func() account.Store
 	AccountNotices func() notices.Snapshots
+	// Types are the event types bookings were last listed with.
+	Types func() booking.TypeStore
 }
 
 // Run runs every suite, each of their subtests against a store of its
@@ -72,6 +76,10 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 			b := fresh(t)
 			return b.Accounts(), b.AccountNotices()
 		})
+	})
+	t.Run("Types", func(t *testing.T) {
+		t.Parallel()
+		typestoretest.Run(t, func(t *testing.T) func() booking.TypeStore { return fresh(t).Types })
 	})
 	t.Run("Journal", func(t *testing.T) {
 		t.Parallel()

@@ -63,6 +63,9 @@ type State struct {
 	Personal personal.Store
 	Offers   offer.Store
 	Accounts account.Store // people's own calendars
+	// Types keeps the event type each upcoming booking of each calendar
+	// was last listed with; nil: each client knows only its own lists.
+	Types booking.TypeStore
 	// AccountNotices keeps the last read of each person's own calendar,
 	// for their live notices.
 	AccountNotices notices.Snapshots
@@ -161,6 +164,9 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a.release = newQuietRelease(releaseAfter, a.CloseIdleConnections)
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
 	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
+	if st.Types != nil {
+		writes = append(writes, booking.WithTypeStore(st.Types))
+	}
 	limiter := st.Limiter
 	if limiter == nil {
 		// One guard for the owner's calendar and people's own: the API
@@ -353,7 +359,8 @@ func (a *App) NewReminders() *personal.Runner {
 
 // scheduled runs the work that must run in one process at a time until
 // ctx ends, and waits for what is under way to finish: the digest
-// schedule, notices, reminders, settling writes left behind and pruning.
+// schedule, notices, reminders, settling writes left behind and pruning
+// (the journal, and the event types of bookings that ended).
 func (a *App) scheduled(ctx context.Context) {
 	cfg, st, log := a.cfg, a.State, a.log
 	var wg sync.WaitGroup
@@ -363,6 +370,9 @@ func (a *App) scheduled(ctx context.Context) {
 		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
 	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
+	if st.Types != nil {
+		wg.Go(func() { pruneTypes(ctx, st.Types, log) })
+	}
 	if cfg.DigestChannel != "" {
 		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, a.Digest, log)
 		if err == nil {

@@ -149,3 +149,21 @@ func pruneJournal(ctx context.Context, jr journal.Store, keep time.Duration, log
 		}
 	}
 }
+
+// pruneTypes forgets the event types kept of bookings that have ended,
+// now and then daily until ctx ends: nothing shows a booking after its
+// end.
+func pruneTypes(ctx context.Context, types booking.TypeStore, log *slog.Logger) {
+	t := time.NewTicker(24 * time.Hour)
+	defer t.Stop()
+	for {
+		if err := types.Prune(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("event types: those of bookings that ended could not be pruned; they are tried again tomorrow", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
