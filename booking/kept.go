@@ -12,10 +12,10 @@ import (
 // listed with, until the booking ends: the service lists a booking its
 // attendee rescheduled with event_type null from then on, so a process
 // that never listed it before (one started since, another replica) would
-// otherwise not know it. A record is the calendar's label (WithCalendar)
+// otherwise not know it. A record is the calendar's ID (WithCalendar)
 // and the booking's ID: booking IDs are the service's, unique across its
-// accounts, and the label keeps one calendar's records from ever filling
-// another's list all the same. store/bolt and store/pg implement it;
+// accounts, and the calendar keeps one calendar's records from ever
+// filling another's list all the same. store/bolt and store/pg implement it;
 // typestoretest is the suite both pass.
 type TypeStore interface {
 	// Types returns what is kept for each of ids on calendar, by booking
@@ -41,9 +41,10 @@ type KeptType struct {
 // it there (see Bookings).
 func WithTypeStore(s TypeStore) Option { return func(c *Client) { c.kept.store = s } }
 
-// keptAs is the calendar the client's event types are kept under: its
-// label, or the owner's when it has none (as the journal reads it).
-func (c *Client) keptAs() string { return cmp.Or(c.calendar, Owner) }
+// keptAs is the calendar the client's event types are kept under: its ID,
+// shared by everyone acting on it, or the owner's when it has none (as
+// the journal reads it).
+func (c *Client) keptAs() string { return cmp.Or(c.calendarID, c.calendar, Owner) }
 
 // typeStoreTimeout bounds each call to the TypeStore: a list read waits
 // for it, and its answer is shown without it rather than late.

@@ -88,7 +88,7 @@ func listed(t *testing.T, c *booking.Client, id string) booking.Booking {
 func TestBookingsKeepTheEventTypeAcrossARestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c, srv := sandbox(t, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar(booking.Owner))
+	c, srv := sandbox(t, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar(booking.Owner, booking.Owner))
 	slot := firstSlot(t, c, "consultation")
 	id, err := srv.BookAsAttendee(bookingtest.DemoOwner, "consultation", slot.Start, "Ada Lovelace", "ada@example.com")
 	if err != nil {
@@ -102,7 +102,7 @@ func TestBookingsKeepTheEventTypeAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restarted := clientAt(t, srv.URL, srv, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar(booking.Owner))
+	restarted := clientAt(t, srv.URL, srv, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar(booking.Owner, booking.Owner))
 	moved := listed(t, restarted, id)
 	if !moved.Start.Equal(to) || moved.EventType != booking.Some("consultation") {
 		t.Errorf("after a restart the moved booking is listed as %+v, want a consultation at %v", moved, to)
@@ -114,7 +114,7 @@ func TestBookingsKeepTheEventTypeAcrossARestart(t *testing.T) {
 
 	// Another calendar's client, on the same store: the owner's records
 	// are not its own.
-	other := clientAt(t, srv.URL, srv, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar("UADA"))
+	other := clientAt(t, srv.URL, srv, booking.WithTypeStore(keptTypes(t, dir)), booking.WithCalendar("UADA", "cal-ada"))
 	if b := listed(t, other, id); b.EventType.Valid {
 		t.Errorf("another calendar's client lists it as %+v, with the owner's record", b.EventType)
 	}

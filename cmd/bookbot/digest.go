@@ -106,7 +106,7 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		types = db.Types()
 	}
-	bk, err := app.NewBookingClient(cfg, version, log, booking.WithCalendar(booking.Owner), booking.WithTypeStore(types))
+	bk, err := app.NewBookingClient(cfg, version, log, booking.WithCalendar(booking.Owner, booking.Owner), booking.WithTypeStore(types))
 	if err != nil {
 		return err
 	}
