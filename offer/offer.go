@@ -24,7 +24,7 @@ type Offer struct {
 	Calendar string   `json:"calendar,omitempty"`
 	Name     string   `json:"name"`          // the offerer's name, as Slack gave it
 	For      []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
-	Max      int      `json:"max"`           // how many meetings it may book, at least 1
+	Max      int      `json:"max"`           // how many meetings it may book, at least 1, one a person
 
 	Event   string `json:"event"`   // the event type's slug
 	Title   string `json:"title"`   // its title when offered
@@ -61,6 +61,7 @@ var (
 	ErrUsedUp    = errors.New("the offer is booked")
 	ErrTaken     = errors.New("that time is taken")
 	ErrNotNamed  = errors.New("the offer is for other people")
+	ErrOneEach   = errors.New("this person has a time from the offer already")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -91,6 +92,16 @@ func NewID() string {
 // Named reports whether user may book from the offer.
 func (o Offer) Named(user string) bool {
 	return len(o.For) == 0 || slices.Contains(o.For, user)
+}
+
+// UseOf is the time user took from the offer, booked or being booked:
+// each person books one meeting of an offer.
+func (o Offer) UseOf(user string) (Use, bool) {
+	i := slices.IndexFunc(o.Uses, func(u Use) bool { return u.By == user })
+	if i < 0 {
+		return Use{}, false
+	}
+	return o.Uses[i], true
 }
 
 // Booked are the uses confirmed as bookings.
@@ -124,8 +135,10 @@ func (o Offer) Open(now time.Time) error {
 
 // Take takes a time for user, for the form key: an Update's fn. A form
 // takes a time once: the same key again is ErrUsedUp, so a form delivered
-// twice never books twice. A time is taken once: a start another form
-// holds is ErrTaken, so two forms never book one slot.
+// twice never books twice. A person takes one time: another form of
+// theirs is ErrOneEach, so one of several people named cannot book them
+// all. A time is taken once: a start another form holds is ErrTaken, so
+// two forms never book one slot.
 func Take(user, key, name, start string, now time.Time) func(*Offer) error {
 	return func(o *Offer) error {
 		if !o.Named(user) {
@@ -135,6 +148,8 @@ func Take(user, key, name, start string, now time.Time) func(*Offer) error {
 			switch {
 			case u.Key == key:
 				return ErrUsedUp
+			case u.By == user:
+				return ErrOneEach
 			case u.Start == start:
 				return ErrTaken
 			}

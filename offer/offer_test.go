@@ -26,6 +26,13 @@ func TestTake(t *testing.T) {
 		{"a time another form took", func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{{Key: "V0", Start: "s"}} }, "UGRACE", offer.ErrTaken},
 		{"a time booked", func(o *offer.Offer) { o.Max, o.Uses = 3, []offer.Use{{Key: "V0", Start: "s", Booking: "b0"}} }, "UGRACE", offer.ErrTaken},
 		{"another time", func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{{Key: "V0", Start: "t"}} }, "UGRACE", nil},
+		{"a second time for one person", func(o *offer.Offer) { o.Max, o.Uses = 3, []offer.Use{{Key: "V0", By: "UGRACE", Start: "t"}} }, "UGRACE", offer.ErrOneEach},
+		{"a second meeting for one person", func(o *offer.Offer) {
+			o.Max, o.Uses = 3, []offer.Use{{Key: "V0", By: "UGRACE", Start: "t", Booking: "b0"}}
+		}, "UGRACE", offer.ErrOneEach},
+		{"a time for another person named", func(o *offer.Offer) {
+			o.Max, o.For, o.Uses = 2, []string{"UGRACE", "UBOB"}, []offer.Use{{Key: "V0", By: "UBOB", Start: "t", Booking: "b0"}}
+		}, "UGRACE", nil},
 		{"withdrawn", func(o *offer.Offer) { o.Withdrawn = now }, "UGRACE", offer.ErrWithdrawn},
 		{"expired", func(o *offer.Offer) { o.Expires = now }, "UGRACE", offer.ErrExpired},
 		{"withdrawn and used up says booked", func(o *offer.Offer) { o.Withdrawn, o.Uses = now, []offer.Use{{Key: "V0"}} }, "UGRACE", offer.ErrUsedUp},
