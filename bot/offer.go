@@ -94,6 +94,15 @@ func parseOfferArgs(text string) (a offerArgs, problem string) {
 	if len(a.named) > maxOfferNamed {
 		return a, fmt.Sprintf("An offer names at most %d people, and this one names %d: leave out the names, and anyone who sees the card can book, or make one offer for each group.", maxOfferNamed, len(a.named))
 	}
+	// Each person books one meeting of an offer: more meetings than people
+	// named would never all be booked.
+	if k := len(a.named); k > 0 && a.n > k {
+		people := strconv.Itoa(k) + " people"
+		if k == 1 {
+			people = "1 person"
+		}
+		return a, fmt.Sprintf("`n=%d` asks for %d meetings, but the offer names %s and each person books one: say `n=%d`, name more people, or name nobody, so that anyone here can book.", a.n, a.n, people, k)
+	}
 	return a, ""
 }
 
@@ -252,6 +261,10 @@ func (b *Bot) offerAt(ctx context.Context, id, user, card string, reply func(mes
 	if err := o.Open(b.cfg.Now()); err != nil {
 		reply(offerClosedMessage(o, err))
 		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
+		return o, false
+	}
+	if u, ok := o.UseOf(user); ok {
+		reply(oneEachMessage(o, u, b.users.zone(ctx, user)))
 		return o, false
 	}
 	return o, true
@@ -470,6 +483,9 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		return offerGoneMessage(), nil
 	case errors.Is(err, offer.ErrNotNamed):
 		return notNamedMessage(o), nil
+	case errors.Is(err, offer.ErrOneEach):
+		u, _ := o.UseOf(user)
+		return oneEachMessage(o, u, zone), nil
 	case errors.Is(err, offer.ErrUsedUp), errors.Is(err, offer.ErrWithdrawn), errors.Is(err, offer.ErrExpired):
 		card := offerCard(o, nil, time.UTC, now)
 		return offerClosedMessage(o, err), &card
@@ -861,6 +877,22 @@ func offerClosedMessage(o offer.Offer, why error) message {
 		fallback = "This offer expired " + o.Expires.UTC().Format(momentLayout) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
 	}
 	return message{Text: firstNonEmpty(fallback, text), Blocks: []slack.Block{section(":information_source: " + text)}}
+}
+
+// oneEachMessage answers someone who took u from the offer already: each
+// person books one meeting of an offer.
+func oneEachMessage(o offer.Offer, u offer.Use, loc *time.Location) message {
+	next := "Each person books one meeting of an offer: ask " + mention(o.Offerer) + " for another."
+	if u.Booking == "" {
+		text := "Your booking from this offer is still being made or checked: nothing else was sent. " + next
+		return message{Text: text, Blocks: []slack.Block{section(":hourglass_flowing_sand: " + text)}}
+	}
+	when := ""
+	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil && !u.End.IsZero() {
+		when = ", " + span(start, u.End, loc)
+	}
+	text := "You already booked a meeting from this offer" + when + ": nothing was sent. " + next
+	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{section(":information_source: " + text)}}
 }
 
 func offerTakenMessage() message {

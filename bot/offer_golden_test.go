@@ -79,6 +79,8 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_refused_booked", offerClosedMessage(booked, offer.ErrUsedUp))
 	fixed("offer_refused_withdrawn", offerClosedMessage(withdrawn, offer.ErrWithdrawn))
 	fixed("offer_refused_expired", offerClosedMessage(expired, offer.ErrExpired))
+	fixed("offer_refused_one_each", oneEachMessage(booked, booked.Uses[0], goldenNewYork))
+	fixed("offer_refused_one_each_pending", oneEachMessage(pending, pending.Uses[0], goldenNewYork))
 	fixed("offer_taken", offerTakenMessage())
 	fixed("offer_unclear", offerUnclearMessage(open))
 	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))
