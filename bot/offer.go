@@ -473,7 +473,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if b.cfg.Offers == nil {
 		return offerGoneMessage(), nil
 	}
-	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(user, key, in.name, meta.Start, now))
+	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(offer.Use{Key: key, By: user, Name: in.name, Start: meta.Start, At: now}))
 	if err == nil && !b.cfg.Allowed(o.Offerer) {
 		b.release(ctx, o.ID, key)
 		return offerGoneMessage(), nil

@@ -50,6 +50,17 @@ type Use struct {
 	End     time.Time `json:"end,omitzero"`
 	At      time.Time `json:"at"`
 	Booking string    `json:"booking,omitempty"` // the booking's ID once confirmed
+
+	// Owner names the process that took the time, and Sent is when it
+	// handed the create to the write path (zero until then): a time never
+	// sent booked nothing, and one sent is settled by the write's journal
+	// entry, when its process stopped before it could.
+	Owner string    `json:"owner,omitempty"`
+	Sent  time.Time `json:"sent,omitzero"`
+	// Card is the response_url of the click that opened the form, through
+	// which the card is updated when the time is settled after a restart
+	// (Slack takes it for 30 minutes, 5 times).
+	Card string `json:"card,omitempty"`
 }
 
 // Why a time cannot be taken. Each is a truthful answer to the clicker.
@@ -62,6 +73,9 @@ var (
 	ErrTaken     = errors.New("that time is taken")
 	ErrNotNamed  = errors.New("the offer is for other people")
 	ErrOneEach   = errors.New("this person has a time from the offer already")
+	// ErrSettled: the time is no longer held as it was read (booked, given
+	// back, or sent since), so what was decided about it stands no more.
+	ErrSettled = errors.New("that time was settled meanwhile")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -80,6 +94,11 @@ type Store interface {
 	Update(ctx context.Context, id string, fn func(*Offer) error) (Offer, error)
 	// Prune deletes the offers that expired before cutoff.
 	Prune(ctx context.Context, cutoff time.Time) error
+	// Unsettled lists, in no given order, the offers holding a time not
+	// booked (a Use without Booking): being booked now, unclear, or left
+	// so by a process that stopped. Expired and withdrawn offers are
+	// listed too, until they are pruned.
+	Unsettled(ctx context.Context) ([]Offer, error)
 }
 
 // NewID is a new offer's ID: random, short, and safe in a button's value.
@@ -115,6 +134,17 @@ func (o Offer) Booked() []Use {
 	return out
 }
 
+// Pending are the uses not booked (yet): being booked, or unclear.
+func (o Offer) Pending() []Use {
+	var out []Use
+	for _, u := range o.Uses {
+		if u.Booking == "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // Left is how many more meetings the offer may book.
 func (o Offer) Left() int { return max(o.Max-len(o.Uses), 0) }
 
@@ -133,31 +163,47 @@ func (o Offer) Open(now time.Time) error {
 	return nil
 }
 
-// Take takes a time for user, for the form key: an Update's fn. A form
-// takes a time once: the same key again is ErrUsedUp, so a form delivered
-// twice never books twice. A person takes one time: another form of
-// theirs is ErrOneEach, so one of several people named cannot book them
-// all. A time is taken once: a start another form holds is ErrTaken, so
-// two forms never book one slot.
-func Take(user, key, name, start string, now time.Time) func(*Offer) error {
+// Take takes the time t.Start for t.By, for the form t.Key, at t.At: an
+// Update's fn. A form takes a time once: the same key again is ErrUsedUp,
+// so a form delivered twice never books twice. A person takes one time:
+// another form of theirs is ErrOneEach, so one of several people named
+// cannot book them all. A time is taken once: a start another form holds
+// is ErrTaken, so two forms never book one slot.
+func Take(t Use) func(*Offer) error {
+	t.Booking, t.End, t.Sent = "", time.Time{}, time.Time{}
 	return func(o *Offer) error {
-		if !o.Named(user) {
+		if !o.Named(t.By) {
 			return ErrNotNamed
 		}
 		for _, u := range o.Uses {
 			switch {
-			case u.Key == key:
+			case u.Key == t.Key:
 				return ErrUsedUp
-			case u.By == user:
+			case u.By == t.By:
 				return ErrOneEach
-			case u.Start == start:
+			case u.Start == t.Start:
 				return ErrTaken
 			}
 		}
-		if err := o.Open(now); err != nil {
+		if err := o.Open(t.At); err != nil {
 			return err
 		}
-		o.Uses = append(o.Uses, Use{Key: key, By: user, Name: name, Start: start, At: now})
+		o.Uses = append(o.Uses, t)
+		return nil
+	}
+}
+
+// Send records that the form key's create is handed to the write path,
+// at now: from then on only the write's outcome settles the time. A time
+// given back meanwhile (its process was taken for stopped) is
+// ErrSettled, and the create must not be sent.
+func Send(key string, now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		i := slices.IndexFunc(o.Uses, func(u Use) bool { return u.Key == key && u.Booking == "" })
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses[i].Sent = now
 		return nil
 	}
 }
@@ -178,6 +224,44 @@ func Confirm(key, bookingID string, end time.Time) func(*Offer) error {
 				o.Uses[i].Booking, o.Uses[i].End = bookingID, end
 			}
 		}
+		return nil
+	}
+}
+
+// held is the index of u in o as it was read: not booked, and not sent
+// since; -1 when it is no longer held so.
+func held(o *Offer, u Use) int {
+	return slices.IndexFunc(o.Uses, func(v Use) bool {
+		return v.Key == u.Key && v.Booking == "" && v.Sent.Equal(u.Sent)
+	})
+}
+
+// ReleaseLeft gives back u, a time read from the offer whose process left
+// it unsettled, when the offer still holds it as read; ErrSettled when it
+// does not (booked, given back, or sent since), so that a process still
+// at work on it is not raced.
+func ReleaseLeft(u Use) func(*Offer) error {
+	return func(o *Offer) error {
+		i := held(o, u)
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses = slices.Delete(o.Uses, i, i+1)
+		return nil
+	}
+}
+
+// ConfirmLeft records the booking u, a time read from the offer whose
+// process left it unsettled, became, when the offer still holds it as
+// read; ErrSettled when it does not. Of the processes that settle u at
+// once, one records it, and it alone tells of it.
+func ConfirmLeft(u Use, bookingID string, end time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		i := held(o, u)
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses[i].Booking, o.Uses[i].End = bookingID, end
 		return nil
 	}
 }

@@ -43,7 +43,7 @@ func TestTake(t *testing.T) {
 				tc.edit(&o)
 			}
 			n := len(o.Uses)
-			err := offer.Take(tc.user, "V1", "Grace", "s", now)(&o)
+			err := offer.Take(offer.Use{By: tc.user, Key: "V1", Name: "Grace", Start: "s", At: now})(&o)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Take: %v, want %v", err, tc.want)
 			}
@@ -64,6 +64,40 @@ func TestReleaseKeepsBookings(t *testing.T) {
 	_ = offer.Confirm("V2", "b2", now)(&o)
 	if got := o.Booked(); len(got) != 1 || !got[0].End.Equal(now) {
 		t.Errorf("Booked = %+v", got)
+	}
+}
+
+// A time its process left is settled only as it was read: one sent, or
+// settled, since is left to what did that.
+func TestLeftTimesSettleOnlyAsRead(t *testing.T) {
+	taken := offer.Offer{Max: 3, Expires: now.Add(time.Hour)}
+	for _, key := range []string{"V1", "V2", "V3"} {
+		if err := offer.Take(offer.Use{Key: key, By: "U" + key, Start: key, At: now})(&taken); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsent := taken.Uses[0]
+	if err := offer.Send("V1", now)(&taken); err != nil {
+		t.Fatal(err)
+	}
+	if err := offer.ReleaseLeft(unsent)(&taken); !errors.Is(err, offer.ErrSettled) || len(taken.Pending()) != 3 {
+		t.Errorf("a time sent since it was read was given back: %v, %+v", err, taken.Uses)
+	}
+	sent := taken.Uses[0]
+	if err := offer.ConfirmLeft(sent, "b1", now)(&taken); err != nil || len(taken.Booked()) != 1 {
+		t.Fatalf("ConfirmLeft: %v, %+v", err, taken.Uses)
+	}
+	if err := offer.ConfirmLeft(sent, "b1", now)(&taken); !errors.Is(err, offer.ErrSettled) {
+		t.Errorf("a time confirmed twice: %v", err)
+	}
+	if err := offer.ReleaseLeft(taken.Uses[1])(&taken); err != nil || len(taken.Uses) != 2 || taken.Left() != 1 {
+		t.Errorf("ReleaseLeft of an unsent time: %v, %+v", err, taken.Uses)
+	}
+	if err := offer.Send("V2", now)(&taken); !errors.Is(err, offer.ErrSettled) {
+		t.Errorf("a time given back was sent: %v", err)
+	}
+	if got := taken.Pending(); len(got) != 1 || got[0].Key != "V3" {
+		t.Errorf("Pending = %+v", got)
 	}
 }
 

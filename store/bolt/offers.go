@@ -120,6 +120,28 @@ func (s *Offers) Prune(ctx context.Context, cutoff time.Time) error {
 	})
 }
 
+// Unsettled reads every offer: they are few (each is pruned a month after
+// it expires), and this look is made once a minute.
+func (s *Offers) Unsettled(ctx context.Context) ([]offer.Offer, error) {
+	var out []offer.Offer
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(offersByID).ForEach(func(k, v []byte) error {
+			var o offer.Offer
+			if err := json.Unmarshal(v, &o); err != nil {
+				return fmt.Errorf("offer %q: %w", k, err)
+			}
+			if len(o.Pending()) > 0 {
+				out = append(out, o)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // expiryKey orders the index by expiry (seconds and nanoseconds,
 // big-endian, then the ID): times before 1970 are not offered.
 func expiryKey(t time.Time, id string) []byte {
