@@ -473,7 +473,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if b.cfg.Offers == nil {
 		return offerGoneMessage(), nil
 	}
-	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(offer.Use{Key: key, By: user, Name: in.name, Start: meta.Start, At: now}))
+	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(offer.Use{Key: key, By: user, Name: in.name, Start: meta.Start, At: now, Owner: b.replica, Card: meta.Card}))
 	if err == nil && !b.cfg.Allowed(o.Offerer) {
 		b.release(ctx, o.ID, key)
 		return offerGoneMessage(), nil
@@ -518,6 +518,16 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		b.release(ctx, o.ID, key)
 		b.log.Info("offer time taken meanwhile", "offer", o.ID, "user", user)
 		return offerTakenMessage(), refresh(slots)
+	}
+	// From here the write's outcome settles the time: it is recorded as
+	// sent first, so that a time whose process stopped before this point
+	// is known to have booked nothing, and is given back (SettleOffers).
+	if _, err := b.cfg.Offers.Update(ctx, o.ID, offer.Send(key, b.cfg.Now())); err != nil {
+		if errors.Is(err, offer.ErrSettled) {
+			return b.failed("Not booked", errOfferTimeGivenBack), b.freshCard(ctx, o.ID)
+		}
+		b.release(ctx, o.ID, key)
+		return b.failed("Nothing was booked: bookbot could not record that it was booking it", err), nil
 	}
 	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
 	if res != nil {

@@ -293,7 +293,7 @@ func TestOfferBookedButNotRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := &failingUpdates{Store: db.Offers()}
-		s.ok.Store(1) // the take
+		s.ok.Store(2) // the take, and its mark as sent
 		c.Offers = s
 	})
 	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve}})
