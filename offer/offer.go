@@ -34,6 +34,10 @@ type Offer struct {
 	Expires time.Time `json:"expires"`
 	// Withdrawn is when the offerer withdrew it; zero while it stands.
 	Withdrawn time.Time `json:"withdrawn,omitzero"`
+	// Warned is when the offerer was told that someone was turned away
+	// because their calendar needs them (its key was refused): they are
+	// told once an offer, not at every click.
+	Warned time.Time `json:"warned,omitzero"`
 
 	// Uses are the times taken from it: booked, or being booked.
 	Uses []Use `json:"uses,omitempty"`
@@ -76,6 +80,8 @@ var (
 	// ErrSettled: the time is no longer held as it was read (booked, given
 	// back, or sent since), so what was decided about it stands no more.
 	ErrSettled = errors.New("that time was settled meanwhile")
+	// ErrWarned: the offerer was told already (Warn).
+	ErrWarned = errors.New("the offerer was told already")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -262,6 +268,19 @@ func ConfirmLeft(u Use, bookingID string, end time.Time) func(*Offer) error {
 			return ErrSettled
 		}
 		o.Uses[i].Booking, o.Uses[i].End = bookingID, end
+		return nil
+	}
+}
+
+// Warn records, at now, that the offerer is told their calendar turned
+// someone away; ErrWarned when they were told before. Of the processes
+// turning people away at once, one tells them.
+func Warn(now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if !o.Warned.IsZero() {
+			return ErrWarned
+		}
+		o.Warned = now
 		return nil
 	}
 }

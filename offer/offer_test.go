@@ -101,6 +101,16 @@ func TestLeftTimesSettleOnlyAsRead(t *testing.T) {
 	}
 }
 
+func TestWarnOnce(t *testing.T) {
+	var o offer.Offer
+	if err := offer.Warn(now)(&o); err != nil || !o.Warned.Equal(now) {
+		t.Fatalf("first Warn: %v, %v", err, o.Warned)
+	}
+	if err := offer.Warn(now.Add(time.Hour))(&o); !errors.Is(err, offer.ErrWarned) || !o.Warned.Equal(now) {
+		t.Errorf("second Warn: %v, %v", err, o.Warned)
+	}
+}
+
 func TestWithdrawOnlyByTheOfferer(t *testing.T) {
 	o := offer.Offer{Offerer: "UADA"}
 	if err := offer.Withdraw("UEVE", now)(&o); !errors.Is(err, offer.ErrNotNamed) || !o.Withdrawn.IsZero() {

@@ -65,7 +65,7 @@ func sample(id string) offer.Offer {
 // same reports whether two offers are equal as instants.
 func same(a, b offer.Offer) bool {
 	norm := func(o offer.Offer) string {
-		o.Created, o.Expires, o.Withdrawn = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC()
+		o.Created, o.Expires, o.Withdrawn, o.Warned = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC(), o.Warned.UTC()
 		for i := range o.Uses {
 			o.Uses[i].At, o.Uses[i].End, o.Uses[i].Sent = o.Uses[i].At.UTC(), o.Uses[i].End.UTC(), o.Uses[i].Sent.UTC()
 		}
@@ -90,6 +90,7 @@ func getAbsent(t *testing.T, open func() offer.Store) {
 
 func roundTrip(t *testing.T, open func() offer.Store) {
 	o := sample("a1")
+	o.Warned = base.Add(time.Minute)
 	o.Uses = []offer.Use{
 		{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)},
 		{Key: "V2", By: "UBOB", Name: "Bob", Start: "2026-11-25T11:00:00Z", At: base, Owner: "pid 7 on host", Sent: base.Add(time.Second), Card: "https://hooks.slack.test/actions/T1/2/x"},
