@@ -345,6 +345,7 @@ func (b *Bot) offerMorePressed(later *jobs, p press) {
 		if err != nil {
 			b.log.Warn("free slots could not be loaded for an offer", "offer", o.ID, "err", err)
 			problem = err
+			b.turnedAway(ctx, o, p.user, err) // tells the offerer when it is theirs to fix
 		}
 		view := offerTimesView(o, slots, problem, loc, b.cfg.Now(), meta)
 		view.PrivateMetadata = meta.encode()
@@ -506,12 +507,12 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked", err), nil
+		return b.offerFailed(ctx, o, user, "Nothing was booked", err), nil
 	}
 	slots, err := cal.Slots(ctx, o.Event)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked: the time could not be checked", err), nil
+		return b.offerFailed(ctx, o, user, "Nothing was booked: the time could not be checked", err), nil
 	}
 	slot, free := shownSlots{slots: slots}.find(meta.Start)
 	if !free {
@@ -561,11 +562,95 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		return offerUnclearMessage(o), nil
 	}
 	b.release(ctx, o.ID, key)
+	why := err
+	if res != nil && why == nil {
+		why = res.Err // a refusal of the offerer's key, say
+	}
+	if m, ok := b.turnedAway(ctx, o, user, why); ok {
+		return m, nil
+	}
 	var card *message
 	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
 		card = refresh(withoutTaken(slots, o))
 	}
 	return offerNotBookedMessage(o, res, err), card
+}
+
+// offerFailed is what someone booking from o is told when what went wrong
+// is err: in their words when it is o's calendar's problem, which is its
+// offerer's to fix (turnedAway), else as failed says it.
+func (b *Bot) offerFailed(ctx context.Context, o offer.Offer, user, what string, err error) message {
+	if m, ok := b.turnedAway(ctx, o, user, err); ok {
+		return m
+	}
+	return b.failed(what, err)
+}
+
+// turnedAway says, when err means o's calendar cannot be booked on now,
+// why to user, who is booking from it; the offerer is told too, once an
+// offer, when it is theirs to fix. ok is false for any other error.
+func (b *Bot) turnedAway(ctx context.Context, o offer.Offer, user string, err error) (m message, ok bool) {
+	m, tell, ok := offerCalendarMessage(o, err)
+	if !ok {
+		return message{}, false
+	}
+	b.log.Info("offer turned someone away: its calendar cannot be booked on", "offer", o.ID, "user", user, "err", err)
+	if tell {
+		switch _, werr := b.cfg.Offers.Update(ctx, o.ID, offer.Warn(b.cfg.Now())); {
+		case werr == nil:
+			b.dm(ctx, o.Offerer, offerCalendarDM(o, user, err))
+		case !errors.Is(werr, offer.ErrWarned):
+			b.log.Warn("an offerer could not be told their calendar turned someone away", "offer", o.ID, "err", werr)
+		}
+	}
+	return m, true
+}
+
+// offerCalendarMessage is offerCalendarWords as a message.
+func offerCalendarMessage(o offer.Offer, err error) (m message, tell, ok bool) {
+	text, tell, ok := offerCalendarWords(o, err)
+	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}, tell, ok
+}
+
+// offerCalendarWords says, in the words of someone booking from o, why
+// its offerer's calendar cannot be booked on now (err), ending with whom
+// to ask; tell says its offerer must act, and is to be told. ok is false
+// when err is not about that calendar.
+func offerCalendarWords(o offer.Offer, err error) (text string, tell, ok bool) {
+	nc, isNC := errors.AsType[*NoCalendarError](err)
+	ask := mention(o.Offerer)
+	switch {
+	case isNC && nc.Reconnect:
+		return fmt.Sprintf("This offer cannot be booked now: the booking service refused the key of %s's calendar, which needs connecting again. Nothing was sent. %s has been told: ask them for a new offer.", short(o.Name), ask), true, true
+	case isNC && nc.Unopened, errors.Is(err, errNoSecretKey):
+		return fmt.Sprintf("This offer cannot be booked now: bookbot cannot open the key of %s's calendar. Nothing was sent. %s has been told: ask them when it can be booked.", short(o.Name), ask), true, true
+	case isNC, errors.Is(err, errOfferCalendarGone):
+		return fmt.Sprintf("This offer was made on a calendar that is no longer connected, so it cannot be booked. Nothing was sent. Ask %s for a new offer.", ask), false, true
+	case errors.Is(err, booking.ErrUnauthorized):
+		return fmt.Sprintf("This offer cannot be booked now: the booking service refused its calendar's key. Nothing was sent. Ask %s.", ask), false, true
+	}
+	return "", false, false
+}
+
+// offerCalendarDM tells an offerer that user was turned away from o
+// because of err, their calendar's problem, and what to do.
+func offerCalendarDM(o offer.Offer, user string, err error) message {
+	nc, _ := errors.AsType[*NoCalendarError](err)
+	why := "the booking service refused your calendar's key (revoked or rotated), so bookbot stopped using it and the offer cannot be booked. Connect your calendar again, then post a new offer."
+	switch {
+	case nc != nil && nc.Unopened:
+		why = "bookbot cannot open your calendar's key: the operator's secret key changed. Ask the operator to fix it, and the offer can be booked again; or connect your calendar again and post a new offer."
+	case errors.Is(err, errNoSecretKey):
+		why = "bookbot cannot open your calendar's key: the operator has not set BOOKBOT_SECRET_KEY. Ask the operator to set it."
+	}
+	text := fmt.Sprintf("%s tried to book your offer of *%s*, and nothing was sent: %s", mention(user), short(o.Title), escape(why))
+	return message{
+		Text: fmt.Sprintf("%s tried to book your offer of %s, and nothing was sent: %s", mention(user), short(o.Title), escape(why)),
+		Blocks: []slack.Block{
+			section(":warning: " + text),
+			slack.NewActionBlock("offer_calendar_actions", connectButton("Connect again")),
+		},
+	}
 }
 
 // freshCard is the offer's card with the times still free, or nil when
@@ -804,6 +889,10 @@ func offerTimesView(o offer.Offer, slots []booking.Slot, problem error, loc *tim
 	blocks := []slack.Block{section(fmt.Sprintf("*%s* (%d min) with *%s*", short(o.Title), o.Minutes, short(o.Name)))}
 	switch {
 	case problem != nil:
+		if text, _, ok := offerCalendarWords(o, problem); ok {
+			blocks = append(blocks, section(":lock: "+text))
+			break
+		}
 		blocks = append(blocks, section(":warning: "+escape("The free times could not be loaded. "+failureText(problem))))
 	case slots == nil:
 		blocks = append(blocks, section(":hourglass_flowing_sand: Loading free times…"))
