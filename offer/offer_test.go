@@ -1,6 +1,7 @@
 package offer_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -98,6 +99,26 @@ func TestLeftTimesSettleOnlyAsRead(t *testing.T) {
 	}
 	if got := taken.Pending(); len(got) != 1 || got[0].Key != "V3" {
 		t.Errorf("Pending = %+v", got)
+	}
+}
+
+// EncodedPending agrees with Pending on offers whose names and titles
+// spell a use's fields.
+func TestEncodedPending(t *testing.T) {
+	spelt := `x","key":"V9"},{"key":"V9","booking":"`
+	for _, o := range []offer.Offer{
+		{},
+		{Name: spelt, Title: `"booking":`, Uses: []offer.Use{{Key: "V1", Name: spelt, Booking: "b1"}}},
+		{Name: `"booking":"b"`, Uses: []offer.Use{{Key: "V1", Name: `","booking":"b`, Card: `"booking":`}}},
+		{Uses: []offer.Use{{Key: "V1", Booking: "b1"}, {Key: "V2", Sent: now}}},
+	} {
+		raw, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := offer.EncodedPending(raw), len(o.Pending()) > 0; got != want {
+			t.Errorf("EncodedPending(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }
 

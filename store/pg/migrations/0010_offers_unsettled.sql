@@ -5,9 +5,10 @@
 -- where each use has a "key" and a booked one a "booking": it holds such a
 -- time when it counts more of the first than of the second. Counted as
 -- text with its quotes and colon, a field's name is never mistaken for a
--- string that spells it, whose quotes JSON escapes. encode(…, 'escape')
--- reads the bytes as text, immutably, leaving quotes and colons as they
--- are. Computed for every row here, and by PostgreSQL at each write after.
+-- string that spells it, whose quotes JSON escapes (offer.EncodedPending
+-- counts the same in Go). encode(…, 'escape') reads the bytes as text,
+-- immutably, leaving quotes and colons as they are. Computed for every row
+-- here, and by PostgreSQL at each write after.
 ALTER TABLE bookbot_offers ADD COLUMN unsettled boolean GENERATED ALWAYS AS (
 	(length(encode(offer, 'escape')) - length(replace(encode(offer, 'escape'), '"key":', ''))) / 6 >
 	(length(encode(offer, 'escape')) - length(replace(encode(offer, 'escape'), '"booking":', ''))) / 10
