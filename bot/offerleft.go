@@ -37,7 +37,7 @@ const (
 	offerClockSlack = time.Hour
 )
 
-var errOfferTimeGivenBack error = said("this form waited so long that its time was given back, so nothing was booked; pick a time on the card again")
+var errOfferTimeGivenBack error = said("This form waited so long that its time was given back: nothing was sent. Pick a time on the card again")
 
 // offerLoop settles offers' times left unsettled at start, then every
 // offerSweepEvery until ctx ends.
@@ -125,8 +125,11 @@ func mayHaveSent(u offer.Use) bool { return !u.Sent.IsZero() || u.Owner == "" }
 // since before l was taken, read says whether the journal could be read.
 func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entry, read bool) {
 	o, u := l.o, l.u
+	// Whoever the process that took it told, it told itself; but an
+	// unclear outcome it could not tell.
+	told := u.Owner == b.replica
 	if !mayHaveSent(u) {
-		b.giveBack(ctx, l, "bookbot stopped before it sent your booking, so nothing was sent")
+		b.giveBack(ctx, l, "bookbot stopped before it sent your booking, so nothing was sent", told)
 		return
 	}
 	if !read {
@@ -139,7 +142,7 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 		b.log.Warn("offers: a time left being booked has no journal entry, which may have been pruned; it stays taken", "offer", o.ID)
 	case !found:
 		// The journal records a create before it is sent.
-		b.giveBack(ctx, l, "bookbot stopped before it sent your booking, so nothing was sent")
+		b.giveBack(ctx, l, "bookbot stopped before it sent your booking, so nothing was sent", told)
 	case e.Open():
 		// In flight: the journal's settling of writes left behind comes first.
 	case e.Created != "" && (e.Outcome == booking.Confirmed || e.Outcome == booking.AlreadyBooked):
@@ -148,13 +151,13 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 			start, _ := time.Parse(time.RFC3339Nano, u.Start)
 			end = start.Add(time.Duration(o.Minutes) * time.Minute)
 		}
-		b.confirmLeft(ctx, l, e, e.Created, end, e.Recovered)
+		b.confirmLeft(ctx, l, e, e.Created, end, e.Recovered, told)
 	case e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked:
 		if !e.AwaitingReview() {
 			b.recheckLeft(ctx, l, e)
 		}
 	default:
-		b.giveBack(ctx, l, "the booking service did not book it")
+		b.giveBack(ctx, l, "the booking service did not book it", told)
 	}
 }
 
@@ -177,8 +180,8 @@ func leftEntry(entries []journal.Entry, o offer.Offer, u offer.Use) (journal.Ent
 }
 
 // recheckLeft settles a time whose unclear write a person has checked by
-// what the bookings list shows now; it stays taken while the list cannot
-// say.
+// what the bookings list shows now, and tells of it; it stays taken while
+// the list cannot say.
 func (b *Bot) recheckLeft(ctx context.Context, l leftTime, e journal.Entry) {
 	start, err := time.Parse(time.RFC3339Nano, e.Start)
 	if err != nil {
@@ -192,16 +195,15 @@ func (b *Bot) recheckLeft(ctx context.Context, l leftTime, e journal.Entry) {
 	res := cal.Recheck(ctx, l.o.Event, start, e.Email)
 	switch {
 	case res.Outcome == booking.Confirmed && res.Booking != nil:
-		b.confirmLeft(ctx, l, e, res.Booking.ID, res.Booking.End, false)
+		b.confirmLeft(ctx, l, e, res.Booking.ID, res.Booking.End, false, false)
 	case res.Outcome == booking.ProbablyNotBooked:
-		b.giveBack(ctx, l, "the bookings list does not show it")
+		b.giveBack(ctx, l, "the bookings list does not show it", false)
 	}
 }
 
-// giveBack gives l's time back to its offer and, when its process stopped
-// before telling anyone, tells the person who took it why; the card shows
-// the time again.
-func (b *Bot) giveBack(ctx context.Context, l leftTime, why string) {
+// giveBack gives l's time back to its offer and, unless they were told,
+// tells the person who took it why; the card shows the time again.
+func (b *Bot) giveBack(ctx context.Context, l leftTime, why string, told bool) {
 	o, err := b.cfg.Offers.Update(ctx, l.o.ID, offer.ReleaseLeft(l.u))
 	switch {
 	case errors.Is(err, offer.ErrSettled):
@@ -212,17 +214,17 @@ func (b *Bot) giveBack(ctx context.Context, l leftTime, why string) {
 	}
 	b.log.Info("offers: a time left being booked was given back", "offer", o.ID, "user", l.u.By, "why", why)
 	b.leftCard(ctx, o, l.u)
-	if l.u.Owner != b.replica {
+	if !told {
 		b.dm(ctx, l.u.By, offerGivenBackMessage(o, l.u, why, b.users.zone(ctx, l.u.By)))
 	}
 }
 
-// confirmLeft records in l's offer the booking its write made and, when
-// its process stopped before telling anyone, tells the offerer and the
-// person who booked; recovered says the write was settled after a restart,
-// which the review queue reports (to its booker, and to whoever checks
-// that calendar): whom it reaches is not told here again.
-func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id string, end time.Time, recovered bool) {
+// confirmLeft records in l's offer the booking its write made and, unless
+// they were told, tells the offerer and the person who booked; recovered
+// says the write was settled after a restart, which the review queue
+// reports (to its booker, and to whoever checks that calendar): whom it
+// reaches is not told here again.
+func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id string, end time.Time, recovered, told bool) {
 	start, _ := time.Parse(time.RFC3339Nano, l.u.Start)
 	o, err := b.cfg.Offers.Update(ctx, l.o.ID, offer.ConfirmLeft(l.u, id, end))
 	switch {
@@ -234,8 +236,8 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 	}
 	b.log.Info("offers: a booking left unrecorded in its offer was recorded", "offer", o.ID, "booking", id, "user", l.u.By)
 	b.leftCard(ctx, o, l.u)
-	if l.u.Owner == b.replica {
-		return // this process told them when the booking was made
+	if told {
+		return
 	}
 	bk := booking.Booking{ID: id, Start: start, End: end}
 	if !recovered || !b.reviewReaches(e, o.Offerer) {

@@ -317,3 +317,37 @@ func TestOfferTimeItsFormCouldNotSettleIsSettledLater(t *testing.T) {
 		t.Errorf("Grace, told by her form, was told again %d times", n)
 	}
 }
+
+// A time whose booking was unclear stays taken until a person has checked
+// it; then what the bookings list shows settles it, and the person who
+// took it, told only that it was unclear, is told how it ended.
+func TestOfferTimeCheckedByAPersonIsSettledByTheList(t *testing.T) {
+	t.Parallel()
+	w := newLeftWorld(t)
+	w.h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	w.h.submit(grace, w.form.ID, map[string]string{})
+	w.h.waitView("the form's outcome", func(v slacktest.View) bool {
+		return v.ID == w.form.ID && strings.Contains(string(v.Blocks), "Not sure it was booked")
+	})
+	w.h.drain()
+	w.h.clock.Advance(6 * time.Minute)
+	w.settle()
+	if n := w.pending(); n != 1 {
+		t.Fatalf("%d times being booked before anyone checked, want 1", n)
+	}
+	entries, err := w.jr.Since(time.Time{})
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("journal: %+v, %v", entries, err)
+	}
+	if _, err := w.jr.MarkReviewed(entries[0].Seq, ada); err != nil {
+		t.Fatal(err)
+	}
+	w.settle()
+	if n := w.pending(); n != 0 {
+		t.Errorf("%d times still being booked once checked", n)
+	}
+	w.h.dm(grace, "the bookings list does not show it")
+	if n := len(w.h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings, want the form's one", n)
+	}
+}
