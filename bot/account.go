@@ -109,6 +109,10 @@ func (e *NoCalendarError) Error() string {
 
 func (e *NoCalendarError) Unwrap() error { return e.Err }
 
+// errNoSecretKey is the answer of calendarFor for a person who connected
+// a calendar when bookbot runs without BOOKBOT_SECRET_KEY.
+var errNoSecretKey = errors.New("your calendar's key cannot be opened: the operator has not set BOOKBOT_SECRET_KEY")
+
 // calendar is a calendar a person acts on: the owner's or their own, with
 // its event types briefly cached.
 type calendar struct {
@@ -372,7 +376,7 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (B
 		return nil, &NoCalendarError{Reconnect: true}
 	}
 	if b.cfg.Sealer == nil || b.cfg.Calendars == nil {
-		return nil, errors.New("your calendar's key cannot be opened: the operator has not set BOOKBOT_SECRET_KEY")
+		return nil, errNoSecretKey
 	}
 	key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
 	if err != nil {

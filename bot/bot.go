@@ -140,6 +140,11 @@ type Config struct {
 	// OfferTTL is how long an offer can be booked from (OFFER_TTL);
 	// 0: DefaultOfferTTL.
 	OfferTTL time.Duration
+	// OffersShared says other processes share Offers (replicas on one
+	// database), so a time another one took is taken for left behind only
+	// once it is old (SettleOffers). false: this process holds the store
+	// alone, and a time another took was left by one that stopped.
+	OffersShared bool
 
 	HTTPClient  *http.Client  // for response_url posts
 	WorkTimeout time.Duration // bound on the work behind one envelope (default 60 s)
@@ -160,6 +165,7 @@ type Bot struct {
 	cals     *calendarSet // calendars in use, their event types briefly cached so modals open at once
 	modals   *modalSlots  // slots shown in each open modal
 	creating *keyLock     // creates in flight, by event, start and email
+	replica  string       // names this process in the offers' times it takes
 	signer   signer       // of booking forms' metadata
 	routes   routes       // what each flow answers
 
@@ -209,6 +215,7 @@ func New(cfg Config, booker Booker, slackAPI SlackAPI) *Bot {
 		cals:     newCalendarSet(2*time.Minute, cfg.RecentList, cfg.Now),
 		modals:   newModalSlots(cfg.Now),
 		creating: newKeyLock(),
+		replica:  offer.NewID(),
 		signer:   signs,
 		routes:   newRoutes(flows()),
 	}
@@ -241,7 +248,9 @@ func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Dur
 	reviewCtx, stopReviews := context.WithCancel(ctx)
 	reviews := make(chan struct{})
 	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
-	defer func() { stopReviews(); <-reviews }()
+	offers := make(chan struct{})
+	go func() { defer close(offers); b.offerLoop(reviewCtx) }()
+	defer func() { stopReviews(); <-reviews; <-offers }()
 	var runErr error
 	connected := true
 loop:

@@ -312,3 +312,55 @@ func TestCreateLockIsPerCalendar(t *testing.T) {
 		t.Errorf("Bob's booking on another calendar was held up by Ada's: %v", ack.Errors)
 	}
 }
+
+// When the offerer's own key is revoked, whoever books from their offer is
+// told in their own words that it cannot be booked now and that nothing
+// was sent, never "your calendar" or "connect"; the offerer is told once
+// an offer, however many people are turned away.
+func TestOfferOfARevokedKeyTurnsBookersAwayInTheirWords(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve, bob}})
+	own.connectDirect(t, h, ada, adaKey)
+	card := h.offerCard("intro-call n=2")
+	times := values(elements(card.Blocks, "offer_slot"))
+	id := values(elements(card.Blocks, "offer_more"))[0]
+	// Ada rotates her key on the booking service: the one bookbot holds is
+	// refused from now on.
+	h.sb.AddOwner("sandbox_ada_rotated_key_5b2e90", adaOwner, berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+
+	for _, c := range []struct{ user, time, email string }{{eve, times[0], "eve@example.com"}, {bob, times[1], "bob@example.com"}} {
+		h.pick(c.user, card, c.time)
+		form := h.waitView("the offer's form", func(v slacktest.View) bool {
+			return v.TriggerUser == c.user && v.CallbackID == "offer_book"
+		})
+		h.submit(c.user, form.ID, map[string]string{"email": c.email})
+		out := h.waitView("the form's outcome", func(v slacktest.View) bool {
+			return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "cannot be booked now")
+		})
+		txt := textOf(out.Blocks)
+		if !strings.Contains(txt, "Nothing was sent") || !strings.Contains(txt, "<@UADA>") || strings.Contains(strings.ToLower(txt), "your calendar") ||
+			strings.Contains(txt, "Connect") || len(elements(out.Blocks, "connect_calendar")) > 0 {
+			t.Errorf("%s was told:\n%s", c.user, txt)
+		}
+	}
+	h.interact(slacktest.BlockAction(eve, "offer_more", id, slacktest.InMessage(card)))
+	h.waitView("more times", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_times" && strings.Contains(textOf(v.Blocks), "cannot be booked now")
+	})
+	h.dm(ada, "tried to book your offer of *Ada's intro*")
+	h.drain()
+	told := 0
+	for _, m := range h.sl.Messages() {
+		if m.Kind == "message" && m.Channel == ada && strings.Contains(m.Text, "tried to book your offer") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("Ada was told %d times that her offer turned people away, want once", told)
+	}
+	if n := len(h.requests("POST /bookings")); n != 0 {
+		t.Errorf("%d POST /bookings on a revoked key", n)
+	}
+}

@@ -20,7 +20,9 @@
 //     free slots), list.go (upcoming bookings and cancelling), modal.go
 //     (the booking form), today.go (`today`), offer.go (`offer`: a card
 //     of free times in a conversation that the people it names book from;
-//     it books on the offerer's calendar, from calendarFor), personal.go
+//     it books on the offerer's calendar, from calendarFor), offerleft.go
+//     (the offers' sweep: times a stopped process left being booked,
+//     settled by what their write did), personal.go
 //     (`remind` and `agenda`, their settings modal, and the reminders and
 //     agendas the personal Runner sends through the Bot, its Sender and
 //     Zones), account.go (`connect`, `disconnect`, `account`, `notices`,

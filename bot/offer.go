@@ -94,6 +94,15 @@ func parseOfferArgs(text string) (a offerArgs, problem string) {
 	if len(a.named) > maxOfferNamed {
 		return a, fmt.Sprintf("An offer names at most %d people, and this one names %d: leave out the names, and anyone who sees the card can book, or make one offer for each group.", maxOfferNamed, len(a.named))
 	}
+	// Each person books one meeting of an offer: more meetings than people
+	// named would never all be booked.
+	if k := len(a.named); k > 0 && a.n > k {
+		people := strconv.Itoa(k) + " people"
+		if k == 1 {
+			people = "1 person"
+		}
+		return a, fmt.Sprintf("`n=%d` asks for %d meetings, but the offer names %s and each person books one: say `n=%d`, name more people, or name nobody, so that anyone here can book.", a.n, a.n, people, k)
+	}
 	return a, ""
 }
 
@@ -254,6 +263,10 @@ func (b *Bot) offerAt(ctx context.Context, id, user, card string, reply func(mes
 		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
 		return o, false
 	}
+	if u, ok := o.UseOf(user); ok {
+		reply(oneEachMessage(o, u, b.users.zone(ctx, user)))
+		return o, false
+	}
 	return o, true
 }
 
@@ -332,6 +345,7 @@ func (b *Bot) offerMorePressed(later *jobs, p press) {
 		if err != nil {
 			b.log.Warn("free slots could not be loaded for an offer", "offer", o.ID, "err", err)
 			problem = err
+			b.turnedAway(ctx, o, p.user, err) // tells the offerer when it is theirs to fix
 		}
 		view := offerTimesView(o, slots, problem, loc, b.cfg.Now(), meta)
 		view.PrivateMetadata = meta.encode()
@@ -460,7 +474,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if b.cfg.Offers == nil {
 		return offerGoneMessage(), nil
 	}
-	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(user, key, in.name, meta.Start, now))
+	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(offer.Use{Key: key, By: user, Name: in.name, Start: meta.Start, At: now, Owner: b.replica, Card: meta.Card}))
 	if err == nil && !b.cfg.Allowed(o.Offerer) {
 		b.release(ctx, o.ID, key)
 		return offerGoneMessage(), nil
@@ -470,6 +484,9 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		return offerGoneMessage(), nil
 	case errors.Is(err, offer.ErrNotNamed):
 		return notNamedMessage(o), nil
+	case errors.Is(err, offer.ErrOneEach):
+		u, _ := o.UseOf(user)
+		return oneEachMessage(o, u, zone), nil
 	case errors.Is(err, offer.ErrUsedUp), errors.Is(err, offer.ErrWithdrawn), errors.Is(err, offer.ErrExpired):
 		card := offerCard(o, nil, time.UTC, now)
 		return offerClosedMessage(o, err), &card
@@ -490,18 +507,28 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked", err), nil
+		return b.offerFailed(ctx, o, user, "Nothing was booked", err), nil
 	}
 	slots, err := cal.Slots(ctx, o.Event)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked: the time could not be checked", err), nil
+		return b.offerFailed(ctx, o, user, "Nothing was booked: the time could not be checked", err), nil
 	}
 	slot, free := shownSlots{slots: slots}.find(meta.Start)
 	if !free {
 		b.release(ctx, o.ID, key)
 		b.log.Info("offer time taken meanwhile", "offer", o.ID, "user", user)
 		return offerTakenMessage(), refresh(slots)
+	}
+	// From here the write's outcome settles the time: it is recorded as
+	// sent first, so that a time whose process stopped before this point
+	// is known to have booked nothing, and is given back (SettleOffers).
+	if _, err := b.cfg.Offers.Update(ctx, o.ID, offer.Send(key, b.cfg.Now())); err != nil {
+		if errors.Is(err, offer.ErrSettled) {
+			return b.failed("Not booked", errOfferTimeGivenBack), b.freshCard(ctx, o.ID)
+		}
+		b.release(ctx, o.ID, key)
+		return b.failed("Nothing was booked: bookbot could not record that it was booking it", err), nil
 	}
 	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
 	if res != nil {
@@ -535,11 +562,95 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		return offerUnclearMessage(o), nil
 	}
 	b.release(ctx, o.ID, key)
+	why := err
+	if res != nil && why == nil {
+		why = res.Err // a refusal of the offerer's key, say
+	}
+	if m, ok := b.turnedAway(ctx, o, user, why); ok {
+		return m, nil
+	}
 	var card *message
 	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
 		card = refresh(withoutTaken(slots, o))
 	}
 	return offerNotBookedMessage(o, res, err), card
+}
+
+// offerFailed is what someone booking from o is told when what went wrong
+// is err: in their words when it is o's calendar's problem, which is its
+// offerer's to fix (turnedAway), else as failed says it.
+func (b *Bot) offerFailed(ctx context.Context, o offer.Offer, user, what string, err error) message {
+	if m, ok := b.turnedAway(ctx, o, user, err); ok {
+		return m
+	}
+	return b.failed(what, err)
+}
+
+// turnedAway says, when err means o's calendar cannot be booked on now,
+// why to user, who is booking from it; the offerer is told too, once an
+// offer, when it is theirs to fix. ok is false for any other error.
+func (b *Bot) turnedAway(ctx context.Context, o offer.Offer, user string, err error) (m message, ok bool) {
+	m, tell, ok := offerCalendarMessage(o, err)
+	if !ok {
+		return message{}, false
+	}
+	b.log.Info("offer turned someone away: its calendar cannot be booked on", "offer", o.ID, "user", user, "err", err)
+	if tell {
+		switch _, werr := b.cfg.Offers.Update(ctx, o.ID, offer.Warn(b.cfg.Now())); {
+		case werr == nil:
+			b.dm(ctx, o.Offerer, offerCalendarDM(o, user, err))
+		case !errors.Is(werr, offer.ErrWarned):
+			b.log.Warn("an offerer could not be told their calendar turned someone away", "offer", o.ID, "err", werr)
+		}
+	}
+	return m, true
+}
+
+// offerCalendarMessage is offerCalendarWords as a message.
+func offerCalendarMessage(o offer.Offer, err error) (m message, tell, ok bool) {
+	text, tell, ok := offerCalendarWords(o, err)
+	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}, tell, ok
+}
+
+// offerCalendarWords says, in the words of someone booking from o, why
+// its offerer's calendar cannot be booked on now (err), ending with whom
+// to ask; tell says its offerer must act, and is to be told. ok is false
+// when err is not about that calendar.
+func offerCalendarWords(o offer.Offer, err error) (text string, tell, ok bool) {
+	nc, isNC := errors.AsType[*NoCalendarError](err)
+	ask := mention(o.Offerer)
+	switch {
+	case isNC && nc.Reconnect:
+		return fmt.Sprintf("This offer cannot be booked now: the booking service refused the key of %s's calendar, which needs connecting again. Nothing was sent. %s has been told: ask them for a new offer.", short(o.Name), ask), true, true
+	case isNC && nc.Unopened, errors.Is(err, errNoSecretKey):
+		return fmt.Sprintf("This offer cannot be booked now: bookbot cannot open the key of %s's calendar. Nothing was sent. %s has been told: ask them when it can be booked.", short(o.Name), ask), true, true
+	case isNC, errors.Is(err, errOfferCalendarGone):
+		return fmt.Sprintf("This offer was made on a calendar that is no longer connected, so it cannot be booked. Nothing was sent. Ask %s for a new offer.", ask), false, true
+	case errors.Is(err, booking.ErrUnauthorized):
+		return fmt.Sprintf("This offer cannot be booked now: the booking service refused its calendar's key. Nothing was sent. Ask %s.", ask), false, true
+	}
+	return "", false, false
+}
+
+// offerCalendarDM tells an offerer that user was turned away from o
+// because of err, their calendar's problem, and what to do.
+func offerCalendarDM(o offer.Offer, user string, err error) message {
+	nc, _ := errors.AsType[*NoCalendarError](err)
+	why := "the booking service refused your calendar's key (revoked or rotated), so bookbot stopped using it and the offer cannot be booked. Connect your calendar again, then post a new offer."
+	switch {
+	case nc != nil && nc.Unopened:
+		why = "bookbot cannot open your calendar's key: the operator's secret key changed. Ask the operator to fix it, and the offer can be booked again; or connect your calendar again and post a new offer."
+	case errors.Is(err, errNoSecretKey):
+		why = "bookbot cannot open your calendar's key: the operator has not set BOOKBOT_SECRET_KEY. Ask the operator to set it."
+	}
+	text := fmt.Sprintf("%s tried to book your offer of *%s*, and nothing was sent: %s", mention(user), short(o.Title), escape(why))
+	return message{
+		Text: fmt.Sprintf("%s tried to book your offer of %s, and nothing was sent: %s", mention(user), short(o.Title), escape(why)),
+		Blocks: []slack.Block{
+			section(":warning: " + text),
+			slack.NewActionBlock("offer_calendar_actions", connectButton("Connect again")),
+		},
+	}
 }
 
 // freshCard is the offer's card with the times still free, or nil when
@@ -778,6 +889,10 @@ func offerTimesView(o offer.Offer, slots []booking.Slot, problem error, loc *tim
 	blocks := []slack.Block{section(fmt.Sprintf("*%s* (%d min) with *%s*", short(o.Title), o.Minutes, short(o.Name)))}
 	switch {
 	case problem != nil:
+		if text, _, ok := offerCalendarWords(o, problem); ok {
+			blocks = append(blocks, section(":lock: "+text))
+			break
+		}
 		blocks = append(blocks, section(":warning: "+escape("The free times could not be loaded. "+failureText(problem))))
 	case slots == nil:
 		blocks = append(blocks, section(":hourglass_flowing_sand: Loading free times…"))
@@ -861,6 +976,22 @@ func offerClosedMessage(o offer.Offer, why error) message {
 		fallback = "This offer expired " + o.Expires.UTC().Format(momentLayout) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
 	}
 	return message{Text: firstNonEmpty(fallback, text), Blocks: []slack.Block{section(":information_source: " + text)}}
+}
+
+// oneEachMessage answers someone who took u from the offer already: each
+// person books one meeting of an offer.
+func oneEachMessage(o offer.Offer, u offer.Use, loc *time.Location) message {
+	next := "Each person books one meeting of an offer: ask " + mention(o.Offerer) + " for another."
+	if u.Booking == "" {
+		text := "Your booking from this offer is still being made or checked: nothing else was sent. " + next
+		return message{Text: text, Blocks: []slack.Block{section(":hourglass_flowing_sand: " + text)}}
+	}
+	when := ""
+	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil && !u.End.IsZero() {
+		when = ", " + span(start, u.End, loc)
+	}
+	text := "You already booked a meeting from this offer" + when + ": nothing was sent. " + next
+	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{section(":information_source: " + text)}}
 }
 
 func offerTakenMessage() message {

@@ -79,6 +79,20 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_refused_booked", offerClosedMessage(booked, offer.ErrUsedUp))
 	fixed("offer_refused_withdrawn", offerClosedMessage(withdrawn, offer.ErrWithdrawn))
 	fixed("offer_refused_expired", offerClosedMessage(expired, offer.ErrExpired))
+	fixed("offer_refused_one_each", oneEachMessage(booked, booked.Uses[0], goldenNewYork))
+	fixed("offer_refused_one_each_pending", oneEachMessage(pending, pending.Uses[0], goldenNewYork))
+	refused := &NoCalendarError{Reconnect: true, Err: booking.ErrUnauthorized}
+	turnedAway := func(err error) message { m, _, _ := offerCalendarMessage(open, err); return m }
+	fixed("offer_refused_calendar_reconnect", turnedAway(refused))
+	fixed("offer_refused_calendar_unopened", turnedAway(&NoCalendarError{Unopened: true}))
+	fixed("offer_refused_calendar_gone", turnedAway(errOfferCalendarGone))
+	fixed("offer_refused_calendar_owner_key", turnedAway(booking.ErrUnauthorized))
+	fixed("offer_calendar_refused_dm", offerCalendarDM(open, "U0GRACE", refused))
+	fixed("offer_calendar_unopened_dm", offerCalendarDM(open, "U0GRACE", &NoCalendarError{Unopened: true}))
+	view("offer_times_calendar_refused", func(*testing.T) slack.ModalViewRequest {
+		return offerTimesView(open, nil, refused, time.UTC, now, meta)
+	})
+	fixed("offer_given_back", offerGivenBackMessage(open, pending.Uses[0], "bookbot stopped before it sent your booking, so nothing was sent", goldenNewYork))
 	fixed("offer_taken", offerTakenMessage())
 	fixed("offer_unclear", offerUnclearMessage(open))
 	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))

@@ -118,6 +118,55 @@ func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
 	}
 }
 
+// An offer of two meetings to Grace and Bob: Grace books one, and neither
+// another click of hers nor a second form she opened before sends
+// anything; Bob books the other.
+func TestOfferEachPersonBooksOne(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call <@UGRACE|grace> <@UBOB|bob> n=2")
+	times := values(elements(card.Blocks, "offer_slot"))
+	form := func(user, time string) slacktest.View {
+		h.t.Helper()
+		before := map[string]bool{}
+		for _, v := range h.sl.Views() {
+			before[v.ID] = true
+		}
+		h.pick(user, card, time)
+		return h.waitView("the offer's form", func(v slacktest.View) bool {
+			return !before[v.ID] && v.TriggerUser == user && v.CallbackID == "offer_book"
+		})
+	}
+	first, second := form(grace, times[0]), form(grace, times[1])
+	h.submit(grace, first.ID, map[string]string{})
+	h.waitView("her first form's outcome", func(v slacktest.View) bool {
+		return v.ID == first.ID && strings.Contains(string(v.Blocks), "Booked")
+	})
+	h.submit(grace, second.ID, map[string]string{})
+	h.waitView("her second form's outcome", func(v slacktest.View) bool {
+		return v.ID == second.ID && strings.Contains(string(v.Blocks), "already booked a meeting from this offer")
+	})
+	h.drain()
+	opened := len(h.sl.Views())
+	h.pick(grace, card, times[2])
+	h.reply(grace, "Each person books one meeting of an offer")
+	h.drain()
+	if n := len(h.sl.Views()); n != opened {
+		t.Errorf("a click of someone who booked from the offer opened a form")
+	}
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Fatalf("%d POST /bookings after Grace's forms, want 1", n)
+	}
+
+	h.submit(bob, form(bob, times[2]).ID, map[string]string{"email": "bob@example.com"})
+	booked := h.waitMessage("the card, booked twice", func(m slacktest.Message) bool {
+		return m.OriginalTS == card.TS && strings.HasPrefix(m.Text, "Booked")
+	})
+	if txt := textOf(booked.Blocks); !strings.Contains(txt, "booked by <@UGRACE>") || !strings.Contains(txt, "booked by <@UBOB>") {
+		t.Errorf("the booked card does not name both:\n%s", txt)
+	}
+}
+
 func TestOfferExpires(t *testing.T) {
 	t.Parallel()
 	h := offerHarness(t)
@@ -244,7 +293,7 @@ func TestOfferBookedButNotRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := &failingUpdates{Store: db.Offers()}
-		s.ok.Store(1) // the take
+		s.ok.Store(2) // the take, and its mark as sent
 		c.Offers = s
 	})
 	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve}})
@@ -294,6 +343,7 @@ func TestOfferArguments(t *testing.T) {
 		"offer intro-call @grace": "can't tell who",
 		"offer intro-call n=0":    "from 1 to 10",
 		"offer a b":               "One event type only",
+		"offer intro-call <@UGRACE|grace> <@UBOB|bob> n=3": "names 2 people and each person books one",
 	} {
 		ack := parseEphemeral(t, h.slash(ada, text))
 		if ack.ResponseType != "ephemeral" || !strings.Contains(ack.Text+string(ack.Blocks), want) {

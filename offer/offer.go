@@ -5,6 +5,7 @@
 package offer
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -24,7 +25,7 @@ type Offer struct {
 	Calendar string   `json:"calendar,omitempty"`
 	Name     string   `json:"name"`          // the offerer's name, as Slack gave it
 	For      []string `json:"for,omitempty"` // the Slack users who may book; empty: anyone who sees the card
-	Max      int      `json:"max"`           // how many meetings it may book, at least 1
+	Max      int      `json:"max"`           // how many meetings it may book, at least 1, one a person
 
 	Event   string `json:"event"`   // the event type's slug
 	Title   string `json:"title"`   // its title when offered
@@ -34,6 +35,10 @@ type Offer struct {
 	Expires time.Time `json:"expires"`
 	// Withdrawn is when the offerer withdrew it; zero while it stands.
 	Withdrawn time.Time `json:"withdrawn,omitzero"`
+	// Warned is when the offerer was told that someone was turned away
+	// because their calendar needs them (its key was refused): they are
+	// told once an offer, not at every click.
+	Warned time.Time `json:"warned,omitzero"`
 
 	// Uses are the times taken from it: booked, or being booked.
 	Uses []Use `json:"uses,omitempty"`
@@ -50,6 +55,17 @@ type Use struct {
 	End     time.Time `json:"end,omitzero"`
 	At      time.Time `json:"at"`
 	Booking string    `json:"booking,omitempty"` // the booking's ID once confirmed
+
+	// Owner names the process that took the time, and Sent is when it
+	// handed the create to the write path (zero until then): a time never
+	// sent booked nothing, and one sent is settled by the write's journal
+	// entry, when its process stopped before it could.
+	Owner string    `json:"owner,omitempty"`
+	Sent  time.Time `json:"sent,omitzero"`
+	// Card is the response_url of the click that opened the form, through
+	// which the card is updated when the time is settled after a restart
+	// (Slack takes it for 30 minutes, 5 times).
+	Card string `json:"card,omitempty"`
 }
 
 // Why a time cannot be taken. Each is a truthful answer to the clicker.
@@ -61,6 +77,12 @@ var (
 	ErrUsedUp    = errors.New("the offer is booked")
 	ErrTaken     = errors.New("that time is taken")
 	ErrNotNamed  = errors.New("the offer is for other people")
+	ErrOneEach   = errors.New("this person has a time from the offer already")
+	// ErrSettled: the time is no longer held as it was read (booked, given
+	// back, or sent since), so what was decided about it stands no more.
+	ErrSettled = errors.New("that time was settled meanwhile")
+	// ErrWarned: the offerer was told already (Warn).
+	ErrWarned = errors.New("the offerer was told already")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -79,6 +101,11 @@ type Store interface {
 	Update(ctx context.Context, id string, fn func(*Offer) error) (Offer, error)
 	// Prune deletes the offers that expired before cutoff.
 	Prune(ctx context.Context, cutoff time.Time) error
+	// Unsettled lists, in no given order, the offers holding a time not
+	// booked (a Use without Booking): being booked now, unclear, or left
+	// so by a process that stopped. Expired and withdrawn offers are
+	// listed too, until they are pruned.
+	Unsettled(ctx context.Context) ([]Offer, error)
 }
 
 // NewID is a new offer's ID: random, short, and safe in a button's value.
@@ -93,6 +120,16 @@ func (o Offer) Named(user string) bool {
 	return len(o.For) == 0 || slices.Contains(o.For, user)
 }
 
+// UseOf is the time user took from the offer, booked or being booked:
+// each person books one meeting of an offer.
+func (o Offer) UseOf(user string) (Use, bool) {
+	i := slices.IndexFunc(o.Uses, func(u Use) bool { return u.By == user })
+	if i < 0 {
+		return Use{}, false
+	}
+	return o.Uses[i], true
+}
+
 // Booked are the uses confirmed as bookings.
 func (o Offer) Booked() []Use {
 	var out []Use
@@ -102,6 +139,26 @@ func (o Offer) Booked() []Use {
 		}
 	}
 	return out
+}
+
+// Pending are the uses not booked (yet): being booked, or unclear.
+func (o Offer) Pending() []Use {
+	var out []Use
+	for _, u := range o.Uses {
+		if u.Booking == "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// EncodedPending reports whether raw, an Offer as encoding/json writes
+// it, holds a use not booked, without decoding it: each use has a "key"
+// and a booked one a "booking", and a field's name with its colon is never
+// spelt by a string, whose quotes JSON escapes. Stores look through every
+// offer with it (store/pg's 0010 counts the same in SQL).
+func EncodedPending(raw []byte) bool {
+	return bytes.Count(raw, []byte(`"key":`)) > bytes.Count(raw, []byte(`"booking":`))
 }
 
 // Left is how many more meetings the offer may book.
@@ -122,27 +179,47 @@ func (o Offer) Open(now time.Time) error {
 	return nil
 }
 
-// Take takes a time for user, for the form key: an Update's fn. A form
-// takes a time once: the same key again is ErrUsedUp, so a form delivered
-// twice never books twice. A time is taken once: a start another form
-// holds is ErrTaken, so two forms never book one slot.
-func Take(user, key, name, start string, now time.Time) func(*Offer) error {
+// Take takes the time t.Start for t.By, for the form t.Key, at t.At: an
+// Update's fn. A form takes a time once: the same key again is ErrUsedUp,
+// so a form delivered twice never books twice. A person takes one time:
+// another form of theirs is ErrOneEach, so one of several people named
+// cannot book them all. A time is taken once: a start another form holds
+// is ErrTaken, so two forms never book one slot.
+func Take(t Use) func(*Offer) error {
+	t.Booking, t.End, t.Sent = "", time.Time{}, time.Time{}
 	return func(o *Offer) error {
-		if !o.Named(user) {
+		if !o.Named(t.By) {
 			return ErrNotNamed
 		}
 		for _, u := range o.Uses {
 			switch {
-			case u.Key == key:
+			case u.Key == t.Key:
 				return ErrUsedUp
-			case u.Start == start:
+			case u.By == t.By:
+				return ErrOneEach
+			case u.Start == t.Start:
 				return ErrTaken
 			}
 		}
-		if err := o.Open(now); err != nil {
+		if err := o.Open(t.At); err != nil {
 			return err
 		}
-		o.Uses = append(o.Uses, Use{Key: key, By: user, Name: name, Start: start, At: now})
+		o.Uses = append(o.Uses, t)
+		return nil
+	}
+}
+
+// Send records that the form key's create is handed to the write path,
+// at now: from then on only the write's outcome settles the time. A time
+// given back meanwhile (its process was taken for stopped) is
+// ErrSettled, and the create must not be sent.
+func Send(key string, now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		i := slices.IndexFunc(o.Uses, func(u Use) bool { return u.Key == key && u.Booking == "" })
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses[i].Sent = now
 		return nil
 	}
 }
@@ -163,6 +240,57 @@ func Confirm(key, bookingID string, end time.Time) func(*Offer) error {
 				o.Uses[i].Booking, o.Uses[i].End = bookingID, end
 			}
 		}
+		return nil
+	}
+}
+
+// held is the index of u in o as it was read: not booked, and not sent
+// since; -1 when it is no longer held so.
+func held(o *Offer, u Use) int {
+	return slices.IndexFunc(o.Uses, func(v Use) bool {
+		return v.Key == u.Key && v.Booking == "" && v.Sent.Equal(u.Sent)
+	})
+}
+
+// ReleaseLeft gives back u, a time read from the offer whose process left
+// it unsettled, when the offer still holds it as read; ErrSettled when it
+// does not (booked, given back, or sent since), so that a process still
+// at work on it is not raced.
+func ReleaseLeft(u Use) func(*Offer) error {
+	return func(o *Offer) error {
+		i := held(o, u)
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses = slices.Delete(o.Uses, i, i+1)
+		return nil
+	}
+}
+
+// ConfirmLeft records the booking u, a time read from the offer whose
+// process left it unsettled, became, when the offer still holds it as
+// read; ErrSettled when it does not. Of the processes that settle u at
+// once, one records it, and it alone tells of it.
+func ConfirmLeft(u Use, bookingID string, end time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		i := held(o, u)
+		if i < 0 {
+			return ErrSettled
+		}
+		o.Uses[i].Booking, o.Uses[i].End = bookingID, end
+		return nil
+	}
+}
+
+// Warn records, at now, that the offerer is told their calendar turned
+// someone away; ErrWarned when they were told before. Of the processes
+// turning people away at once, one tells them.
+func Warn(now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if !o.Warned.IsZero() {
+			return ErrWarned
+		}
+		o.Warned = now
 		return nil
 	}
 }

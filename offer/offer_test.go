@@ -1,6 +1,7 @@
 package offer_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -26,6 +27,13 @@ func TestTake(t *testing.T) {
 		{"a time another form took", func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{{Key: "V0", Start: "s"}} }, "UGRACE", offer.ErrTaken},
 		{"a time booked", func(o *offer.Offer) { o.Max, o.Uses = 3, []offer.Use{{Key: "V0", Start: "s", Booking: "b0"}} }, "UGRACE", offer.ErrTaken},
 		{"another time", func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{{Key: "V0", Start: "t"}} }, "UGRACE", nil},
+		{"a second time for one person", func(o *offer.Offer) { o.Max, o.Uses = 3, []offer.Use{{Key: "V0", By: "UGRACE", Start: "t"}} }, "UGRACE", offer.ErrOneEach},
+		{"a second meeting for one person", func(o *offer.Offer) {
+			o.Max, o.Uses = 3, []offer.Use{{Key: "V0", By: "UGRACE", Start: "t", Booking: "b0"}}
+		}, "UGRACE", offer.ErrOneEach},
+		{"a time for another person named", func(o *offer.Offer) {
+			o.Max, o.For, o.Uses = 2, []string{"UGRACE", "UBOB"}, []offer.Use{{Key: "V0", By: "UBOB", Start: "t", Booking: "b0"}}
+		}, "UGRACE", nil},
 		{"withdrawn", func(o *offer.Offer) { o.Withdrawn = now }, "UGRACE", offer.ErrWithdrawn},
 		{"expired", func(o *offer.Offer) { o.Expires = now }, "UGRACE", offer.ErrExpired},
 		{"withdrawn and used up says booked", func(o *offer.Offer) { o.Withdrawn, o.Uses = now, []offer.Use{{Key: "V0"}} }, "UGRACE", offer.ErrUsedUp},
@@ -36,7 +44,7 @@ func TestTake(t *testing.T) {
 				tc.edit(&o)
 			}
 			n := len(o.Uses)
-			err := offer.Take(tc.user, "V1", "Grace", "s", now)(&o)
+			err := offer.Take(offer.Use{By: tc.user, Key: "V1", Name: "Grace", Start: "s", At: now})(&o)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Take: %v, want %v", err, tc.want)
 			}
@@ -57,6 +65,70 @@ func TestReleaseKeepsBookings(t *testing.T) {
 	_ = offer.Confirm("V2", "b2", now)(&o)
 	if got := o.Booked(); len(got) != 1 || !got[0].End.Equal(now) {
 		t.Errorf("Booked = %+v", got)
+	}
+}
+
+// A time its process left is settled only as it was read: one sent, or
+// settled, since is left to what did that.
+func TestLeftTimesSettleOnlyAsRead(t *testing.T) {
+	taken := offer.Offer{Max: 3, Expires: now.Add(time.Hour)}
+	for _, key := range []string{"V1", "V2", "V3"} {
+		if err := offer.Take(offer.Use{Key: key, By: "U" + key, Start: key, At: now})(&taken); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsent := taken.Uses[0]
+	if err := offer.Send("V1", now)(&taken); err != nil {
+		t.Fatal(err)
+	}
+	if err := offer.ReleaseLeft(unsent)(&taken); !errors.Is(err, offer.ErrSettled) || len(taken.Pending()) != 3 {
+		t.Errorf("a time sent since it was read was given back: %v, %+v", err, taken.Uses)
+	}
+	sent := taken.Uses[0]
+	if err := offer.ConfirmLeft(sent, "b1", now)(&taken); err != nil || len(taken.Booked()) != 1 {
+		t.Fatalf("ConfirmLeft: %v, %+v", err, taken.Uses)
+	}
+	if err := offer.ConfirmLeft(sent, "b1", now)(&taken); !errors.Is(err, offer.ErrSettled) {
+		t.Errorf("a time confirmed twice: %v", err)
+	}
+	if err := offer.ReleaseLeft(taken.Uses[1])(&taken); err != nil || len(taken.Uses) != 2 || taken.Left() != 1 {
+		t.Errorf("ReleaseLeft of an unsent time: %v, %+v", err, taken.Uses)
+	}
+	if err := offer.Send("V2", now)(&taken); !errors.Is(err, offer.ErrSettled) {
+		t.Errorf("a time given back was sent: %v", err)
+	}
+	if got := taken.Pending(); len(got) != 1 || got[0].Key != "V3" {
+		t.Errorf("Pending = %+v", got)
+	}
+}
+
+// EncodedPending agrees with Pending on offers whose names and titles
+// spell a use's fields.
+func TestEncodedPending(t *testing.T) {
+	spelt := `x","key":"V9"},{"key":"V9","booking":"`
+	for _, o := range []offer.Offer{
+		{},
+		{Name: spelt, Title: `"booking":`, Uses: []offer.Use{{Key: "V1", Name: spelt, Booking: "b1"}}},
+		{Name: `"booking":"b"`, Uses: []offer.Use{{Key: "V1", Name: `","booking":"b`, Card: `"booking":`}}},
+		{Uses: []offer.Use{{Key: "V1", Booking: "b1"}, {Key: "V2", Sent: now}}},
+	} {
+		raw, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := offer.EncodedPending(raw), len(o.Pending()) > 0; got != want {
+			t.Errorf("EncodedPending(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+func TestWarnOnce(t *testing.T) {
+	var o offer.Offer
+	if err := offer.Warn(now)(&o); err != nil || !o.Warned.Equal(now) {
+		t.Fatalf("first Warn: %v, %v", err, o.Warned)
+	}
+	if err := offer.Warn(now.Add(time.Hour))(&o); !errors.Is(err, offer.ErrWarned) || !o.Warned.Equal(now) {
+		t.Errorf("second Warn: %v, %v", err, o.Warned)
 	}
 }
 

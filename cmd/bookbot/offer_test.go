@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -261,4 +262,149 @@ func TestReplicasServeAnOffer(t *testing.T) {
 	if len(conns) != 2 {
 		t.Errorf("the offer's envelopes were acked on %d connections, want both replicas'", len(conns))
 	}
+}
+
+// offerStandIn is a Slack stand-in with Ada, Grace (named in offers, not on
+// the allow-list), a channel where they talk and a review channel.
+func offerStandIn(t *testing.T) *slacktest.Server {
+	sl := newStandIn(t)
+	sl.AddUser(slacktest.User{ID: "UGRACE", Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, "UGRACE"}})
+	return sl
+}
+
+func requestsTo(sb *bookingtest.Server, endpoint string) int {
+	n := 0
+	for _, r := range sb.Requests() {
+		if r.Endpoint == endpoint {
+			n++
+		}
+	}
+	return n
+}
+
+// kill stops the process at once, as kill -9 does.
+func kill(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+}
+
+// The real binary killed after Grace's form took a time from Ada's offer
+// and before its create was sent: restarted, it gives the time back, tells
+// Grace, shows the time on the card again, and she books it.
+func TestRunOfferTimeIsFreeAfterAKillBeforeSending(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := offerStandIn(t)
+	e := env(sb, sl)
+	first, out := startRun(ctx, t, sl, e)
+	w := offerWorld{ctx: ctx, t: t, sl: sl, out: out}
+	card := w.offer("intro-call <@UGRACE|grace>")
+	times := offerButtons(card, "offer_slot")
+	w.click("UGRACE", card, "offer_slot", times[0])
+	form := w.form("UGRACE", "")
+
+	// The form takes the time, then checks it is still free: that read is
+	// held, and bookbot is killed while it waits.
+	sb.SetLatency(bookingtest.EndpointSlots, time.Minute)
+	reads := requestsTo(sb, bookingtest.EndpointSlots)
+	if _, err := sl.SubmitInputs(ctx, "UGRACE", form.ID, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Until(ctx, t, "the form's check of the time to reach the API", func() bool {
+		return requestsTo(sb, bookingtest.EndpointSlots) > reads
+	})
+	kill(t, first)
+	sb.SetLatency(bookingtest.EndpointSlots, 0)
+
+	second, out := startRun(ctx, t, sl, e)
+	w.out = out
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "UGRACE" && strings.Contains(string(m.Blocks), "bookbot stopped before it sent your booking")
+	}); err != nil {
+		t.Fatalf("Grace was not told: %v\n%s", err, out)
+	}
+	open := w.card(card, "Offer")
+	if got := offerButtons(open, "offer_slot"); len(got) == 0 || got[0] != times[0] {
+		t.Errorf("the card does not offer the time again: %v", got)
+	}
+	w.click("UGRACE", card, "offer_slot", times[0])
+	again := w.form("UGRACE", form.ID)
+	if _, err := sl.SubmitInputs(ctx, "UGRACE", again.ID, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	w.card(card, "Booked")
+	if n := posts(sb); n != 1 {
+		t.Errorf("%d POST /bookings, want 1", n)
+	}
+	stopRun(t, second, out)
+	noSecrets(t, sb, sl, out.String())
+}
+
+// The real binary killed while the API holds the create of Grace's form:
+// restarted, it settles the write by listing, records the booking in the
+// offer, shows it on the card and tells Ada, once, that it was booked.
+func TestRunOfferBookingInFlightIsSettledAfterAKill(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	sb := bookingtest.NewServer(t)
+	sl := offerStandIn(t)
+	e := env(sb, sl, "BOOKBOT_REVIEW_CHANNEL="+reviewRoom)
+	first, out := startRun(ctx, t, sl, e)
+	w := offerWorld{ctx: ctx, t: t, sl: sl, out: out}
+	card := w.offer("intro-call <@UGRACE|grace>")
+	times := offerButtons(card, "offer_slot")
+	w.click("UGRACE", card, "offer_slot", times[0])
+	form := w.form("UGRACE", "")
+
+	sb.CommitThenHang(bookingtest.EndpointCreateBooking)
+	if _, err := sl.SubmitInputs(ctx, "UGRACE", form.ID, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Until(ctx, t, "the sandbox to commit the booking", func() bool { return bookedBy(sb, "grace@example.com") != "" })
+	kill(t, first) // the API is still holding the answer
+	if strings.Contains(out.String(), `"msg":"booking create"`) {
+		t.Fatalf("the create finished before the kill:\n%s", out)
+	}
+
+	second, out := startRun(ctx, t, sl, e)
+	w.out = out
+	booked := w.card(card, "Booked")
+	if id := bookedBy(sb, "grace@example.com"); !strings.Contains(booked.Text, id) {
+		t.Errorf("the card does not carry the booking %s: %q", id, booked.Text)
+	}
+	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == ada && strings.HasPrefix(m.Text, "Booked from your offer")
+	}); err != nil {
+		t.Fatalf("Ada was not told: %v\n%s", err, out)
+	}
+	out.waitCount(ctx, t, "review report posted", 1)
+	stopRun(t, second, out)
+	told := messagesWhere(sl, func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == ada && strings.HasPrefix(m.Text, "Booked from your offer")
+	})
+	if len(told) != 1 {
+		t.Errorf("Ada was told %d times, want once", len(told))
+	}
+	if n := posts(sb); n != 1 {
+		t.Errorf("%d POST /bookings, want 1: settling never books again", n)
+	}
+	noSecrets(t, sb, sl, out.String())
+}
+
+// bookedBy is the ID of the demo owner's booking of the attendee with
+// email, "" when there is none.
+func bookedBy(sb *bookingtest.Server, email string) string {
+	for _, b := range sb.Bookings(bookingtest.DemoOwner) {
+		if b.BookerEmail != nil && *b.BookerEmail == email && !b.Cancelled {
+			return b.ID
+		}
+	}
+	return ""
 }

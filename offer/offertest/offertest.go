@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +46,8 @@ var cases = testutil.Suite[offer.Store]{
 	{"Update/concurrent takes", concurrentTakes},
 	{"Update/concurrent takes of one time", concurrentTakesOfOneTime},
 	{"Prune/expired before cutoff", prune},
+	{"Unsettled/offers holding a time not booked", unsettled},
+	{"Unsettled/follows updates", unsettledFollowsUpdates},
 	{"Context/cancelled", cancelled},
 }
 
@@ -62,9 +65,9 @@ func sample(id string) offer.Offer {
 // same reports whether two offers are equal as instants.
 func same(a, b offer.Offer) bool {
 	norm := func(o offer.Offer) string {
-		o.Created, o.Expires, o.Withdrawn = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC()
+		o.Created, o.Expires, o.Withdrawn, o.Warned = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC(), o.Warned.UTC()
 		for i := range o.Uses {
-			o.Uses[i].At, o.Uses[i].End = o.Uses[i].At.UTC(), o.Uses[i].End.UTC()
+			o.Uses[i].At, o.Uses[i].End, o.Uses[i].Sent = o.Uses[i].At.UTC(), o.Uses[i].End.UTC(), o.Uses[i].Sent.UTC()
 		}
 		j, _ := json.Marshal(o)
 		return string(j)
@@ -87,7 +90,11 @@ func getAbsent(t *testing.T, open func() offer.Store) {
 
 func roundTrip(t *testing.T, open func() offer.Store) {
 	o := sample("a1")
-	o.Uses = []offer.Use{{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)}}
+	o.Warned = base.Add(time.Minute)
+	o.Uses = []offer.Use{
+		{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)},
+		{Key: "V2", By: "UBOB", Name: "Bob", Start: "2026-11-25T11:00:00Z", At: base, Owner: "pid 7 on host", Sent: base.Add(time.Second), Card: "https://hooks.slack.test/actions/T1/2/x"},
+	}
 	mustCreate(t, open(), o)
 	got, err := open().Get(t.Context(), "a1")
 	if err != nil || !same(got, o) {
@@ -109,7 +116,7 @@ func createTaken(t *testing.T, open func() offer.Store) {
 
 func updateKept(t *testing.T, open func() offer.Store) {
 	mustCreate(t, open(), sample("a1"))
-	got, err := open().Update(t.Context(), "a1", offer.Take("UGRACE", "V1", "Grace", "s", base))
+	got, err := open().Update(t.Context(), "a1", offer.Take(offer.Use{By: "UGRACE", Key: "V1", Name: "Grace", Start: "s", At: base}))
 	if err != nil || len(got.Uses) != 1 {
 		t.Fatalf("Update = %+v, %v", got, err)
 	}
@@ -158,7 +165,7 @@ func concurrentTakes(t *testing.T, open func() offer.Store) {
 	for i := range 16 {
 		wg.Go(func() {
 			user := fmt.Sprintf("U%d", i)
-			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s"+user, base))
+			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(offer.Use{By: user, Key: "V" + user, Name: user, Start: "s" + user, At: base}))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -191,7 +198,7 @@ func concurrentTakesOfOneTime(t *testing.T, open func() offer.Store) {
 	for i := range 16 {
 		wg.Go(func() {
 			user := fmt.Sprintf("U%d", i)
-			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(user, "V"+user, user, "s", base))
+			_, err := handles[i%2].Update(t.Context(), "a1", offer.Take(offer.Use{By: user, Key: "V" + user, Name: user, Start: "s", At: base}))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -229,6 +236,103 @@ func prune(t *testing.T, open func() offer.Store) {
 	}
 }
 
+// ids are the IDs of offers, sorted.
+func ids(list []offer.Offer) []string {
+	out := make([]string, len(list))
+	for i, o := range list {
+		out[i] = o.ID
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustUnsettled(t *testing.T, s offer.Store) []string {
+	t.Helper()
+	list, err := s.Unsettled(t.Context())
+	if err != nil {
+		t.Fatalf("Unsettled: %v", err)
+	}
+	return ids(list)
+}
+
+// unsettled: of offers with no use, booked uses, uses not booked, expired
+// or withdrawn, and names and titles that spell a use's fields, the ones
+// holding a time not booked are listed, each whole.
+func unsettled(t *testing.T, open func() offer.Store) {
+	s := open()
+	booked := offer.Use{Key: "V1", By: "UGRACE", Name: "Grace", Start: "s1", At: base, Booking: "b1", End: base.Add(time.Hour)}
+	pending := offer.Use{Key: "V2", By: "UBOB", Name: "Bob", Start: "s2", At: base, Sent: base}
+	// JSON would hold these as field names, were quotes not escaped.
+	spelt := `x","key":"V9"},{"key":"V9`
+	for id, edit := range map[string]func(*offer.Offer){
+		"none":      func(o *offer.Offer) {},
+		"booked":    func(o *offer.Offer) { o.Uses = []offer.Use{booked} },
+		"pending":   func(o *offer.Offer) { o.Uses = []offer.Use{pending} },
+		"both":      func(o *offer.Offer) { o.Max, o.Uses = 2, []offer.Use{booked, pending} },
+		"expired":   func(o *offer.Offer) { o.Expires, o.Uses = base.Add(-time.Hour), []offer.Use{pending} },
+		"withdrawn": func(o *offer.Offer) { o.Withdrawn, o.Uses = base, []offer.Use{pending} },
+		"spelt booked": func(o *offer.Offer) {
+			o.Name, o.Title, o.Uses = spelt, `"booking":"x"`, []offer.Use{booked}
+			o.Uses[0].Name = spelt
+		},
+		"spelt pending": func(o *offer.Offer) {
+			o.Name, o.Title, o.Uses = `"booking":"x",`, spelt, []offer.Use{pending}
+			o.Uses[0].Name, o.Uses[0].Card = `","booking":"b`, `"booking":`
+		},
+	} {
+		o := sample(id)
+		edit(&o)
+		mustCreate(t, s, o)
+	}
+	want := []string{"both", "expired", "pending", "spelt pending", "withdrawn"}
+	list, err := open().Unsettled(t.Context())
+	if err != nil {
+		t.Fatalf("Unsettled: %v", err)
+	}
+	if got := ids(list); !slices.Equal(got, want) {
+		t.Fatalf("Unsettled = %q, want %q", got, want)
+	}
+	for _, o := range list {
+		if got, _ := open().Get(t.Context(), o.ID); !same(o, got) {
+			t.Errorf("Unsettled gave %+v, Get %+v", o, got)
+		}
+	}
+}
+
+// unsettledFollowsUpdates: a time taken lists its offer, on every handle,
+// and its booking or release no longer does.
+func unsettledFollowsUpdates(t *testing.T, open func() offer.Store) {
+	o := sample("a1")
+	o.For, o.Max = nil, 2
+	mustCreate(t, open(), o)
+	if got := mustUnsettled(t, open()); len(got) != 0 {
+		t.Fatalf("Unsettled before any take = %q", got)
+	}
+	take := func(user string) {
+		t.Helper()
+		if _, err := open().Update(t.Context(), "a1", offer.Take(offer.Use{By: user, Key: "V" + user, Name: user, Start: "s" + user, At: base})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take("U1")
+	take("U2")
+	if got := mustUnsettled(t, open()); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("Unsettled after two takes = %q", got)
+	}
+	if _, err := open().Update(t.Context(), "a1", offer.Confirm("VU1", "b1", base)); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustUnsettled(t, open()); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("Unsettled with one time still being booked = %q", got)
+	}
+	if _, err := open().Update(t.Context(), "a1", offer.Release("VU2")); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustUnsettled(t, open()); len(got) != 0 {
+		t.Fatalf("Unsettled once every time is booked or given back = %q", got)
+	}
+}
+
 func cancelled(t *testing.T, open func() offer.Store) {
 	s := open()
 	mustCreate(t, s, sample("a1"))
@@ -239,6 +343,7 @@ func cancelled(t *testing.T, open func() offer.Store) {
 	_, checks["Get"] = s.Get(ctx, "a1")
 	_, checks["Update"] = s.Update(ctx, "a1", func(o *offer.Offer) error { o.Max = 5; return nil })
 	checks["Prune"] = s.Prune(ctx, base.Add(365*24*time.Hour))
+	_, checks["Unsettled"] = s.Unsettled(ctx)
 	for name, err := range checks {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context: %v", name, err)

@@ -99,6 +99,28 @@ func (s offerStore) Update(ctx context.Context, id string, fn func(*offer.Offer)
 	return o, nil
 }
 
+// Unsettled reads the offers the unsettled column marks (0010), through
+// its partial index: none but them.
+func (s offerStore) Unsettled(ctx context.Context) ([]offer.Offer, error) {
+	rows, err := s.pool.Query(ctx, "SELECT offer FROM bookbot_offers WHERE unsettled")
+	if err != nil {
+		return nil, offerErr("unsettled", err)
+	}
+	vals, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, offerErr("unsettled", err)
+	}
+	out := make([]offer.Offer, 0, len(vals))
+	for _, v := range vals {
+		var o offer.Offer
+		if err := json.Unmarshal(v, &o); err != nil {
+			return nil, offerErr("unsettled", err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 func (s offerStore) Prune(ctx context.Context, cutoff time.Time) error {
 	cutS, cutNS := unix(cutoff)
 	_, err := s.pool.Exec(ctx, `DELETE FROM bookbot_offers WHERE (expires_s, expires_ns) < ($1::bigint, $2::integer)`, cutS, cutNS)

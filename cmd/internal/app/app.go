@@ -245,12 +245,14 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			default:
 			}
 		},
-		Offers:     st.Offers,
-		OfferTTL:   cfg.OfferTTL,
-		Seen:       st.Seen,
-		Outbox:     st.Outbox,
-		Now:        d.Now,
-		HTTPClient: &http.Client{Transport: a.slackTransport, Timeout: timeout},
+		Offers:   st.Offers,
+		OfferTTL: cfg.OfferTTL,
+		// Replicas share the offers; the embedded store is one process's.
+		OffersShared: !cfg.DatabaseURL.IsZero(),
+		Seen:         st.Seen,
+		Outbox:       st.Outbox,
+		Now:          d.Now,
+		HTTPClient:   &http.Client{Transport: a.slackTransport, Timeout: timeout},
 		// Reminders run where the scheduled work runs; a save on another
 		// replica wakes them through the state (State.PersonalSaved).
 		PersonalChanged: func() {
