@@ -240,7 +240,7 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 		return
 	}
 	bk := booking.Booking{ID: id, Start: start, End: end}
-	if !recovered || !b.reviewReaches(e, o.Offerer) {
+	if !recovered || !b.reviewReaches(ctx, e, o.Offerer) {
 		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, l.u.By, e.Name, e.Email, b.users.zone(ctx, o.Offerer)))
 	}
 	if !recovered {
@@ -249,8 +249,12 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 }
 
 // reviewReaches reports whether e's review report goes to user.
-func (b *Bot) reviewReaches(e journal.Entry, user string) bool {
-	return b.cfg.Journal != nil && e.NeedsReview && slices.Contains(b.reviewRecipients(e), user)
+func (b *Bot) reviewReaches(ctx context.Context, e journal.Entry, user string) bool {
+	if b.cfg.Journal == nil || !e.NeedsReview {
+		return false
+	}
+	to, _ := b.reviewRecipients(ctx, e)
+	return slices.Contains(to, user)
 }
 
 // leftCard shows o as it is now on its card, through the response_url of

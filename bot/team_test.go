@@ -250,3 +250,31 @@ func TestRecoveredWriteTellsItsGuestPlainly(t *testing.T) {
 		t.Errorf("bob, the first reviewer, got %d messages about ada's calendar", n)
 	}
 }
+
+// An unclear booking from ada's offer on her own calendar reaches her once:
+// as the review, which she alone may check; the guest is told it is not
+// sure, and is not sent the review.
+func TestUnclearOfferBookingReachesItsOffererOnce(t *testing.T) {
+	t.Parallel()
+	h, own, _ := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, bob, eve}})
+	card := h.offerCard("intro-call")
+	h.pick(eve, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("eve's form", func(v slacktest.View) bool { return v.TriggerUser == eve && v.CallbackID == "offer_book" })
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	h.waitView("eve told it is not sure", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Not sure it was booked")
+	})
+	h.dm(ada, "A booking needs a human look")
+	h.drain()
+	if n := len(messagesIn(h, ada, "")); n != 1 {
+		t.Errorf("ada got %d DMs about one unclear booking from her offer, want 1 (the review)", n)
+	}
+	for _, u := range []string{eve, bob} {
+		if n := len(messagesIn(h, u, "human look")); n != 0 {
+			t.Errorf("%s got the review of ada's calendar", u)
+		}
+	}
+}

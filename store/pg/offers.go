@@ -99,7 +99,7 @@ func (s offerStore) Update(ctx context.Context, id string, fn func(*offer.Offer)
 	return o, nil
 }
 
-// Unsettled reads the offers the unsettled column marks (0010), through
+// Unsettled reads the offers the unsettled column marks (0012), through
 // its partial index: none but them.
 func (s offerStore) Unsettled(ctx context.Context) ([]offer.Offer, error) {
 	rows, err := s.pool.Query(ctx, "SELECT offer FROM bookbot_offers WHERE unsettled")
