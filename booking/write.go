@@ -62,6 +62,40 @@ const (
 	AlreadyBooked Outcome = "already_booked"
 )
 
+// Reason says why an outcome is what it is where the outcome alone does
+// not: which plain refusal, which limit, what the list could not check.
+// The journal keeps it with the outcome; "" says nothing more.
+type Reason string
+
+const (
+	// ReasonFull: NotBooked, after a 5xx whose body says "not booked", as
+	// the service answers once it holds as many confirmed bookings as it
+	// takes. A plain refusal, not an outage: waiting does not change it.
+	ReasonFull Reason = "full"
+	// ReasonBlocked: Rejected, after a 403 whose body says "not booked":
+	// the service refused this booking for this attendee (the owner's
+	// settings may refuse their address or domain). Not a key problem.
+	ReasonBlocked Reason = "blocked"
+	// ReasonUnanswered: Rejected, after a 400 to a create sent without a
+	// note: the event type may require one, or another answer the API
+	// cannot send (§2: which questions are required is not discoverable).
+	ReasonUnanswered Reason = "unanswered"
+	// ReasonEventLimit: RateLimited, after a 429 while bookbot's own
+	// attempts of the last minute were under the API's limit per address:
+	// it was the event type's hourly limit, which can take up to an hour
+	// to clear. Only that event type is held back.
+	ReasonEventLimit Reason = "event_limit"
+	// ReasonMinuteLimit: RateLimited, after a 429 with bookbot's attempts
+	// of the last minute at the API's limit per address: every create is
+	// held back.
+	ReasonMinuteLimit Reason = "minute_limit"
+	// ReasonBeyondList: Confirmed or Cancelled as the service answered (a
+	// receipt for this slot; cancelled: true), of a booking the full list
+	// does not show: it lies beyond the first MaxListed, so the list could
+	// not check the answer (§7 rule 3: a person may look).
+	ReasonBeyondList Reason = "beyond_list"
+)
+
 // Request is a write as it would have gone to the API, for a dry run.
 type Request struct {
 	Method string
@@ -73,7 +107,8 @@ type Request struct {
 // on the way, for the person who asked and for the logs.
 type Result struct {
 	Outcome    Outcome
-	Booking    *Booking // create: the listed booking; cancel: the booking as last listed, when it was
+	Reason     Reason   // why, where Outcome alone does not say
+	Booking    *Booking // create: the listed booking (beyond the list: as the receipt and the request have it); cancel: the booking as last listed, when it was
 	Receipt    *Receipt // create: what the API returned, if anything
 	Verified   bool     // the list agrees with the outcome
 	Reconciled bool     // the outcome was settled by listing after an unclear answer
@@ -395,7 +430,17 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict:
 		res.saw("POST /bookings answered 409 %q (form handler status %d): not booked, and not resubmitted", apiErr.Message, apiErr.BodyStatus)
-		c.settleConflict(ctx, req, res)
+		c.settleRefused(ctx, req, res)
+	case errors.Is(err, ErrFull):
+		res.Reason = ReasonFull
+		res.saw("POST /bookings answered %d %q (form handler status %d): not booked, as the service answers when it takes no new bookings; not resubmitted", apiErr.StatusCode, apiErr.Message, apiErr.BodyStatus)
+		c.settleRefused(ctx, req, res)
+	case errors.Is(err, ErrBlocked):
+		res.Outcome, res.Reason = Rejected, ReasonBlocked
+		res.saw("POST /bookings answered 403 %q: refused for this attendee, nothing was booked", apiErr.Message)
+	case errors.Is(err, ErrInvalidInput) && req.Note == "":
+		res.Outcome, res.Reason = Rejected, ReasonUnanswered
+		res.saw("POST /bookings answered 400 to a create sent without a note: refused, nothing was booked; the event type may require a note or another answer")
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
 		res.Outcome = Rejected
 		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
@@ -427,9 +472,11 @@ func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any
 	return c.once(ctx, ep, nil, form, out)
 }
 
-// settleConflict reads the list once after a 409: the service answers one
-// to a create of exactly a booking that exists, too.
-func (c *Client) settleConflict(ctx context.Context, req CreateRequest, res *Result) {
+// settleRefused reads the list once after a plain "not booked" (a 409, or
+// the 5xx of a service that takes no new bookings): the service answers a
+// 409 to a create of exactly a booking that exists, too, and the list
+// confirms that nothing was booked.
+func (c *Client) settleRefused(ctx context.Context, req CreateRequest, res *Result) {
 	res.Outcome = NotBooked
 	list, err := c.freshList(ctx)
 	if err != nil {

@@ -244,6 +244,87 @@ func TestCreateRejected(t *testing.T) {
 	}
 }
 
+// A service that takes no new bookings answers 503 with the create's JSON
+// refusal: a plain "not booked", which the list confirms, not an outage
+// whose outcome a person must check, and nothing in it says to try again
+// in a few minutes.
+func TestCreateFullServiceIsNotBooked(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	srv.Full(bookingtest.DemoOwner)
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.NotBooked || res.Reason != booking.ReasonFull || res.NeedsHuman() {
+		t.Fatalf("result = %+v", res)
+	}
+	if !errors.Is(res.Err, booking.ErrFull) || errors.Is(res.Err, booking.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrFull and not ErrUnavailable", res.Err)
+	}
+	said := res.Err.Error() + " " + strings.Join(res.Seen, " ")
+	for _, untrue := range []string{"few minutes", "down", "no clear answer", "unclear"} {
+		if strings.Contains(said, untrue) {
+			t.Errorf("what bookbot saw says %q: %s", untrue, said)
+		}
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings calls = %d, want 1", n)
+	}
+	if n := calls(srv, bookingtest.EndpointListBookings); n != 2 {
+		t.Errorf("GET /bookings calls = %d, want 2: the check before and the list that confirms nothing was booked", n)
+	}
+}
+
+// An attendee the owner's settings refuse is answered 403 with the
+// create's JSON refusal: refused for this attendee, which is no key or
+// access problem. An edge's HTML 403 stays one (TestCreateRejected).
+func TestCreateBlockedAttendeeIsRefused(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	srv.SetBlocked(bookingtest.DemoOwner, "example.com")
+	res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != booking.ReasonBlocked || res.NeedsHuman() {
+		t.Fatalf("result = %+v", res)
+	}
+	if !errors.Is(res.Err, booking.ErrBlocked) || errors.Is(res.Err, booking.ErrForbidden) || strings.Contains(res.Err.Error(), "access") {
+		t.Errorf("err = %v, want ErrBlocked, not a refusal of access", res.Err)
+	}
+}
+
+// A 400 to a create sent without a note says the event type may require
+// one; with a note, a 400 is any other refused input.
+func TestCreateWithoutANoteRefusedAsUnanswered(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	srv.AddEventType(bookingtest.DemoOwner, bookingtest.EventType{Slug: "intake", Title: "Intake", DurationMinutes: 30, RequiresNote: true, RequiredQuestions: []string{"company"}})
+	slots, err := c.Slots(t.Context(), "intake")
+	if err != nil || len(slots) < 2 {
+		t.Fatalf("slots: %v, %v", slots, err)
+	}
+	bare := request(slots[0])
+	bare.Note = ""
+	res, err := c.Create(t.Context(), bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != booking.ReasonUnanswered || !errors.Is(res.Err, booking.ErrInvalidInput) {
+		t.Fatalf("without a note: %+v", res)
+	}
+	// With a note the required question is still unanswered: a 400 like any.
+	res, err = c.Create(t.Context(), request(slots[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != "" {
+		t.Fatalf("with a note: %+v", res)
+	}
+}
+
 func TestCreateUnclearAnswersAreReconciled(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
