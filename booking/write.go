@@ -400,9 +400,14 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	var apiErr *APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
-		hold, lerr := c.throttled(ctx, apiErr.RetryAfter)
-		res.Outcome, res.RetryAfter = RateLimited, hold
-		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; creates are held back for %s", HumanDuration(res.RetryAfter))
+		hold, every, lerr := c.throttled(ctx, req.Slot.eventType, apiErr.RetryAfter)
+		res.Outcome, res.RetryAfter, res.Reason = RateLimited, hold, ReasonEventLimit
+		what := "creates of this event type are held back for " + HumanDuration(hold) + ": its hourly limit, as bookbot's own attempts of the last minute were under the limit per address"
+		if every {
+			res.Reason = ReasonMinuteLimit
+			what = "every create is held back for " + HumanDuration(hold) + ": the limit per address, as bookbot's own attempts of the last minute reached it"
+		}
+		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; %s", what)
 		if lerr != nil {
 			res.saw("%v", lerr)
 		}

@@ -534,21 +534,57 @@ func TestCreateGuardKeepsWithinLimits(t *testing.T) {
 	}
 }
 
-func TestCreateAfter429HoldsBack(t *testing.T) {
+// A 429 without Retry-After while bookbot's own attempts of the last minute
+// are under the limit per address is an event type's hourly limit, as
+// when other clients used up its hour: that event type is held back for
+// the hour it can take, never a minute, and another event type, under its
+// limits, still books.
+func TestCreateAfter429HoldsBackOnlyItsEventType(t *testing.T) {
 	t.Parallel()
 	c, srv := sandbox(t)
+	intro, err := c.Slots(t.Context(), "intro-call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ExhaustEventLimit(bookingtest.DemoOwner, "intro-call")
+	res, _ := c.Create(t.Context(), request(intro[0]))
+	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonEventLimit || res.RetryAfter != time.Hour ||
+		!errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
+		t.Fatalf("429 without Retry-After = %+v, want intro-call held an hour (the API's refusal, not bookbot's)", res)
+	}
+	res, _ = c.Create(t.Context(), request(intro[1]))
+	if res.Outcome != booking.RateLimited || res.Err != nil || !res.Held || res.RetryAfter != time.Hour {
+		t.Fatalf("intro-call during the hold = %+v, want refused locally for the hour", res)
+	}
+	if res, _ := c.Create(t.Context(), request(firstSlot(t, c, "consultation"))); res.Outcome != booking.Confirmed {
+		t.Fatalf("consultation during intro-call's hold = %+v, want booked", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST calls = %d, want 2", n)
+	}
+}
+
+// A 429 with bookbot's own attempts of the last minute at the limit per
+// address is that limit's: every create is held back, from a minute.
+func TestCreateAfter429AtTheMinutesLimitHoldsEveryCreate(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t, booking.WithLimiter(booking.NewGuard(booking.Limits{PerMinute: 2, PerEventPerHour: 20}, fixed)))
 	slots, _ := c.Slots(t.Context(), "intro-call")
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
+	if res, _ := c.Create(t.Context(), request(slots[0])); res.Outcome != booking.Rejected {
+		t.Fatalf("first create: %+v", res)
+	}
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
-	res, _ := c.Create(t.Context(), request(slots[0]))
-	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
-		t.Fatalf("429 without Retry-After = %+v, want held a minute (the API's refusal, not bookbot's)", res)
+	res, _ := c.Create(t.Context(), request(slots[1]))
+	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonMinuteLimit || res.RetryAfter != time.Minute || res.Held {
+		t.Fatalf("429 at the minute's limit = %+v, want every create held a minute", res)
 	}
-	res, _ = c.Create(t.Context(), request(slots[1]))
-	if res.Outcome != booking.RateLimited || res.Err != nil || !res.Held {
-		t.Fatalf("create during the hold = %+v, want refused locally", res)
+	res, _ = c.Create(t.Context(), request(firstSlot(t, c, "consultation")))
+	if res.Outcome != booking.RateLimited || !res.Held {
+		t.Fatalf("another event type during the hold = %+v, want refused locally", res)
 	}
-	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
-		t.Errorf("POST calls = %d, want 1", n)
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST calls = %d, want 2", n)
 	}
 }
 
