@@ -515,7 +515,7 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 		// Without its start (zero), the booking's absence from the list
 		// could as well mean it has started since bookbot stopped.
 		start, _ := time.Parse(time.RFC3339Nano, w.Start)
-		c.settleCancel(ctx, w.BookingID, start, res)
+		c.settleCancel(ctx, w.BookingID, start, false, res)
 	default:
 		res.Outcome = Unknown
 		res.saw("the journal holds an unknown write %q", w.Op)
@@ -571,6 +571,17 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		res.saw("GET /bookings lists %s with the same event, start and attendee", found.ID)
 		return
 	}
+	if !conclusive && res.Receipt != nil && res.Receipt.Start.Equal(slot.Start) && res.Receipt.End.Equal(slot.End) {
+		// The service answered with a receipt for this slot, and the list
+		// cannot show it: booked, as the service said, unchecked.
+		res.Outcome, res.Reason = Confirmed, ReasonBeyondList
+		res.Booking = &Booking{
+			ID: res.Receipt.ID, Start: res.Receipt.Start, End: res.Receipt.End, Status: StatusConfirmed,
+			EventType: Some(slot.eventType), BookerName: Some(strings.TrimSpace(req.Name)), BookerEmail: Some(req.Email),
+		}
+		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered", len(list))
+		return
+	}
 	if !conclusive {
 		res.Outcome = Unknown
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
@@ -605,21 +616,24 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	// show (beyond its first 100) is still cancelled.
 	var listed *Booking
 	var start time.Time
+	unlisted := false // the full list does not show it: it lies beyond
 	if list, err := c.freshList(ctx); err == nil {
 		if listed = byID(list, id); listed != nil {
 			start = listed.Start
 			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String
 		}
+		unlisted = listed == nil && len(list) >= MaxListed
 	}
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
 	return c.write(ctx, w, ep, nil, nil, func(res *Result) {
 		res.Booking = listed
-		c.cancel(ctx, id, start, ep, res)
+		c.cancel(ctx, id, start, unlisted, ep, res)
 	})
 }
 
-// cancel sends one cancel and classifies the answer.
-func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endpoint, res *Result) {
+// cancel sends one cancel and classifies the answer. unlisted says the
+// full list before it did not show the booking.
+func (c *Client) cancel(ctx context.Context, id string, start time.Time, unlisted bool, ep endpoint, res *Result) {
 	var out wireCancelled
 	_, err := c.send(ctx, ep, nil, &out)
 	res.Err = err
@@ -629,10 +643,10 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 	case err == nil && out.Cancelled:
 		res.Outcome = Cancelled
 		res.saw("POST /bookings/%s/cancel answered cancelled", id)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	case err == nil:
 		res.saw("POST /bookings/%s/cancel answered without cancelled: true", id)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	case errors.Is(err, ErrNotFound):
 		res.Outcome = NotFound
 		res.saw("POST /bookings/%s/cancel answered 404: no such booking for this account", id)
@@ -644,7 +658,7 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 		res.saw("POST /bookings/%s/cancel answered %d: refused", id, apiErr.StatusCode)
 	default:
 		res.saw("POST /bookings/%s/cancel gave no clear answer: %v", id, err)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	}
 }
 
@@ -653,8 +667,10 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 // booking's start as listed before the cancel, zero when it was not listed
 // then: once it has passed (by the API's clock, which the list goes by), or
 // when it is not known, the list (upcoming bookings only) may not show the
-// booking either way, so its absence settles nothing.
-func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
+// booking either way, so its absence settles nothing. unlisted says the
+// list before was full and did not show it: a cancel the API confirmed is
+// then one the list cannot check, not one of a booking gone already.
+func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, unlisted bool, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
 	if err != nil {
@@ -677,6 +693,11 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 			}
 			return
 		}
+	}
+	if said && unlisted {
+		res.Reason = ReasonBeyondList
+		res.saw("GET /bookings, full before the cancel, did not list %s: it lies beyond the first %d, where the list cannot check the cancel", id, MaxListed)
+		return
 	}
 	// The booking's absence settles the cancel only where the list would
 	// show it.

@@ -395,11 +395,7 @@ func TestCreateBeyondFullListIsUnknown(t *testing.T) {
 	}
 	slot := slots[len(slots)-1]
 	// A full list, all before the slot: the list cannot show the new booking.
-	name := "Filler"
-	for i := range booking.MaxListed {
-		start := monday.Add(time.Duration(i+1) * time.Minute)
-		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
-	}
+	fillList(srv)
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(504))
 	res, err := c.Create(t.Context(), request(slot))
 	if err != nil {
@@ -410,6 +406,93 @@ func TestCreateBeyondFullListIsUnknown(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Seen, " "), "full") {
 		t.Errorf("Seen does not say the list is full: %q", res.Seen)
+	}
+}
+
+// fillList adds MaxListed bookings to srv's owner, all starting before
+// the last slot of the day after: the list shows them and nothing after.
+func fillList(srv *bookingtest.Server) {
+	name := "Filler"
+	for i := range booking.MaxListed {
+		start := monday.Add(time.Duration(i+1) * time.Minute)
+		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
+	}
+}
+
+// A create answered 201 with a receipt for its slot, which lies beyond the
+// full list, is booked as the service answered: the list cannot check it,
+// which the result says, and that is no unclear answer. A receipt for
+// another time is no answer for this slot: unknown.
+func TestCreateBeyondFullListWithReceiptIsBooked(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slots, err := c.Slots(t.Context(), "consultation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := slots[len(slots)-1]
+	fillList(srv)
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Confirmed || res.Reason != booking.ReasonBeyondList || res.Verified || res.NeedsHuman() {
+		t.Fatalf("result = %+v; seen %q", res, res.Seen)
+	}
+	b := res.Booking
+	if b == nil || res.Receipt == nil || b.ID != res.Receipt.ID || !b.Start.Equal(slot.Start) || !b.End.Equal(slot.End) ||
+		b.EventType != booking.Some("consultation") || b.BookerEmail != booking.Some("ada@example.com") || b.BookerName != booking.Some("Ada Lovelace") {
+		t.Fatalf("booking %+v, receipt %+v", b, res.Receipt)
+	}
+	if strings.Contains(strings.Join(res.Seen, " "), "unclear") {
+		t.Errorf("Seen calls it unclear: %q", res.Seen)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings calls = %d, want 1", n)
+	}
+
+	// A receipt of the right ID for another time: not this slot's booking.
+	other := slots[len(slots)-2]
+	srv.EditAnswers(bookingtest.EndpointCreateBooking, func(body map[string]any) {
+		body["booking"].(map[string]any)["starts_at"] = slot.Start.Format(time.RFC3339)
+	})
+	res, err = c.Create(t.Context(), request(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Reason != "" || !res.NeedsHuman() {
+		t.Fatalf("a receipt for another time beyond the list: %+v", res)
+	}
+}
+
+// A cancel the service confirmed, of a booking the full list did not show,
+// is Cancelled as the service answered, beyond the list; not "most likely
+// cancelled already". An unclear answer there stays unknown.
+func TestCancelBeyondFullList(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	fillList(srv)
+	beyond := monday.Add(5 * 24 * time.Hour)
+	id := srv.AddBooking(bookingtest.DemoOwner, booking30(beyond))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || res.Reason != booking.ReasonBeyondList || res.Verified || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+	if !cancelledInSandbox(t, srv, id) {
+		t.Error("the sandbox did not cancel it")
+	}
+
+	unclear := srv.AddBooking(bookingtest.DemoOwner, booking30(beyond.Add(time.Hour)))
+	srv.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+	res, err = c.Cancel(t.Context(), unclear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Reason != "" || !res.NeedsHuman() {
+		t.Fatalf("an unclear cancel beyond the list = %+v", res)
 	}
 }
 
