@@ -503,7 +503,7 @@ func bookingForm(f form) slack.ModalViewRequest {
 	tz.MinQueryLength = &minQuery
 	note := slack.NewPlainTextInputBlockElement(plain("Agenda, context, links…"), actionNote)
 	note.Multiline, note.MaxLength, note.InitialValue = true, booking.MaxNote, f.meta.Note
-	noteBlock := slack.NewInputBlock(actionNote, plain("Note to the host"), plain("Shared with the host. Up to 2000 characters (an emoji counts as two)."), note)
+	noteBlock := slack.NewInputBlock(actionNote, plain("Note to the host"), plain("Shared with the host; some event types require one. Up to 2000 characters (an emoji counts as two)."), note)
 	noteBlock.Optional = true
 
 	blocks = append(blocks,
