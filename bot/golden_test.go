@@ -723,7 +723,10 @@ func goldenCases() []goldenCase {
 	movedN.Was = list[1]
 	movedN.Was.Start, movedN.Was.End = list[1].Start.Add(-2*time.Hour), list[1].End.Add(-2*time.Hour)
 	byAda := &notices.By{Actor: "U012ADA", At: now.Add(-time.Minute)}
-	fixed("notice_new_on_page", rowsFree, noticeMessage(notice(notices.New, list[3], nil), berlin, false, now))
+	fixed("notice_new_outside_bookbot", rowsFree, noticeMessage(notice(notices.New, list[3], nil), berlin, false, now))
+	afterCheck := notice(notices.New, list[0], nil)
+	afterCheck.EmailCheck = &notices.By{Actor: "U012ADA", At: now.Add(-3 * time.Hour)}
+	fixed("notice_new_after_email_check", rowsFree, noticeMessage(afterCheck, berlin, true, now))
 	fixed("notice_new_in_slack", rowsFree, noticeMessage(notice(notices.New, list[0], byAda), berlin, true, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))

@@ -41,7 +41,7 @@ func TestDemoScript(t *testing.T) {
 		"Booked by @UDEMO in Slack",
 		"🗑 *Cancelled* by @UDEMO in Slack",
 		"📅 *New booking* · *Consultation*",
-		"Booked on the booking page",
+		"Booked outside bookbot",
 		"➡️ *Moved* outside Slack: *Consultation* with Ada Lovelace",
 		"🗑 *Cancelled* outside Slack",
 		"in the thread of ",
