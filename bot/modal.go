@@ -177,8 +177,8 @@ func (b *Bot) recheck(ctx context.Context, user string, meta modalMeta) message 
 	if err != nil {
 		return b.failed("This booking cannot be checked", err)
 	}
-	types, _ := typesOf(cal).recent()
-	return createOutcome(meta, cal.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
+	res := cal.Recheck(ctx, meta.Event, start, meta.Email)
+	return createOutcome(meta, res, nil, requester, b.titles(ctx, cal), b.cfg.BookingPage)
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -370,6 +370,11 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 		if err != nil {
 			b.finishCreate(ctx, asked, nil, err)
 			return
+		}
+		if asked.types == nil {
+			// None were recent at ack time: titles come from the calendar's
+			// event types, read now, never its slugs.
+			asked.types = b.titles(ctx, cal)
 		}
 		if !fresh {
 			// The list is old (or bookbot restarted): re-check the slot is offered.

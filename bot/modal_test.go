@@ -364,6 +364,16 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("%d GET /slots, want the modal's and the re-check", n)
 		}
 	})
+	t.Run("a form left open names the event type by its title", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		v := h.openModal(ada, "intro-call")
+		h.clock.Advance(5 * time.Minute) // the event types read are no longer recent
+		h.submit(ada, v.ID, bookingInputs(v.Options("slot")[1].Value, "grace@example.com"))
+		if text := textOf(outcome(h, v.ID, "Booked.").Blocks); !strings.Contains(text, "Intro call with") {
+			t.Errorf("outcome names the event otherwise:\n%s", text)
+		}
+	})
 	t.Run("committed then 503", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)

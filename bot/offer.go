@@ -530,7 +530,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	case res != nil && res.NeedsHuman():
 		// It may be booked: the time stays taken from the offer, and the
 		// offerer, whose calendar it is, is asked to check.
-		b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), nil, b.cfg.BookingPage))
+		b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), b.titles(ctx, cal), b.cfg.BookingPage))
 		b.ReportReviews(ctx)
 		return offerUnclearMessage(o), nil
 	}
