@@ -81,6 +81,23 @@ func (s *Sandbox) bookAsAttendeeLocked(o *owner, et *EventType, start time.Time,
 	return b.ID, nil
 }
 
+// Pending returns the creates of an owner's event types waiting for their
+// attendee's email confirmation, oldest first, as the create asked (no ID;
+// End is the end it asked for): what [Sandbox.ConfirmEmail] can confirm.
+func (s *Sandbox) Pending(ownerID string) []Booking {
+	s.lock()
+	defer s.mu.Unlock()
+	var out []Booking
+	for _, p := range s.pending {
+		if p.owner == ownerID {
+			b := cloneBooking(p.b)
+			b.End, _ = time.Parse(time.RFC3339, p.raw[1])
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // ConfirmEmail follows the link the service mailed an attendee after a
 // create of an event type that needs email verification (answered 409
 // with body status 200): it books what that create asked for, as the page

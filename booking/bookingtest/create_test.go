@@ -231,6 +231,10 @@ func TestCreateNeedsEmailVerification(t *testing.T) {
 	if _, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "grace@example.com"); !errors.Is(err, ErrNoConfirmation) {
 		t.Errorf("a link never mailed: %v", err)
 	}
+	if p := srv.Pending(DemoOwner); len(p) != 2 || *p[1].EventType != "office-hours" || !p[1].Start.Equal(mustTime(freeSlot)) ||
+		!p[1].End.Equal(mustTime("2026-03-24T09:30:00Z")) || *p[1].BookerEmail != "mary.jackson@example.com" || p[1].ID != "" {
+		t.Fatalf("pending confirmations: %+v", p)
+	}
 
 	// The attendee follows the link: booked, listed, and a repeat from then on.
 	id, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "MARY.JACKSON@example.com")
@@ -242,6 +246,9 @@ func TestCreateNeedsEmailVerification(t *testing.T) {
 		t.Fatalf("the confirmed booking is listed as %+v", b)
 	}
 	post(t, srv, DemoKey, "/api/v1/bookings", bookForm("office-hours", freeSlot, 30)).want(t, http.StatusConflict, `{"error":"not booked","status":200}`)
+	if p := srv.Pending(DemoOwner); len(p) != 2 {
+		t.Errorf("pending after one was confirmed and one more asked: %d, want 2", len(p))
+	}
 	// The second create's link books nothing more: the time is taken.
 	if _, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "mary.jackson@example.com"); !errors.Is(err, ErrNotOffered) {
 		t.Errorf("a second link for a time now taken: %v", err)
