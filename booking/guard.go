@@ -75,10 +75,9 @@ func EventHold(retryAfter time.Duration) time.Duration {
 }
 
 // HoldAfter is the hold of every create after the nth 429 in a row of the
-// limit per address (n ≥ 1): the
-// Retry-After when the API sent one, but never less than a minute,
-// doubling on each 429 in a row up to an hour. A longer Retry-After is
-// kept whole.
+// limit per address (n ≥ 1): the Retry-After when the API sent one, but
+// never less than a minute, doubling on each 429 in a row up to an hour. A
+// longer Retry-After is kept whole.
 func HoldAfter(n int, retryAfter time.Duration) time.Duration {
 	hold := min(time.Minute<<min(max(n, 1)-1, 6), time.Hour)
 	return max(hold, retryAfter)
@@ -98,7 +97,7 @@ type Guard struct {
 	perEvent   map[string][]time.Time // attempts in the last hour, per event type
 	holdUntil  time.Time              // of every create
 	eventHolds map[string]time.Time   // of one event type, until then
-	strikes    int                    // 429s in a row
+	strikes    int                    // 429s of the limit per address in a row
 }
 
 var _ Limiter = (*Guard)(nil)
