@@ -88,8 +88,9 @@ func (p *Calendars) CloseIdleConnections() {
 // ForCalendar is l counting one calendar's creates per event type apart
 // from every other calendar's, as the API does (an event type is one
 // account's): calendar is its ID, so two people on one calendar share its
-// counts. The limit a minute, and a hold after a 429, stay shared:
-// the API counts those per IP address.
+// counts, and a hold after a 429 of an event type's limit is that
+// calendar's. The limit a minute, and a hold of every create after a 429
+// of it, stay shared: the API counts those per IP address.
 func ForCalendar(l Limiter, calendar string) Limiter {
 	if calendar == Owner || calendar == "" {
 		return l
@@ -104,4 +105,8 @@ type calendarLimiter struct {
 
 func (c calendarLimiter) Reserve(ctx context.Context, eventType string) (time.Duration, bool, error) {
 	return c.Limiter.Reserve(ctx, c.prefix+eventType)
+}
+
+func (c calendarLimiter) Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
+	return c.Limiter.Throttled(ctx, c.prefix+eventType, retryAfter)
 }

@@ -22,10 +22,14 @@ var (
 	ErrTooLarge     = errors.New("request too large")                   // 413
 	ErrRateLimited  = errors.New("too many attempts")                   // 429
 	ErrUnavailable  = errors.New("the booking API is unavailable")      // 5xx
-	ErrRedirect     = errors.New("the booking API redirected")          // 3xx; also an ErrBadResponse
-	ErrBadResponse  = errors.New("unexpected response from the booking API")
-	ErrTimeout      = errors.New("the booking API did not answer in time")
-	ErrTransport    = errors.New("the booking API could not be reached")
+	// A create's refusals that say "not booked" in JSON where the status
+	// alone would read as an outage or a key problem: a plain answer.
+	ErrBlocked     = errors.New("the booking service refused this booking for this attendee") // 403 "not booked"
+	ErrFull        = errors.New("the booking service takes no new bookings")                  // 5xx "not booked"
+	ErrRedirect    = errors.New("the booking API redirected")                                 // 3xx; also an ErrBadResponse
+	ErrBadResponse = errors.New("unexpected response from the booking API")
+	ErrTimeout     = errors.New("the booking API did not answer in time")
+	ErrTransport   = errors.New("the booking API could not be reached")
 )
 
 // APIError is an answer from the booking API that is not the success the
@@ -75,6 +79,10 @@ func (e *APIError) hint() string {
 		return "the API key is missing, malformed, revoked or invalid; create a key on the API keys page and configure it"
 	case ErrForbidden:
 		return "the API refused access or the booking"
+	case ErrBlocked:
+		return "nothing was booked; the owner's settings may refuse this attendee's email address or domain"
+	case ErrFull:
+		return "nothing was booked; the service refuses new bookings, as it does once it holds as many confirmed bookings as it takes"
 	case ErrNotFound:
 		return "it does not exist, or it belongs to another account or host"
 	case ErrNotBooked:
@@ -100,6 +108,8 @@ func (e *APIError) kind() error {
 		return ErrInvalidInput
 	case s == http.StatusUnauthorized:
 		return ErrUnauthorized
+	case s == http.StatusForbidden && e.saysNotBooked():
+		return ErrBlocked
 	case s == http.StatusForbidden:
 		return ErrForbidden
 	case s == http.StatusNotFound:
@@ -110,12 +120,20 @@ func (e *APIError) kind() error {
 		return ErrTooLarge
 	case s == http.StatusTooManyRequests:
 		return ErrRateLimited
+	case s >= 500 && e.saysNotBooked():
+		return ErrFull
 	case s >= 500:
 		return ErrUnavailable
 	case s >= 300 && s < 400:
 		return ErrRedirect
 	}
 	return ErrBadResponse
+}
+
+// saysNotBooked reports whether the body is the create's JSON refusal,
+// {"error":"not booked"}: the form handler answered, and booked nothing.
+func (e *APIError) saysNotBooked() bool {
+	return strings.EqualFold(strings.TrimSpace(e.Message), "not booked")
 }
 
 // Is matches the error's kind, so errors.Is(err, ErrNotFound) works. A

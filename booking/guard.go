@@ -33,25 +33,30 @@ const (
 // These semantics are checked by the booking/guardtest suite:
 //   - Reserve counts an attempt for eventType when one is allowed now:
 //     fewer than PerMinute attempts (of every event type) in the last
-//     minute, fewer than PerEventPerHour of eventType in the last hour, and
-//     no hold. Otherwise it counts nothing and returns how long until one
-//     is allowed. An attempt leaves a window once it is exactly the
-//     window's length old; a zero limit is no limit. Check and count are
-//     one step: however many ask at once, no more are allowed than the
-//     limits let through.
-//   - Throttled records a 429 and holds every create back, for every event
-//     type: for HoldAfter(n, retryAfter), n being the 429s in a row, and
-//     never less than a hold already in place. It returns how long the
-//     hold lasts from now.
+//     minute, fewer than PerEventPerHour of eventType in the last hour, no
+//     hold of every create, and no hold of eventType. Otherwise it counts
+//     nothing and returns how long until one is allowed. An attempt leaves
+//     a window once it is exactly the window's length old; a zero limit is
+//     no limit. Check and count are one step: however many ask at once, no
+//     more are allowed than the limits let through.
+//   - Throttled records a 429 to a create of eventType. The answer does
+//     not say which limit it met, so the limiter tells by its own count:
+//     with PerMinute attempts (of every event type) in the last minute, it
+//     was the limit per address, and every create, of every event type, is
+//     held back for HoldAfter(n, retryAfter), n being the 429s of that
+//     limit in a row; otherwise it was eventType's hourly limit, and only
+//     eventType is held back, for EventHold(retryAfter). Neither hold is
+//     ever shortened by a later one. It returns how long the hold lasts
+//     from now, and every: whether it holds every create.
 //   - Answered records an answer that was not a 429, ending a run of them
-//     (the next 429 is the first again); a hold in place stays.
+//     (the next 429 is the first again); holds in place stay.
 //
 // When a method fails it has recorded nothing, and Reserve's ok is false:
 // a create whose limit could not be checked is not sent. With a context
 // already done every method fails with the context's error.
 type Limiter interface {
 	Reserve(ctx context.Context, eventType string) (wait time.Duration, ok bool, err error)
-	Throttled(ctx context.Context, retryAfter time.Duration) (hold time.Duration, err error)
+	Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (hold time.Duration, every bool, err error)
 	Answered(ctx context.Context) error
 }
 
@@ -59,10 +64,20 @@ type Limiter interface {
 // Limiter failed: whether the limits allow it could not be told.
 var ErrLimitUnchecked = errors.New("the shared booking limit could not be checked")
 
-// HoldAfter is the hold after the nth 429 in a row (n ≥ 1): the
-// Retry-After when the API sent one, but never less than a minute,
-// doubling on each 429 in a row up to an hour. A longer Retry-After is
-// kept whole.
+// EventHold is the hold of one event type after a 429 of its hourly limit:
+// the Retry-After when the API sent one (never less than a minute), else
+// the hour the API says such a limit can take.
+func EventHold(retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return max(retryAfter, time.Minute)
+	}
+	return HourWindow
+}
+
+// HoldAfter is the hold of every create after the nth 429 in a row of the
+// limit per address (n ≥ 1): the Retry-After when the API sent one, but
+// never less than a minute, doubling on each 429 in a row up to an hour. A
+// longer Retry-After is kept whole.
 func HoldAfter(n int, retryAfter time.Duration) time.Duration {
 	hold := min(time.Minute<<min(max(n, 1)-1, 6), time.Hour)
 	return max(hold, retryAfter)
@@ -77,11 +92,12 @@ type Guard struct {
 	limits Limits
 	now    func() time.Time
 
-	mu        sync.Mutex
-	recent    []time.Time            // attempts in the last minute
-	perEvent  map[string][]time.Time // attempts in the last hour, per event type
-	holdUntil time.Time
-	strikes   int // 429s in a row
+	mu         sync.Mutex
+	recent     []time.Time            // attempts in the last minute
+	perEvent   map[string][]time.Time // attempts in the last hour, per event type
+	holdUntil  time.Time              // of every create
+	eventHolds map[string]time.Time   // of one event type, until then
+	strikes    int                    // 429s of the limit per address in a row
 }
 
 var _ Limiter = (*Guard)(nil)
@@ -91,7 +107,7 @@ func NewGuard(limits Limits, now func() time.Time) *Guard {
 	if now == nil {
 		now = time.Now
 	}
-	return &Guard{limits: limits, now: now, perEvent: make(map[string][]time.Time)}
+	return &Guard{limits: limits, now: now, perEvent: make(map[string][]time.Time), eventHolds: make(map[string]time.Time)}
 }
 
 // Reserve counts an attempt for eventType when one is allowed now. Otherwise
@@ -115,6 +131,11 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	if now.Before(g.holdUntil) {
 		wait = g.holdUntil.Sub(now)
 	}
+	if until, ok := g.eventHolds[eventType]; ok && now.Before(until) {
+		wait = max(wait, until.Sub(now))
+	} else if ok {
+		delete(g.eventHolds, eventType)
+	}
 	if n := g.limits.PerMinute; n > 0 && len(g.recent) >= n {
 		wait = max(wait, g.recent[len(g.recent)-n].Add(MinuteWindow).Sub(now))
 	}
@@ -129,21 +150,31 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	return 0, true, nil
 }
 
-// Throttled records a 429 and holds every create back for
-// HoldAfter(429s in a row, retryAfter), or longer when a longer hold is in
-// place. It returns the hold from now. It fails only when ctx is done.
-func (g *Guard) Throttled(ctx context.Context, retryAfter time.Duration) (time.Duration, error) {
+// Throttled records a 429 to a create of eventType, and holds back every
+// create when the attempts of the last minute reached the limit per
+// address, else eventType alone (see Limiter). It returns the hold from
+// now. It fails only when ctx is done.
+func (g *Guard) Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.strikes++
 	now := g.now()
-	if until := now.Add(HoldAfter(g.strikes, retryAfter)); until.After(g.holdUntil) {
-		g.holdUntil = until
+	g.recent = since(g.recent, now.Add(-MinuteWindow))
+	if n := g.limits.PerMinute; n > 0 && len(g.recent) >= n {
+		g.strikes++
+		if until := now.Add(HoldAfter(g.strikes, retryAfter)); until.After(g.holdUntil) {
+			g.holdUntil = until
+		}
+		return g.holdUntil.Sub(now), true, nil
 	}
-	return g.holdUntil.Sub(now), nil
+	until := now.Add(EventHold(retryAfter))
+	if held := g.eventHolds[eventType]; held.After(until) {
+		until = held
+	}
+	g.eventHolds[eventType] = until
+	return until.Sub(now), false, nil
 }
 
 // Answered records an answer that was not a 429, ending a run of them. It
@@ -184,18 +215,19 @@ func (c *Client) reserve(ctx context.Context, eventType string) (wait time.Durat
 	return wait, ok, nil
 }
 
-// throttled tells the limiter of a 429 and returns the hold. When the
-// limiter fails, the hold is HoldAfter(1, retryAfter) and err says that it
-// was not recorded.
-func (c *Client) throttled(ctx context.Context, retryAfter time.Duration) (time.Duration, error) {
+// throttled tells the limiter of a 429 to a create of eventType and
+// returns the hold, and whether it holds every create. When the limiter
+// fails, which limit was met cannot be told: the hold is the longer,
+// EventHold(retryAfter), and err says that it was not recorded.
+func (c *Client) throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.writeTimeout)
 	defer cancel()
-	hold, err := c.limiter.Throttled(ctx, retryAfter)
+	hold, every, err := c.limiter.Throttled(ctx, eventType, retryAfter)
 	if err != nil {
 		c.log.LogAttrs(ctx, slog.LevelWarn, "booking limiter failed: the hold after a 429 was not recorded", slog.Any("err", err))
-		return HoldAfter(1, retryAfter), fmt.Errorf("the hold after the 429 could not be recorded: %w", err)
+		return EventHold(retryAfter), false, fmt.Errorf("the hold after the 429 could not be recorded: %w", err)
 	}
-	return hold, nil
+	return hold, every, nil
 }
 
 // answered tells the limiter of an answer that was not a 429. A failure

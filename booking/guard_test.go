@@ -67,9 +67,9 @@ func (f *fakeLimiter) Reserve(ctx context.Context, _ string) (time.Duration, boo
 	return 0, f.reserveErr == nil, f.reserveErr
 }
 
-func (f *fakeLimiter) Throttled(ctx context.Context, _ time.Duration) (time.Duration, error) {
+func (f *fakeLimiter) Throttled(ctx context.Context, _ string, _ time.Duration) (time.Duration, bool, error) {
 	f.called(ctx, "Throttled")
-	return 7 * time.Minute, f.throttledErr
+	return 7 * time.Minute, true, f.throttledErr
 }
 
 func (f *fakeLimiter) Answered(ctx context.Context) error {
@@ -121,16 +121,17 @@ func TestLimiterFailureSendsNothing(t *testing.T) {
 	l.check(t, "Reserve")
 }
 
-// A 429 whose hold the limiter could not record is still held back for at
-// least a minute, and the result says the hold was not recorded.
+// A 429 whose hold the limiter could not record, and so whose limit could
+// not be told, is said to last the longer of the two, the hour an event
+// type's limit can take, and the result says the hold was not recorded.
 func TestLimiterThrottledFailure(t *testing.T) {
 	t.Parallel()
 	l := &fakeLimiter{throttledErr: errors.New("connection reset")}
 	c, srv := sandbox(t, booking.WithLimiter(l))
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
 	res, _ := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-	if res.Outcome != booking.RateLimited || res.Held || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) {
-		t.Errorf("result %+v, want the API's 429, held a minute", res)
+	if res.Outcome != booking.RateLimited || res.Held || res.RetryAfter != time.Hour || !errors.Is(res.Err, booking.ErrRateLimited) {
+		t.Errorf("result %+v, want the API's 429, held an hour", res)
 	}
 	if last := res.Seen[len(res.Seen)-1]; last != "the hold after the 429 could not be recorded: connection reset" {
 		t.Errorf("Seen ends %q", last)

@@ -226,7 +226,7 @@ func TestCreateBeyondTheListKeepsItsEventType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Receipt == nil || res.Booking != nil {
+	if res.Receipt == nil || res.Verified {
 		t.Fatalf("create beyond the list: %+v, want a receipt the list does not show", res)
 	}
 	for _, id := range fillers[:40] {

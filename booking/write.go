@@ -62,6 +62,40 @@ const (
 	AlreadyBooked Outcome = "already_booked"
 )
 
+// Reason says why an outcome is what it is where the outcome alone does
+// not: which plain refusal, which limit, what the list could not check.
+// The journal keeps it with the outcome; "" says nothing more.
+type Reason string
+
+const (
+	// ReasonFull: NotBooked, after a 5xx whose body says "not booked", as
+	// the service answers once it holds as many confirmed bookings as it
+	// takes. A plain refusal, not an outage: waiting does not change it.
+	ReasonFull Reason = "full"
+	// ReasonBlocked: Rejected, after a 403 whose body says "not booked":
+	// the service refused this booking for this attendee (the owner's
+	// settings may refuse their address or domain). Not a key problem.
+	ReasonBlocked Reason = "blocked"
+	// ReasonUnanswered: Rejected, after a 400 to a create sent without a
+	// note: the event type may require one, or another answer the API
+	// cannot send (§2: which questions are required is not discoverable).
+	ReasonUnanswered Reason = "unanswered"
+	// ReasonEventLimit: RateLimited, after a 429 while bookbot's own
+	// attempts of the last minute were under the API's limit per address:
+	// it was the event type's hourly limit, which can take up to an hour
+	// to clear. Only that event type is held back.
+	ReasonEventLimit Reason = "event_limit"
+	// ReasonMinuteLimit: RateLimited, after a 429 with bookbot's attempts
+	// of the last minute at the API's limit per address: every create is
+	// held back.
+	ReasonMinuteLimit Reason = "minute_limit"
+	// ReasonBeyondList: Confirmed or Cancelled as the service answered (a
+	// receipt for this slot; cancelled: true), of a booking the full list
+	// does not show: it lies beyond the first MaxListed, so the list could
+	// not check the answer (§7 rule 3: a person may look).
+	ReasonBeyondList Reason = "beyond_list"
+)
+
 // Request is a write as it would have gone to the API, for a dry run.
 type Request struct {
 	Method string
@@ -73,7 +107,8 @@ type Request struct {
 // on the way, for the person who asked and for the logs.
 type Result struct {
 	Outcome    Outcome
-	Booking    *Booking // create: the listed booking; cancel: the booking as last listed, when it was
+	Reason     Reason   // why, where Outcome alone does not say
+	Booking    *Booking // create: the listed booking (beyond the list: as the receipt and the request have it); cancel: the booking as last listed, when it was
 	Receipt    *Receipt // create: what the API returned, if anything
 	Verified   bool     // the list agrees with the outcome
 	Reconciled bool     // the outcome was settled by listing after an unclear answer
@@ -366,9 +401,14 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	var apiErr *APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
-		hold, lerr := c.throttled(ctx, apiErr.RetryAfter)
-		res.Outcome, res.RetryAfter = RateLimited, hold
-		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; creates are held back for %s", HumanDuration(res.RetryAfter))
+		hold, every, lerr := c.throttled(ctx, req.Slot.eventType, apiErr.RetryAfter)
+		res.Outcome, res.RetryAfter, res.Reason = RateLimited, hold, ReasonEventLimit
+		what := "creates of this event type are held back for " + HumanDuration(hold) + ": its hourly limit, as bookbot's own attempts of the last minute were under the limit per address"
+		if every {
+			res.Reason = ReasonMinuteLimit
+			what = "every create is held back for " + HumanDuration(hold) + ": the limit per address, as bookbot's own attempts of the last minute reached it"
+		}
+		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; %s", what)
 		if lerr != nil {
 			res.saw("%v", lerr)
 		}
@@ -396,7 +436,17 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 		c.settleCreate(ctx, req, res, ProbablyNotBooked)
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict:
 		res.saw("POST /bookings answered 409 %q (form handler status %d): not booked, and not resubmitted", apiErr.Message, apiErr.BodyStatus)
-		c.settleConflict(ctx, req, res)
+		c.settleRefused(ctx, req, res)
+	case errors.Is(err, ErrFull):
+		res.Reason = ReasonFull
+		res.saw("POST /bookings answered %d %q (form handler status %d): not booked, as the service answers when it takes no new bookings; not resubmitted", apiErr.StatusCode, apiErr.Message, apiErr.BodyStatus)
+		c.settleRefused(ctx, req, res)
+	case errors.Is(err, ErrBlocked):
+		res.Outcome, res.Reason = Rejected, ReasonBlocked
+		res.saw("POST /bookings answered 403 %q: refused for this attendee, nothing was booked", apiErr.Message)
+	case errors.Is(err, ErrInvalidInput) && req.Note == "":
+		res.Outcome, res.Reason = Rejected, ReasonUnanswered
+		res.saw("POST /bookings answered 400 to a create sent without a note: refused, nothing was booked; the event type may require a note or another answer")
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
 		res.Outcome = Rejected
 		res.saw("POST /bookings answered %d: refused, nothing was booked", apiErr.StatusCode)
@@ -428,9 +478,11 @@ func (c *Client) send(ctx context.Context, ep endpoint, form url.Values, out any
 	return c.once(ctx, ep, nil, form, out)
 }
 
-// settleConflict reads the list once after a 409: the service answers one
-// to a create of exactly a booking that exists, too.
-func (c *Client) settleConflict(ctx context.Context, req CreateRequest, res *Result) {
+// settleRefused reads the list once after a plain "not booked" (a 409, or
+// the 5xx of a service that takes no new bookings): the service answers a
+// 409 to a create of exactly a booking that exists, too, and the list
+// confirms that nothing was booked.
+func (c *Client) settleRefused(ctx context.Context, req CreateRequest, res *Result) {
 	res.Outcome = NotBooked
 	list, err := c.freshList(ctx)
 	if err != nil {
@@ -464,7 +516,7 @@ func (c *Client) Reconcile(ctx context.Context, w Write) *Result {
 		// Without its start (zero), the booking's absence from the list
 		// could as well mean it has started since bookbot stopped.
 		start, _ := time.Parse(time.RFC3339Nano, w.Start)
-		c.settleCancel(ctx, w.BookingID, start, res)
+		c.settleCancel(ctx, w.BookingID, start, false, res)
 	default:
 		res.Outcome = Unknown
 		res.saw("the journal holds an unknown write %q", w.Op)
@@ -520,6 +572,17 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		res.saw("GET /bookings lists %s with the same event, start and attendee", found.ID)
 		return
 	}
+	if !conclusive && res.Receipt != nil && res.Receipt.Start.Equal(slot.Start) && res.Receipt.End.Equal(slot.End) {
+		// The service answered with a receipt for this slot, and the list
+		// cannot show it: booked, as the service said, unchecked.
+		res.Outcome, res.Reason = Confirmed, ReasonBeyondList
+		res.Booking = &Booking{
+			ID: res.Receipt.ID, Start: res.Receipt.Start, End: res.Receipt.End, Status: StatusConfirmed,
+			EventType: Some(slot.eventType), BookerName: Some(strings.TrimSpace(req.Name)), BookerEmail: Some(req.Email),
+		}
+		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered", len(list))
+		return
+	}
 	if !conclusive {
 		res.Outcome = Unknown
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot show the booking", len(list))
@@ -554,21 +617,24 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	// show (beyond its first 100) is still cancelled.
 	var listed *Booking
 	var start time.Time
+	unlisted := false // the full list does not show it: it lies beyond
 	if list, err := c.freshList(ctx); err == nil {
 		if listed = byID(list, id); listed != nil {
 			start = listed.Start
 			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String
 		}
+		unlisted = listed == nil && len(list) >= MaxListed
 	}
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
 	return c.write(ctx, w, ep, nil, nil, func(res *Result) {
 		res.Booking = listed
-		c.cancel(ctx, id, start, ep, res)
+		c.cancel(ctx, id, start, unlisted, ep, res)
 	})
 }
 
-// cancel sends one cancel and classifies the answer.
-func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endpoint, res *Result) {
+// cancel sends one cancel and classifies the answer. unlisted says the
+// full list before it did not show the booking.
+func (c *Client) cancel(ctx context.Context, id string, start time.Time, unlisted bool, ep endpoint, res *Result) {
 	var out wireCancelled
 	_, err := c.send(ctx, ep, nil, &out)
 	res.Err = err
@@ -578,10 +644,10 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 	case err == nil && out.Cancelled:
 		res.Outcome = Cancelled
 		res.saw("POST /bookings/%s/cancel answered cancelled", id)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	case err == nil:
 		res.saw("POST /bookings/%s/cancel answered without cancelled: true", id)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	case errors.Is(err, ErrNotFound):
 		res.Outcome = NotFound
 		res.saw("POST /bookings/%s/cancel answered 404: no such booking for this account", id)
@@ -593,7 +659,7 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 		res.saw("POST /bookings/%s/cancel answered %d: refused", id, apiErr.StatusCode)
 	default:
 		res.saw("POST /bookings/%s/cancel gave no clear answer: %v", id, err)
-		c.settleCancel(ctx, id, start, res)
+		c.settleCancel(ctx, id, start, unlisted, res)
 	}
 }
 
@@ -602,8 +668,10 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, ep endp
 // booking's start as listed before the cancel, zero when it was not listed
 // then: once it has passed (by the API's clock, which the list goes by), or
 // when it is not known, the list (upcoming bookings only) may not show the
-// booking either way, so its absence settles nothing.
-func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, res *Result) {
+// booking either way, so its absence settles nothing. unlisted says the
+// list before was full and did not show it: a cancel the API confirmed is
+// then one the list cannot check, not one of a booking gone already.
+func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, unlisted bool, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
 	if err != nil {
@@ -626,6 +694,11 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, r
 			}
 			return
 		}
+	}
+	if said && unlisted {
+		res.Reason = ReasonBeyondList
+		res.saw("GET /bookings, full before the cancel, did not list %s: it lies beyond the first %d, where the list cannot check the cancel", id, MaxListed)
+		return
 	}
 	// The booking's absence settles the cancel only where the list would
 	// show it.

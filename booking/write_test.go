@@ -244,6 +244,87 @@ func TestCreateRejected(t *testing.T) {
 	}
 }
 
+// A service that takes no new bookings answers 503 with the create's JSON
+// refusal: a plain "not booked", which the list confirms, not an outage
+// whose outcome a person must check, and nothing in it says to try again
+// in a few minutes.
+func TestCreateFullServiceIsNotBooked(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slot := firstSlot(t, c, "intro-call")
+	srv.Full(bookingtest.DemoOwner)
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.NotBooked || res.Reason != booking.ReasonFull || res.NeedsHuman() {
+		t.Fatalf("result = %+v", res)
+	}
+	if !errors.Is(res.Err, booking.ErrFull) || errors.Is(res.Err, booking.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrFull and not ErrUnavailable", res.Err)
+	}
+	said := res.Err.Error() + " " + strings.Join(res.Seen, " ")
+	for _, untrue := range []string{"few minutes", "down", "no clear answer", "unclear"} {
+		if strings.Contains(said, untrue) {
+			t.Errorf("what bookbot saw says %q: %s", untrue, said)
+		}
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings calls = %d, want 1", n)
+	}
+	if n := calls(srv, bookingtest.EndpointListBookings); n != 2 {
+		t.Errorf("GET /bookings calls = %d, want 2: the check before and the list that confirms nothing was booked", n)
+	}
+}
+
+// An attendee the owner's settings refuse is answered 403 with the
+// create's JSON refusal: refused for this attendee, which is no key or
+// access problem. An edge's HTML 403 stays one (TestCreateRejected).
+func TestCreateBlockedAttendeeIsRefused(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	srv.SetBlocked(bookingtest.DemoOwner, "example.com")
+	res, err := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != booking.ReasonBlocked || res.NeedsHuman() {
+		t.Fatalf("result = %+v", res)
+	}
+	if !errors.Is(res.Err, booking.ErrBlocked) || errors.Is(res.Err, booking.ErrForbidden) || strings.Contains(res.Err.Error(), "access") {
+		t.Errorf("err = %v, want ErrBlocked, not a refusal of access", res.Err)
+	}
+}
+
+// A 400 to a create sent without a note says the event type may require
+// one; with a note, a 400 is any other refused input.
+func TestCreateWithoutANoteRefusedAsUnanswered(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	srv.AddEventType(bookingtest.DemoOwner, bookingtest.EventType{Slug: "intake", Title: "Intake", DurationMinutes: 30, RequiresNote: true, RequiredQuestions: []string{"company"}})
+	slots, err := c.Slots(t.Context(), "intake")
+	if err != nil || len(slots) < 2 {
+		t.Fatalf("slots: %v, %v", slots, err)
+	}
+	bare := request(slots[0])
+	bare.Note = ""
+	res, err := c.Create(t.Context(), bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != booking.ReasonUnanswered || !errors.Is(res.Err, booking.ErrInvalidInput) {
+		t.Fatalf("without a note: %+v", res)
+	}
+	// With a note the required question is still unanswered: a 400 like any.
+	res, err = c.Create(t.Context(), request(slots[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Rejected || res.Reason != "" {
+		t.Fatalf("with a note: %+v", res)
+	}
+}
+
 func TestCreateUnclearAnswersAreReconciled(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -314,11 +395,7 @@ func TestCreateBeyondFullListIsUnknown(t *testing.T) {
 	}
 	slot := slots[len(slots)-1]
 	// A full list, all before the slot: the list cannot show the new booking.
-	name := "Filler"
-	for i := range booking.MaxListed {
-		start := monday.Add(time.Duration(i+1) * time.Minute)
-		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
-	}
+	fillList(srv)
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(504))
 	res, err := c.Create(t.Context(), request(slot))
 	if err != nil {
@@ -329,6 +406,93 @@ func TestCreateBeyondFullListIsUnknown(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Seen, " "), "full") {
 		t.Errorf("Seen does not say the list is full: %q", res.Seen)
+	}
+}
+
+// fillList adds MaxListed bookings to srv's owner, all starting before
+// the last slot of the day after: the list shows them and nothing after.
+func fillList(srv *bookingtest.Server) {
+	name := "Filler"
+	for i := range booking.MaxListed {
+		start := monday.Add(time.Duration(i+1) * time.Minute)
+		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
+	}
+}
+
+// A create answered 201 with a receipt for its slot, which lies beyond the
+// full list, is booked as the service answered: the list cannot check it,
+// which the result says, and that is no unclear answer. A receipt for
+// another time is no answer for this slot: unknown.
+func TestCreateBeyondFullListWithReceiptIsBooked(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	slots, err := c.Slots(t.Context(), "consultation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := slots[len(slots)-1]
+	fillList(srv)
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Confirmed || res.Reason != booking.ReasonBeyondList || res.Verified || res.NeedsHuman() {
+		t.Fatalf("result = %+v; seen %q", res, res.Seen)
+	}
+	b := res.Booking
+	if b == nil || res.Receipt == nil || b.ID != res.Receipt.ID || !b.Start.Equal(slot.Start) || !b.End.Equal(slot.End) ||
+		b.EventType != booking.Some("consultation") || b.BookerEmail != booking.Some("ada@example.com") || b.BookerName != booking.Some("Ada Lovelace") {
+		t.Fatalf("booking %+v, receipt %+v", b, res.Receipt)
+	}
+	if strings.Contains(strings.Join(res.Seen, " "), "unclear") {
+		t.Errorf("Seen calls it unclear: %q", res.Seen)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
+		t.Errorf("POST /bookings calls = %d, want 1", n)
+	}
+
+	// A receipt of the right ID for another time: not this slot's booking.
+	other := slots[len(slots)-2]
+	srv.EditAnswers(bookingtest.EndpointCreateBooking, func(body map[string]any) {
+		body["booking"].(map[string]any)["starts_at"] = slot.Start.Format(time.RFC3339)
+	})
+	res, err = c.Create(t.Context(), request(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Reason != "" || !res.NeedsHuman() {
+		t.Fatalf("a receipt for another time beyond the list: %+v", res)
+	}
+}
+
+// A cancel the service confirmed, of a booking the full list did not show,
+// is Cancelled as the service answered, beyond the list; not "most likely
+// cancelled already". An unclear answer there stays unknown.
+func TestCancelBeyondFullList(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	fillList(srv)
+	beyond := monday.Add(5 * 24 * time.Hour)
+	id := srv.AddBooking(bookingtest.DemoOwner, booking30(beyond))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || res.Reason != booking.ReasonBeyondList || res.Verified || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+	if !cancelledInSandbox(t, srv, id) {
+		t.Error("the sandbox did not cancel it")
+	}
+
+	unclear := srv.AddBooking(bookingtest.DemoOwner, booking30(beyond.Add(time.Hour)))
+	srv.FailNext(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+	res, err = c.Cancel(t.Context(), unclear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Reason != "" || !res.NeedsHuman() {
+		t.Fatalf("an unclear cancel beyond the list = %+v", res)
 	}
 }
 
@@ -453,21 +617,57 @@ func TestCreateGuardKeepsWithinLimits(t *testing.T) {
 	}
 }
 
-func TestCreateAfter429HoldsBack(t *testing.T) {
+// A 429 without Retry-After while bookbot's own attempts of the last minute
+// are under the limit per address is an event type's hourly limit, as
+// when other clients used up its hour: that event type is held back for
+// the hour it can take, never a minute, and another event type, under its
+// limits, still books.
+func TestCreateAfter429HoldsBackOnlyItsEventType(t *testing.T) {
 	t.Parallel()
 	c, srv := sandbox(t)
+	intro, err := c.Slots(t.Context(), "intro-call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ExhaustEventLimit(bookingtest.DemoOwner, "intro-call")
+	res, _ := c.Create(t.Context(), request(intro[0]))
+	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonEventLimit || res.RetryAfter != time.Hour ||
+		!errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
+		t.Fatalf("429 without Retry-After = %+v, want intro-call held an hour (the API's refusal, not bookbot's)", res)
+	}
+	res, _ = c.Create(t.Context(), request(intro[1]))
+	if res.Outcome != booking.RateLimited || res.Err != nil || !res.Held || res.RetryAfter != time.Hour {
+		t.Fatalf("intro-call during the hold = %+v, want refused locally for the hour", res)
+	}
+	if res, _ := c.Create(t.Context(), request(firstSlot(t, c, "consultation"))); res.Outcome != booking.Confirmed {
+		t.Fatalf("consultation during intro-call's hold = %+v, want booked", res)
+	}
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST calls = %d, want 2", n)
+	}
+}
+
+// A 429 with bookbot's own attempts of the last minute at the limit per
+// address is that limit's: every create is held back, from a minute.
+func TestCreateAfter429AtTheMinutesLimitHoldsEveryCreate(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t, booking.WithLimiter(booking.NewGuard(booking.Limits{PerMinute: 2, PerEventPerHour: 20}, fixed)))
 	slots, _ := c.Slots(t.Context(), "intro-call")
+	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
+	if res, _ := c.Create(t.Context(), request(slots[0])); res.Outcome != booking.Rejected {
+		t.Fatalf("first create: %+v", res)
+	}
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
-	res, _ := c.Create(t.Context(), request(slots[0]))
-	if res.Outcome != booking.RateLimited || res.RetryAfter != time.Minute || !errors.Is(res.Err, booking.ErrRateLimited) || res.Held {
-		t.Fatalf("429 without Retry-After = %+v, want held a minute (the API's refusal, not bookbot's)", res)
+	res, _ := c.Create(t.Context(), request(slots[1]))
+	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonMinuteLimit || res.RetryAfter != time.Minute || res.Held {
+		t.Fatalf("429 at the minute's limit = %+v, want every create held a minute", res)
 	}
-	res, _ = c.Create(t.Context(), request(slots[1]))
-	if res.Outcome != booking.RateLimited || res.Err != nil || !res.Held {
-		t.Fatalf("create during the hold = %+v, want refused locally", res)
+	res, _ = c.Create(t.Context(), request(firstSlot(t, c, "consultation")))
+	if res.Outcome != booking.RateLimited || !res.Held {
+		t.Fatalf("another event type during the hold = %+v, want refused locally", res)
 	}
-	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 1 {
-		t.Errorf("POST calls = %d, want 1", n)
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
+		t.Errorf("POST calls = %d, want 2", n)
 	}
 }
 

@@ -249,6 +249,13 @@ func goldenConflict(bodyStatus int) error {
 	return &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusConflict, Message: "conflict <!here>", BodyStatus: bodyStatus}
 }
 
+// goldenNotBooked is the create's JSON refusal with status, as the
+// service sends it for a full calendar, a blocked attendee, a required
+// question and a limit.
+func goldenNotBooked(status int) error {
+	return &booking.APIError{Endpoint: "POST /bookings", StatusCode: status, Message: "not booked", BodyStatus: status}
+}
+
 func goldenEntries() []journal.Entry {
 	at := func(min int) time.Time { return goldenNow.Add(-time.Duration(min) * time.Minute).UTC() }
 	create := func(name string) booking.Write {
@@ -266,6 +273,24 @@ func goldenEntries() []journal.Entry {
 			Seen: []string{"POST /bookings: no answer in time", "GET /bookings: 503 <!here> *down*", strings.Repeat("retrying & <waiting> ", 200)}},
 		{Seq: 8, At: at(5), Write: cancel, Outcome: booking.NotCancelled, Recovered: true, NeedsReview: true},
 		{Seq: 9, At: at(1), Write: create("In Flight"), Outcome: ""},
+	}
+}
+
+// goldenPlainEntries are writes the booking service answered plainly, as
+// the journal keeps them.
+func goldenPlainEntries() []journal.Entry {
+	at := func(min int) time.Time { return goldenNow.Add(-time.Duration(min) * time.Minute).UTC() }
+	create := booking.Write{Op: booking.OpCreate, Actor: "U012ADA", EventType: "consultation", Start: "2026-03-24T08:00:00Z", End: "2026-03-24T08:30:00Z", Name: "Ada Lovelace", Email: "first_last@example.com"}
+	cancel := booking.Write{Op: booking.OpCancel, Actor: "U034GRACE", BookingID: "bk_beyond_2"}
+	return []journal.Entry{
+		{Seq: 11, At: at(70), Write: create, Outcome: booking.NotBooked, Reason: booking.ReasonFull},
+		{Seq: 12, At: at(60), Write: create, Outcome: booking.Rejected, Reason: booking.ReasonBlocked},
+		{Seq: 13, At: at(50), Write: create, Outcome: booking.Rejected, Reason: booking.ReasonUnanswered},
+		{Seq: 14, At: at(40), Write: create, Outcome: booking.NotBooked, Conflict: booking.ConflictRefused},
+		{Seq: 15, At: at(30), Write: create, Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour},
+		{Seq: 16, At: at(20), Write: create, Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: time.Minute},
+		{Seq: 17, At: at(10), Write: create, Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Created: "bk_beyond", NeedsReview: true},
+		{Seq: 18, At: at(5), Write: cancel, Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList},
 	}
 }
 
@@ -429,7 +454,13 @@ func goldenCases() []goldenCase {
 	create("already_moved", &booking.Result{Outcome: booking.AlreadyBooked, Booking: moved, Prior: prior(booking.Confirmed, "U012ADA")}, nil)
 	create("already_booked_before", &booking.Result{Outcome: booking.AlreadyBooked, Prior: prior(booking.Confirmed, "")}, nil)
 	create("not_booked_time_not_free", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusConflict)}, nil)
-	create("not_booked_refused", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusOK)}, nil)
+	// A repeat, or an email check whose link may still book this time.
+	create("not_booked_email_check", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusOK)}, nil)
+	create("not_booked_full", &booking.Result{Outcome: booking.NotBooked, Reason: booking.ReasonFull, Err: goldenNotBooked(http.StatusServiceUnavailable)}, nil)
+	create("refused_blocked", &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(http.StatusForbidden)}, nil)
+	noNote := meta
+	noNote.Note = ""
+	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, types, goldenPage))
 	create("not_booked_unstated", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(0)}, nil)
 	create("not_confirmed", &booking.Result{Outcome: booking.NotConfirmed}, nil)
 	create("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusBadRequest, Message: "invalid <!here>"}}, nil)
@@ -437,6 +468,10 @@ func goldenCases() []goldenCase {
 	create("rate_limited_held", &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 42 * time.Second}, nil)
 	create("limit_unchecked", &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: time.Minute, Err: fmt.Errorf("%w: connection refused", booking.ErrLimitUnchecked)}, nil)
 	create("rate_limited", &booking.Result{Outcome: booking.RateLimited}, nil)
+	create("rate_limited_event", &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(http.StatusTooManyRequests)}, nil)
+	create("rate_limited_minute", &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: 2 * time.Minute, Err: goldenNotBooked(http.StatusTooManyRequests)}, nil)
+	create("confirmed_beyond_list", &booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Booking: goldenCreated("bk_beyond"),
+		Receipt: &booking.Receipt{ID: "bk_beyond", Start: goldenCreated("bk_beyond").Start, End: goldenCreated("bk_beyond").End}}, nil)
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
@@ -457,6 +492,8 @@ func goldenCases() []goldenCase {
 	cancel("cancelled_unverified", &booking.Result{Outcome: booking.Cancelled, Booking: &list[0]})
 	// The service answers a repeat cancel as it does the first.
 	cancel("cancelled_not_listed_before", &booking.Result{Outcome: booking.Cancelled})
+	// Beyond the first 100: the full list could not show it before or after.
+	cancel("cancelled_beyond_list", &booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList})
 	cancel("not_found", &booking.Result{Outcome: booking.NotFound})
 	cancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]})
 	cancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 3*time.Minute + 10*time.Second, Booking: &list[0]})
@@ -483,6 +520,10 @@ func goldenCases() []goldenCase {
 	confirmed := entries[0]
 	confirmed.Recovered, confirmed.NeedsReview = true, true
 	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types))
+	beyond := entries[0]
+	beyond.Reason, beyond.Verified, beyond.NeedsReview, beyond.Created = booking.ReasonBeyondList, false, true, "bk_beyond"
+	beyond.Seen = []string{"POST /bookings answered 201 with receipt bk_beyond", "GET /bookings is full (100) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered"}
+	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types))
 	// An outcome this bookbot does not know, from a journal written by
 	// another version.
 	strange := entries[6]
@@ -498,6 +539,7 @@ func goldenCases() []goldenCase {
 	fixed("review_not_yours", rowsFree, notYoursToCheck(entries[6]))
 	fixed("audit", rowsDated, auditMessage(entries, false, types, berlin, now))
 	fixed("audit_own", rowsDated, auditMessage(entries, true, types, berlin, now))
+	fixed("audit_plain_answers", rowsDated, auditMessage(goldenPlainEntries(), false, types, berlin, now))
 	fixed("audit_new_york", rowsDated, auditMessage(entries, false, types, goldenNewYork, now))
 	fixed("audit_empty", rowsDated, auditMessage(nil, false, types, berlin, now))
 	fixed("audit_long", rowsDated, auditMessage(goldenManyEntries(), false, types, berlin, now))
@@ -692,7 +734,10 @@ func goldenCases() []goldenCase {
 	movedN.Was = list[1]
 	movedN.Was.Start, movedN.Was.End = list[1].Start.Add(-2*time.Hour), list[1].End.Add(-2*time.Hour)
 	byAda := &notices.By{Actor: "U012ADA", At: now.Add(-time.Minute)}
-	fixed("notice_new_on_page", rowsFree, noticeMessage(notice(notices.New, list[3], nil), berlin, false, now))
+	fixed("notice_new_outside_bookbot", rowsFree, noticeMessage(notice(notices.New, list[3], nil), berlin, false, now))
+	afterCheck := notice(notices.New, list[0], nil)
+	afterCheck.EmailCheck = &notices.By{Actor: "U012ADA", At: now.Add(-3 * time.Hour)}
+	fixed("notice_new_after_email_check", rowsFree, noticeMessage(afterCheck, berlin, true, now))
 	fixed("notice_new_in_slack", rowsFree, noticeMessage(notice(notices.New, list[0], byAda), berlin, true, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
@@ -981,6 +1026,24 @@ func goldenMustAct(name string) bool {
 	return false
 }
 
+// goldenPlain reports whether the case tells a plain answer of the booking
+// service: a refusal it gave in so many words, or a booking or cancel it
+// confirmed that only the list could not check. None of them may read as
+// an unclear answer, an outage or a problem of access.
+func goldenPlain(name string) bool {
+	return slices.Contains([]string{
+		"create_not_booked_email_check", "create_not_booked_full", "create_not_booked_time_not_free",
+		"create_refused_blocked", "create_refused_unanswered", "create_rate_limited_event", "create_rate_limited_minute",
+		"create_confirmed_beyond_list", "cancel_cancelled_beyond_list", "review_confirmed_beyond_list", "audit_plain_answers",
+		"offer_not_booked_email_check", "offer_not_booked_full", "offer_not_booked_blocked", "offer_not_booked_unanswered",
+		"offer_not_booked_event_limit",
+	}, name)
+}
+
+// goldenUnplain are words that call an answer unclear, an outage or a
+// refusal of access, or promise that minutes will help.
+var goldenUnplain = []string{"unclear", "clear answer", "answer clearly", "access", "try again in a few minutes", "not answering", " down"}
+
 // goldenNextStep reports whether blocks offer a next step: a control, or a
 // person to ask.
 func goldenNextStep(blocks []any) bool {
@@ -1108,6 +1171,16 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 		}
 		if goldenMustAct(c.name) && d.kind != "modal" && !goldenNextStep(blocks) {
 			fail("an outcome a person must act on ends without a next step: no button, menu or person to ask")
+		}
+
+		if goldenPlain(c.name) {
+			all := strings.ToLower(d.text)
+			goldenTexts(blocks, func(_ map[string]any, s string) { all += "\n" + strings.ToLower(s) })
+			for _, w := range goldenUnplain {
+				if i := strings.Index(all, w); i >= 0 {
+					fail("a plain answer says %q, as if it were unclear, an outage or a problem of access: %q", w, goldenClip(all[max(i-60, 0):]))
+				}
+			}
 		}
 
 		total := 0
@@ -1261,7 +1334,9 @@ func (*goldenProblems) Helper()             {}
 func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...)) }
 
 // The golden check fails a message with two primary buttons, a burst's
-// summary over its budget, and a time shown both as a token and as text.
+// summary over its budget, a time shown both as a token and as text, and a
+// plain answer of the booking service said as if it were unclear, an outage
+// or a problem of access.
 func TestGoldenCheckCatches(t *testing.T) {
 	t.Parallel()
 	at := goldenAt(23, 14, 0)
@@ -1282,10 +1357,21 @@ func TestGoldenCheckCatches(t *testing.T) {
 		{"a time twice", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
 			section(span(at, at.Add(30*time.Minute), goldenBerlin) + " · 14:00"),
 		}}, "shows 14:00 both as a date token and as plain text"},
+		// A full service's refusal said as the old words said it.
+		{"a plain answer called unclear", goldenDoc{kind: "message", text: "Probably not booked", blocks: []slack.Block{
+			section(":warning: *Probably not booked.* The booking API did not answer clearly."),
+			slack.NewActionBlock("a", button(actionShowList, "Upcoming bookings", "")),
+		}}, `a plain answer says "answer clearly"`},
+		{"a plain answer called an outage", goldenDoc{kind: "message", text: "Not booked", blocks: []slack.Block{
+			section("Nothing was booked. Try again in a few minutes."),
+		}}, `a plain answer says "try again in a few minutes"`},
+		{"a block called a refusal of access", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
+			section("Refused."),
+		}}, `a plain answer says "access"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got goldenProblems
-			goldenCheck(&got, goldenCase{name: "check"}, []goldenDoc{c.doc})
+			goldenCheck(&got, goldenCase{name: "create_not_booked_full"}, []goldenDoc{c.doc})
 			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
 				t.Errorf("problems %q, want one saying %q", got, c.want)
 			}

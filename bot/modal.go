@@ -185,8 +185,8 @@ func (b *Bot) recheck(ctx context.Context, user string, meta modalMeta) message 
 	if err != nil {
 		return b.failed("This booking cannot be checked", err)
 	}
-	types, _ := typesOf(cal).recent()
-	return createOutcome(meta, cal.Recheck(ctx, meta.Event, start, meta.Email), nil, requester, types, b.cfg.BookingPage)
+	res := cal.Recheck(ctx, meta.Event, start, meta.Email)
+	return createOutcome(meta, res, nil, requester, b.titles(ctx, cal), b.cfg.BookingPage)
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -379,6 +379,11 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 			b.finishCreate(ctx, asked, nil, err)
 			return
 		}
+		if asked.types == nil {
+			// None were recent at ack time: titles come from the calendar's
+			// event types, read now, never its slugs.
+			asked.types = b.titles(ctx, cal)
+		}
 		if !fresh {
 			// The list is old (or bookbot restarted): re-check the slot is offered.
 			slots, err := cal.Slots(ctx, in.event)
@@ -511,7 +516,7 @@ func bookingForm(f form) slack.ModalViewRequest {
 	tz.MinQueryLength = &minQuery
 	note := slack.NewPlainTextInputBlockElement(plain("Agenda, context, links…"), actionNote)
 	note.Multiline, note.MaxLength, note.InitialValue = true, booking.MaxNote, f.meta.Note
-	noteBlock := slack.NewInputBlock(actionNote, plain("Note to the host"), plain("Shared with the host. Up to 2000 characters (an emoji counts as two)."), note)
+	noteBlock := slack.NewInputBlock(actionNote, plain("Note to the host"), plain("Shared with the host; some event types require one. Up to 2000 characters (an emoji counts as two)."), note)
 	noteBlock.Optional = true
 
 	blocks = append(blocks,

@@ -364,6 +364,16 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("%d GET /slots, want the modal's and the re-check", n)
 		}
 	})
+	t.Run("a form left open names the event type by its title", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		v := h.openModal(ada, "intro-call")
+		h.clock.Advance(5 * time.Minute) // the event types read are no longer recent
+		h.submit(ada, v.ID, bookingInputs(v.Options("slot")[1].Value, "grace@example.com"))
+		if text := textOf(outcome(h, v.ID, "Booked.").Blocks); !strings.Contains(text, "Intro call with") {
+			t.Errorf("outcome names the event otherwise:\n%s", text)
+		}
+	})
 	t.Run("committed then 503", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
@@ -414,10 +424,78 @@ func TestBookingOutcomes(t *testing.T) {
 		f.RetryAfter = "120"
 		h.sb.FailNext(bookingtest.EndpointCreateBooking, f)
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
-		out := outcome(h, v.ID, "Refused by the booking service: too many attempts.")
-		if text := textOf(out.Blocks); !strings.Contains(text, "Nothing was booked. Try again in 2 minutes") {
+		// One attempt in the minute: the event type's limit, its Retry-After kept.
+		out := outcome(h, v.ID, "Refused by the booking service: too many attempts for this event type.")
+		if text := textOf(out.Blocks); !strings.Contains(text, "bookbot holds bookings of Intro call back for 2 minutes; other event types can be booked now") {
 			t.Errorf("429 outcome:\n%s", text)
 		}
+	})
+	t.Run("an event type's hour used up", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.sb.ExhaustEventLimit(bookingtest.DemoOwner, "intro-call")
+		v := h.openModal(ada, "intro-call")
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts for this event type.").Blocks)
+		for _, want := range []string{"can take up to an hour to clear", "holds bookings of Intro call back for 1 hour", "Book another event type"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("outcome lacks %q:\n%s", want, text)
+			}
+		}
+		if strings.Contains(text, "minute") {
+			t.Errorf("outcome promises a minute:\n%s", text)
+		}
+		// Another event type, under its limits, books; intro-call is held.
+		other := h.openModal(ada, "consultation")
+		h.submit(ada, other.ID, bookingInputs(other.Options("slot")[0].Value, "grace@example.com"))
+		outcome(h, other.ID, "Booked.")
+		again := h.openModal(ada, "intro-call")
+		h.submit(ada, again.ID, bookingInputs(again.Options("slot")[1].Value, "ada@example.com"))
+		outcome(h, again.ID, "Try again in 1 hour.")
+		h.wantPosts(2)
+	})
+	t.Run("the service full", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.sb.Full(bookingtest.DemoOwner)
+		v := h.openModal(ada, "intro-call")
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		text := textOf(outcome(h, v.ID, "Not booked: the booking service takes no new bookings.").Blocks)
+		for _, untrue := range []string{"unclear", "clearly", "few minutes", "Check again"} {
+			if strings.Contains(text, untrue) {
+				t.Errorf("outcome says %q:\n%s", untrue, text)
+			}
+		}
+		h.wantPosts(1)
+	})
+	t.Run("the attendee blocked", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.sb.SetBlocked(bookingtest.DemoOwner, "example.com")
+		v := h.openModal(ada, "intro-call")
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		text := textOf(outcome(h, v.ID, "Not booked: the booking service refused this booking for this attendee.").Blocks)
+		if !strings.Contains(text, "(example.com)") || strings.Contains(text, "access") {
+			t.Errorf("outcome:\n%s", text)
+		}
+	})
+	t.Run("a note the event type requires", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.sb.AddEventType(bookingtest.DemoOwner, bookingtest.EventType{Slug: "intake", Title: "Intake", DurationMinutes: 30, RequiresNote: true})
+		v := h.openModal(ada, "intake")
+		in := bookingInputs(v.Options("slot")[0].Value, "grace@example.com")
+		delete(in, "note")
+		h.submit(ada, v.ID, in)
+		text := textOf(outcome(h, v.ID, "Not booked: the booking service refused the form.").Blocks)
+		if !strings.Contains(text, "the event type may require one") || !strings.Contains(text, "Add a note") {
+			t.Errorf("outcome:\n%s", text)
+		}
+		// With a note it books.
+		in["note"] = "About the intake"
+		again := h.openModal(ada, "intake")
+		h.submit(ada, again.ID, in)
+		outcome(h, again.ID, "Booked.")
 	})
 	t.Run("rebooking after a cancel", func(t *testing.T) {
 		t.Parallel()
@@ -432,7 +510,7 @@ func TestBookingOutcomes(t *testing.T) {
 		// The time is free again, and the service still refuses Grace at it.
 		v := h.openModal(ada, "intro-call")
 		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
-		text := textOf(outcome(h, v.ID, "refuses this attendee at this time").Blocks)
+		text := textOf(outcome(h, v.ID, "Not booked yet").Blocks)
 		if !strings.Contains(text, "even one cancelled since") || strings.Contains(text, "check the bookings list") {
 			t.Errorf("outcome:\n%s", text)
 		}
@@ -446,7 +524,7 @@ func TestBookingOutcomes(t *testing.T) {
 		h.dm(ada, "Booked")
 		v := h.openModal(ada, "intro-call")
 		h.submit(ada, v.ID, bookingInputs(v.Options("slot")[0].Value, "ada@example.com"))
-		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts.").Blocks)
+		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts").Blocks)
 		if strings.Contains(text, "Not sent") {
 			t.Errorf("a request the service refused is said not to have been sent:\n%s", text)
 		}
@@ -462,7 +540,8 @@ func TestBookingOutcomes(t *testing.T) {
 		}, []string{"Not booked: that time is not free.", "Pick another time"}},
 		{"409, this attendee refused at this time", func(s *bookingtest.Server) {
 			s.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
-		}, []string{"refuses this attendee at this time", "even one cancelled since", "public booking page"}},
+		}, []string{"Not booked yet: the attendee may need to confirm by email.", "even one cancelled since", "mailed them a link that books this time",
+			"Check with the attendee before booking another time"}},
 		{"409, and the list shows it booked", func(s *bookingtest.Server) {
 			s.CommitThenFail(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
 		}, []string{"Already booked.", "refused to book it again"}},

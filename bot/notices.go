@@ -225,7 +225,11 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		fallback = "Moved"
 	default:
 		head = ":calendar: *New booking* · " + title
-		by = "Booked " + madeWhere(n.By, "on the booking page", now, zone)
+		by = "Booked " + madeWhere(n.By, "outside bookbot", now, zone)
+		if n.EmailCheck != nil {
+			by = fmt.Sprintf("Booked once the attendee confirmed by email: bookbot's attempt %s %s needed their email confirmation. Noticed %s",
+				madeBy(n.EmailCheck, "in Slack"), moment(n.EmailCheck.At, zone), moment(now, zone))
+		}
 		fallback = "New booking"
 	}
 	fallback += ": " + noticeFallback(n, zone)

@@ -96,7 +96,7 @@ func TestNoticesInSlack(t *testing.T) {
 	}
 	root := got[0]
 	text := textOf(root.Blocks)
-	for _, s := range []string{"New booking", "Consultation", "Grace &lt;!channel&gt; Hopper", "on the booking page", id} {
+	for _, s := range []string{"New booking", "Consultation", "Grace &lt;!channel&gt; Hopper", "Booked outside bookbot", id} {
 		if !strings.Contains(text, s) {
 			t.Errorf("notice lacks %q:\n%s", s, text)
 		}

@@ -560,7 +560,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		// report when it reaches them, which has both actions, else by
 		// the outcome.
 		if !b.reviewsByDMTo(ctx, o.Offerer) {
-			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), nil, b.cfg.BookingPage))
+			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), b.titles(ctx, cal), b.cfg.BookingPage))
 		}
 		b.ReportReviews(ctx)
 		return offerUnclearMessage(o), nil
@@ -1017,9 +1017,17 @@ func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) messag
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
 		why = "That time was just taken. The card now shows the times still free: pick another there."
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		why = "The booking service refuses this booking (an earlier one of yours at this time, or an email check it needs). Pick another time, or ask " + o.Name + "."
+		why = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask " + o.Name + "."
+	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
+		why = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask " + o.Name + "."
+	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
+		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that limit can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask " + o.Name + "."
 	case res.Outcome == booking.RateLimited:
 		why = "The booking service takes only a few bookings at a time. Try again in " + waitText(res.RetryAfter) + "."
+	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
+		why = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask " + o.Name + "."
+	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
+		why = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask " + o.Name + "."
 	case res.Outcome == booking.Rejected:
 		why = "The booking service refused it: " + failureText(res.Err)
 	default:

@@ -97,5 +97,10 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_unclear", offerUnclearMessage(open))
 	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))
 	fixed("offer_not_booked_error", offerNotBookedMessage(open, nil, errors.Join(booking.ErrUnavailable)))
+	fixed("offer_not_booked_email_check", offerNotBookedMessage(open, &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(200)}, nil))
+	fixed("offer_not_booked_full", offerNotBookedMessage(open, &booking.Result{Outcome: booking.NotBooked, Reason: booking.ReasonFull, Err: goldenNotBooked(503)}, nil))
+	fixed("offer_not_booked_blocked", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(403)}, nil))
+	fixed("offer_not_booked_unanswered", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(400)}, nil))
+	fixed("offer_not_booked_event_limit", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(429)}, nil))
 	return cases
 }

@@ -270,6 +270,23 @@ func TestOfferTimeHeldByAnotherForm(t *testing.T) {
 	}
 }
 
+// The offerer asked to check an unclear booking from their offer is told
+// the event type by its title, from their calendar's event types, not by
+// its slug.
+func TestOfferUnclearNamesTheEventTypeByItsTitle(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call")
+	h.pick(eve, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool { return v.TriggerUser == eve && v.CallbackID == "offer_book" })
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
+	dm := h.dm(ada, "Probably not booked")
+	if text := textOf(dm.Blocks); !strings.Contains(text, "Intro call on") || strings.Contains(text, "intro-call") {
+		t.Errorf("the offerer's message names the event otherwise:\n%s", text)
+	}
+}
+
 // failingUpdates is an offer store whose updates after the first few fail.
 type failingUpdates struct {
 	offer.Store

@@ -323,7 +323,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
-		replace(reviewMessage(e, b.keptTypes(e.Calendar)))
+		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar)))
 	})
 }
 

@@ -97,6 +97,33 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	}
 }
 
+// Once the event types read are no longer recent (a while after the form
+// was opened, or after a restart), Check again and Mark as checked still
+// name the event type by its title, read afresh, not by its slug.
+func TestLaterPressesNameTheEventTypeByItsTitle(t *testing.T) {
+	t.Parallel()
+	h, _ := journaledHarness(t, true)
+	bookUnclear(h, 503)
+	unclear := h.dm(ada, "Probably not booked")
+	report := h.waitMessage("in the review channel", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewChannel
+	})
+	h.drain()
+	h.clock.Advance(time.Hour)
+
+	h.interact(slacktest.BlockAction(ada, "recheck", "", slacktest.InMessage(unclear)))
+	rechecked := h.waitMessage("Check again from the DM", func(m slacktest.Message) bool {
+		return m.Kind == "response_url" && m.OriginalTS == unclear.TS
+	})
+	if text := textOf(rechecked.Blocks); !strings.Contains(text, "Intro call on") || strings.Contains(text, "intro-call") {
+		t.Errorf("Check again names the event otherwise:\n%s", text)
+	}
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	if text := textOf(h.reply(bob, "Checked by <@"+bob+">").Blocks); !strings.Contains(text, "*Intro call*") {
+		t.Errorf("the checked report names the event otherwise:\n%s", text)
+	}
+}
+
 // With an outbox (replicas share one), each entry's report is claimed in
 // it before it is posted. A claim another process holds keeps the report
 // back: it may be posting it now. Once that claim is stale (its process

@@ -54,7 +54,10 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		}
 		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)",
 			title, attendee, span(bk.Start, bk.End, requester), localSpan(bk.Start, bk.End, attZone), attZone.String())
-		if res.Reconciled {
+		switch {
+		case res.Reason == booking.ReasonBeyondList:
+			text += "\n_The booking service answered with this booking. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them._"
+		case res.Reconciled:
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
 		small = bookingID(bk.ID)
@@ -67,15 +70,24 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refuses this attendee at this time.* %s on %s for %s.\nPick another time, or have the attendee book through %s.", title, slotText, attendee, publicPage(page))
-		small = "It refuses a repeat of an attendee's earlier booking, even one cancelled since, and events that need email verification, every time: bookbot does not try again."
+		text = fmt.Sprintf(":envelope: *Not booked yet: the attendee may need to confirm by email.* %s on %s for %s.\nThe booking service answers so in two cases: the attendee had this booking before (even one cancelled since), or the event type needs them to confirm their email address, and the service has mailed them a link that books this time. Check with the attendee before booking another time: their link may still book this one.", title, slotText, attendee)
+		small = "The service gives the same answer every time, so bookbot does not send it again. If the booking appears, its notice says it came after this attempt."
 		actions = append(actions, pick)
+	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
+		text = fmt.Sprintf(":no_entry: *Not booked: the booking service takes no new bookings.* %s on %s for %s was not booked. The service answered that it refuses new bookings, as it does once the calendar holds as many confirmed bookings as it takes, so another try will meet the same answer until bookings end or are cancelled. Tell the calendar's owner.", title, slotText, attendee)
+		actions = append(actions, button(actionShowList, "Upcoming bookings", ""))
 	case res.Outcome == booking.NotBooked:
 		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotConfirmed:
 		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through %s.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, pick)
+	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
+		text = fmt.Sprintf(":no_entry: *Not booked: the booking service refused this booking for this attendee.* %s on %s for %s. The likely cause is the calendar owner's settings, which can refuse an attendee's email address or its whole domain (%s). Check the address with the attendee, or ask the calendar's owner.", title, slotText, attendee, escape(clip(domainOf(meta.Email), maxEmailRunes)))
+		actions = append(actions, again("Edit and try again"), pick)
+	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
+		text = fmt.Sprintf(":x: *Not booked: the booking service refused the form.* %s on %s for %s. It gives no reason, and this booking went without a note: the event type may require one, or an answer to a question bookbot cannot send. Add a note and book again, or have the attendee book through %s, which asks every question.", title, slotText, attendee, publicPage(page))
+		actions = append(actions, again("Add a note"), pick)
 	case res.Outcome == booking.Rejected:
 		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
@@ -84,6 +96,12 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
 		text = fmt.Sprintf(":stopwatch: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		actions = append(actions, again("Open the form again"), pick)
+	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts for this event type.* %s on %s for %s was not booked. The service limits booking attempts per event type (20 an hour, from every source, failed ones included), and such a limit can take up to an hour to clear. bookbot holds bookings of %s back for %s; other event types can be booked now.", title, slotText, attendee, title, waitText(res.RetryAfter))
+		actions = append(actions, button(actionNewBooking, "Book another event type", ""))
+	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonMinuteLimit:
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts a minute.* Nothing was booked. The service takes 5 booking attempts a minute from bookbot (failed ones included), so bookbot holds every booking back for %s. Try again then.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
 		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
@@ -189,6 +207,9 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		if b.EventType.Valid {
 			actions = append([]slack.BlockElement{button(actionPickAnother, "Book again", pickValue(bookAgainMeta(*b)))}, actions...)
 		}
+	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonBeyondList:
+		head, push = "Cancelled", "booking "+escape(id)
+		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them."
 	case res.Outcome == booking.Cancelled:
 		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
 		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
@@ -261,23 +282,41 @@ func outcomeText(e journal.Entry) string {
 		s = "in flight (no answer recorded yet)"
 	case booking.Confirmed:
 		s = "booked, and the bookings list shows it"
+		if e.Reason == booking.ReasonBeyondList {
+			s = "booked, as the booking service answered with its receipt; it lies beyond the first 100 upcoming bookings the list shows, so bookbot could not check it there"
+		}
 	case booking.NotBooked:
-		switch e.Conflict {
-		case booking.ConflictTimeNotFree:
+		switch {
+		case e.Reason == booking.ReasonFull:
+			s = "not booked: the booking service takes no new bookings (the calendar holds as many confirmed bookings as it takes)"
+		case e.Conflict == booking.ConflictTimeNotFree:
 			s = "not booked: the time was not free"
-		case booking.ConflictRefused:
-			s = "not booked: the booking service refuses this attendee at this time (a repeat, or email verification)"
+		case e.Conflict == booking.ConflictRefused:
+			s = "not booked yet: the attendee had this booking before, or must confirm their email address with the link the booking service mailed them, which books this time"
 		default:
 			s = "not booked (409: taken, a duplicate, or needs email verification)"
 		}
 	case booking.NotConfirmed:
 		s = "not confirmed (the API returned no booking)"
 	case booking.Rejected:
-		s = "refused by the booking API"
+		switch e.Reason {
+		case booking.ReasonBlocked:
+			s = "not booked: the booking service refused it for this attendee (the owner's settings may refuse their address or its domain)"
+		case booking.ReasonUnanswered:
+			s = "not booked: the booking service refused the form, sent without a note, which the event type may require"
+		default:
+			s = "refused by the booking API"
+		}
 	case booking.RateLimited:
-		s = "refused by the booking service: too many attempts"
-		if e.Held {
+		switch {
+		case e.Held:
 			s = "not sent: bookbot's own rate guard held it back"
+		case e.Reason == booking.ReasonEventLimit:
+			s = "refused by the booking service: too many attempts for this event type, whose limit can take up to an hour to clear"
+		case e.Reason == booking.ReasonMinuteLimit:
+			s = "refused by the booking service: too many attempts a minute"
+		default:
+			s = "refused by the booking service: too many attempts"
 		}
 	case booking.ProbablyNotBooked:
 		s = "probably not booked: the answer was unclear and the bookings list does not show it"
@@ -285,7 +324,10 @@ func outcomeText(e journal.Entry) string {
 		s = "unknown: the answer was unclear and listing could not settle it"
 	case booking.Cancelled:
 		s = "cancelled"
-		if !e.Verified {
+		switch {
+		case e.Reason == booking.ReasonBeyondList:
+			s += ", as the booking service answered; it lies beyond the first 100 upcoming bookings the list shows, so bookbot could not check it there"
+		case !e.Verified:
 			s += " (not confirmed by the list)"
 		}
 	case booking.NotCancelled:
@@ -303,6 +345,10 @@ func outcomeText(e journal.Entry) string {
 }
 
 func reviewAdvice(e journal.Entry) string {
+	switch {
+	case e.Outcome == booking.Confirmed && e.Reason == booking.ReasonBeyondList:
+		return "nothing to book again: the booking service booked it. The API asks that a person look at a booking beyond the first 100, so open the calendar once to see it there."
+	}
 	switch e.Outcome {
 	case booking.Confirmed:
 		return "nothing to book again: the booking exists. Make sure the person who asked knows."
@@ -315,6 +361,12 @@ func reviewAdvice(e journal.Entry) string {
 	default:
 		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
 	}
+}
+
+// domainOf is the part of an email address after its @.
+func domainOf(email string) string {
+	_, domain, _ := strings.Cut(email, "@")
+	return domain
 }
 
 // keptMessage answers "Keep it" on a cancel confirmation.
@@ -357,6 +409,10 @@ func failureText(err error) string {
 		return "The request was too large for the booking service: shorten the note."
 	case errors.Is(err, booking.ErrInvalidInput):
 		return "The booking service found the input invalid (it does not say which part): check the attendee's name, email, time zone and note."
+	case errors.Is(err, booking.ErrBlocked):
+		return "The booking service refused this booking for this attendee: the calendar owner's settings may refuse their email address or its domain."
+	case errors.Is(err, booking.ErrFull):
+		return "The booking service takes no new bookings: the calendar holds as many confirmed bookings as it takes. Tell the calendar's owner."
 	case errors.Is(err, booking.ErrForbidden):
 		return "The booking service refused access."
 	case errors.Is(err, booking.ErrNotFound):

@@ -27,6 +27,11 @@ type Notice struct {
 	Change
 	Title string // the event type's title; its slug when unknown
 	By    *By    // who made it through bookbot; nil when it was made elsewhere
+	// EmailCheck is bookbot's create of this booking (event, start and
+	// attendee) that the service answered 409 with body status 200, when a
+	// New booking made elsewhere follows one: the attendee confirmed by
+	// email, with the link the service mailed them. nil otherwise.
+	EmailCheck *By
 	// Since is when the list was read before the read that found it: a
 	// burst says "since" then. Zero when not known.
 	Since time.Time

@@ -1,6 +1,7 @@
 package notices
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -326,10 +327,15 @@ func (w *Watcher) snapshot(list []booking.Booking, asked time.Time) Snapshot {
 type routed struct {
 	Notice
 	thread *Message // nil for a New notice, and for a booking with no thread
+	// first is the booking's first notice when it lies where notices no
+	// longer go (the person chose another place since): it is updated in
+	// place, and this notice is posted where they go now.
+	first *Message
 }
 
 // route is where a notice goes: its booking's thread, its event's route,
-// or the notice channel.
+// or the notice channel. A thread where notices no longer go is left for
+// where they go now.
 func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
 	r := routed{Notice: n}
 	if n.Kind != New {
@@ -337,15 +343,35 @@ func (w *Watcher) route(ctx context.Context, n Notice) (routed, string, error) {
 		if err != nil {
 			return r, "", err
 		}
-		if ok {
+		if ok && w.postsTo(m.Channel) {
 			r.thread = &m
 			return r, m.Channel, nil
+		}
+		if ok {
+			r.first = &m
 		}
 	}
 	if ch, ok := w.cfg.Routes[n.Booking.EventType.String]; ok && n.Booking.EventType.Valid {
 		return r, ch, nil
 	}
 	return r, w.cfg.Channel, nil
+}
+
+// postsTo reports whether notices go to the conversation channel now: the
+// notice channel, a route's, or the direct message of a person whose ID
+// is the notice channel (a message posted to a user ID lands in a DM,
+// whose ID begins with D).
+func (w *Watcher) postsTo(channel string) bool {
+	person := strings.HasPrefix(w.cfg.Channel, "U") || strings.HasPrefix(w.cfg.Channel, "W")
+	if channel == w.cfg.Channel || (person && strings.HasPrefix(channel, "D")) {
+		return true
+	}
+	for _, ch := range w.cfg.Routes {
+		if channel == ch {
+			return true
+		}
+	}
+	return false
 }
 
 // each posts notices one by one. It reports whether any must be tried
@@ -368,10 +394,14 @@ func (w *Watcher) each(ctx context.Context, channel string, rs []routed, since t
 		var m Message
 		var postErr error
 		root := r.thread == nil // a post starts the booking's thread; a reply does not
-		if r.thread != nil {
+		switch {
+		case r.thread != nil:
 			w.update(ctx, *r.thread, n)
 			m, postErr = w.cfg.Publisher.Reply(ctx, *r.thread, n)
-		} else {
+		case r.first != nil:
+			w.update(ctx, *r.first, n)
+			m, postErr = w.cfg.Publisher.Post(ctx, channel, n)
+		default:
 			m, postErr = w.cfg.Publisher.Post(ctx, channel, n)
 		}
 		again, err = w.settle(ctx, []Key{k}, n.Kind, m, root, postErr)
@@ -406,7 +436,7 @@ func (w *Watcher) burst(ctx context.Context, channel string, rs []routed, since 
 			n.Since = since
 			keys = append(keys, all[i])
 			fresh = append(fresh, n)
-			threads = append(threads, r.thread)
+			threads = append(threads, cmp.Or(r.thread, r.first))
 		}
 	}
 	if len(fresh) == 0 {
@@ -511,8 +541,8 @@ func (w *Watcher) claim(ctx context.Context, channel string, rs []routed, keys [
 			w.metricNotice(k.Kind, "posted")
 			w.cfg.Log.Info("notices: a notice whose post was cut short is in Slack; it is not posted again",
 				"booking_id", k.BookingID, "kind", string(k.Kind), "channel", m.Channel, "ts", m.TS)
-			if r.thread != nil {
-				w.update(ctx, *r.thread, r.Notice)
+			if first := cmp.Or(r.thread, r.first); first != nil {
+				w.update(ctx, *first, r.Notice)
 			}
 			continue
 		}
@@ -645,6 +675,9 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, 
 		}
 		var inFlight *journal.Entry
 		n.By, inFlight = madeBy(c, writes)
+		if n.By == nil && inFlight == nil {
+			n.EmailCheck = emailChecked(c, writes)
+		}
 		if inFlight != nil {
 			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
 				held++
@@ -692,6 +725,28 @@ func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) 
 		}
 	}
 	return nil, nil
+}
+
+// emailChecked finds bookbot's latest create of a new booking's event,
+// start and attendee that the service answered 409 with body status 200:
+// the booking, made elsewhere, came of the email confirmation that create
+// needed (a repeat of an earlier booking is refused on the booking page
+// too, so it cannot be that).
+func emailChecked(c Change, writes []journal.Entry) *By {
+	if c.Kind != New {
+		return nil
+	}
+	for i := len(writes) - 1; i >= 0; i-- {
+		e := writes[i]
+		if e.DryRun || e.Op != booking.OpCreate || e.Outcome != booking.NotBooked || e.Conflict != booking.ConflictRefused {
+			continue
+		}
+		start, err := time.Parse(time.RFC3339Nano, e.Start)
+		if found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email); err == nil && found != nil {
+			return &By{Actor: e.Actor, At: e.At}
+		}
+	}
+	return nil
 }
 
 func key(n Notice, since time.Time) Key {

@@ -62,7 +62,12 @@ func (r *recorder) send(p published) (notices.Message, error) {
 		}
 	}
 	r.ts++
-	m := notices.Message{Channel: p.channel, TS: "1700000000." + strconv.Itoa(r.ts)}
+	// A message posted to a user ID lands in their DM, as in Slack.
+	ch := p.channel
+	if strings.HasPrefix(ch, "U") {
+		ch = "D" + ch[1:]
+	}
+	m := notices.Message{Channel: ch, TS: "1700000000." + strconv.Itoa(r.ts)}
 	r.calls = append(r.calls, p)
 	r.inSlack = append(r.inSlack, sent{m, p})
 	if err != nil {
@@ -1600,5 +1605,85 @@ func TestSharedListIsDatedWhenAskedFor(t *testing.T) {
 	w.poll(wt)
 	if got := kinds(w.pub.take()); !slices.Equal(got, []string{"post cancelled " + id}) {
 		t.Errorf("a booking cancelled 70 s before its start, in a list read 12 s before the poll: %v", got)
+	}
+}
+
+// A booking that appears after bookbot's create of it was answered 409
+// with body status 200 came of the email confirmation that create needed:
+// its notice says so, and names who asked. A booking of another attendee
+// at that time does not.
+func TestNoticeOfABookingAfterAnEmailCheck(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	wt := w.watcher()
+	w.poll(wt)
+	start := w.slot("office-hours", 0)
+	slots, err := w.client.Slots(t.Context(), "office-hours")
+	if err != nil || len(slots) == 0 || !slots[0].Start.Equal(start) {
+		t.Fatalf("slots: %v, %v", slots, err)
+	}
+	res, err := w.client.Create(booking.WithActor(t.Context(), "UADA"), booking.CreateRequest{Slot: slots[0], Name: "Grace Hopper", Email: "grace@example.com"})
+	if err != nil || res.Outcome != booking.NotBooked || res.Conflict() != booking.ConflictRefused {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	id, err := w.sb.ConfirmEmail(bookingtest.DemoOwner, "office-hours", start, "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := w.book("consultation", 3, "Ada Lovelace", "ada@example.com")
+	w.poll(wt)
+	byID := map[string]notices.Notice{}
+	for _, c := range w.pub.take() {
+		for _, n := range c.ns {
+			byID[n.Booking.ID] = n
+		}
+	}
+	if n := byID[id]; n.By != nil || n.EmailCheck == nil || n.EmailCheck.Actor != "UADA" {
+		t.Errorf("the confirmed booking's notice: by %+v, email check %+v; want bookbot's attempt by UADA", n.By, n.EmailCheck)
+	}
+	if n, ok := byID[other]; !ok || n.EmailCheck != nil {
+		t.Errorf("another booking's notice: %+v", n)
+	}
+}
+
+// A person who chose another place for their notices after a booking's
+// first notice is followed: a later change of that booking is posted where
+// notices go now, not in the first notice's thread, which is updated in
+// place; and a change after that replies there.
+func TestNoticesFollowWhereTheyGoNow(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, func(c *notices.Config) { c.Channel = "UADA" })
+	w.poll(w.watcher())
+	id := w.book("consultation", 3, "Grace Hopper", "grace@example.com")
+	w.poll(w.watcher())
+	if calls := w.pub.take(); len(calls) != 1 || calls[0].call != "post" || calls[0].channel != "UADA" {
+		t.Fatalf("first notice: %+v", calls)
+	}
+	// Still a DM: a move replies in the DM's thread.
+	if err := w.sb.MoveAsAttendee(id, w.slot("consultation", 5)); err != nil {
+		t.Fatal(err)
+	}
+	w.poll(w.watcher())
+	if calls := w.pub.take(); len(calls) != 2 || calls[1].call != "reply" || calls[1].thread.Channel != "DADA" {
+		t.Fatalf("a move while notices go to the DM: %+v", calls)
+	}
+
+	// `/booking notices here` in CTEAM: the watcher made afresh goes there.
+	w.cfg.Channel = "CTEAM"
+	if err := w.sb.MoveAsAttendee(id, w.slot("consultation", 6)); err != nil {
+		t.Fatal(err)
+	}
+	w.poll(w.watcher())
+	calls := w.pub.take()
+	if len(calls) != 2 || calls[0].call != "update" || calls[0].channel != "DADA" || calls[1].call != "post" || calls[1].channel != "CTEAM" {
+		t.Fatalf("a move after the person chose CTEAM: %+v; want the DM's first notice updated and a post in CTEAM", calls)
+	}
+	if err := w.sb.CancelAsAttendee(id); err != nil {
+		t.Fatal(err)
+	}
+	w.poll(w.watcher())
+	calls = w.pub.take()
+	if len(calls) != 2 || calls[1].call != "reply" || calls[1].thread.Channel != "CTEAM" {
+		t.Fatalf("a cancel after that: %+v; want a reply in CTEAM's thread", calls)
 	}
 }

@@ -156,7 +156,7 @@ func (o Offer) Pending() []Use {
 // it, holds a use not booked, without decoding it: each use has a "key"
 // and a booked one a "booking", and a field's name with its colon is never
 // spelt by a string, whose quotes JSON escapes. Stores look through every
-// offer with it (store/pg's 0010 counts the same in SQL).
+// offer with it (store/pg's 0012 counts the same in SQL).
 func EncodedPending(raw []byte) bool {
 	return bytes.Count(raw, []byte(`"key":`)) > bytes.Count(raw, []byte(`"booking":`))
 }

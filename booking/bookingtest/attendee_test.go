@@ -128,8 +128,9 @@ func TestBookAsAttendee(t *testing.T) {
 	}
 }
 
-// A round robin booking from the page goes to the host whose turn it is,
-// sharing the rotation with creates.
+// A round robin booking from the page goes to the free host with the
+// fewest upcoming bookings, as a create's does, and a move keeps its host,
+// who must be free at the new time.
 func TestBookAsAttendeeRoundRobin(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
@@ -140,12 +141,17 @@ func TestBookAsAttendeeRoundRobin(t *testing.T) {
 	if findListed(t, srv, toTeammate) != nil || stored(srv, DemoTeammate, toTeammate) == nil {
 		t.Error("the teammate's booking is listed for the owner, or not in the teammate's calendar")
 	}
-	toOwner, err := srv.BookAsAttendee(DemoOwner, "team-sync", mustTime("2026-03-24T10:00:00Z"), "Ada Lovelace", "ada@example.com")
+	// The teammate is busy then: the owner takes it.
+	toOwner, err := srv.BookAsAttendee(DemoOwner, "team-sync", mustTime(freeSlot), "Grace Hopper", "grace@example.com")
 	if err != nil || findListed(t, srv, toOwner) == nil {
-		t.Errorf("the owner's turn: %v, or not listed", err)
+		t.Errorf("the owner's booking: %v, or not listed", err)
 	}
-	// The teammate's turn again, for a create.
+	// The teammate again, for a create: it has fewer bookings.
 	post(t, srv, DemoKey, "/api/v1/bookings", bookForm("team-sync", "2026-03-24T10:30:00Z", 30)).want(t, http.StatusCreated, `{"booking":null}`)
+	// The teammate cannot move to a time it is busy at, though the owner is free then.
+	if err := srv.MoveAsAttendee(toTeammate, mustTime("2026-03-24T10:30:00Z")); !errors.Is(err, ErrNotOffered) {
+		t.Errorf("move to a time the host is busy at: %v", err)
+	}
 	// The attendee's links work for the teammate's booking too.
 	if err := srv.MoveAsAttendee(toTeammate, mustTime("2026-03-24T11:00:00Z")); err != nil {
 		t.Errorf("move: %v", err)
@@ -155,6 +161,27 @@ func TestBookAsAttendeeRoundRobin(t *testing.T) {
 	}
 	if b := stored(srv, DemoTeammate, toTeammate); b == nil || !b.Cancelled || !b.Start.Equal(mustTime("2026-03-24T11:00:00Z")) {
 		t.Errorf("teammate's booking %+v", b)
+	}
+}
+
+// The page refuses what a create is refused for by the owner's settings:
+// an attendee on the block list, and any booking while the calendar is
+// full. A required question is no obstacle: the page asks it.
+func TestBookAsAttendeeRefused(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t)
+	srv.SetBlocked(DemoOwner, "example.net")
+	if _, err := srv.BookAsAttendee(DemoOwner, "consultation", mustTime(freeSlot), "Eve", "eve@Example.NET"); !errors.Is(err, ErrRefused) {
+		t.Errorf("a blocked attendee: %v", err)
+	}
+	srv.Full(DemoOwner)
+	if _, err := srv.BookAsAttendee(DemoOwner, "consultation", mustTime(freeSlot), "Ada", "ada@example.com"); !errors.Is(err, ErrRefused) {
+		t.Errorf("a full calendar: %v", err)
+	}
+	srv.SetCeiling(DemoOwner, -1)
+	srv.AddEventType(DemoOwner, EventType{Slug: "intake", Title: "Intake", DurationMinutes: 30, RequiresNote: true, RequiredQuestions: []string{"company"}})
+	if id, err := srv.BookAsAttendee(DemoOwner, "intake", mustTime(freeSlot), "Ada", "ada@example.com"); err != nil || findListed(t, srv, id) == nil {
+		t.Errorf("required questions on the page: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package bookingtest
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -84,8 +85,20 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		taken   = `{"error":"not booked","status":409}`
 		refused = `{"error":"not booked","status":200}`
 	)
+	withForm := func(f url.Values, kv ...string) url.Values {
+		for i := 0; i < len(kv); i += 2 {
+			f.Set(kv[i], kv[i+1])
+		}
+		return f
+	}
+	// intake's form has a required note, and review's a required question.
+	asking := func(s *Server) {
+		s.AddEventType(DemoOwner, EventType{Slug: "intake", Title: "Intake", DurationMinutes: 30, RequiresNote: true})
+		s.AddEventType(DemoOwner, EventType{Slug: "review", Title: "Review", DurationMinutes: 30, RequiredQuestions: []string{"company"}})
+	}
 	for _, tc := range []struct {
 		name   string
+		setup  func(*Server) // the owner's settings, before the create
 		key    string
 		form   url.Values
 		status int
@@ -93,7 +106,7 @@ func TestCreateBookingOutcomes(t *testing.T) {
 	}{
 		{name: "solo", form: bookForm("consultation", freeSlot, 30), status: 201},
 		{name: "collective", form: bookForm("board-review", "2026-03-24T08:45:00Z", 45), status: 201},
-		// The seeded team-sync gives its first booking to DemoTeammate.
+		// The seeded team-sync's teammate has fewer bookings than the owner.
 		{name: "round robin to a teammate", form: bookForm("team-sync", freeSlot, 30), status: 201, body: `{"booking":null}`},
 		{name: "same instant with milliseconds", form: func() url.Values {
 			f := bookForm("consultation", freeSlot, 30)
@@ -136,10 +149,39 @@ func TestCreateBookingOutcomes(t *testing.T) {
 		{name: "schedule ID is not a selector", form: bookForm("sch_1002", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
 		{name: "other owner's event type", form: bookForm("other-call", freeSlot, 30), status: 404, body: `{"error":"no such event type"}`},
 		{name: "other owner books own type", key: OtherKey, form: bookForm("other-call", "2026-03-24T10:00:00Z", 30), status: 201},
+		// The owner's block list: an address or a whole domain, in any case.
+		{name: "attendee's address blocked", setup: func(s *Server) { s.SetBlocked(DemoOwner, "Mary.Jackson@example.com") },
+			form: bookForm("consultation", freeSlot, 30), status: 403, body: `{"error":"not booked","status":403}`},
+		{name: "attendee's domain blocked", setup: func(s *Server) { s.SetBlocked(DemoOwner, "@EXAMPLE.com") },
+			form: bookForm("consultation", freeSlot, 30), status: 403, body: `{"error":"not booked","status":403}`},
+		{name: "another domain blocked", setup: func(s *Server) { s.SetBlocked(DemoOwner, "example.org", "eve@example.com") },
+			form: bookForm("consultation", freeSlot, 30), status: 201},
+		// The ceiling of confirmed bookings: a full service refuses, in JSON.
+		{name: "calendar full", setup: func(s *Server) { s.Full(DemoOwner) },
+			form: bookForm("consultation", freeSlot, 30), status: 503, body: `{"error":"not booked","status":503}`},
+		{name: "calendar under its ceiling", setup: func(s *Server) { s.SetCeiling(DemoOwner, 100) },
+			form: bookForm("consultation", freeSlot, 30), status: 201},
+		{name: "ceiling removed", setup: func(s *Server) { s.Full(DemoOwner); s.SetCeiling(DemoOwner, -1) },
+			form: bookForm("consultation", freeSlot, 30), status: 201},
+		// Required questions, which the API cannot name.
+		{name: "required note missing", setup: asking, form: bookForm("intake", freeSlot, 30), status: 400, body: `{"error":"not booked","status":400}`},
+		{name: "required note blank", setup: asking, form: withForm(bookForm("intake", freeSlot, 30), "q:booking-note", "  "), status: 400, body: `{"error":"not booked","status":400}`},
+		{name: "required note given", setup: asking, form: withForm(bookForm("intake", freeSlot, 30), "q:booking-note", "About the intake"), status: 201},
+		{name: "required question unanswered", setup: asking, form: withForm(bookForm("review", freeSlot, 30), "q:booking-note", "a note is no answer"), status: 400, body: `{"error":"not booked","status":400}`},
+		{name: "required question answered", setup: asking, form: withForm(bookForm("review", freeSlot, 30), "q:company", "Analytical Engines"), status: 201},
+		// An event type's hour used up by other clients: 429, no Retry-After;
+		// other event types still book.
+		{name: "event type's hour used up", setup: func(s *Server) { s.ExhaustEventLimit(DemoOwner, "consultation") },
+			form: bookForm("consultation", freeSlot, 30), status: 429, body: `{"error":"not booked","status":429}`},
+		{name: "another event type's hour used up", setup: func(s *Server) { s.ExhaustEventLimit(DemoOwner, "intro-call") },
+			form: bookForm("consultation", freeSlot, 30), status: 201},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newTestServer(t)
+			if tc.setup != nil {
+				tc.setup(srv)
+			}
 			key := tc.key
 			if key == "" {
 				key = DemoKey
@@ -150,6 +192,9 @@ func TestCreateBookingOutcomes(t *testing.T) {
 			stored := len(srv.Bookings(owner)) - before
 			if tc.body != "" {
 				r.want(t, tc.status, tc.body)
+				if ra := r.header.Get("Retry-After"); ra != "" {
+					t.Errorf("Retry-After %q: the service sends none", ra)
+				}
 				if stored != 0 {
 					t.Errorf("%d bookings stored for the owner", stored)
 				}
@@ -169,7 +214,8 @@ func TestCreateBookingOutcomes(t *testing.T) {
 }
 
 // An event that needs the attendee to verify their email is never booked
-// through the API, and its slot is not held.
+// through the API, and its slot is not held; the link the attendee is
+// mailed books it later, while the time is free.
 func TestCreateNeedsEmailVerification(t *testing.T) {
 	t.Parallel()
 	srv, _ := newTestServer(t)
@@ -182,8 +228,33 @@ func TestCreateNeedsEmailVerification(t *testing.T) {
 	if !slotStarts(listSlots(t, srv, DemoKey, "office-hours"))[freeSlot] {
 		t.Error("slot no longer offered")
 	}
-	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", freeSlot, 30)); r.status != http.StatusCreated {
-		t.Errorf("another event at the same time: %d %s", r.status, r.body)
+	if _, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "grace@example.com"); !errors.Is(err, ErrNoConfirmation) {
+		t.Errorf("a link never mailed: %v", err)
+	}
+	if p := srv.Pending(DemoOwner); len(p) != 2 || *p[1].EventType != "office-hours" || !p[1].Start.Equal(mustTime(freeSlot)) ||
+		!p[1].End.Equal(mustTime("2026-03-24T09:30:00Z")) || *p[1].BookerEmail != "mary.jackson@example.com" || p[1].ID != "" {
+		t.Fatalf("pending confirmations: %+v", p)
+	}
+
+	// The attendee follows the link: booked, listed, and a repeat from then on.
+	id, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "MARY.JACKSON@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := findListed(t, srv, id)
+	if b == nil || *b.EventType != "office-hours" || *b.BookerEmail != "mary.jackson@example.com" || b.StartsAt != "2026-03-24T09:00:00.000Z" {
+		t.Fatalf("the confirmed booking is listed as %+v", b)
+	}
+	post(t, srv, DemoKey, "/api/v1/bookings", bookForm("office-hours", freeSlot, 30)).want(t, http.StatusConflict, `{"error":"not booked","status":200}`)
+	if p := srv.Pending(DemoOwner); len(p) != 2 {
+		t.Errorf("pending after one was confirmed and one more asked: %d, want 2", len(p))
+	}
+	// The second create's link books nothing more: the time is taken.
+	if _, err := srv.ConfirmEmail(DemoOwner, "office-hours", mustTime(freeSlot), "mary.jackson@example.com"); !errors.Is(err, ErrNotOffered) {
+		t.Errorf("a second link for a time now taken: %v", err)
+	}
+	if r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("consultation", "2026-03-24T10:00:00Z", 30)); r.status != http.StatusCreated {
+		t.Errorf("another event at another time: %d %s", r.status, r.body)
 	}
 }
 
@@ -226,50 +297,70 @@ func TestCreateTeamEvents(t *testing.T) {
 	// Four free consultation-length slots on Tuesday 24 March.
 	starts := []string{freeSlot, "2026-03-24T10:00:00Z", "2026-03-24T10:30:00Z", "2026-03-24T11:00:00Z"}
 
-	t.Run("round robin in turn", func(t *testing.T) {
+	t.Run("round robin to the free host with the fewest upcoming bookings", func(t *testing.T) {
 		t.Parallel()
 		srv, _ := newTestServer(t)
 		srv.AddEventType(DemoOwner, EventType{Slug: "rota", Title: "Rota", DurationMinutes: 30, Kind: KindRoundRobin,
 			Hosts: []string{DemoOwner, "host_b", "host_c"}})
-		var got []string
-		var teammates []string
-		for _, st := range starts {
-			r := post(t, srv, DemoKey, "/api/v1/bookings", bookForm("rota", st, 30))
+		srv.SetLimits(0, 0)
+		book := func(start, email string) string {
+			t.Helper()
+			f := bookForm("rota", start, 30)
+			f.Set("email", email)
+			r := post(t, srv, DemoKey, "/api/v1/bookings", f)
 			if r.status != http.StatusCreated {
-				t.Fatalf("%s: %d %s", st, r.status, r.body)
+				t.Fatalf("%s for %s: %d %s", start, email, r.status, r.body)
 			}
 			var receipt wireReceipt
 			r.decode(t, &receipt)
 			if receipt.Booking == nil {
-				got = append(got, "null")
-				continue
+				return "null"
 			}
-			got = append(got, receipt.Booking.StartsAt)
+			return receipt.Booking.StartsAt
 		}
-		want := []string{"2026-03-24T09:00:00.000Z", "null", "null", "2026-03-24T11:00:00.000Z"}
-		if !slices.Equal(got, want) {
+		// The owner has the seeded bookings; b and c have none, b first on
+		// a tie; then c has fewer.
+		got := []string{book(starts[0], "a@example.com"), book(starts[1], "b@example.com"), book(starts[2], "c@example.com")}
+		if want := []string{"null", "null", "null"}; !slices.Equal(got, want) {
 			t.Fatalf("receipts %q, want %q", got, want)
 		}
-		for _, host := range []string{"host_b", "host_c"} {
-			bs := srv.Bookings(host)
-			if len(bs) != 1 || *bs[0].EventType != "rota" {
-				t.Fatalf("%s holds %+v, want one rota booking", host, bs)
+		hostOf := func(host string) []string {
+			var out []string
+			for _, b := range srv.Bookings(host) {
+				out = append(out, slotTime(b.Start))
 			}
-			teammates = append(teammates, bs[0].ID)
+			return out
 		}
+		if b, c := hostOf("host_b"), hostOf("host_c"); !slices.Equal(b, []string{starts[0], starts[2]}) || !slices.Equal(c, []string{starts[1]}) {
+			t.Fatalf("host_b holds %q, host_c %q", b, c)
+		}
+		// At 09:00 b is busy: c, though it is as busy as b otherwise; then
+		// only the owner is free, whatever it holds.
+		if got := book(starts[0], "d@example.com"); got != "null" || !slices.Contains(hostOf("host_c"), starts[0]) {
+			t.Fatalf("second booking at 09:00: %s, host_c holds %q", got, hostOf("host_c"))
+		}
+		if got := book(starts[0], "e@example.com"); got != "2026-03-24T09:00:00.000Z" {
+			t.Fatalf("third booking at 09:00: %s, want the owner's receipt", got)
+		}
+		// With every host busy, the time is no longer offered and is taken.
+		if slotStarts(listSlots(t, srv, DemoKey, "rota"))[starts[0]] {
+			t.Error("a time no host is free at is offered")
+		}
+		f := bookForm("rota", starts[0], 30)
+		f.Set("email", "f@example.com")
+		post(t, srv, DemoKey, "/api/v1/bookings", f).want(t, http.StatusConflict, `{"error":"not booked","status":409}`)
 		// A teammate's booking is invisible to the key: not listed, not cancellable.
 		listed := bookingIDs(listBookings(t, srv, DemoKey))
-		for _, id := range teammates {
-			if slices.Contains(listed, id) {
-				t.Errorf("teammate's booking %s listed", id)
+		for _, host := range []string{"host_b", "host_c"} {
+			for _, b := range srv.Bookings(host) {
+				if slices.Contains(listed, b.ID) {
+					t.Errorf("teammate's booking %s listed", b.ID)
+				}
+				post(t, srv, DemoKey, "/api/v1/bookings/"+b.ID+"/cancel", nil).want(t, http.StatusNotFound, `{"error":"no such booking"}`)
 			}
-			post(t, srv, DemoKey, "/api/v1/bookings/"+id+"/cancel", nil).want(t, http.StatusNotFound, `{"error":"no such booking"}`)
-		}
-		if n := len(srv.Bookings(DemoOwner)) - len(demoBookings); n != 2 {
-			t.Errorf("%d bookings in the owner's calendar, want 2", n)
 		}
 		// A teammate's booking does not fill the owner's calendar.
-		if !slotStarts(listSlots(t, srv, DemoKey, "consultation"))["2026-03-24T10:00:00Z"] {
+		if !slotStarts(listSlots(t, srv, DemoKey, "consultation"))[starts[1]] {
 			t.Error("slot given to a teammate no longer offered")
 		}
 	})
@@ -288,20 +379,14 @@ func TestCreateTeamEvents(t *testing.T) {
 		}
 	})
 
-	t.Run("seeded team-sync alternates, teammate first", func(t *testing.T) {
+	t.Run("seeded team-sync goes to the teammate, who has fewer bookings", func(t *testing.T) {
 		t.Parallel()
 		srv, _ := newTestServer(t)
-		var got []string
 		for _, st := range starts {
-			got = append(got, post(t, srv, DemoKey, "/api/v1/bookings", bookForm("team-sync", st, 30)).text())
+			post(t, srv, DemoKey, "/api/v1/bookings", bookForm("team-sync", st, 30)).want(t, http.StatusCreated, `{"booking":null}`)
 		}
-		for i, body := range got {
-			if null := body == `{"booking":null}`; null != (i%2 == 0) {
-				t.Errorf("booking %d: %s", i+1, body)
-			}
-		}
-		if n := len(srv.Bookings(DemoTeammate)); n != 2 {
-			t.Errorf("%d bookings for the teammate, want 2", n)
+		if n := len(srv.Bookings(DemoTeammate)); n != len(starts) {
+			t.Errorf("%d bookings for the teammate, want %d", n, len(starts))
 		}
 	})
 

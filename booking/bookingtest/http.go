@@ -2,6 +2,7 @@ package bookingtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -279,7 +280,9 @@ type createResponse struct {
 }
 
 // createBooking runs the checks in upstream's order: the event type, the rate
-// limits, the input, email verification, a repeat, the slot.
+// limits, the input (required questions included), the owner's block list,
+// the ceiling of confirmed bookings, email verification, a repeat, the slot
+// (and for a round robin, a free host).
 func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time.Time) reply {
 	// Upstream reads the body as a form whatever its Content-Type, so a JSON
 	// body has no event_type and ends here.
@@ -299,9 +302,21 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	if formErr != nil || !ok {
 		return notBooked(http.StatusBadRequest, http.StatusBadRequest)
 	}
+	if o.refuses(in.email) {
+		return notBooked(http.StatusForbidden, http.StatusForbidden)
+	}
+	if s.fullLocked(o, now) {
+		return notBooked(http.StatusServiceUnavailable, http.StatusServiceUnavailable)
+	}
 	if et.RequiresEmailVerification {
-		// The booking would wait for the attendee's confirmation; the API
-		// cannot finish it and holds nothing.
+		// The booking waits for the attendee's confirmation, which the API
+		// cannot give: the service mails them a link that books it, and
+		// holds nothing meanwhile.
+		slug := et.Slug
+		s.pending = append(s.pending, pendingCreate{owner: o.id, raw: [2]string{in.rawStart, in.rawEnd}, b: Booking{
+			EventType: &slug, Start: in.start, BookerName: &in.name, BookerEmail: &in.email,
+			BookerTZ: in.tz, Note: in.note, LocationOption: in.location, Answers: in.answers,
+		}})
 		return notBooked(http.StatusConflict, http.StatusOK)
 	}
 	if s.repeatLocked(o, et, in.start, in.email) {
@@ -319,7 +334,7 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	if slot == nil {
 		return notBooked(http.StatusConflict, http.StatusConflict)
 	}
-	host := o.nextHost(et)
+	host, _ := s.hostLocked(o, et, *slot, now) // the slot is offered: a host is free
 	slug := et.Slug
 	b := Booking{
 		ID:             s.newBookingIDLocked(),
@@ -341,21 +356,33 @@ func (s *Sandbox) createBooking(o *owner, r *http.Request, body []byte, now time
 	return jsonReply(http.StatusCreated, createResponse{&receiptJSON{b.ID, listTime(b.Start), listTime(b.End)}})
 }
 
-// nextHost is whose calendar the next booking of et goes to: the owner's,
-// or for a round robin with Hosts, the host whose turn it is.
-func (o *owner) nextHost(et *EventType) string {
+// hosts are the calendars a booking of et may go to: the owner's, or a
+// round robin's hosts.
+func (o *owner) hosts(et *EventType) []string {
 	if et.Kind != KindRoundRobin || len(et.Hosts) == 0 {
-		return o.id
+		return []string{o.id}
 	}
-	if o.turns == nil {
-		o.turns = map[string]int{}
+	out := make([]string, len(et.Hosts))
+	for i, h := range et.Hosts {
+		out[i] = cmp.Or(h, o.id)
 	}
-	host := et.Hosts[o.turns[et.Slug]%len(et.Hosts)]
-	o.turns[et.Slug]++
-	if host == "" {
-		return o.id
+	return out
+}
+
+// hostLocked is whose calendar a booking of et at slot goes to: of its
+// hosts free then, the one with the fewest upcoming bookings, the first
+// of them on a tie; ok is false when none is free.
+func (s *Sandbox) hostLocked(o *owner, et *EventType, slot Slot, now time.Time) (host string, ok bool) {
+	fewest := -1
+	for _, h := range o.hosts(et) {
+		if overlapsAny(s.ownerBookingsLocked(h, true), slot.Start, slot.End) {
+			continue
+		}
+		if n := s.upcomingLocked(h, now); fewest < 0 || n < fewest {
+			host, fewest = h, n
+		}
 	}
-	return host
+	return host, fewest >= 0
 }
 
 // repeatLocked reports whether the owner's event type already has a booking
@@ -411,8 +438,16 @@ func parseCreate(form url.Values, et *EventType) (createInput, bool) {
 	if in.tz == "" {
 		in.tz = "UTC"
 	}
-	if et.AsksForNote {
+	if et.AsksForNote || et.RequiresNote {
 		in.note = cutUTF16(form.Get("q:booking-note"), maxNote)
+	}
+	if et.RequiresNote && strings.TrimSpace(in.note) == "" {
+		return in, false
+	}
+	for _, q := range et.RequiredQuestions {
+		if strings.TrimSpace(in.answers[q]) == "" {
+			return in, false
+		}
 	}
 	in.rawStart, in.rawEnd = form.Get("start"), form.Get("end")
 	var err1, err2 error

@@ -59,6 +59,8 @@ type Sandbox struct {
 	ipHits          slidingWindow
 	eventHits       slidingWindow
 
+	pending []pendingCreate // creates waiting for their attendee's email confirmation
+
 	latency map[string]time.Duration
 	holds   map[string][]chan struct{} // HoldNext: each closed by its release
 	faults  map[string][]fault
@@ -76,8 +78,9 @@ type owner struct {
 	id, key    string
 	zone       *time.Location
 	hours      WeeklyHours
-	eventTypes []EventType    // in the order added; GET /event-types sorts them by slug
-	turns      map[string]int // round robin bookings made so far, by slug
+	eventTypes []EventType // in the order added; GET /event-types sorts them by slug
+	blocked    []string    // addresses and domains whose bookings are refused, lowercase
+	ceiling    int         // the most upcoming confirmed bookings the calendar takes; < 0: no limit
 }
 
 type record struct {
@@ -119,17 +122,36 @@ type EventType struct {
 	// With it, q:booking-note is kept, cut to 2000 characters; without it the
 	// note is dropped without a word, as upstream does.
 	AsksForNote bool
+	// RequiresNote makes the note question required: a create whose note
+	// is missing or blank answers 400, as for any required question left
+	// unanswered. It implies AsksForNote.
+	RequiresNote bool
+	// RequiredQuestions are the IDs of other required questions: a create
+	// that does not answer each (q:<id>, not blank) answers 400. The API
+	// says neither which questions there are nor which are required.
+	RequiredQuestions []string
 	// RequiresEmailVerification makes the attendee confirm their email before
 	// the booking exists, which the API cannot do: a create answers 409 with
-	// body status 200 and books nothing.
+	// body status 200 and books nothing, and the service mails the attendee
+	// a link that books it ([Sandbox.ConfirmEmail]).
 	RequiresEmailVerification bool
-	// Hosts is a round_robin event's rotation: each booking goes to the next
-	// host in turn, starting with the first. The owner's ID books into the
-	// owner's calendar (a receipt, then listed); any other name is a
-	// teammate, whose booking this key can neither see nor cancel (the
-	// receipt is null). Empty means the owner takes every booking. Other
-	// kinds ignore it.
+	// Hosts are a round_robin event's hosts: each booking goes to the one
+	// that is free at its time and has the fewest upcoming bookings (the
+	// first of them, on a tie), and its slots are the times one of them is
+	// free. The owner's ID books into the owner's calendar (a receipt, then
+	// listed); any other name is a teammate, whose booking this key can
+	// neither see nor cancel (the receipt is null). Empty means the owner
+	// takes every booking. Other kinds ignore it.
 	Hosts []string
+}
+
+// pendingCreate is a create of an event type that needs email
+// verification, waiting for the attendee to follow the link they were
+// mailed. It holds no slot.
+type pendingCreate struct {
+	owner string
+	raw   [2]string // the start and end as the create wrote them
+	b     Booking   // as the create asked, without an ID or an end
 }
 
 // Booking is a stored booking. The pointer fields are nil for legacy records
@@ -216,7 +238,7 @@ func (s *Sandbox) AddOwner(key, ownerID string, zone *time.Location, hours Weekl
 	}
 	o := s.owners[ownerID]
 	if o == nil {
-		o = &owner{id: ownerID}
+		o = &owner{id: ownerID, ceiling: -1}
 		s.owners[ownerID] = o
 	}
 	delete(s.keys, o.key)
@@ -235,6 +257,7 @@ func (s *Sandbox) AddEventType(ownerID string, et EventType) {
 		et.Kind = KindSolo
 	}
 	et.Hosts = slices.Clone(et.Hosts)
+	et.RequiredQuestions = slices.Clone(et.RequiredQuestions)
 	s.lock()
 	defer s.mu.Unlock()
 	o := s.ownerLocked(ownerID)
@@ -242,7 +265,6 @@ func (s *Sandbox) AddEventType(ownerID string, et EventType) {
 		et.ScheduleID = fmt.Sprintf("sch_%d", s.nextSch)
 		s.nextSch++
 	}
-	delete(o.turns, et.Slug) // a replaced round robin starts its rotation again
 	if i := o.eventTypeIndex(et.Slug); i >= 0 {
 		o.eventTypes[i] = et
 		return
@@ -274,6 +296,7 @@ func (s *Sandbox) EventTypes(ownerID string) []EventType {
 	out := slices.Clone(o.eventTypes)
 	for i := range out {
 		out[i].Hosts = slices.Clone(out[i].Hosts)
+		out[i].RequiredQuestions = slices.Clone(out[i].RequiredQuestions)
 	}
 	return out
 }
@@ -341,6 +364,57 @@ func (s *Sandbox) SetLimits(perIPPerMinute, perEventPerHour int) {
 	s.perIP, s.perEvent = perIPPerMinute, perEventPerHour
 }
 
+// SetBlocked replaces an owner's block list: email addresses
+// ("eve@example.com") and domains ("example.net", or "@example.net"),
+// matched in any case, whose bookings the owner's settings refuse. A create
+// for such an attendee answers 403 {"error":"not booked","status":403},
+// and the booking page refuses them too. No entries clears the list. It
+// panics for an unknown owner.
+func (s *Sandbox) SetBlocked(ownerID string, entries ...string) {
+	var list []string
+	for _, e := range entries {
+		if e = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(e), "@")); e != "" {
+			list = append(list, e)
+		}
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.ownerLocked(ownerID).blocked = list
+}
+
+// SetCeiling sets the most upcoming confirmed bookings an owner's calendar
+// takes: at n, the service is full, and a create answers 503
+// {"error":"not booked","status":503} and books nothing (the booking page
+// refuses too) until bookings end or are cancelled. n < 0 removes the
+// ceiling. It panics for an unknown owner.
+func (s *Sandbox) SetCeiling(ownerID string, n int) {
+	s.lock()
+	defer s.mu.Unlock()
+	s.ownerLocked(ownerID).ceiling = max(n, -1)
+}
+
+// Full makes an owner's calendar full now: its ceiling is the upcoming
+// confirmed bookings it holds, so the next create is refused with 503.
+func (s *Sandbox) Full(ownerID string) {
+	s.lock()
+	defer s.mu.Unlock()
+	s.ownerLocked(ownerID).ceiling = s.upcomingLocked(ownerID, s.now())
+}
+
+// ExhaustEventLimit records attempts of an owner's event type, as other
+// clients of the API and the booking page's visitors make, until its
+// hourly limit is reached now: the next creates of it answer 429 without
+// Retry-After until the oldest of them is an hour old. Other event types
+// are not touched. It does nothing without a limit per event.
+func (s *Sandbox) ExhaustEventLimit(ownerID, slug string) {
+	s.lock()
+	defer s.mu.Unlock()
+	s.ownerLocked(ownerID)
+	now := s.now()
+	for s.perEvent > 0 && s.eventHits.allow(ownerID+"\x00"+slug, s.perEvent, time.Hour, now) {
+	}
+}
+
 // SetNow swaps the clock; nil means time.Now.
 func (s *Sandbox) SetNow(now func() time.Time) {
 	if now == nil {
@@ -379,6 +453,36 @@ func (s *Sandbox) ownerBookingsLocked(ownerID string, confirmedOnly bool) []*Boo
 
 func (o *owner) eventTypeIndex(slug string) int {
 	return slices.IndexFunc(o.eventTypes, func(et EventType) bool { return et.Slug == slug })
+}
+
+// refuses reports whether the owner's block list refuses email.
+func (o *owner) refuses(email string) bool {
+	email = strings.ToLower(strings.TrimSpace(email))
+	_, domain, _ := strings.Cut(email, "@")
+	for _, b := range o.blocked {
+		if b == email || b == domain {
+			return true
+		}
+	}
+	return false
+}
+
+// fullLocked reports whether the owner's calendar holds as many upcoming
+// confirmed bookings as its ceiling.
+func (s *Sandbox) fullLocked(o *owner, now time.Time) bool {
+	return o.ceiling >= 0 && s.upcomingLocked(o.id, now) >= o.ceiling
+}
+
+// upcomingLocked counts the confirmed bookings in a calendar that have not
+// started at now.
+func (s *Sandbox) upcomingLocked(calendar string, now time.Time) int {
+	n := 0
+	for _, b := range s.ownerBookingsLocked(calendar, true) {
+		if b.Start.After(now) {
+			n++
+		}
+	}
+	return n
 }
 
 // eventType returns the owner's non-removed event type with this slug, or nil.

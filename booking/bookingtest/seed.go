@@ -16,8 +16,10 @@ const (
 	DemoOwner  = "owner_demo"
 	OtherOwner = "owner_other"
 	// DemoTeammate is the host who shares the seeded round robin, team-sync,
-	// with DemoOwner: it takes the first booking, the owner the second, and
-	// so on. Its bookings are in Bookings(DemoTeammate), never seen by DemoKey.
+	// with DemoOwner: a booking goes to whichever of them is free and has
+	// the fewer upcoming bookings, so the teammate, with none, takes them
+	// until it is as busy as the owner. Its bookings are in
+	// Bookings(DemoTeammate), never seen by DemoKey.
 	DemoTeammate = "host_teammate"
 	// OtherBookingID is OtherOwner's booking; DemoKey gets 404 for it.
 	OtherBookingID = "5eed0000-0000-4000-8000-000000002001"

@@ -9,7 +9,8 @@ import (
 // [now, now+14 days) shortened by the event's PeriodDays, inside the owner's
 // weekly hours, stepping by the event's duration from the start of each
 // range, starting strictly after now and not overlapping any confirmed
-// booking of the owner, whatever its event type.
+// booking of the owner, whatever its event type; for a round robin, of
+// one of its hosts.
 func (s *Sandbox) slotsLocked(o *owner, et *EventType, now time.Time) []Slot {
 	dur := time.Duration(et.DurationMinutes) * time.Minute
 	window := slotWindow
@@ -17,7 +18,18 @@ func (s *Sandbox) slotsLocked(o *owner, et *EventType, now time.Time) []Slot {
 		window = time.Duration(et.PeriodDays) * 24 * time.Hour
 	}
 	end := now.Add(window)
-	busy := s.ownerBookingsLocked(o.id, true)
+	var busy [][]*Booking // each host's calendar
+	for _, h := range o.hosts(et) {
+		busy = append(busy, s.ownerBookingsLocked(h, true))
+	}
+	taken := func(st time.Time) bool {
+		for _, b := range busy {
+			if !overlapsAny(b, st, st.Add(dur)) {
+				return false
+			}
+		}
+		return true
+	}
 
 	out := []Slot{} // never null in JSON
 	y, m, d := now.In(o.zone).Date()
@@ -33,7 +45,7 @@ func (s *Sandbox) slotsLocked(o *owner, et *EventType, now time.Time) []Slot {
 			// on both sides of a DST change.
 			from, to := localTime(y, m, d+i, r.From, o.zone), localTime(y, m, d+i, r.To, o.zone)
 			for st := from; !st.Add(dur).After(to) && st.Before(end); st = st.Add(dur) {
-				if !st.After(now) || overlapsAny(busy, st, st.Add(dur)) {
+				if !st.After(now) || taken(st) {
 					continue
 				}
 				out = append(out, Slot{Start: st, End: st.Add(dur)})

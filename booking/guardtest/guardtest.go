@@ -49,6 +49,9 @@ var base = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 var (
 	one = booking.Limits{PerMinute: 1, PerEventPerHour: 10}
 	two = booking.Limits{PerMinute: 2, PerEventPerHour: 2}
+	// perAddress is a limit a minute one attempt reaches: a 429 after an
+	// attempt allowed within the minute is the limit per address's.
+	perAddress = booking.Limits{PerMinute: 1}
 )
 
 var cases = []struct {
@@ -65,17 +68,21 @@ var cases = []struct {
 	{"Reserve/event types are opaque", booking.Limits{PerEventPerHour: 1}, opaqueEventTypes},
 	{"Reserve/the longest wait", booking.Limits{PerMinute: 1, PerEventPerHour: 1}, longestWait},
 	{"Reserve/handles share attempts", booking.DefaultLimits, handlesShare},
-	{"Throttled/growing pause", booking.Limits{}, growingPause},
-	{"Throttled/Retry-After", booking.Limits{}, retryAfter},
+	{"Throttled/growing pause", perAddress, growingPause},
+	{"Throttled/Retry-After", perAddress, retryAfter},
 	{"Throttled/holds every event type and handle", booking.DefaultLimits, holdsEveryone},
-	{"Throttled/a shorter hold keeps the longer", booking.Limits{}, longerHoldKept},
-	{"Answered/resets the strikes", booking.Limits{}, answeredResets},
-	{"Answered/from another handle", booking.Limits{}, answeredShared},
-	{"Answered/keeps the hold", booking.Limits{}, answeredKeepsHold},
+	{"Throttled/a shorter hold keeps the longer", booking.Limits{PerMinute: 2}, longerHoldKept},
+	{"Throttled/an event type's limit holds it alone, for an hour", booking.DefaultLimits, eventHoldsAlone},
+	{"Throttled/an event type's Retry-After", booking.DefaultLimits, eventRetryAfter},
+	{"Throttled/an event type's 429 is no strike", booking.Limits{PerMinute: 2}, eventNoStrike},
+	{"Throttled/without a limit per address", booking.Limits{}, noLimitPerAddress},
+	{"Answered/resets the strikes", perAddress, answeredResets},
+	{"Answered/from another handle", perAddress, answeredShared},
+	{"Answered/keeps the hold", perAddress, answeredKeepsHold},
 	{"Concurrent/20 goroutines", booking.DefaultLimits, concurrentOne},
 	{"Concurrent/two handles", booking.DefaultLimits, concurrentTwo},
 	{"Concurrent/per event type", booking.Limits{PerEventPerHour: 3}, concurrentPerEvent},
-	{"Concurrent/every 429 counts", booking.Limits{}, concurrentThrottled},
+	{"Concurrent/every 429 counts", perAddress, concurrentThrottled},
 	{"Context/cancelled", booking.DefaultLimits, cancelled},
 }
 
@@ -112,15 +119,16 @@ func refuse(t *testing.T, l booking.Limiter, ev string, want time.Duration) {
 	}
 }
 
-// throttled records a 429 with retryAfter and checks the hold.
-func throttled(t *testing.T, l booking.Limiter, retryAfter, want time.Duration) {
+// throttled records a 429 to a create of ev with retryAfter and checks the
+// hold, and that it holds every create.
+func throttled(t *testing.T, l booking.Limiter, ev string, retryAfter, want time.Duration, every bool) {
 	t.Helper()
-	hold, err := l.Throttled(t.Context(), retryAfter)
+	hold, all, err := l.Throttled(t.Context(), ev, retryAfter)
 	if err != nil {
-		t.Fatalf("Throttled(%v): %v", retryAfter, err)
+		t.Fatalf("Throttled(%q, %v): %v", ev, retryAfter, err)
 	}
-	if hold != want {
-		t.Fatalf("Throttled(%v) = %v, want %v", retryAfter, hold, want)
+	if hold != want || all != every {
+		t.Fatalf("Throttled(%q, %v) = %v, every %v; want %v, every %v", ev, retryAfter, hold, all, want, every)
 	}
 }
 
@@ -231,7 +239,7 @@ func opaqueEventTypes(t *testing.T, e *env) {
 func longestWait(t *testing.T, e *env) {
 	l := e.open()
 	allow(t, l, "intro")
-	throttled(t, l, 90*time.Second, 90*time.Second)
+	throttled(t, l, "intro", 90*time.Second, 90*time.Second, true)
 	refuse(t, l, "consultation", 90*time.Second) // the hold is longer than the minute
 	refuse(t, l, "intro", time.Hour)             // intro's hour is longer than the hold
 	e.clock.Advance(90 * time.Second)
@@ -252,8 +260,10 @@ func handlesShare(t *testing.T, e *env) {
 	refuse(t, e.open(), "demo", 59*time.Second) // a handle opened later, as a restarted replica
 }
 
-// Without Retry-After the hold starts at a minute and doubles on each 429
-// in a row, up to an hour; a Retry-After longer than that is kept whole.
+// Without Retry-After the hold of every create, after a 429 with the
+// minute's attempts at their limit, starts at a minute and doubles on each
+// 429 in a row, up to an hour; a Retry-After longer than that is kept
+// whole.
 func growingPause(t *testing.T, e *env) {
 	l := e.open()
 	for i, tt := range []struct{ retryAfter, want time.Duration }{
@@ -269,10 +279,11 @@ func growingPause(t *testing.T, e *env) {
 		{0, time.Hour},
 	} {
 		t.Logf("429 #%d, Retry-After %v", i+1, tt.retryAfter)
-		throttled(t, l, tt.retryAfter, tt.want)
-		refuse(t, l, "intro", tt.want)
+		allow(t, l, "intro")
+		throttled(t, l, "intro", tt.retryAfter, tt.want, true)
+		refuse(t, l, "demo", tt.want)
 		e.clock.Advance(tt.want - 1)
-		refuse(t, l, "intro", 1)
+		refuse(t, l, "demo", 1)
 		e.clock.Advance(1)
 	}
 	allow(t, l, "intro")
@@ -281,21 +292,27 @@ func growingPause(t *testing.T, e *env) {
 // The first 429's hold is its Retry-After, when longer than a minute.
 func retryAfter(t *testing.T, e *env) {
 	l := e.open()
-	throttled(t, l, 10*time.Minute+1, 10*time.Minute+1)
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 10*time.Minute+1, 10*time.Minute+1, true)
 	refuse(t, l, "intro", 10*time.Minute+1)
 	e.clock.Advance(10*time.Minute + 1)
 	allow(t, l, "intro")
 	answered(t, l)
-	throttled(t, l, 30*time.Second, time.Minute) // never less than a minute
+	throttled(t, l, "intro", 30*time.Second, time.Minute, true) // never less than a minute
 	answered(t, l)
 	e.clock.Advance(time.Minute)
-	throttled(t, l, 3*time.Hour, 3*time.Hour) // nor cut to an hour
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 3*time.Hour, 3*time.Hour, true) // nor cut to an hour
 }
 
-// A hold keeps every create back, from every handle, for every event type.
+// A hold of every create keeps every create back, from every handle, for
+// every event type: a 429 met with five attempts in the minute.
 func holdsEveryone(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
-	throttled(t, a, 5*time.Minute, 5*time.Minute)
+	for _, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
+		allow(t, []booking.Limiter{a, b}[len(ev)%2], ev)
+	}
+	throttled(t, a, "consultation", 5*time.Minute, 5*time.Minute, true)
 	e.clock.Advance(time.Minute)
 	for _, ev := range []string{"intro", "consultation", "demo"} {
 		refuse(t, a, ev, 4*time.Minute)
@@ -311,48 +328,116 @@ func holdsEveryone(t *testing.T, e *env) {
 // strike.
 func longerHoldKept(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
-	throttled(t, a, 30*time.Minute, 30*time.Minute)
-	e.clock.Advance(time.Minute)
-	throttled(t, b, 0, 29*time.Minute)
-	refuse(t, a, "intro", 29*time.Minute)
-	e.clock.Advance(29 * time.Minute)
 	allow(t, a, "intro")
-	throttled(t, a, 0, 4*time.Minute) // the third 429 in a row
+	allow(t, b, "demo")
+	throttled(t, a, "intro", 30*time.Minute, 30*time.Minute, true)
+	e.clock.Advance(30 * time.Second)
+	throttled(t, b, "demo", 0, 29*time.Minute+30*time.Second, true)
+	refuse(t, a, "intro", 29*time.Minute+30*time.Second)
+	e.clock.Advance(29*time.Minute + 30*time.Second)
+	allow(t, a, "intro")
+	allow(t, b, "demo")
+	throttled(t, a, "intro", 0, 4*time.Minute, true) // the third 429 in a row
+}
+
+// A 429 met with the minute's attempts under their limit is the event
+// type's hourly limit: that event type alone is held back, from every
+// handle, for the hour such a limit can take; others book on.
+func eventHoldsAlone(t *testing.T, e *env) {
+	a, b := e.open(), e.open()
+	allow(t, a, "intro")
+	throttled(t, a, "intro", 0, time.Hour, false)
+	refuse(t, b, "intro", time.Hour)
+	allow(t, b, "consultation")
+	allow(t, a, "demo")
+	e.clock.Advance(time.Hour - 1)
+	refuse(t, a, "intro", 1)
+	allow(t, e.open(), "consultation") // a handle opened later, as a restarted replica
+	refuse(t, e.open(), "intro", 1)
+	e.clock.Advance(1)
+	allow(t, b, "intro")
+}
+
+// An event type's hold is its Retry-After when the API sent one, never
+// less than a minute, and a shorter one keeps the longer.
+func eventRetryAfter(t *testing.T, e *env) {
+	l := e.open()
+	throttled(t, l, "intro", 10*time.Minute, 10*time.Minute, false)
+	e.clock.Advance(time.Minute)
+	throttled(t, l, "intro", 30*time.Second, 9*time.Minute, false)
+	throttled(t, l, "demo", 20*time.Second, time.Minute, false)
+	refuse(t, l, "intro", 9*time.Minute)
+	refuse(t, l, "demo", time.Minute)
+	allow(t, l, "consultation")
+	throttled(t, l, "demo", 0, time.Hour, false) // without one, the hour
+}
+
+// An event type's 429 is not one of the limit per address: the next 429
+// of that limit is still its first.
+func eventNoStrike(t *testing.T, e *env) {
+	l := e.open()
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 0, time.Hour, false)
+	throttled(t, l, "intro", 0, time.Hour, false)
+	allow(t, l, "demo")
+	throttled(t, l, "demo", 0, time.Minute, true)
+	refuse(t, l, "consultation", time.Minute)
+	refuse(t, l, "intro", time.Hour)
+}
+
+// Without a limit per address, every 429 is an event type's.
+func noLimitPerAddress(t *testing.T, e *env) {
+	l := e.open()
+	for range 10 {
+		allow(t, l, "demo")
+	}
+	throttled(t, l, "demo", 0, time.Hour, false)
+	allow(t, l, "intro")
 }
 
 // An answer that is not a 429 ends the run: the next hold is a minute.
 func answeredResets(t *testing.T, e *env) {
 	l := e.open()
 	for _, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute} {
-		throttled(t, l, 0, want)
+		allow(t, l, "intro")
+		throttled(t, l, "intro", 0, want, true)
 		e.clock.Advance(want)
 	}
 	answered(t, l)
-	throttled(t, l, 0, time.Minute)
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 0, time.Minute, true)
 	e.clock.Advance(time.Minute)
 	answered(t, l)
 	answered(t, l) // twice is once
-	throttled(t, l, 0, time.Minute)
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 0, time.Minute, true)
 }
 
 // Strikes are shared: a run of 429s and its end count for every handle.
 func answeredShared(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
-	throttled(t, a, 0, time.Minute)
+	allow(t, a, "intro")
+	throttled(t, a, "intro", 0, time.Minute, true)
 	e.clock.Advance(time.Minute)
-	throttled(t, b, 0, 2*time.Minute)
+	allow(t, b, "intro")
+	throttled(t, b, "intro", 0, 2*time.Minute, true)
 	e.clock.Advance(2 * time.Minute)
 	answered(t, b)
-	throttled(t, a, 0, time.Minute)
+	allow(t, a, "intro")
+	throttled(t, a, "intro", 0, time.Minute, true)
 }
 
-// An answer during a hold (a create sent before it) does not end the hold.
+// An answer during a hold (a create sent before it) does not end the hold,
+// of every create or of an event type.
 func answeredKeepsHold(t *testing.T, e *env) {
 	l := e.open()
-	throttled(t, l, 0, time.Minute)
+	throttled(t, l, "demo", 0, time.Hour, false)
+	allow(t, l, "intro")
+	throttled(t, l, "intro", 0, time.Minute, true)
 	e.clock.Advance(10 * time.Second)
 	answered(t, l)
 	refuse(t, l, "intro", 50*time.Second)
+	refuse(t, l, "demo", time.Hour-10*time.Second)
 }
 
 // race calls Reserve for evs[i] on handles[i%len(handles)], all at once,
@@ -437,14 +522,15 @@ func concurrentPerEvent(t *testing.T, e *env) {
 // Six 429s at once, on two handles, are six in a row: none is lost.
 func concurrentThrottled(t *testing.T, e *env) {
 	handles := []booking.Limiter{e.open(), e.open()}
+	allow(t, handles[0], "intro")
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range 6 {
 		l := handles[i%2]
 		wg.Go(func() {
 			<-start
-			if _, err := l.Throttled(t.Context(), 0); err != nil {
-				t.Errorf("Throttled: %v", err)
+			if _, every, err := l.Throttled(t.Context(), "intro", 0); err != nil || !every {
+				t.Errorf("Throttled: every %v, %v; want every create held", every, err)
 			}
 		})
 	}
@@ -452,7 +538,8 @@ func concurrentThrottled(t *testing.T, e *env) {
 	wg.Wait()
 	refuse(t, handles[0], "intro", 32*time.Minute)
 	e.clock.Advance(32 * time.Minute)
-	throttled(t, handles[1], 0, time.Hour) // the seventh
+	allow(t, handles[1], "intro")
+	throttled(t, handles[1], "intro", 0, time.Hour, true) // the seventh
 }
 
 // With a context already cancelled every method fails with an error that
@@ -467,7 +554,10 @@ func cancelled(t *testing.T, e *env) {
 			t.Errorf("%s with a cancelled context: %v, want an error that is context.Canceled", op, err)
 		}
 	}
-	throttled(t, l, 0, time.Minute)
+	for range 5 {
+		allow(t, l, "intro")
+	}
+	throttled(t, l, "intro", 0, time.Minute, true)
 	e.clock.Advance(time.Minute)
 
 	for range 5 {
@@ -477,15 +567,15 @@ func cancelled(t *testing.T, e *env) {
 			t.Error("Reserve with a cancelled context allowed an attempt")
 		}
 	}
-	_, err := l.Throttled(ctx, time.Hour)
+	_, _, err := l.Throttled(ctx, "demo", time.Hour)
 	wantCanceled("Throttled", err)
 	wantCanceled("Answered", l.Answered(ctx))
 
-	// Nothing was counted, held, or answered: five are allowed, and the next
-	// 429 is the second in a row.
-	for range 5 {
-		allow(t, l, "intro")
+	// Nothing was counted, held, or answered: five are allowed, demo too,
+	// and the next 429 is the second in a row.
+	for _, ev := range []string{"intro", "intro", "demo", "intro", "intro"} {
+		allow(t, l, ev)
 	}
 	refuse(t, l, "intro", time.Minute)
-	throttled(t, l, 0, 2*time.Minute)
+	throttled(t, l, "intro", 0, 2*time.Minute, true)
 }

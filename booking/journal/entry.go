@@ -36,6 +36,7 @@ type Entry struct {
 	RetryAfter time.Duration   `json:"retry_after,omitempty"`
 	Held       bool            `json:"held,omitempty"`     // RateLimited by bookbot's own guard: nothing was sent
 	Conflict   string          `json:"conflict,omitempty"` // NotBooked: the kind of 409 (booking.Result.Conflict)
+	Reason     booking.Reason  `json:"reason,omitempty"`   // why, where the outcome alone does not say (booking.Result.Reason)
 	Seen       []string        `json:"seen,omitempty"`
 
 	// NeedsReview marks an outcome a person must look at: unclear, or

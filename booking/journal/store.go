@@ -141,12 +141,13 @@ func (e Entry) CancelledBooking() (id string, ok bool) {
 func (e Entry) NeedsAttention() bool { return e.Open() || e.AwaitingReview() }
 
 // Settle records res as the entry's outcome, known at at. recovered says
-// it was settled after a restart, by listing; such an entry, and an
-// unclear one, needs a person (unless it was a dry run).
+// it was settled after a restart, by listing; such an entry, an unclear
+// one, and a create booked beyond what the list shows (the API asks that a
+// person look at it) need a person, unless it was a dry run.
 func (e *Entry) Settle(res *booking.Result, recovered bool, at time.Time) {
 	e.Outcome, e.DoneAt = res.Outcome, at
 	e.Verified, e.Recovered, e.RetryAfter = res.Verified, recovered, res.RetryAfter
-	e.Held, e.Conflict, e.Seen = res.Held, res.Conflict(), res.Seen
+	e.Held, e.Conflict, e.Reason, e.Seen = res.Held, res.Conflict(), res.Reason, res.Seen
 	switch {
 	case e.Op != booking.OpCreate:
 	case res.Booking != nil:
@@ -154,7 +155,8 @@ func (e *Entry) Settle(res *booking.Result, recovered bool, at time.Time) {
 	case res.Receipt != nil:
 		e.Created = res.Receipt.ID
 	}
-	e.NeedsReview = !e.DryRun && (res.NeedsHuman() || recovered)
+	beyond := e.Op == booking.OpCreate && res.Reason == booking.ReasonBeyondList
+	e.NeedsReview = !e.DryRun && (res.NeedsHuman() || recovered || beyond)
 }
 
 // LeftBehind reports whether Recover by owner settles e: it is in flight,

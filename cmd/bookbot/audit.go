@@ -125,6 +125,9 @@ func auditText(e journal.Entry, loc *time.Location) string {
 	if e.Open() {
 		outcome = "none recorded: in flight, or bookbot stopped before the answer (settled on its next start)"
 	}
+	if e.Reason != "" {
+		outcome += " (" + string(e.Reason) + ")"
+	}
 	if e.Created != "" {
 		outcome += ", booking " + e.Created
 	}

@@ -309,7 +309,8 @@ func localZoneName() string {
 const faultHelp = `Fault knobs (they act once, on the next call to that endpoint, unless noted):
   :fault create 409      the slot is taken (not booked)
   :fault create repeat   the service refuses this attendee at this time, as it does
-                         for a repeat of an earlier booking, even a cancelled one
+                         for a repeat of an earlier booking, even a cancelled one,
+                         and for an attendee who must confirm by email
   :fault create 429      the API's rate limit
   :fault create 400      the API refuses the request
   :fault create 500      an HTML error page, nothing stored (outcome unclear until bookbot checks)
@@ -318,8 +319,17 @@ const faultHelp = `Fault knobs (they act once, on the next call to that endpoint
   :fault list 503        GET /bookings fails (bookbot retries reads)
   :fault cancel 404      the booking is unknown to the API
   :fault slow ENDPOINT 2s  every call to ENDPOINT takes that long (until :fault off)
-  :fault off             no faults, no delays
-Endpoints: types, slots, list, create, cancel.`
+The owner's settings, as the service answers them (until :fault off):
+  :fault create full     the calendar holds as many bookings as it takes: 503 "not booked"
+  :fault create hourly EVENT  other clients used up EVENT's 20 attempts this hour:
+                         429 without Retry-After for an hour (:fault off keeps it, as
+                         the service would; :later 1h lets it pass)
+  :fault block WHO       an address or a domain the owner refuses: 403 "not booked"
+  :fault note EVENT      EVENT requires a note: a create without one answers 400
+  :fault question EVENT  EVENT requires an answer bookbot cannot send: 400
+  :fault off             no faults, no delays, the owner's settings as seeded
+Endpoints: types, slots, list, create, cancel. A team-sync booking (round robin)
+goes to whichever host is free with the fewer bookings: :attendee book team-sync 1.`
 
 var demoEndpoints = map[string]string{
 	"types": bookingtest.EndpointEventTypes, "slots": bookingtest.EndpointSlots,
@@ -337,7 +347,18 @@ func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
 		for _, ep := range demoEndpoints {
 			s.SetLatency(ep, 0)
 		}
-		return "Faults and delays cleared.", nil
+		s.SetBlocked(bookingtest.DemoOwner)
+		s.SetCeiling(bookingtest.DemoOwner, -1)
+		for _, et := range s.EventTypes(bookingtest.DemoOwner) {
+			if et.RequiresNote || len(et.RequiredQuestions) > 0 {
+				et.RequiresNote, et.RequiredQuestions = false, nil
+				s.AddEventType(bookingtest.DemoOwner, et)
+			}
+		}
+		return "Faults and delays cleared; the owner's settings are as seeded.", nil
+	}
+	if msg, ok, err := demoSetting(s, args); ok {
+		return msg, err
 	}
 	if args[0] == "slow" {
 		if len(args) != 3 {
@@ -381,6 +402,49 @@ func demoFault(s *bookingtest.Sandbox, args []string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("The next %s will fail (%s).", ep, args[1]), nil
+}
+
+// demoSetting applies a :fault that changes the owner's settings, as the
+// service then answers them; ok is false for any other :fault.
+func demoSetting(s *bookingtest.Sandbox, args []string) (msg string, ok bool, err error) {
+	event := func(slug string) (bookingtest.EventType, error) {
+		for _, et := range s.EventTypes(bookingtest.DemoOwner) {
+			if et.Slug == slug && !et.Removed {
+				return et, nil
+			}
+		}
+		return bookingtest.EventType{}, fmt.Errorf("there is no event type %q; /booking types lists them", slug)
+	}
+	switch {
+	case len(args) == 2 && args[0] == "create" && args[1] == "full":
+		s.Full(bookingtest.DemoOwner)
+		return `The calendar is full: a create answers 503 {"error":"not booked"} until :fault off.`, true, nil
+	case len(args) == 3 && args[0] == "create" && args[1] == "hourly":
+		if _, err := event(args[2]); err != nil {
+			return "", true, err
+		}
+		s.ExhaustEventLimit(bookingtest.DemoOwner, args[2])
+		return fmt.Sprintf("Other clients used up this hour's attempts of %s: a create of it answers 429, without Retry-After, for an hour.", args[2]), true, nil
+	case len(args) == 2 && args[0] == "block":
+		s.SetBlocked(bookingtest.DemoOwner, args[1])
+		return fmt.Sprintf(`The owner's settings refuse %s: a booking for it answers 403 {"error":"not booked"} until :fault off.`, args[1]), true, nil
+	case len(args) == 2 && (args[0] == "note" || args[0] == "question"):
+		et, err := event(args[1])
+		if err != nil {
+			return "", true, err
+		}
+		what := "a note"
+		if args[0] == "note" {
+			et.RequiresNote = true
+		} else {
+			et.RequiredQuestions, what = []string{"company"}, "an answer to a question the API cannot send"
+		}
+		s.AddEventType(bookingtest.DemoOwner, et)
+		return fmt.Sprintf("%s requires %s: a create without it answers 400 until :fault off.", args[1], what), true, nil
+	case args[0] == "block" || args[0] == "note" || args[0] == "question" || (len(args) > 1 && args[0] == "create" && (args[1] == "full" || args[1] == "hourly")):
+		return "", true, errors.New("usage: :fault create full, :fault create hourly EVENT, :fault block WHO, :fault note EVENT, :fault question EVENT")
+	}
+	return "", false, nil
 }
 
 // demoAttendees take turns booking on the demo owner's booking page.
@@ -456,6 +520,23 @@ func (a *demoAttendee) Cancel(id string) (console.AttendeeBooking, error) {
 		return b, fmt.Errorf("the booking page refused the cancel: %s", strings.TrimPrefix(err.Error(), "bookingtest: "))
 	}
 	return b, nil
+}
+
+func (a *demoAttendee) Confirm() (console.AttendeeBooking, error) {
+	pending := a.sandbox.Pending(bookingtest.DemoOwner)
+	if len(pending) == 0 {
+		return console.AttendeeBooking{}, errors.New("no booking waits for an email confirmation: book office-hours, which needs one, first")
+	}
+	p := pending[len(pending)-1]
+	id, err := a.sandbox.ConfirmEmail(bookingtest.DemoOwner, *p.EventType, p.Start, *p.BookerEmail)
+	switch {
+	case errors.Is(err, bookingtest.ErrNotOffered):
+		return console.AttendeeBooking{}, fmt.Errorf("the link books nothing: %s at that time was taken meanwhile", *p.EventType)
+	case err != nil:
+		return console.AttendeeBooking{}, fmt.Errorf("the link books nothing: %s", strings.TrimPrefix(err.Error(), "bookingtest: "))
+	}
+	b, _, err := a.find(id)
+	return b, err
 }
 
 // slot is the start of free slot n (from 1) of the demo owner's event type.

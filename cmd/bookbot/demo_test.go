@@ -35,13 +35,13 @@ func TestDemoScript(t *testing.T) {
 		"Cancel this booking?",
 		"🗑 cancelled by you",
 		"❌ *Not booked: that time is not free.* Consultation",
-		"❌ *Not booked: the booking service refuses this attendee at this time.* Consultation",
+		"✉️ *Not booked yet: the attendee may need to confirm by email.* Consultation",
 		"Posted the digest for ",
 		"📅 *New booking* · *Intro call*",
 		"Booked by @UDEMO in Slack",
 		"🗑 *Cancelled* by @UDEMO in Slack",
 		"📅 *New booking* · *Consultation*",
-		"Booked on the booking page",
+		"Booked outside bookbot",
 		"➡️ *Moved* outside Slack: *Consultation* with Ada Lovelace",
 		"🗑 *Cancelled* outside Slack",
 		"in the thread of ",
@@ -76,6 +76,60 @@ func TestDemoScript(t *testing.T) {
 		t.Errorf("the session lacks the booked times: %q, %q", yours, theirs)
 	} else if h1, h2 := atoi(yours[1]), atoi(theirs[1]); (h1-h2+24)%24 != 6 && (h1-h2+24)%24 != 5 {
 		t.Errorf("your time %s:00 and the attendee's %s:00 are not Berlin and New York", yours[1], theirs[1])
+	}
+	if t.Failed() {
+		t.Logf("session:\n%s", text)
+	}
+}
+
+// The owner's settings the service answers plainly, each switched on with
+// a :fault, are said as they are: a full calendar, a blocked attendee, a
+// note the event type requires, an event type's hour used up (another
+// event type still books), and a booking that needed the attendee's email
+// confirmation, which the link then books and the notice tells.
+func TestDemoServiceEdges(t *testing.T) {
+	t.Parallel()
+	book := func(event, slot, name, email string) string {
+		return "/booking new " + event + "\n:pick 3 " + slot + "\n:set 4 " + name + "\n:set 5 " + email + "\n:submit\n:close\n"
+	}
+	script := ":fault create full\n" + book("consultation", "1", "Alan Turing", "alan@example.com") + ":fault off\n" +
+		":fault block example.net\n" + book("consultation", "1", "Eve", "eve@example.net") + ":fault off\n" +
+		":fault note consultation\n" + book("consultation", "2", "Alan Turing", "alan@example.com") + ":fault off\n" +
+		":fault create hourly intro-call\n" + book("intro-call", "1", "Alan Turing", "alan@example.com") +
+		book("consultation", "3", "Alan Turing", "alan@example.com") +
+		":later 2m\n" + book("office-hours", "1", "Grace Hopper", "grace@example.com") + ":attendee confirm\n:quit\n"
+	path := filepath.Join(t.TempDir(), "edges.script")
+	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), binary, "demo", "-faults", "-tz", "Europe/Berlin", "-script", path)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{
+		"⛔ *Not booked: the booking service takes no new bookings.* Consultation",
+		"⛔ *Not booked: the booking service refused this booking for this attendee.* Consultation",
+		"its whole domain (example.net)",
+		"❌ *Not booked: the booking service refused the form.* Consultation",
+		"⏱ *Refused by the booking service: too many attempts for this event type.* Intro call",
+		"bookbot holds bookings of Intro call back for 1 hour; other event types can be booked now.",
+		"✅ *Booked.* Consultation with Alan Turing",
+		"✉️ *Not booked yet: the attendee may need to confirm by email.* Office hours",
+		"attendee confirmed by email: office-hours",
+		"📅 *New booking* · *Office hours*",
+		"Booked once the attendee confirmed by email: bookbot's attempt by @UDEMO in Slack",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the session lacks %q", want)
+		}
+	}
+	for _, untrue := range []string{"did not answer clearly", "unclear", "refused access", "few minutes"} {
+		if strings.Contains(text, untrue) {
+			t.Errorf("the session says %q", untrue)
+		}
 	}
 	if t.Failed() {
 		t.Logf("session:\n%s", text)

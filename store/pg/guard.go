@@ -19,8 +19,8 @@ const pruneMargin = 5 * time.Minute
 // Limiter returns the limiter in front of booking creates that every
 // replica using this database shares (booking.Limiter's semantics): the
 // attempts of all of them count against limits, and a hold after a 429 any
-// of them met holds all of them back. limits are this replica's: replicas
-// configured alike agree.
+// of them met holds all of them back, of every create or of one event
+// type. limits are this replica's: replicas configured alike agree.
 //
 // Each call is a transaction that first locks the one row of
 // bookbot_guard, so the check of the attempts and the insert of one are a
@@ -69,13 +69,16 @@ func lock(ctx context.Context, tx pgx.Tx) (hold time.Time, strikes int, err erro
 	return fromUnix(s, ns), strikes, err
 }
 
-// windows deletes the attempts before prune and returns the nth latest
-// attempt after minute, and the nth latest of the event type after hour
-// (n being the limit); nil when there are fewer, or no limit.
+// windows deletes the attempts before prune and the event holds that ended
+// before it, and returns the nth latest attempt after minute, the nth
+// latest of the event type after hour (n being the limit; nil when there
+// are fewer, or no limit), and the event type's hold (nil when none).
 const windows = `WITH pruned AS (
 		DELETE FROM bookbot_guard_attempts WHERE (at_s, at_ns) < ($1::bigint, $2::integer)
+	), ended AS (
+		DELETE FROM bookbot_guard_event_holds WHERE (hold_s, hold_ns) < ($1::bigint, $2::integer)
 	)
-	SELECT m.at_s, m.at_ns, e.at_s, e.at_ns
+	SELECT m.at_s, m.at_ns, e.at_s, e.at_ns, h.hold_s, h.hold_ns
 	FROM (SELECT) one
 	LEFT JOIN LATERAL (
 		SELECT at_s, at_ns FROM bookbot_guard_attempts
@@ -86,7 +89,8 @@ const windows = `WITH pruned AS (
 		SELECT at_s, at_ns FROM bookbot_guard_attempts
 		WHERE $9::integer > 0 AND event_type = $6 AND (at_s, at_ns) > ($7::bigint, $8::integer)
 		ORDER BY at_s DESC, at_ns DESC OFFSET greatest($9 - 1, 0) LIMIT 1
-	) e ON true`
+	) e ON true
+	LEFT JOIN bookbot_guard_event_holds h ON h.event_type = $6`
 
 func (l *limiter) Reserve(ctx context.Context, eventType string) (wait time.Duration, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
@@ -104,17 +108,20 @@ func (l *limiter) Reserve(ctx context.Context, eventType string) (wait time.Dura
 		pruneS, pruneNS := unix(now.Add(-booking.HourWindow - pruneMargin))
 		minS, minNS := unix(now.Add(-booking.MinuteWindow))
 		hourS, hourNS := unix(now.Add(-booking.HourWindow))
-		var ms, es *int64
-		var mns, ens *int32
+		var ms, es, hs *int64
+		var mns, ens, hns *int32
 		err = tx.QueryRow(ctx, windows, pruneS, pruneNS,
 			minS, minNS, l.limits.PerMinute,
-			[]byte(eventType), hourS, hourNS, l.limits.PerEventPerHour).Scan(&ms, &mns, &es, &ens)
+			[]byte(eventType), hourS, hourNS, l.limits.PerEventPerHour).Scan(&ms, &mns, &es, &ens, &hs, &hns)
 		if err != nil {
 			return err
 		}
 		wait = 0
 		if now.Before(hold) {
 			wait = hold.Sub(now)
+		}
+		if t, ok := fromNullUnix(hs, hns); ok && now.Before(t) {
+			wait = max(wait, t.Sub(now))
 		}
 		if t, ok := fromNullUnix(ms, mns); ok {
 			wait = max(wait, t.Add(booking.MinuteWindow).Sub(now))
@@ -136,9 +143,16 @@ func (l *limiter) Reserve(ctx context.Context, eventType string) (wait time.Dura
 	return wait, wait <= 0, nil
 }
 
-func (l *limiter) Throttled(ctx context.Context, retryAfter time.Duration) (hold time.Duration, err error) {
+// eventHold records until as the event type's hold, unless a longer one
+// is in place, and returns the hold in place after.
+const eventHold = `INSERT INTO bookbot_guard_event_holds AS h (event_type, hold_s, hold_ns) VALUES ($1, $2, $3)
+	ON CONFLICT (event_type) DO UPDATE SET hold_s = excluded.hold_s, hold_ns = excluded.hold_ns
+		WHERE (excluded.hold_s, excluded.hold_ns) > (h.hold_s, h.hold_ns)
+	RETURNING hold_s, hold_ns`
+
+func (l *limiter) Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (hold time.Duration, every bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return 0, limiterErr("throttled", err)
+		return 0, false, limiterErr("throttled", err)
 	}
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		until, strikes, err := lock(ctx, tx)
@@ -146,6 +160,30 @@ func (l *limiter) Throttled(ctx context.Context, retryAfter time.Duration) (hold
 			return err
 		}
 		now := l.now()
+		// Which limit the 429 met is told by the replicas' own attempts
+		// of the last minute (booking.Limiter).
+		minS, minNS := unix(now.Add(-booking.MinuteWindow))
+		var recent int
+		if n := l.limits.PerMinute; n > 0 {
+			err = tx.QueryRow(ctx, "SELECT count(*) FROM bookbot_guard_attempts WHERE (at_s, at_ns) > ($1::bigint, $2::integer)",
+				minS, minNS).Scan(&recent)
+			if err != nil {
+				return err
+			}
+			every = recent >= n
+		}
+		if !every {
+			s, ns := unix(now.Add(booking.EventHold(retryAfter)))
+			var hs int64
+			var hns int32
+			err := tx.QueryRow(ctx, eventHold, []byte(eventType), s, ns).Scan(&hs, &hns)
+			if errors.Is(err, pgx.ErrNoRows) { // a longer hold is in place
+				err = tx.QueryRow(ctx, "SELECT hold_s, hold_ns FROM bookbot_guard_event_holds WHERE event_type = $1",
+					[]byte(eventType)).Scan(&hs, &hns)
+			}
+			hold = fromUnix(hs, hns).Sub(now)
+			return err
+		}
 		strikes++
 		if t := now.Add(booking.HoldAfter(strikes, retryAfter)); t.After(until) {
 			until = t
@@ -156,9 +194,9 @@ func (l *limiter) Throttled(ctx context.Context, retryAfter time.Duration) (hold
 		return err
 	})
 	if err != nil {
-		return 0, limiterErr("throttled", err)
+		return 0, false, limiterErr("throttled", err)
 	}
-	return hold, nil
+	return hold, every, nil
 }
 
 func (l *limiter) Answered(ctx context.Context) error {

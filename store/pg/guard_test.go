@@ -92,7 +92,7 @@ func TestLimiterFailures(t *testing.T) {
 	if _, ok, err := l.Reserve(t.Context(), "intro"); ok || err == nil || !strings.Contains(err.Error(), "bookbot_guard has no row") {
 		t.Errorf("Reserve without the guard's row = %v, %v", ok, err)
 	}
-	if _, err := l.Throttled(t.Context(), 0); err == nil {
+	if _, _, err := l.Throttled(t.Context(), "intro", 0); err == nil {
 		t.Error("Throttled without the guard's row succeeded")
 	}
 	if n := attempts(t, u); n != 0 {
@@ -104,7 +104,7 @@ func TestLimiterFailures(t *testing.T) {
 	if ok || err == nil {
 		t.Errorf("Reserve on a closed pool = %v, %v", ok, err)
 	}
-	if _, err := l.Throttled(t.Context(), 0); err == nil {
+	if _, _, err := l.Throttled(t.Context(), "intro", 0); err == nil {
 		t.Error("Throttled on a closed pool succeeded")
 	}
 	if err := l.Answered(t.Context()); err == nil {

@@ -476,15 +476,18 @@ func beginConcurrentOthers(t *testing.T, e env) {
 }
 
 // A 429 bookbot held back and one the service answered are told apart, as
-// are the kinds of 409; a retry-after is kept.
+// are the kinds of 409 and the reasons of plain refusals; a retry-after is
+// kept.
 func finishKeepsWhy(t *testing.T, e env) {
 	j := e.open("")
 	results := []*booking.Result{
 		{Outcome: booking.RateLimited, Held: true, RetryAfter: 90 * time.Second},
-		{Outcome: booking.RateLimited, Err: &booking.APIError{StatusCode: 429}, RetryAfter: time.Minute},
+		{Outcome: booking.RateLimited, Err: &booking.APIError{StatusCode: 429}, RetryAfter: time.Hour, Reason: booking.ReasonEventLimit},
 		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 409, BodyStatus: 409}},
 		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 409, BodyStatus: 200}},
 		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 409}},
+		{Outcome: booking.NotBooked, Err: &booking.APIError{StatusCode: 503, Message: "not booked", BodyStatus: 503}, Reason: booking.ReasonFull},
+		{Outcome: booking.Rejected, Err: &booking.APIError{StatusCode: 403, Message: "not booked", BodyStatus: 403}, Reason: booking.ReasonBlocked},
 	}
 	for i, res := range results {
 		_, finish := begin(t, j, createAt(i))
@@ -494,10 +497,15 @@ func finishKeepsWhy(t *testing.T, e env) {
 	if len(list) != len(results) {
 		t.Fatalf("entries: %+v", list)
 	}
-	if !list[0].Held || list[0].RetryAfter != 90*time.Second || list[1].Held || list[1].RetryAfter != time.Minute ||
+	if !list[0].Held || list[0].RetryAfter != 90*time.Second || list[1].Held || list[1].RetryAfter != time.Hour ||
 		list[2].Conflict != booking.ConflictTimeNotFree || list[3].Conflict != booking.ConflictRefused ||
-		list[4].Conflict != booking.ConflictUnstated || list[0].Conflict != "" {
+		list[4].Conflict != booking.ConflictUnstated || list[0].Conflict != "" || list[5].Conflict != "" {
 		t.Errorf("entries: %+v", list)
+	}
+	for i, want := range []booking.Reason{"", booking.ReasonEventLimit, "", "", "", booking.ReasonFull, booking.ReasonBlocked} {
+		if list[i].Reason != want {
+			t.Errorf("entry %d: reason %q, want %q", list[i].Seq, list[i].Reason, want)
+		}
 	}
 	for _, e := range list {
 		if e.NeedsReview || e.Open() {
@@ -532,7 +540,8 @@ func finishCreated(t *testing.T, e env) {
 	equal(t, "Finish", []journal.Entry{got}, list[:1])
 }
 
-// Unclear outcomes and recovered writes need a person; dry runs never do.
+// Unclear outcomes, recovered writes and a create booked beyond what the
+// list shows (§7 rule 3 of the API) need a person; dry runs never do.
 func finishNeedsReview(t *testing.T, e env) {
 	j := e.open("")
 	dry := createAt(9)
@@ -547,6 +556,8 @@ func finishNeedsReview(t *testing.T, e env) {
 		{createAt(2), booking.Result{Outcome: booking.ProbablyNotBooked}, false, true},
 		{createAt(3), booking.Result{Outcome: booking.Confirmed}, false, false},
 		{createAt(4), booking.Result{Outcome: booking.Confirmed, Reconciled: true}, true, true},
+		{createAt(5), booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList}, false, true},
+		{cancelOf("bk_3"), booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList}, false, false},
 		{cancelOf("bk_1"), booking.Result{Outcome: booking.NotCancelled}, false, false},
 		{cancelOf("bk_2"), booking.Result{Outcome: booking.Cancelled}, true, true},
 		{dry, booking.Result{Outcome: booking.Unknown}, true, false},
@@ -559,8 +570,8 @@ func finishNeedsReview(t *testing.T, e env) {
 			t.Errorf("%+v finished with %+v (recovered %v): %+v; want needs review %v", tt.w, tt.res, tt.recovered, got, tt.want)
 		}
 	}
-	if n := awaiting(t, e.open("")); n != 4 {
-		t.Errorf("awaiting review = %d, want 4", n)
+	if n := awaiting(t, e.open("")); n != 5 {
+		t.Errorf("awaiting review = %d, want 5", n)
 	}
 }
 
@@ -910,7 +921,7 @@ func reopenEveryField(t *testing.T, e env) {
 	}
 	seq, finish := begin(t, j, w)
 	e.clock.Advance(time.Nanosecond)
-	finish(&booking.Result{Outcome: booking.Unknown, Verified: true, Receipt: &booking.Receipt{ID: "bk_\x00r"},
+	finish(&booking.Result{Outcome: booking.Unknown, Verified: true, Receipt: &booking.Receipt{ID: "bk_\x00r"}, Reason: "why \x00 so",
 		RetryAfter: 1500 * time.Millisecond, Held: true, Seen: []string{"first", "second \x00 one", ""}})
 	e.clock.Advance(time.Nanosecond)
 	must(t, j.MarkReported(seq, "C\x00 1"))
@@ -925,7 +936,7 @@ func reopenEveryField(t *testing.T, e env) {
 	t0 := base.Add(123456789 * time.Nanosecond)
 	want := []journal.Entry{{
 		Seq: seq, At: t0, Owner: "host\x00/1", Write: w,
-		Outcome: booking.Unknown, DoneAt: t0.Add(1), Created: "bk_\x00r", Verified: true,
+		Outcome: booking.Unknown, DoneAt: t0.Add(1), Created: "bk_\x00r", Verified: true, Reason: "why \x00 so",
 		RetryAfter: 1500 * time.Millisecond, Held: true, Seen: []string{"first", "second \x00 one", ""},
 		NeedsReview: true, ReportedAt: t0.Add(2), ReportedTo: "C\x00 1", ReviewedAt: t0.Add(3), ReviewedBy: "U\x009",
 	}, {

@@ -83,6 +83,9 @@ type Attendee interface {
 	Move(id string, n int) (before, after AttendeeBooking, err error)
 	// Cancel cancels the booking and returns it as it was.
 	Cancel(id string) (AttendeeBooking, error)
+	// Confirm follows the link the service mailed the attendee of the
+	// latest create that needed their email confirmation, which books it.
+	Confirm() (AttendeeBooking, error)
 }
 
 // AttendeeBooking is a booking an [Attendee] made, moved or cancelled.
@@ -113,6 +116,8 @@ const Help = `Commands:
   :attendee move ID N     the attendee of booking ID moves it to free slot N of its event
   :attendee cancel ID     the attendee of booking ID cancels it on the booking page
                           (ID last: the booking the attendee made last)
+  :attendee confirm       the attendee of the last booking that needed their email
+                          confirmation follows the link the service mailed them
   :connect                connect your own calendar (the sandbox's second one) with /booking connect;
                           /booking disconnect goes back to the owner's
   :later reminder|agenda  move the demo's clock to your next reminder or agenda
@@ -282,7 +287,7 @@ func (c *Console) as(name string) error {
 	return nil
 }
 
-const attendeeUsage = "usage: :attendee book EVENT N [COUNT], :attendee move BOOKING-ID N or :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking)"
+const attendeeUsage = "usage: :attendee book EVENT N [COUNT], :attendee move BOOKING-ID N, :attendee cancel BOOKING-ID (BOOKING-ID may be last: the attendee's last booking) or :attendee confirm"
 
 // attendee runs an :attendee command: someone acting on the public booking
 // page, which bookbot does not hear about.
@@ -343,6 +348,14 @@ func (c *Console) attendee(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Fprintf(c.Out, "attendee cancelled %s at %s (booking %s)%s\n", b.Event, c.when(b), b.ID, unseen(b))
+		return c.settle(ctx)
+	case len(args) == 1 && args[0] == "confirm":
+		b, err := c.Attendee.Confirm()
+		if err != nil {
+			return err
+		}
+		c.attendeeID = b.ID
+		fmt.Fprintf(c.Out, "attendee confirmed by email: %s at %s (booking %s) as %s <%s>%s\n", b.Event, c.when(b), b.ID, b.Name, b.Email, unseen(b))
 		return c.settle(ctx)
 	}
 	return errors.New(attendeeUsage)

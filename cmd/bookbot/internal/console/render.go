@@ -238,6 +238,7 @@ var (
 		":stopwatch:", "⏱", ":calendar:", "📅", ":wave:", "👋", ":no_entry:", "⛔", ":mag:", "🔍",
 		":spiral_calendar_pad:", "🗓", ":information_source:", "ℹ️", ":lock:", "🔒",
 		":wastebasket:", "🗑", ":ok_hand:", "👌", ":arrow_right:", "➡️", ":alarm_clock:", "⏰",
+		":envelope:", "✉️",
 	)
 	entities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 )
