@@ -23,6 +23,9 @@ type Offer struct {
 	// on the owner's calendar that nobody made: a link to the owner's
 	// booking page unfurled, or a Workflow Builder step.
 	Offerer string `json:"offerer"`
+	// Contact is whom people booking from an offer nobody made ask about
+	// it (the operator's contact when it was made); "" for none.
+	Contact string `json:"contact,omitempty"`
 	// Calendar is which of the offerer's calendars, and which connection
 	// of it, the offer was made on: it books on that one or not at all.
 	// Empty on offers made before it was recorded.

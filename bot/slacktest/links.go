@@ -54,6 +54,14 @@ func linksIn(text string) []string {
 	return out
 }
 
+// SetUnfurlDomains replaces the app's unfurl domains (Options.UnfurlDomains),
+// as an app's manifest changes.
+func (s *Server) SetUnfurlDomains(domains ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.UnfurlDomains = slices.Clone(domains)
+}
+
 // unfurlDomain is the app's unfurl domain that u's host falls under (the
 // domain itself, or a subdomain of it), "" for none.
 func (s *Server) unfurlDomain(u string) string {
