@@ -50,12 +50,15 @@ type StepRun struct {
 	Outputs map[string]any
 	Error   string
 	Ended   time.Time
+	// EnvelopeID is the function_executed envelope's, for Redeliver.
+	EnvelopeID string
 }
 
 type stepRun struct {
 	run   StepRun
 	fn    Function
 	token string
+	event map[string]any // its function_executed, for SendStepAgain
 }
 
 func copyRun(r StepRun) StepRun {
@@ -181,13 +184,35 @@ func (s *Server) RunFunction(ctx context.Context, f Function, inputs map[string]
 		"workflow_execution_id": fmt.Sprintf("Wx%010d", s.nextLocked()),
 		"bot_access_token":      r.token,
 	}
+	r.event = ev
 	run := copyRun(r.run)
 	s.notifyLocked()
 	s.mu.Unlock()
-	if _, err := s.SendEvent(ctx, ev, opts...); err != nil {
-		return run, err
+	ack, err := s.SendEvent(ctx, ev, opts...)
+	run.EnvelopeID = ack.EnvelopeID
+	s.mu.Lock()
+	r.run.EnvelopeID = ack.EnvelopeID
+	s.mu.Unlock()
+	return run, err
+}
+
+// SendStepAgain sends a run's function_executed once more, as a new
+// envelope with a new event_id: what an app meets when Slack, having seen
+// no ack, sends the event again after the app's memory of envelopes has
+// let it go. It returns the new envelope's ack.
+func (s *Server) SendStepAgain(ctx context.Context, executionID string, opts ...DeliverOption) (Ack, error) {
+	s.mu.Lock()
+	r, found := s.steps[executionID]
+	var ev map[string]any
+	if found {
+		ev = maps.Clone(r.event)
 	}
-	return run, nil
+	s.mu.Unlock()
+	if !found {
+		return Ack{}, fmt.Errorf("%w: no run %s", ErrInvalidAction, executionID)
+	}
+	delete(ev, "event_ts")
+	return s.SendEvent(ctx, ev, opts...)
 }
 
 // Step is a run of a step as it is now.
