@@ -258,7 +258,10 @@ func composePostedMessage(title string, named []string) message {
 		for i, u := range named {
 			names[i] = mention(u)
 		}
-		who = joinNames(names) + " can book one time each"
+		who = joinNames(names) + " can book one time"
+		if len(named) > 1 {
+			who += " each"
+		}
 	}
 	text := fmt.Sprintf(":white_check_mark: *Posted:* your offer of *%s* is in the conversation: %s. You get a message from bookbot for each booking.", short(title), who)
 	return message{Text: "Posted: your offer of " + short(title) + " is in the conversation.", Blocks: []slack.Block{section(text)}}
