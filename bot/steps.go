@@ -278,6 +278,11 @@ func (b *Bot) endStepWith(ctx context.Context, o offer.Offer, end func(context.C
 		if err := b.cfg.Outbox.Posted(ctx, key, outbox.Post{At: now}); err != nil {
 			b.log.Error("a Workflow Builder step ended, but its claim was not settled", "execution", o.Step, "err", err)
 		}
+		// Steps ended long ago are of no use to anyone: they go as new
+		// ones end.
+		if err := b.cfg.Outbox.Prune(ctx, "step/", now.Add(-offerKeep)); err != nil {
+			b.log.Warn("old Workflow Builder steps' claims could not be pruned", "err", err)
+		}
 	}
 	b.stepEnded(ctx, o, now)
 }

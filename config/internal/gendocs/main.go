@@ -83,6 +83,8 @@ var seeAlso = map[string]string{
 	"NOTIFY_INTERVAL":             "[live notices](notices.md)",
 	"NOTIFY_INCLUDE_EMAILS":       "[live notices](notices.md)",
 	"BOOKBOT_REVIEW_CHANNEL":      "[the review queue](using.md#the-journal-and-the-review-queue)",
+	"BOOKING_PAGE_URL":            "[booking links](using.md#booking-links-in-conversations)",
+	"BOOKBOT_BOOKING_PAGE_URL":    "[booking links](using.md#booking-links-in-conversations)",
 	"BOOKBOT_DATABASE_URL":        "[replicas](replicas.md)",
 	"BOOKBOT_DATABASE_URL_FILE":   "[replicas](replicas.md)",
 	"BOOKBOT_STATE_DIR":           "[backup](operations.md#backup-and-restore)",
