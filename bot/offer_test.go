@@ -103,6 +103,11 @@ func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
 	if !strings.Contains(booked.Text, id) || len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
 		t.Errorf("booked card %q:\n%s", booked.Text, booked.Blocks)
 	}
+	// Through the click's response_url too, the booked card carries its
+	// booking for automation.
+	if !strings.Contains(string(booked.Metadata), `"event_type":"bookbot_offer_booked"`) || !strings.Contains(string(booked.Metadata), `"booking_id":"`+id+`"`) {
+		t.Errorf("booked card's metadata %s", booked.Metadata)
+	}
 	h.dm(ada, "Booked from your offer")
 	h.waitView("the form's outcome", func(v slacktest.View) bool {
 		return v.ID == form.ID && strings.Contains(string(v.Blocks), "Booked")
