@@ -3,7 +3,9 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/slack-go/slack"
@@ -73,8 +75,8 @@ func (b *Bot) offerTimesChosen(later *jobs, cb slack.InteractionCallback) {
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the offer form", "user", user, "err", err)
 			problem, types = "The event types could not be loaded. "+failureText(err), []booking.EventType{}
-			if _, isNC := err.(*NoCalendarError); isNC {
-				problem = err.Error() + ": " + b.cfg.Command + " connect."
+			if nc, isNC := errors.AsType[*NoCalendarError](err); isNC {
+				problem = nc.Error() + ": " + b.cfg.Command + " connect."
 			}
 		}
 		if err := b.updateView(ctx, composeView(types, problem, meta), viewID); err != nil {
@@ -97,7 +99,7 @@ func (b *Bot) submitCompose(later *jobs, cb slack.InteractionCallback) any {
 		v := cb.View.State.Values
 		args.event = v[actionEventType][actionEventType].SelectedOption.Value
 		for _, u := range v[actionPeople][actionPeople].SelectedUsers {
-			if !containsString(args.named, u) {
+			if !slices.Contains(args.named, u) {
 				args.named = append(args.named, u)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -76,7 +77,7 @@ func stepRunOf(execution string, inputs map[string]any) stepRun {
 	r.channel, _ = inputs["channel_id"].(string)
 	if list, ok := inputs["people"].([]any); ok {
 		for _, p := range list {
-			if id, ok := p.(string); ok && id != "" && !containsString(r.people, id) {
+			if id, ok := p.(string); ok && id != "" && !slices.Contains(r.people, id) {
 				r.people = append(r.people, id)
 			}
 		}
@@ -97,15 +98,6 @@ func stepRunOf(execution string, inputs map[string]any) stepRun {
 		r.problem = fmt.Sprintf("The offer is for %d meetings but names %d people, and each person books one: name more people, or fewer meetings.", r.count, len(r.people))
 	}
 	return r
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // runStep makes the run's offer on the owner's calendar and posts its
