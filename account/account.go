@@ -44,6 +44,10 @@ type Account struct {
 	// by. "" in accounts connected before it was recorded: the sealer's ID
 	// of the key stands in (CalendarOf).
 	Calendar string
+	// Page is the person's own public booking page, as they gave it when
+	// they connected: links to its event types unfurl into cards of their
+	// calendar's free times. "" for none.
+	Page string
 }
 
 // Store keeps the accounts. Implementations: store/bolt and store/pg;

@@ -508,6 +508,20 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	if err != nil {
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{actionAPIKey: "Paste the whole key, with no spaces in it."})
 	}
+	var page string
+	if cb.View.State != nil {
+		page = strings.TrimSpace(cb.View.State.Values[actionBookingPage][actionBookingPage].Value)
+	}
+	if page != "" {
+		p, problem := pageOf(page)
+		if problem != "" {
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{actionBookingPage: problem})
+		}
+		if b.cfg.BookingPage != "" && samePage(p, b.cfg.BookingPage) {
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{actionBookingPage: "That is the owner's booking page: its links unfurl from the owner's calendar. Give your own page's address, or leave this empty."})
+		}
+		page = p
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectCheck)
 	defer cancel()
 	// A fresh client: an older key's stays out of it. A refusal of this
@@ -538,9 +552,13 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 		var all []account.Account
 		if all, err = b.cfg.Accounts.All(sctx); err == nil {
 			a := account.Account{User: user, Sealed: sealed, ConnectedAt: now, LastUsed: now, State: account.OK,
-				Calendar: account.Connecting(key, b.cfg.Sealer, all)}
+				Calendar: account.Connecting(key, b.cfg.Sealer, all), Page: page}
 			for _, o := range all {
 				switch {
+				case o.User != user && page != "" && samePage(o.Page, page) && o.Calendar != a.Calendar:
+					// A page is one calendar's: those who connected the
+					// same key may name it too.
+					return slack.NewErrorsViewSubmissionResponse(map[string]string{actionBookingPage: "Someone else connected this booking page. Give your own page's address, or leave this empty."})
 				case o.User == user:
 					a.Notices = o.Notices
 				case o.Calendar == a.Calendar && o.State == account.OK && b.cfg.Allowed(o.User):
@@ -557,9 +575,9 @@ func (b *Bot) submitConnect(later *jobs, cb slack.InteractionCallback) any {
 	}
 	b.cals.drop(user)
 	b.accountsChanged()
-	b.log.Info("calendar connected", "user", user, "event_types", len(types))
+	b.log.Info("calendar connected", "user", user, "event_types", len(types), "page", page != "")
 	later.add("connected", func(ctx context.Context) {
-		b.dm(ctx, user, connectedMessage(len(types), owners, others))
+		b.dm(ctx, user, connectedMessage(len(types), owners, others, page))
 		b.publishHome(ctx, user)
 	})
 	return slack.NewClearViewSubmissionResponse()
@@ -766,10 +784,13 @@ func connectButton(text string) *slack.ButtonBlockElement {
 	return button(actionConnect, text, "").WithStyle(slack.StylePrimary)
 }
 
-// connectModal asks for a person's API key.
+// connectModal asks for a person's API key, and their booking page.
 func connectModal() slack.ModalViewRequest {
 	input := slack.NewPlainTextInputBlockElement(plain("Paste your API key"), actionAPIKey)
 	input.MaxLength = 1000
+	page := slack.NewURLTextInputBlockElement(plain("https://book.example.com/you"), actionBookingPage)
+	pageBlock := slack.NewInputBlock(actionBookingPage, plain("Your booking page"), plain("Links to its event types posted in Slack then unfurl into cards of your calendar's free times."), page)
+	pageBlock.Optional = true
 	return slack.ModalViewRequest{
 		Type:       slack.VTModal,
 		CallbackID: callbackConnect,
@@ -780,6 +801,7 @@ func connectModal() slack.ModalViewRequest {
 			section("From now on bookbot acts on *your own calendar* when you use it: event types, free slots, bookings, booking and cancelling."),
 			section("Your API key gives full access to your calendar. Create one on the booking service's *API keys* page (it shows the whole key once) and paste it below."),
 			slack.NewInputBlock(actionAPIKey, plain("API key"), plain("bookbot checks it before storing it, encrypted; it is never shown again. `disconnect` deletes it."), input),
+			pageBlock,
 		}},
 	}
 }
@@ -787,7 +809,7 @@ func connectModal() slack.ModalViewRequest {
 // connectedMessage answers a key that works: the owner's key is the
 // owner's calendar, and a key others connected is theirs too, so the
 // person knows whose bookings and reviews they now share.
-func connectedMessage(types int, owners bool, others []string) message {
+func connectedMessage(types int, owners bool, others []string, page string) message {
 	text := fmt.Sprintf("Connected: your calendar (%s). Your commands now act on it.", plural(types, "event type"))
 	switch {
 	case owners:
@@ -798,6 +820,9 @@ func connectedMessage(types int, owners bool, others []string) message {
 			names[i] = mention(u)
 		}
 		text += " " + strings.Join(names, ", ") + " connected the same calendar: you share its bookings, its audit and its reviews."
+	}
+	if page != "" {
+		text += " Links to " + pageLink(page, "your booking page") + "'s event types now unfurl into cards of your free times."
 	}
 	return message{Text: text, Blocks: []slack.Block{
 		section(":white_check_mark: " + text),

@@ -41,6 +41,8 @@ type SlackAPI interface {
 	UpdateViewContext(ctx context.Context, view slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error)
 	PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error)
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
+	UnfurlMessageContext(ctx context.Context, channelID, timestamp string, unfurls map[string]slack.Attachment, options ...slack.MsgOption) (string, string, string, error)
 	GetUserInfoContext(ctx context.Context, user string, options ...slack.GetUserInfoOption) (*slack.User, error)
 }
 
@@ -140,6 +142,9 @@ type Config struct {
 	// OfferTTL is how long an offer can be booked from (OFFER_TTL);
 	// 0: DefaultOfferTTL.
 	OfferTTL time.Duration
+	// Steps ends the Workflow Builder steps that post offers
+	// (FunctionSteps); nil: the step is not answered, and the log says so.
+	Steps StepEnder
 	// OffersShared says other processes share Offers (replicas on one
 	// database), so a time another one took is taken for left behind only
 	// once it is old (SettleOffers). false: this process holds the store

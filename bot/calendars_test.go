@@ -347,7 +347,7 @@ func TestOfferOfARevokedKeyTurnsBookersAwayInTheirWords(t *testing.T) {
 	}
 	h.interact(slacktest.BlockAction(eve, "offer_more", id, slacktest.InMessage(card)))
 	h.waitView("more times", func(v slacktest.View) bool {
-		return v.TriggerUser == eve && v.CallbackID == "offer_times" && strings.Contains(textOf(v.Blocks), "cannot be booked now")
+		return v.TriggerUser == eve && v.CallbackID == "offer_more_times" && strings.Contains(textOf(v.Blocks), "cannot be booked now")
 	})
 	h.dm(ada, "tried to book your offer of *Ada's intro*")
 	h.drain()

@@ -22,7 +22,13 @@
 //     of free times in a conversation that the people it names book from;
 //     it books on the offerer's calendar, from calendarFor), offerleft.go
 //     (the offers' sweep: times a stopped process left being booked,
-//     settled by what their write did), personal.go
+//     settled by what their write did), compose.go (the message shortcut
+//     "Offer times…": an offer posted in a message's conversation),
+//     links.go (booking links: a link to an event type of a booking page
+//     bookbot knows unfurls into an offer's card anyone books from),
+//     steps.go (the Workflow Builder step "Offer times": an offer of the
+//     owner's calendar posted by a workflow, whose step ends with its
+//     first booking), personal.go
 //     (`remind` and `agenda`, their settings modal, and the reminders and
 //     agendas the personal Runner sends through the Bot, its Sender and
 //     Zones), account.go (`connect`, `disconnect`, `account`, `notices`,

@@ -637,9 +637,10 @@ func goldenCases() []goldenCase {
 
 	// Own calendars.
 	add("account_connect_modal", rowsFree, func(*testing.T) []goldenDoc { return viewDoc(connectModal()) })
-	fixed("account_connected", rowsFree, connectedMessage(3, false, nil))
-	fixed("account_connected_shared", rowsFree, connectedMessage(3, false, []string{"U012BOB"}))
-	fixed("account_connected_owners", rowsFree, connectedMessage(3, true, nil))
+	fixed("account_connected", rowsFree, connectedMessage(3, false, nil, ""))
+	fixed("account_connected_shared", rowsFree, connectedMessage(3, false, []string{"U012BOB"}, ""))
+	fixed("account_connected_owners", rowsFree, connectedMessage(3, true, nil, ""))
+	fixed("account_connected_page", rowsFree, connectedMessage(3, false, nil, "https://book.example.com/grace"))
 	fixed("account_owner", rowsFree, accountMessage(account.Account{}, false, true))
 	fixed("account_own", rowsFree, accountMessage(account.Account{User: "U012ADA", ConnectedAt: goldenAt(20, 10, 0), LastUsed: goldenAt(23, 9, 0), State: account.OK}, true, true))
 	fixed("account_reconnect", rowsFree, reconnectMessage())

@@ -127,69 +127,71 @@ func (b *Bot) offerCommand(later *jobs, c call) any {
 // postOffer makes the offer, keeps it, and posts its card in the
 // conversation; what goes wrong is told to the offerer alone.
 func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
-	retry := button(actionShowTypes, "Event types", "")
-	cal, err := b.calendarFor(ctx, c.UserID)
-	if err != nil {
-		c.reply(b.failed("The offer could not be made", err, retry))
+	o, card, problem := b.makeOffer(ctx, c.UserID, c.UserName, args)
+	if problem != nil {
+		c.reply(*problem)
 		return
+	}
+	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
+	if err := b.postResponse(ctx, c.ResponseURL, msg, nil); err != nil {
+		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
+		b.dm(ctx, c.UserID, message{Text: "Your offer could not be posted. Try again.", Blocks: []slack.Block{
+			section(":warning: Your offer of *" + short(o.Title) + "* could not be posted in the conversation (" + escape(err.Error()) + "). Type the command again."),
+		}})
+		return
+	}
+	b.log.Info("offer posted", "offer", o.ID, "user", c.UserID, "event", o.Event, "named", len(args.named), "n", args.n)
+}
+
+// makeOffer makes user's offer of args on their calendar and keeps it,
+// and returns it with its card, marked, ready to post; or, when it cannot
+// be made, why, for user alone. name is theirs when Slack's profile has
+// none.
+func (b *Bot) makeOffer(ctx context.Context, user, name string, args offerArgs) (offer.Offer, message, *message) {
+	fail := func(m message) (offer.Offer, message, *message) { return offer.Offer{}, message{}, &m }
+	retry := button(actionShowTypes, "Event types", "")
+	cal, err := b.calendarFor(ctx, user)
+	if err != nil {
+		return fail(b.failed("The offer could not be made", err, retry))
 	}
 	types, err := cal.EventTypes(ctx)
 	if err != nil {
-		c.reply(b.failed("The offer could not be made: the event types could not be loaded", err, retry))
-		return
+		return fail(b.failed("The offer could not be made: the event types could not be loaded", err, retry))
 	}
 	et, ok := findType(types, args.event)
 	switch {
 	case !ok:
-		c.reply(helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(args.event)), escape(b.cfg.Command))))
-		return
+		return fail(helpMessage(b.cfg.Command, fmt.Sprintf("There is no event type %s. `%s types` lists them.", escape(strconv.Quote(args.event)), escape(b.cfg.Command))))
 	case !et.Bookable():
-		c.reply(message{Text: short(et.Title) + " cannot be offered: it is booked through the public booking page.", Blocks: []slack.Block{
+		return fail(message{Text: short(et.Title) + " cannot be offered: it is booked through the public booking page.", Blocks: []slack.Block{
 			section(fmt.Sprintf("*%s* is a %s event, which bookbot cannot book; offer it through %s.", short(et.Title), kindText(et.SchedulingKind), publicPage(b.cfg.BookingPage))),
 			slack.NewActionBlock("offer_actions", retry),
 		}})
-		return
 	}
 	slots, err := cal.Slots(ctx, et.Slug)
 	if err != nil {
-		c.reply(b.failed("The offer could not be made: the free slots could not be loaded", err, button(actionShowSlots, "Free slots", et.Slug)))
-		return
+		return fail(b.failed("The offer could not be made: the free slots could not be loaded", err, button(actionShowSlots, "Free slots", et.Slug)))
 	}
-	now, zone := b.cfg.Now(), b.users.zone(ctx, c.UserID)
+	now, zone := b.cfg.Now(), b.users.zone(ctx, user)
 	if len(pickTimes(slots, nil, zone, now)) == 0 {
-		c.reply(message{Text: "Nothing to offer: " + short(et.Title) + " has no free slots in the next 14 days.", Blocks: []slack.Block{
+		return fail(message{Text: "Nothing to offer: " + short(et.Title) + " has no free slots in the next 14 days.", Blocks: []slack.Block{
 			section(fmt.Sprintf("Nothing was posted: *%s* has no free slots in the next 14 days. Another event type may have some.", short(et.Title))),
 			slack.NewActionBlock("offer_actions", retry),
 		}})
-		return
-	}
-	name := c.UserName
-	if info, err := b.slack.GetUserInfoContext(ctx, c.UserID); err == nil {
-		name = firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, name))
 	}
 	o := offer.Offer{
-		ID: offer.NewID(), Offerer: c.UserID, Calendar: calendarID(cal), Name: name, For: args.named, Max: args.n,
+		ID: offer.NewID(), Offerer: user, Calendar: calendarID(cal), Name: b.displayName(ctx, user, name), For: args.named, Max: args.n,
 		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
 		Created: now, Expires: now.Add(b.offerTTL()),
 	}
 	if err := b.cfg.Offers.Create(ctx, o); err != nil {
-		c.reply(b.failed("The offer could not be made: bookbot could not keep it", err, retry))
-		return
+		return fail(b.failed("The offer could not be made: bookbot could not keep it", err, retry))
 	}
 	// Offers long expired are of no use to anyone: they go as new ones come.
 	if err := b.cfg.Offers.Prune(ctx, now.Add(-offerKeep)); err != nil {
 		b.log.Warn("old offers could not be pruned", "err", err)
 	}
-	card := b.mark(offerCard(o, slots, zone, now))
-	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
-	if err := b.postResponse(ctx, c.ResponseURL, msg); err != nil {
-		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
-		b.dm(ctx, c.UserID, message{Text: "Your offer could not be posted. Try again.", Blocks: []slack.Block{
-			section(":warning: Your offer of *" + short(et.Title) + "* could not be posted in the conversation (" + escape(err.Error()) + "). Type the command again."),
-		}})
-		return
-	}
-	b.log.Info("offer posted", "offer", o.ID, "user", c.UserID, "event", et.Slug, "named", len(args.named), "n", args.n)
+	return o, b.mark(offerCard(o, slots, zone, now)), nil
 }
 
 // offerKeep is how long an expired offer is kept, so a late click on its
@@ -254,13 +256,13 @@ func (b *Bot) offerAt(ctx context.Context, id, user, card string, reply func(mes
 	case !o.Named(user):
 		reply(notNamedMessage(o))
 		return o, false
-	case !b.cfg.Allowed(o.Offerer):
+	case o.Offerer != "" && !b.cfg.Allowed(o.Offerer):
 		reply(offerGoneMessage())
 		return o, false
 	}
 	if err := o.Open(b.cfg.Now()); err != nil {
 		reply(offerClosedMessage(o, err))
-		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
+		b.showCard(ctx, o, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
 		return o, false
 	}
 	if u, ok := o.UseOf(user); ok {
@@ -270,18 +272,50 @@ func (b *Bot) offerAt(ctx context.Context, id, user, card string, reply func(mes
 	return o, true
 }
 
-// replaceCard shows m in place of the card, for everyone in the
-// conversation, through a response_url of a click on it.
-func (b *Bot) replaceCard(ctx context.Context, responseURL string, m message) {
-	if responseURL == "" {
+// showCard shows m in place of o's card, for everyone who sees it: with
+// chat.unfurl for a link's card, with chat.update for one bookbot posted,
+// else through responseURL, a click's on the card ("": not at all).
+func (b *Bot) showCard(ctx context.Context, o offer.Offer, responseURL string, m message) {
+	m = b.mark(m)
+	var err error
+	switch {
+	case o.Link != "":
+		err = b.unfurl(ctx, o.Channel, o.TS, map[string]message{o.Link: m})
+	case o.TS != "":
+		err = updateMessage(ctx, b.slack, o.Channel, o.TS, m)
+	case responseURL != "":
+		msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, ReplaceOriginal: true, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}}
+		err = b.postResponse(ctx, responseURL, msg, m.Metadata)
+	default:
 		return
 	}
-	m = b.mark(m)
-	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, ReplaceOriginal: true, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}}
-	if err := b.postResponse(ctx, responseURL, msg); err != nil {
-		b.log.Warn("offer card not updated", "err", err)
+	if err != nil {
+		b.log.Warn("offer card not updated", "offer", o.ID, "err", slackErr(err))
 	}
 }
+
+// cardView is an offer's card as it is to be shown.
+type cardView struct {
+	o offer.Offer
+	m message
+}
+
+// bookedMetadata is what a card carries for automation once times are
+// booked from it: the first booking's ID, and every booking's.
+func bookedMetadata(booked []offer.Use) *slack.SlackMetadata {
+	if len(booked) == 0 {
+		return nil
+	}
+	ids := make([]string, len(booked))
+	for i, u := range booked {
+		ids[i] = u.Booking
+	}
+	return &slack.SlackMetadata{EventType: offerBookedEvent, EventPayload: map[string]any{"booking_id": ids[0], "booking_ids": strings.Join(ids, " ")}}
+}
+
+// offerBookedEvent is the metadata event type of a card booked from
+// (contract: Message metadata).
+const offerBookedEvent = "bookbot_offer_booked"
 
 // offerSlotPressed answers a time on the card, or one picked among "More
 // times": the form to book it, with the clicker's name, email and zone
@@ -297,6 +331,9 @@ func (b *Bot) offerSlotPressed(later *jobs, p press) {
 	}
 	card, viewID := p.cb.ResponseURL, ""
 	if p.inModal() {
+		if cid := p.cb.View.CallbackID; cid != callbackOfferMore && cid != callbackOfferMoreOld {
+			return
+		}
 		meta, ours := b.offerMetaOf(p.cb.View)
 		if !ours || meta.Offer != id {
 			return
@@ -379,7 +416,7 @@ func (b *Bot) offerWithdrawPressed(later *jobs, p press) {
 		switch {
 		case errors.Is(err, offer.ErrNotNamed):
 			p.reply(message{Text: "Only the person who made this offer can withdraw it.", Blocks: []slack.Block{
-				section(":lock: Only " + mention(o.Offerer) + " can withdraw this offer."),
+				section(":lock: Only " + offerer(o) + " can withdraw this offer."),
 			}})
 			return
 		case errors.Is(err, offer.ErrNotFound):
@@ -390,7 +427,7 @@ func (b *Bot) offerWithdrawPressed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("offer withdrawn", "offer", o.ID, "user", p.user)
-		b.replaceCard(ctx, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
+		b.showCard(ctx, o, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
 	})
 }
 
@@ -455,7 +492,7 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 			b.dm(ctxReport, user, m)
 		}
 		if card != nil {
-			b.replaceCard(ctxReport, meta.Card, *card)
+			b.showCard(ctxReport, card.o, meta.Card, card.m)
 		}
 	})
 	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
@@ -465,7 +502,7 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 // books it on the offerer's calendar, through the write path every booking
 // takes (journal, limits, verification; never retried). It returns what
 // the clicker is told and, when the card must change, its new face.
-func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, in inputs) (message, *message) {
+func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, in inputs) (message, *cardView) {
 	now := b.cfg.Now()
 	zone, err := booking.LoadZone(meta.Zone)
 	if err != nil {
@@ -475,7 +512,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		return offerGoneMessage(), nil
 	}
 	o, err := b.cfg.Offers.Update(ctx, meta.Offer, offer.Take(offer.Use{Key: key, By: user, Name: in.name, Start: meta.Start, At: now, Owner: b.replica, Card: meta.Card}))
-	if err == nil && !b.cfg.Allowed(o.Offerer) {
+	if err == nil && o.Offerer != "" && !b.cfg.Allowed(o.Offerer) {
 		b.release(ctx, o.ID, key)
 		return offerGoneMessage(), nil
 	}
@@ -488,21 +525,19 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		u, _ := o.UseOf(user)
 		return oneEachMessage(o, u, zone), nil
 	case errors.Is(err, offer.ErrUsedUp), errors.Is(err, offer.ErrWithdrawn), errors.Is(err, offer.ErrExpired):
-		card := offerCard(o, nil, time.UTC, now)
-		return offerClosedMessage(o, err), &card
+		return offerClosedMessage(o, err), &cardView{o, offerCard(o, nil, time.UTC, now)}
 	case errors.Is(err, offer.ErrTaken):
 		b.log.Info("offer time held by another form", "offer", meta.Offer, "user", user)
 		return offerTakenMessage(), b.freshCard(ctx, meta.Offer)
 	case err != nil:
 		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
 	}
-	refresh := func(slots []booking.Slot) *message {
+	refresh := func(slots []booking.Slot) *cardView {
 		o, err := b.cfg.Offers.Get(ctx, o.ID)
 		if err != nil {
 			return nil
 		}
-		card := offerCard(o, slots, b.users.zone(ctx, o.Offerer), b.cfg.Now())
-		return &card
+		return &cardView{o, offerCard(o, slots, b.offererZone(ctx, o), b.cfg.Now())}
 	}
 	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
@@ -545,8 +580,11 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		} else {
 			o = confirmed
 		}
-		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.users.zone(ctx, o.Offerer)))
-		var card *message
+		if o.Offerer != "" {
+			b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.offererZone(ctx, o)))
+		}
+		b.endStep(ctx, o)
+		var card *cardView
 		switch {
 		case err == nil && o.Left() > 0:
 			card = refresh(withoutTaken(slots, o))
@@ -559,8 +597,8 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		// offerer, whose calendar it is, is asked to check: by the review
 		// report when it reaches them, which has both actions, else by
 		// the outcome.
-		if !b.reviewsByDMTo(ctx, o.Offerer) {
-			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.users.zone(ctx, o.Offerer), b.titles(ctx, cal), b.cfg.BookingPage))
+		if o.Offerer != "" && !b.reviewsByDMTo(ctx, o.Offerer) {
+			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.offererZone(ctx, o), b.titles(ctx, cal), b.cfg.BookingPage))
 		}
 		b.ReportReviews(ctx)
 		return offerUnclearMessage(o), nil
@@ -573,7 +611,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if m, ok := b.turnedAway(ctx, o, user, why); ok {
 		return m, nil
 	}
-	var card *message
+	var card *cardView
 	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
 		card = refresh(withoutTaken(slots, o))
 	}
@@ -599,7 +637,7 @@ func (b *Bot) turnedAway(ctx context.Context, o offer.Offer, user string, err er
 		return message{}, false
 	}
 	b.log.Info("offer turned someone away: its calendar cannot be booked on", "offer", o.ID, "user", user, "err", err)
-	if tell {
+	if tell && o.Offerer != "" {
 		switch _, werr := b.cfg.Offers.Update(ctx, o.ID, offer.Warn(b.cfg.Now())); {
 		case werr == nil:
 			b.dm(ctx, o.Offerer, offerCalendarDM(o, user, err))
@@ -622,7 +660,7 @@ func offerCalendarMessage(o offer.Offer, err error) (m message, tell, ok bool) {
 // when err is not about that calendar.
 func offerCalendarWords(o offer.Offer, err error) (text string, tell, ok bool) {
 	nc, isNC := errors.AsType[*NoCalendarError](err)
-	ask := mention(o.Offerer)
+	ask := offerer(o)
 	switch {
 	case isNC && nc.Reconnect:
 		return fmt.Sprintf("This offer cannot be booked now: the booking service refused the key of %s's calendar, which needs connecting again. Nothing was sent. %s has been told: ask them for a new offer.", short(o.Name), ask), true, true
@@ -659,7 +697,7 @@ func offerCalendarDM(o offer.Offer, user string, err error) message {
 
 // freshCard is the offer's card with the times still free, or nil when
 // they cannot be read.
-func (b *Bot) freshCard(ctx context.Context, id string) *message {
+func (b *Bot) freshCard(ctx context.Context, id string) *cardView {
 	o, err := b.cfg.Offers.Get(ctx, id)
 	if err != nil {
 		return nil
@@ -668,8 +706,7 @@ func (b *Bot) freshCard(ctx context.Context, id string) *message {
 	if err != nil {
 		return nil
 	}
-	card := offerCard(o, withoutTaken(slots, o), b.users.zone(ctx, o.Offerer), b.cfg.Now())
-	return &card
+	return &cardView{o, offerCard(o, withoutTaken(slots, o), b.offererZone(ctx, o), b.cfg.Now())}
 }
 
 var errOfferCalendarGone error = said("this offer was made on a calendar that is no longer connected, so nothing was booked; ask its offerer for a new one")
@@ -678,6 +715,12 @@ var errOfferCalendarGone error = said("this offer was made on a calendar that is
 // errOfferCalendarGone when its offerer has connected or disconnected a
 // calendar since.
 func (b *Bot) offerCalendar(ctx context.Context, o offer.Offer) (Booker, error) {
+	if o.Offerer == "" {
+		if b.booking == nil {
+			return nil, errOfferCalendarGone
+		}
+		return b.cals.owner(b.booking), nil
+	}
 	cal, err := b.calendarFor(ctx, o.Offerer)
 	if err == nil && o.Calendar != "" && calendarID(cal) != o.Calendar {
 		return nil, errOfferCalendarGone
@@ -725,7 +768,65 @@ func pickTimes(slots []booking.Slot, taken []offer.Use, loc *time.Location, now 
 
 // offerHead is what the card offers, as mrkdwn.
 func offerHead(o offer.Offer) string {
+	if o.Offerer == "" || o.Link != "" {
+		return fmt.Sprintf("*%s* · %d minutes%s", short(o.Title), o.Minutes, withHost(o, true))
+	}
 	return fmt.Sprintf("*%s* offers a %d-minute *%s*", short(o.Name), o.Minutes, short(o.Title))
+}
+
+// Whom an offer is with, in its messages: its offerer, or for an offer
+// nobody made (a link to the owner's page, a workflow step), the
+// calendar's owner.
+
+// offerer is whom someone booking from o asks about it, as mrkdwn: its
+// offerer, or for an offer nobody made, its contact, else the calendar's
+// owner.
+func offerer(o offer.Offer) string {
+	switch {
+	case o.Offerer != "":
+		return mention(o.Offerer)
+	case o.Contact != "":
+		return mention(o.Contact)
+	}
+	return "the calendar's owner"
+}
+
+// withHost is " with Name" (bold as mrkdwn) for an offer someone made,
+// "" for one nobody made.
+func withHost(o offer.Offer, bold bool) string {
+	switch {
+	case o.Offerer == "" || o.Name == "":
+		return ""
+	case bold:
+		return " with *" + short(o.Name) + "*"
+	}
+	return " with " + short(o.Name)
+}
+
+// hostName is the offerer's name as text (unescaped, for text escaped
+// later), or "the calendar's owner".
+func hostName(o offer.Offer) string {
+	if o.Offerer == "" || o.Name == "" {
+		return "the calendar's owner"
+	}
+	return o.Name
+}
+
+// whose is "Ada Lovelace's offer", or "the offer" for one nobody made.
+func whose(o offer.Offer) string {
+	if o.Offerer == "" || o.Name == "" {
+		return "the offer"
+	}
+	return short(o.Name) + "'s offer"
+}
+
+// offererZone is the zone the offer's card spreads its times over days
+// in: its offerer's, or for one on the owner's calendar, the digest's.
+func (b *Bot) offererZone(ctx context.Context, o offer.Offer) *time.Location {
+	if o.Offerer == "" {
+		return b.cfg.DigestZone
+	}
+	return b.users.zone(ctx, o.Offerer)
 }
 
 // forWhom names who may book, as mrkdwn: "" for anyone.
@@ -800,25 +901,36 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		first := booked[0]
 		start, _ := time.Parse(time.RFC3339Nano, first.Start)
 		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s) · %s", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By), strings.Join(ids, ", "))
-		return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
+		from := ""
+		if o.Offerer != "" {
+			from = "From " + whose(o) + ". "
+		}
+		return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(from + "Anything else about this meeting: ask " + offerer(o) + ".")}, Metadata: bookedMetadata(booked)}
 	case errors.Is(closed, offer.ErrUsedUp):
-		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s's offer of *%s* is taken; the booking is being made or checked.", short(o.Name), short(o.Title))
+		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s of *%s* is taken; the booking is being made or checked.", whose(o), short(o.Title))
 		if len(booked) > 0 {
 			text = lines(text+"\n", "\n")
 		}
-		return message{Text: "Being booked: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
+		return message{Text: "Being booked: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: bookedMetadata(booked)}
 	case errors.Is(closed, offer.ErrWithdrawn):
 		text := fmt.Sprintf(":no_entry_sign: *Withdrawn:* %s withdrew this offer of *%s*.", mention(o.Offerer), short(o.Title))
+		if o.Offerer == "" {
+			text = fmt.Sprintf(":no_entry_sign: *Withdrawn:* this offer of *%s* can no longer be booked.", short(o.Title))
+		}
 		if len(booked) > 0 {
 			text = lines(text+" Booked from it:\n", "\n")
 		}
-		return message{Text: "Withdrawn: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for another time.")}}
+		return message{Text: "Withdrawn: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: bookedMetadata(booked)}
 	case errors.Is(closed, offer.ErrExpired):
 		text := fmt.Sprintf(":hourglass: *Expired:* this offer of *%s* could be booked until %s.", short(o.Title), moment(o.Expires, loc))
 		if len(booked) > 0 {
 			text = lines(text+" Booked from it:\n", "\n")
 		}
-		return message{Text: "Expired: " + short(o.Name) + "'s offer of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + mention(o.Offerer) + " for a new one.")}}
+		next := "Ask " + offerer(o) + " for a new one."
+		if o.Link != "" {
+			next = "Book on " + pageLink(o.Link, "the booking page") + ", or post the link again for a new card."
+		}
+		return message{Text: "Expired: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine(next)}, Metadata: bookedMetadata(booked)}
 	}
 
 	head := offerHead(o) + " — pick a time"
@@ -841,14 +953,19 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	if o.Left() > 1 {
 		left = strconv.Itoa(o.Left()) + " meetings"
 	}
-	blocks = append(blocks,
-		contextLine(fmt.Sprintf("Times show in your own time zone. Books %s, until %s.", left, day(o.Expires, loc))),
-		slack.NewActionBlock("offer_actions",
-			button(actionOfferMore, "More times", o.ID),
-			button(actionOfferWithdraw, "Withdraw", o.ID),
-		),
-	)
+	rules := fmt.Sprintf("Times show in your own time zone. Books %s, until %s.", left, day(o.Expires, loc))
+	if o.Link != "" {
+		rules = fmt.Sprintf("Times show in your own time zone. Anyone here books one time for themselves, until %s; or book on %s.", day(o.Expires, loc), pageLink(o.Link, "the booking page"))
+	}
+	actions := []slack.BlockElement{button(actionOfferMore, "More times", o.ID)}
+	if o.Offerer != "" {
+		actions = append(actions, button(actionOfferWithdraw, "Withdraw", o.ID))
+	}
+	blocks = append(blocks, contextLine(rules), slack.NewActionBlock("offer_actions", actions...))
 	text := "Offer: " + short(o.Name) + " offers a " + strconv.Itoa(o.Minutes) + "-minute " + short(o.Title) + ", pick a time"
+	if o.Offerer == "" || o.Link != "" {
+		text = "Offer: " + short(o.Title) + " (" + strconv.Itoa(o.Minutes) + " minutes" + withHost(o, false) + "), pick a time"
+	}
 	if who := forWhom(o); who != "" {
 		text += " (for " + who + ")"
 	}
@@ -866,10 +983,14 @@ func offerForm(o offer.Offer, start string, p person, meta offerMeta) slack.Moda
 	email.InitialValue = p.email
 	note := slack.NewPlainTextInputBlockElement(plain("Agenda, context, links…"), actionNote)
 	note.Multiline, note.MaxLength = true, booking.MaxNote
-	noteBlock := slack.NewInputBlock(actionNote, plain("Note"), plain("Shared with "+clip(o.Name, 100)+"."), note)
+	shared := "the calendar's owner"
+	if o.Offerer != "" && o.Name != "" {
+		shared = clip(o.Name, 100)
+	}
+	noteBlock := slack.NewInputBlock(actionNote, plain("Note"), plain("Shared with "+shared+"."), note)
 	noteBlock.Optional = true
 	blocks := []slack.Block{
-		section(fmt.Sprintf("*%s* with *%s*\n%s", short(o.Title), short(o.Name), span(t, end, p.zone))),
+		section(fmt.Sprintf("*%s*%s\n%s", short(o.Title), withHost(o, true), span(t, end, p.zone))),
 		slack.NewInputBlock(actionName, plain("Your name"), nil, name),
 		slack.NewInputBlock(actionEmail, plain("Your email"), plain("The invitation goes to this address."), email),
 		noteBlock,
@@ -890,7 +1011,7 @@ func offerForm(o offer.Offer, start string, p person, meta offerMeta) slack.Moda
 // not taken from it, a select a day, in the clicker's zone. slots nil:
 // still loading, or problem says why there are none.
 func offerTimesView(o offer.Offer, slots []booking.Slot, problem error, loc *time.Location, now time.Time, meta offerMeta) slack.ModalViewRequest {
-	blocks := []slack.Block{section(fmt.Sprintf("*%s* (%d min) with *%s*", short(o.Title), o.Minutes, short(o.Name)))}
+	blocks := []slack.Block{section(fmt.Sprintf("*%s* (%d min)%s", short(o.Title), o.Minutes, withHost(o, true)))}
 	switch {
 	case problem != nil:
 		if text, _, ok := offerCalendarWords(o, problem); ok {
@@ -925,7 +1046,7 @@ func offerTimesView(o offer.Offer, slots []booking.Slot, problem error, loc *tim
 	}
 	return slack.ModalViewRequest{
 		Type:            slack.VTModal,
-		CallbackID:      callbackOfferTimes,
+		CallbackID:      callbackOfferMore,
 		Title:           plain("More times"),
 		Close:           plain("Close"),
 		Blocks:          slack.Blocks{BlockSet: blocks},
@@ -964,7 +1085,7 @@ func offerGoneMessage() message {
 }
 
 func notNamedMessage(o offer.Offer) message {
-	text := "This offer is for " + forWhom(o) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a time of your own."
+	text := "This offer is for " + forWhom(o) + ": nothing was sent. Ask " + offerer(o) + " for a time of your own."
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
@@ -972,12 +1093,14 @@ func offerClosedMessage(o offer.Offer, why error) message {
 	var text, fallback string
 	switch {
 	case errors.Is(why, offer.ErrUsedUp):
-		text = "This offer is already booked: nothing was sent. Ask " + mention(o.Offerer) + " for another time."
+		text = "This offer is already booked: nothing was sent. Ask " + offerer(o) + " for another time."
+	case errors.Is(why, offer.ErrWithdrawn) && o.Offerer == "":
+		text = "This offer was withdrawn: nothing was sent. Ask " + offerer(o) + " for another time."
 	case errors.Is(why, offer.ErrWithdrawn):
 		text = mention(o.Offerer) + " withdrew this offer: nothing was sent. Ask them for another time."
 	default:
-		text = "This offer expired " + moment(o.Expires, time.UTC) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
-		fallback = "This offer expired " + o.Expires.UTC().Format(momentLayout) + ": nothing was sent. Ask " + mention(o.Offerer) + " for a new one."
+		text = "This offer expired " + moment(o.Expires, time.UTC) + ": nothing was sent. Ask " + offerer(o) + " for a new one."
+		fallback = "This offer expired " + o.Expires.UTC().Format(momentLayout) + ": nothing was sent. Ask " + offerer(o) + " for a new one."
 	}
 	return message{Text: firstNonEmpty(fallback, text), Blocks: []slack.Block{section(":information_source: " + text)}}
 }
@@ -985,7 +1108,7 @@ func offerClosedMessage(o offer.Offer, why error) message {
 // oneEachMessage answers someone who took u from the offer already: each
 // person books one meeting of an offer.
 func oneEachMessage(o offer.Offer, u offer.Use, loc *time.Location) message {
-	next := "Each person books one meeting of an offer: ask " + mention(o.Offerer) + " for another."
+	next := "Each person books one meeting of an offer: ask " + offerer(o) + " for another."
 	if u.Booking == "" {
 		text := "Your booking from this offer is still being made or checked: nothing else was sent. " + next
 		return message{Text: text, Blocks: []slack.Block{section(":hourglass_flowing_sand: " + text)}}
@@ -1004,8 +1127,12 @@ func offerTakenMessage() message {
 }
 
 func offerUnclearMessage(o offer.Offer) message {
-	text := fmt.Sprintf("*Not sure it was booked.* The booking service did not answer clearly. Do not book it again: %s has been told and will check their calendar.", mention(o.Offerer))
-	return message{Text: "Not sure it was booked: " + short(o.Name) + " will check.", Blocks: []slack.Block{section(":warning: " + text)}}
+	text := fmt.Sprintf("*Not sure it was booked.* The booking service did not answer clearly. Do not book it again: %s has been told and will check their calendar.", offerer(o))
+	who := "the calendar's owner"
+	if o.Offerer != "" {
+		who = short(o.Name)
+	}
+	return message{Text: "Not sure it was booked: " + who + " will check.", Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
 func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) message {
@@ -1017,30 +1144,30 @@ func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) messag
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
 		why = "That time was just taken. The card now shows the times still free: pick another there."
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		why = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask " + o.Name + "."
+		why = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask " + hostName(o) + "."
 	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
-		why = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask " + o.Name + "."
+		why = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask " + hostName(o) + "."
 	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
-		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that limit can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask " + o.Name + "."
+		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that limit can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask " + hostName(o) + "."
 	case res.Outcome == booking.RateLimited:
 		why = "The booking service takes only a few bookings at a time. Try again in " + waitText(res.RetryAfter) + "."
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
-		why = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask " + o.Name + "."
+		why = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask " + hostName(o) + "."
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
-		why = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask " + o.Name + "."
+		why = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask " + hostName(o) + "."
 	case res.Outcome == booking.Rejected:
 		why = "The booking service refused it: " + failureText(res.Err)
 	default:
-		why = "The booking service did not book it. Pick another time, or ask " + o.Name + "."
+		why = "The booking service did not book it. Pick another time, or ask " + hostName(o) + "."
 	}
 	text := "*Not booked.* " + escape(why)
 	return message{Text: "Not booked. " + escape(why), Blocks: []slack.Block{section(":x: " + text)}}
 }
 
 func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *time.Location) message {
-	text := fmt.Sprintf("*Booked:* %s with %s, %s.\nThe invitation goes to %s.", short(o.Title), short(o.Name), span(bk.Start, bk.End, zone), address(email))
+	text := fmt.Sprintf("*Booked:* %s%s, %s.\nThe invitation goes to %s.", short(o.Title), withHost(o, false), span(bk.Start, bk.End, zone), address(email))
 	return message{
-		Text:   fmt.Sprintf("Booked: %s with %s, %s (booking %s)", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout), escape(bk.ID)),
+		Text:   fmt.Sprintf("Booked: %s%s, %s (booking %s)", short(o.Title), withHost(o, false), bk.Start.In(zone).Format(momentLayout), escape(bk.ID)),
 		Blocks: []slack.Block{section(":white_check_mark: " + text), contextLine(bookingID(bk.ID))},
 	}
 }

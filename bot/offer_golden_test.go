@@ -102,5 +102,64 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_not_booked_blocked", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(403)}, nil))
 	fixed("offer_not_booked_unanswered", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(400)}, nil))
 	fixed("offer_not_booked_event_limit", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(429)}, nil))
+
+	// A link to the owner's booking page, and to a connected person's.
+	link := offer.Offer{
+		ID: "l33pbf2uufmb2i6n", Contact: "U012OPS", Max: linkMeetings, Event: "intro-call", Title: "Intro call", Minutes: 15,
+		Created: now, Expires: now.Add(DefaultOfferTTL), Channel: "C0TEAM", TS: "1774257000.000100", Link: goldenPage + "/intro-call?utm=slack",
+	}
+	linkBooked := link
+	linkBooked.Uses = []offer.Use{use("V1", "U0GRACE", "Grace Hopper", starts[0], "a2972a0c-5697-4400-90ba-c80b6a7d56fc")}
+	linkExpired := link
+	linkExpired.Expires = now.Add(-time.Minute)
+	persons := link
+	persons.Offerer, persons.Name, persons.Contact, persons.Link = "U012ADA", "Ada Lovelace", "", "https://book.example.com/ada/intro-call"
+	msg("offer_link_card", func(t *testing.T) message { return offerCard(link, slots(t), berlin, now) })
+	msg("offer_link_card_partly_booked", func(t *testing.T) message { return offerCard(linkBooked, slots(t), berlin, now) })
+	msg("offer_link_card_of_a_persons_page", func(t *testing.T) message { return offerCard(persons, slots(t), berlin, now) })
+	fixed("offer_link_card_expired", offerCard(linkExpired, nil, berlin, now))
+	fixed("offer_link_unknown", linkUnknownMessage(goldenPage+"/no-such-type"))
+	fixed("offer_link_not_bookable", linkNotBookableMessage(goldenTypes[4], goldenPage+"/team-sync"))
+	view("offer_link_form", func(*testing.T) slack.ModalViewRequest { return offerForm(link, meta.Start, grace, meta) })
+	fixed("offer_link_booked", offerBookedMessage(link, bk, "grace@example.com", goldenNewYork))
+	fixed("offer_refused_booked_owner", offerClosedMessage(linkBooked, offer.ErrUsedUp))
+
+	// A Workflow Builder step's card, on the owner's calendar.
+	step := offer.Offer{
+		ID: "s33pbf2uufmb2i6n", Contact: "U012OPS", For: []string{"U0GRACE"}, Max: 1, Event: "intro-call", Title: "Intro call", Minutes: 15,
+		Created: now, Expires: now.Add(DefaultOfferTTL), Channel: "C0TEAM", TS: "1774257000.000200", Step: "Fx0001",
+	}
+	stepBooked := step
+	stepBooked.Uses = booked.Uses
+	stepWithdrawn := step
+	stepWithdrawn.Withdrawn = now.Add(time.Minute)
+	msg("offer_step_card", func(t *testing.T) message { return offerCard(step, slots(t), berlin, now) })
+	fixed("offer_step_card_booked", offerCard(stepBooked, nil, berlin, now))
+	fixed("offer_card_withdrawn_owner", offerCard(stepWithdrawn, nil, berlin, now))
+	fixed("offer_refused_withdrawn_owner", offerClosedMessage(stepWithdrawn, offer.ErrWithdrawn))
+	fixed("offer_unclear_owner", offerUnclearMessage(step))
+	view("offer_times_owner", func(t *testing.T) slack.ModalViewRequest {
+		return offerTimesView(step, slots(t), nil, goldenNewYork, now, meta)
+	})
+
+	// "Offer times…" on a message.
+	cm := composeMeta{Channel: "C0TEAM", Author: "U0GRACE"}
+	view("offer_compose", func(*testing.T) slack.ModalViewRequest { return composeView(goldenTypes, "", cm) })
+	view("offer_compose_nobody_picked", func(*testing.T) slack.ModalViewRequest {
+		return composeView(goldenTypes[:1], "", composeMeta{Channel: "C0TEAM"})
+	})
+	view("offer_compose_loading", func(*testing.T) slack.ModalViewRequest { return composeView(nil, "", cm) })
+	view("offer_compose_problem", func(*testing.T) slack.ModalViewRequest {
+		return composeView([]booking.EventType{}, "The event types could not be loaded. "+failureText(booking.ErrUnavailable), cm)
+	})
+	view("offer_compose_none_bookable", func(*testing.T) slack.ModalViewRequest { return composeView(goldenTypes[4:], "", cm) })
+	view("offer_compose_pending", func(*testing.T) slack.ModalViewRequest { return *composePendingView() })
+	view("offer_compose_posted", func(*testing.T) slack.ModalViewRequest {
+		return composeOutcomeView(composePostedMessage(goldenAttendee, []string{"U0GRACE", "U012BOB"}))
+	})
+	fixed("offer_compose_posted_dm", composePostedMessage("Intro call", nil))
+	for _, code := range []string{"not_in_channel", "channel_not_found", "ratelimited"} {
+		fixed("offer_compose_not_posted_"+code, composeNotPostedMessage("Intro call", goldenCmd, slack.SlackErrorResponse{Err: code}))
+	}
 	return cases
 }

@@ -2,10 +2,13 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
@@ -99,6 +102,11 @@ func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
 	id := bookedFor(h, "grace@example.com")
 	if !strings.Contains(booked.Text, id) || len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
 		t.Errorf("booked card %q:\n%s", booked.Text, booked.Blocks)
+	}
+	// Through the click's response_url too, the booked card carries its
+	// booking for automation.
+	if !strings.Contains(string(booked.Metadata), `"event_type":"bookbot_offer_booked"`) || !strings.Contains(string(booked.Metadata), `"booking_id":"`+id+`"`) {
+		t.Errorf("booked card's metadata %s", booked.Metadata)
 	}
 	h.dm(ada, "Booked from your offer")
 	h.waitView("the form's outcome", func(v slacktest.View) bool {
@@ -336,7 +344,7 @@ func TestOfferMoreTimes(t *testing.T) {
 	id := values(elements(card.Blocks, "offer_more"))[0]
 	h.interact(slacktest.BlockAction(eve, "offer_more", id, slacktest.InMessage(card)))
 	more := h.waitView("more times", func(v slacktest.View) bool {
-		return v.TriggerUser == eve && v.CallbackID == "offer_times" && len(elements(v.Blocks, "offer_pick")) > 0
+		return v.TriggerUser == eve && v.CallbackID == "offer_more_times" && len(elements(v.Blocks, "offer_pick")) > 0
 	})
 	opts := options(elements(more.Blocks, "offer_pick")[0])
 	h.interact(slacktest.BlockAction(eve, "offer_pick", opts[len(opts)-1].value, slacktest.InView(more)))
@@ -391,4 +399,33 @@ func TestOfferRefusesEventTypesTheAPICannotBook(t *testing.T) {
 	if n := len(h.requests("POST /bookings")); n != 0 {
 		t.Errorf("%d POST /bookings, want none", n)
 	}
+}
+
+// A "More times" modal opened before the message shortcut took its
+// callback_id (offer_times) still opens the form of a time picked in it.
+func TestOfferMoreTimesOpenedBeforeTheUpgrade(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call")
+	h.interact(slacktest.BlockAction(eve, "offer_more", values(elements(card.Blocks, "offer_more"))[0], slacktest.InMessage(card)))
+	more := h.waitView("more times", func(v slacktest.View) bool {
+		return v.TriggerUser == eve && v.CallbackID == "offer_more_times" && len(elements(v.Blocks, "offer_pick")) > 0
+	})
+	// The modal as an older bookbot made it: its callback_id and signature.
+	var view slack.ModalViewRequest
+	if err := json.Unmarshal(more.Raw, &view); err != nil {
+		t.Fatal(err)
+	}
+	view.CallbackID = "offer_times"
+	view.PrivateMetadata = bot.Signed(h.bot, "offer_times", bot.Unsigned(h.bot, "offer_more_times", more.PrivateMetadata))
+	old := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	if _, err := old.UpdateViewContext(h.ctx(), view, "", "", more.ID); err != nil {
+		t.Fatal(err)
+	}
+	more, _ = h.sl.View(more.ID)
+	opts := options(elements(more.Blocks, "offer_pick")[0])
+	h.interact(slacktest.BlockAction(eve, "offer_pick", opts[0].value, slacktest.InView(more)))
+	h.waitView("the offer's form in place of the times", func(v slacktest.View) bool {
+		return v.ID == more.ID && v.CallbackID == "offer_book"
+	})
 }

@@ -64,9 +64,11 @@ type leftTime struct {
 }
 
 // SettleOffers settles the times taken from offers that the process which
-// took them left unsettled: another process, when this one holds the
-// store alone (it stopped, or this one could not have started), or any
-// process once offerLeftAfter has passed. Every replica may run it: each
+// took them left unsettled, and ends the Workflow Builder steps whose
+// offers closed (settleSteps). A time is taken for left by another
+// process, when this one holds the store alone (it stopped, or this one
+// could not have started), or by any process once offerLeftAfter has
+// passed. Every replica may run it: each
 // time is settled by one Update of its offer that finds it still held as
 // it was read (offer.ReleaseLeft, offer.ConfirmLeft), and only the process
 // whose Update settled it tells anyone. Run calls it at start and every
@@ -75,6 +77,12 @@ func (b *Bot) SettleOffers(ctx context.Context) {
 	if b.cfg.Offers == nil {
 		return
 	}
+	b.settleLeftTimes(ctx)
+	b.settleSteps(ctx)
+}
+
+// settleLeftTimes settles the times of SettleOffers.
+func (b *Bot) settleLeftTimes(ctx context.Context) {
 	list, err := b.cfg.Offers.Unsettled(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -236,11 +244,12 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 	}
 	b.log.Info("offers: a booking left unrecorded in its offer was recorded", "offer", o.ID, "booking", id, "user", l.u.By)
 	b.leftCard(ctx, o, l.u)
+	b.endStep(ctx, o)
 	if told {
 		return
 	}
 	bk := booking.Booking{ID: id, Start: start, End: end}
-	if !recovered || !b.reviewReaches(ctx, e, o.Offerer) {
+	if o.Offerer != "" && (!recovered || !b.reviewReaches(ctx, e, o.Offerer)) {
 		b.dm(ctx, o.Offerer, offerBookedDM(o, bk, l.u.By, e.Name, e.Email, b.users.zone(ctx, o.Offerer)))
 	}
 	if !recovered {
@@ -274,7 +283,7 @@ func (b *Bot) leftCard(ctx context.Context, o offer.Offer, u offer.Use) {
 		}
 		slots = withoutTaken(s, o)
 	}
-	b.replaceCard(ctx, u.Card, offerCard(o, slots, b.users.zone(ctx, o.Offerer), b.cfg.Now()))
+	b.showCard(ctx, o, u.Card, offerCard(o, slots, b.offererZone(ctx, o), b.cfg.Now()))
 }
 
 // offerGivenBackMessage tells the person who took u that it was not
@@ -284,10 +293,10 @@ func offerGivenBackMessage(o offer.Offer, u offer.Use, why string, loc *time.Loc
 	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil {
 		when = ", " + span(start, start.Add(time.Duration(o.Minutes)*time.Minute), loc)
 	}
-	next := "The time is free again: pick it on the card if you still want it, or ask " + mention(o.Offerer) + "."
-	text := fmt.Sprintf("*Not booked:* your *%s* with *%s*%s: %s. %s", short(o.Title), short(o.Name), when, escape(why), next)
+	next := "The time is free again: pick it on the card if you still want it, or ask " + offerer(o) + "."
+	text := fmt.Sprintf("*Not booked:* your *%s*%s%s: %s. %s", short(o.Title), withHost(o, true), when, escape(why), next)
 	return message{
-		Text:   fmt.Sprintf("Not booked: your %s with %s: %s. %s", short(o.Title), short(o.Name), escape(why), next),
+		Text:   fmt.Sprintf("Not booked: your %s%s: %s. %s", short(o.Title), withHost(o, false), escape(why), next),
 		Blocks: []slack.Block{section(":x: " + text)},
 	}
 }

@@ -14,10 +14,12 @@ import (
 	"github.com/bookbot/bookbot/personal"
 )
 
-// message is an ephemeral reply or a DM: fallback text plus blocks.
+// message is an ephemeral reply or a DM: fallback text plus blocks, and
+// for automation, when it carries any, message metadata.
 type message struct {
-	Text   string
-	Blocks []slack.Block
+	Text     string
+	Blocks   []slack.Block
+	Metadata *slack.SlackMetadata
 }
 
 // Action IDs. The contract's are stable for automation; the rest are ours.
@@ -60,11 +62,22 @@ const (
 	actionOfferMore     = "offer_more"
 	actionOfferWithdraw = "offer_withdraw"
 
-	callbackBooking    = "booking_create" // contract
-	callbackOfferBook  = "offer_book"     // contract
-	callbackOfferTimes = "offer_times"
-	callbackShortcut   = "book_meeting"
-	callbackPersonal   = "personal_settings"
+	callbackBooking      = "booking_create"   // contract
+	callbackOfferBook    = "offer_book"       // contract
+	callbackOfferTimes   = "offer_times"      // contract: the message shortcut "Offer times…"
+	callbackOfferCompose = "offer_compose"    // contract
+	callbackOfferStep    = "offer_times_step" // contract: the Workflow Builder step
+	callbackOfferMore    = "offer_more_times"
+	// callbackOfferMoreOld is the "More times" modal's callback_id before
+	// the message shortcut took offer_times: such a modal, opened before
+	// an upgrade, is still answered.
+	callbackOfferMoreOld = "offer_times"
+	callbackShortcut     = "book_meeting"
+	callbackPersonal     = "personal_settings"
+
+	actionPeople      = "people" // contract
+	actionCount       = "count"
+	actionBookingPage = "booking_page"
 )
 
 // missing stands for what a record does not have (a legacy booking's
@@ -319,7 +332,13 @@ func publicPage(addr string) string {
 	if addr == "" {
 		return "the public booking page"
 	}
-	return "<" + strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(addr) + "|the public booking page>"
+	return pageLink(addr, "the public booking page")
+}
+
+// pageLink is a link to addr shown as text, as mrkdwn: addr is made safe
+// in the link's markup.
+func pageLink(addr, text string) string {
+	return "<" + strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C", " ", "%20").Replace(addr) + "|" + escape(text) + ">"
 }
 
 // refusalMessage tells someone not on the allow-list so, and whom to ask.

@@ -87,7 +87,7 @@ func (s signer) open(callbackID, signed string) (string, bool) {
 // views are left as they are.
 func (s signer) view(v slack.ModalViewRequest) slack.ModalViewRequest {
 	switch v.CallbackID {
-	case callbackBooking, callbackOfferBook, callbackOfferTimes:
+	case callbackBooking, callbackOfferBook, callbackOfferMore, callbackOfferCompose:
 		v.PrivateMetadata = s.sign(v.CallbackID, v.PrivateMetadata)
 	}
 	return v

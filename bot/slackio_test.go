@@ -107,7 +107,7 @@ func TestWebhookJSONIsJSONMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := webhookJSON(msg)
+		got, err := webhookJSON(msg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

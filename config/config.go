@@ -94,7 +94,7 @@ type Config struct {
 	OfferTTL time.Duration // OFFER_TTL: how long an offer card can be booked from
 
 	ReviewChannel string        // BOOKBOT_REVIEW_CHANNEL; "" means none
-	BookingPage   string        // BOOKBOT_BOOKING_PAGE_URL, an absolute http(s) URL; "" means none
+	BookingPage   string        // BOOKING_PAGE_URL (or its former name, BOOKBOT_BOOKING_PAGE_URL), an absolute http(s) URL; "" means none
 	DatabaseURL   Secret        // BOOKBOT_DATABASE_URL or the contents of BOOKBOT_DATABASE_URL_FILE: postgres:// or postgresql://; zero for the embedded store
 	StateDir      string        // BOOKBOT_STATE_DIR or its computed default
 	JournalKeep   time.Duration // BOOKBOT_JOURNAL_KEEP_DAYS in days; 0 keeps entries forever
@@ -232,7 +232,7 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	}
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
-	c.BookingPage = l.page("BOOKBOT_BOOKING_PAGE_URL", s.BookingPage)
+	c.BookingPage = l.bookingPage(s.BookingPage, s.BookingPageOld)
 	c.DatabaseURL = l.databaseURL(s.DatabaseURL)
 	c.StateDir = stateDir(s)
 	if days, err := strconv.Atoi(s.JournalKeep); err == nil && days >= 0 && days <= maxKeepDays {
@@ -461,6 +461,22 @@ func (l *loader) url(name, raw string, query bool) *url.URL {
 
 // page checks the address of a web page people are sent to; its query (the
 // page's own parameters) stays.
+// bookingPage reads BOOKING_PAGE_URL, or its former name: that one is
+// still read, with a warning, so a deployment keeps its unfurls and links
+// until it renames the variable; both set is a mistake either way.
+func (l *loader) bookingPage(raw, old string) string {
+	const name, oldName = "BOOKING_PAGE_URL", "BOOKBOT_BOOKING_PAGE_URL"
+	switch {
+	case raw != "" && old != "":
+		l.add(name, "%s and %s are both set: %s is the former name of %s; unset it", name, oldName, oldName, name)
+		return ""
+	case old != "":
+		l.warnings = append(l.warnings, Problem{Var: oldName, Msg: oldName + " is the former name of " + name + ": rename it " + name + "; the old name will stop working in a later release"})
+		return l.page(oldName, old)
+	}
+	return l.page(name, raw)
+}
+
 func (l *loader) page(name, raw string) string {
 	if raw == "" {
 		return ""

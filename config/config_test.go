@@ -214,8 +214,13 @@ func TestValid(t *testing.T) {
 		}},
 		{"database url postgresql", []string{"BOOKBOT_DATABASE_URL", "postgresql://db/bookbot"}, func(c *config.Config) bool { return !c.DatabaseURL.IsZero() }},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.ReviewChannel == "C999" }},
-		{"booking page", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada?theme=dark"}, func(c *config.Config) bool {
-			return c.BookingPage == "https://cal.example.com/ada?theme=dark"
+		{"booking page", []string{"BOOKING_PAGE_URL", "https://cal.example.com/ada?theme=dark"}, func(c *config.Config) bool {
+			return c.BookingPage == "https://cal.example.com/ada?theme=dark" && c.Warnings == nil
+		}},
+		// The former name still works, and says to rename it.
+		{"booking page by its former name", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada"}, func(c *config.Config) bool {
+			return c.BookingPage == "https://cal.example.com/ada" && len(c.Warnings) == 1 && c.Warnings[0].Var == "BOOKBOT_BOOKING_PAGE_URL" &&
+				strings.Contains(c.Warnings[0].Msg, "rename it BOOKING_PAGE_URL")
 		}},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "TRUE"}, func(c *config.Config) bool { return c.DryRun }},
 		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "true"}, func(c *config.Config) bool { return c.AllowInsecureHTTP && c.Warnings == nil }},
@@ -310,8 +315,11 @@ func TestInvalid(t *testing.T) {
 		{"database url not postgres", []string{"BOOKBOT_DATABASE_URL", "mysql://u:hunter2@db/bookbot"}, "BOOKBOT_DATABASE_URL", "postgres://bookbot@db.example.com"},
 		{"database url without host", []string{"BOOKBOT_DATABASE_URL", "postgres:///bookbot"}, "BOOKBOT_DATABASE_URL", "not shown here"},
 		{"review channel", []string{"BOOKBOT_REVIEW_CHANNEL", "reviews"}, "BOOKBOT_REVIEW_CHANNEL", `got "reviews"`},
-		{"booking page not a URL", []string{"BOOKBOT_BOOKING_PAGE_URL", "cal.example.com/ada"}, "BOOKBOT_BOOKING_PAGE_URL", "absolute http(s) URL"},
-		{"booking page with credentials", []string{"BOOKBOT_BOOKING_PAGE_URL", "https://u:p@cal.example.com/"}, "BOOKBOT_BOOKING_PAGE_URL", "credentials"},
+		{"booking page not a URL", []string{"BOOKING_PAGE_URL", "cal.example.com/ada"}, "BOOKING_PAGE_URL", "absolute http(s) URL"},
+		{"booking page with credentials", []string{"BOOKING_PAGE_URL", "https://u:p@cal.example.com/"}, "BOOKING_PAGE_URL", "credentials"},
+		{"booking page by its former name not a URL", []string{"BOOKBOT_BOOKING_PAGE_URL", "cal.example.com/ada"}, "BOOKBOT_BOOKING_PAGE_URL", "absolute http(s) URL"},
+		{"booking page under both names", []string{"BOOKING_PAGE_URL", "https://cal.example.com/ada", "BOOKBOT_BOOKING_PAGE_URL", "https://cal.example.com/ada"}, "BOOKING_PAGE_URL",
+			"BOOKING_PAGE_URL and BOOKBOT_BOOKING_PAGE_URL are both set"},
 		{"dry run", []string{"BOOKBOT_DRY_RUN", "y"}, "BOOKBOT_DRY_RUN", "true or false"},
 		{"allow insecure http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes"}, "BOOKBOT_ALLOW_INSECURE_HTTP", `BOOKBOT_ALLOW_INSECURE_HTTP must be true or false (or 1 or 0); got "yes"`},
 		{"bad allow insecure http, plain http", []string{"BOOKBOT_ALLOW_INSECURE_HTTP", "yes", "BOOKING_BASE_URL", "http://api.example.com"}, "BOOKBOT_ALLOW_INSECURE_HTTP", "true or false"},
@@ -871,6 +879,7 @@ func TestVarsAreWhatLoadReads(t *testing.T) {
 		"NOTIFY_INTERVAL":             "30s",
 		"OFFER_TTL":                   "24h",
 		"NOTIFY_INCLUDE_EMAILS":       "true",
+		"BOOKING_PAGE_URL":            "https://cal.example.com/ada",
 		"BOOKBOT_BOOKING_PAGE_URL":    "https://cal.example.com/ada",
 		"BOOKBOT_STATE_DIR":           "/srv/bookbot",
 		"BOOKBOT_DRY_RUN":             "true",

@@ -52,7 +52,8 @@ type settings struct {
 	OfferTTL string `env:"OFFER_TTL" envDefault:"168h" meaning:"how long an offer card (/booking offer) can be booked from, a Go duration from 1m to 720h"`
 
 	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where the owner's calendar's outcomes that need a human look are posted; unset: a DM to the first allowed user acting on the owner's calendar. A person's own calendar's go to the people acting on it, by DM"`
-	BookingPage     string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, linked wherever bookbot sends people there (team events, flows the API does not support)"`
+	BookingPage     string `env:"BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, such as https://book.example.com/ada: linked wherever bookbot sends people there (team events, flows the API does not support), and a link posted in Slack to one of its event types (the page's address, then /event-slug) unfurls into a card of that event type's free times; empty turns unfurls off"`
+	BookingPageOld  string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"the former name of BOOKING_PAGE_URL, still read, with a warning at start; setting both is an error"`
 	DatabaseURL     string `env:"BOOKBOT_DATABASE_URL" secret:"true" meaning:"postgres://… puts bookbot's state in PostgreSQL instead of BOOKBOT_STATE_DIR, so several replicas can share it; it may hold a password, so it is never shown"`
 	DatabaseURLFile string `env:"BOOKBOT_DATABASE_URL_FILE" meaning:"a file holding BOOKBOT_DATABASE_URL, instead of the variable"`
 	StateDir        string `env:"BOOKBOT_STATE_DIR" default:"$STATE_DIRECTORY, else $XDG_STATE_HOME/bookbot, else $HOME/.local/state/bookbot, else ./bookbot-state" meaning:"directory for bookbot's own state"`

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"errors"
 	"slices"
@@ -17,8 +18,14 @@ import (
 
 // Offer is one card of free times.
 type Offer struct {
-	ID      string `json:"id"`
-	Offerer string `json:"offerer"` // the Slack user whose calendar is booked
+	ID string `json:"id"`
+	// Offerer is the Slack user whose calendar is booked; "" for an offer
+	// on the owner's calendar that nobody made: a link to the owner's
+	// booking page unfurled, or a Workflow Builder step.
+	Offerer string `json:"offerer"`
+	// Contact is whom people booking from an offer nobody made ask about
+	// it (the operator's contact when it was made); "" for none.
+	Contact string `json:"contact,omitempty"`
 	// Calendar is which of the offerer's calendars, and which connection
 	// of it, the offer was made on: it books on that one or not at all.
 	// Empty on offers made before it was recorded.
@@ -42,6 +49,22 @@ type Offer struct {
 
 	// Uses are the times taken from it: booked, or being booked.
 	Uses []Use `json:"uses,omitempty"`
+
+	// Where the card is, when bookbot can change it whenever it needs to:
+	// a message it posted (Channel and TS, changed with chat.update), or
+	// its unfurl of Link in a person's message Channel and TS (changed
+	// with chat.unfurl). Empty: the card went through a slash command's
+	// response_url, and is changed through those of clicks on it.
+	Channel string `json:"channel,omitempty"`
+	TS      string `json:"ts,omitempty"`
+	Link    string `json:"link,omitempty"`
+
+	// Step is the Workflow Builder step (its function_execution_id) that
+	// posted the card: it ends with the offer's first booking, or with an
+	// error once the offer closes without one. StepEnded is when Slack was
+	// told it ended; zero until then.
+	Step      string    `json:"step,omitempty"`
+	StepEnded time.Time `json:"step_ended,omitzero"`
 }
 
 // Use is a time taken from an offer. Until Booking is set the create is
@@ -83,6 +106,8 @@ var (
 	ErrSettled = errors.New("that time was settled meanwhile")
 	// ErrWarned: the offerer was told already (Warn).
 	ErrWarned = errors.New("the offerer was told already")
+	// ErrStepEnded: the offer's step was ended already (EndStep).
+	ErrStepEnded = errors.New("the offer's step was ended already")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -106,12 +131,33 @@ type Store interface {
 	// so by a process that stopped. Expired and withdrawn offers are
 	// listed too, until they are pruned.
 	Unsettled(ctx context.Context) ([]Offer, error)
+	// Steps lists, in no given order, the offers whose Workflow Builder
+	// step has not ended (Step set, StepEnded zero), expired and withdrawn
+	// ones too, until they are pruned.
+	Steps(ctx context.Context) ([]Offer, error)
 }
 
 // NewID is a new offer's ID: random, short, and safe in a button's value.
 func NewID() string {
 	b := make([]byte, 10)
 	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return encodeID(b)
+}
+
+// IDOf is the ID of the one offer that what names (a link's message and
+// address, a step's execution): the same parts give the same ID, so that
+// of the replicas and redeliveries making it, one creates it and the rest
+// find it (ErrExists). It looks like NewID's.
+func IDOf(what ...string) string {
+	h := sha256.New()
+	for _, p := range what {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return encodeID(h.Sum(nil)[:10])
+}
+
+func encodeID(b []byte) string {
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
@@ -160,6 +206,18 @@ func (o Offer) Pending() []Use {
 func EncodedPending(raw []byte) bool {
 	return bytes.Count(raw, []byte(`"key":`)) > bytes.Count(raw, []byte(`"booking":`))
 }
+
+// EncodedStepOpen reports whether raw, an Offer as encoding/json writes
+// it, has a step not ended, without decoding it: a "step" field and no
+// "step_ended" one, names no string spells (see EncodedPending). Stores
+// look through every offer with it (store/pg's 0014 tests the same in
+// SQL).
+func EncodedStepOpen(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"step":`)) && !bytes.Contains(raw, []byte(`"step_ended":`))
+}
+
+// StepOpen reports whether the offer has a step not ended.
+func (o Offer) StepOpen() bool { return o.Step != "" && o.StepEnded.IsZero() }
 
 // Left is how many more meetings the offer may book.
 func (o Offer) Left() int { return max(o.Max-len(o.Uses), 0) }
@@ -295,7 +353,28 @@ func Warn(now time.Time) func(*Offer) error {
 	}
 }
 
-// Withdraw withdraws the offer, when by made it.
+// EndStep records, at now, that the offer's step was ended; ErrStepEnded
+// when it was before.
+func EndStep(now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if !o.StepEnded.IsZero() {
+			return ErrStepEnded
+		}
+		o.StepEnded = now
+		return nil
+	}
+}
+
+// Placed records where bookbot posted the offer's card: channel and ts.
+func Placed(channel, ts string) func(*Offer) error {
+	return func(o *Offer) error {
+		o.Channel, o.TS = channel, ts
+		return nil
+	}
+}
+
+// Withdraw withdraws the offer, when by made it. An offer nobody made
+// (on the owner's calendar) is withdrawn by bookbot alone: by "".
 func Withdraw(by string, now time.Time) func(*Offer) error {
 	return func(o *Offer) error {
 		if by != o.Offerer {

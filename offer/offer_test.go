@@ -3,6 +3,7 @@ package offer_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,60 @@ func TestWithdrawOnlyByTheOfferer(t *testing.T) {
 	}
 	if err := offer.Withdraw("UADA", now)(&o); err != nil || !o.Withdrawn.Equal(now) {
 		t.Errorf("Withdraw by the offerer: %v, %v", err, o.Withdrawn)
+	}
+}
+
+// Nobody may withdraw an offer nobody made but bookbot itself.
+func TestWithdrawAnOfferNobodyMade(t *testing.T) {
+	o := offer.Offer{}
+	if err := offer.Withdraw("UEVE", now)(&o); !errors.Is(err, offer.ErrNotNamed) || !o.Withdrawn.IsZero() {
+		t.Errorf("Withdraw by someone: %v, %v", err, o.Withdrawn)
+	}
+	if err := offer.Withdraw("", now)(&o); err != nil || !o.Withdrawn.Equal(now) {
+		t.Errorf("Withdraw by bookbot: %v, %v", err, o.Withdrawn)
+	}
+}
+
+// EncodedStepOpen agrees with StepOpen on offers whose names and links
+// spell the step's fields.
+func TestEncodedStepOpen(t *testing.T) {
+	spelt := `x","step":"Fx9","step_ended":"2026`
+	for _, o := range []offer.Offer{
+		{},
+		{Step: "Fx1"},
+		{Step: "Fx1", StepEnded: now},
+		{Name: spelt, Title: `"step":"Fx1"`, Link: spelt},
+		{Step: "Fx1", Name: `"step_ended":"x"`, Link: spelt},
+	} {
+		raw, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := offer.EncodedStepOpen(raw), o.StepOpen(); got != want {
+			t.Errorf("EncodedStepOpen(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+func TestEndStepOnce(t *testing.T) {
+	o := offer.Offer{Step: "Fx1"}
+	if err := offer.EndStep(now)(&o); err != nil || o.StepOpen() {
+		t.Fatalf("first EndStep: %v, %+v", err, o)
+	}
+	if err := offer.EndStep(now.Add(time.Hour))(&o); !errors.Is(err, offer.ErrStepEnded) || !o.StepEnded.Equal(now) {
+		t.Errorf("second EndStep: %v, %v", err, o.StepEnded)
+	}
+}
+
+// IDOf is one ID for the same parts, another for others, shaped as NewID's.
+func TestIDOf(t *testing.T) {
+	a, b := offer.IDOf("C1", "1.000001", "https://x/y"), offer.IDOf("C1", "1.000001", "https://x/y")
+	if a != b || len(a) != len(offer.NewID()) || strings.ToLower(a) != a {
+		t.Errorf("IDOf = %q, %q", a, b)
+	}
+	for _, other := range [][]string{{"C1", "1.000001", "https://x/z"}, {"C1", "1.0000011", "https://x/y"}, {"C1", "1.000001https://x/y"}} {
+		if offer.IDOf(other...) == a {
+			t.Errorf("IDOf(%q) = IDOf of other parts", other)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func Sample(user string) account.Account {
 
 func equal(a, b account.Account) bool {
 	return a.User == b.User && bytes.Equal(a.Sealed, b.Sealed) && a.ConnectedAt.Equal(b.ConnectedAt) &&
-		a.LastUsed.Equal(b.LastUsed) && a.State == b.State && a.Notices == b.Notices && a.Calendar == b.Calendar
+		a.LastUsed.Equal(b.LastUsed) && a.State == b.State && a.Notices == b.Notices && a.Calendar == b.Calendar && a.Page == b.Page
 }
 
 func getAbsent(t *testing.T, open func() account.Store) {
@@ -64,7 +64,7 @@ func getAbsent(t *testing.T, open func() account.Store) {
 
 func putKept(t *testing.T, open func() account.Store) {
 	a := Sample("U1")
-	a.Notices, a.LastUsed, a.Calendar = "C1", at.Add(time.Minute), "cal-1"
+	a.Notices, a.LastUsed, a.Calendar, a.Page = "C1", at.Add(time.Minute), "cal-1", "https://book.example.com/ada?x=1"
 	if err := open().Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func putReplaces(t *testing.T, open func() account.Store) {
 	if err := s.Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
-	a.Sealed, a.State, a.Notices, a.Calendar = []byte("other"), account.Reconnect, account.NoticesOff, "cal-2"
+	a.Sealed, a.State, a.Notices, a.Calendar, a.Page = []byte("other"), account.Reconnect, account.NoticesOff, "cal-2", "https://cal.example.com/ada"
 	if err := s.Put(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func swapKeys(t *testing.T, open func() account.Store) {
 	s := open()
 	for _, u := range []string{"U2", "U1", "U3"} {
 		a := Sample(u)
-		a.Calendar = "cal-" + u
+		a.Calendar, a.Page = "cal-"+u, "https://book.example.com/"+u
 		if err := s.Put(t.Context(), a); err != nil {
 			t.Fatal(err)
 		}
@@ -124,13 +124,13 @@ func swapKeys(t *testing.T, open func() account.Store) {
 	}
 	for i, u := range []string{"U1", "U2"} {
 		want := Sample(u)
-		want.Sealed, want.Calendar = []byte("resealed "+u), cmp.Or(calendars[u], "cal-"+u)
+		want.Sealed, want.Calendar, want.Page = []byte("resealed "+u), cmp.Or(calendars[u], "cal-"+u), "https://book.example.com/"+u
 		if !equal(all[i], want) {
 			t.Fatalf("after SwapKeys %s is %+v; want %+v", u, all[i], want)
 		}
 	}
 	u3 := Sample("U3")
-	u3.Calendar = "cal-U3"
+	u3.Calendar, u3.Page = "cal-U3", "https://book.example.com/U3"
 	if !equal(all[2], u3) {
 		t.Fatalf("SwapKeys changed U3: %+v", all[2])
 	}

@@ -74,7 +74,11 @@ func messageMetadata(q *request) (json.RawMessage, map[string]any) {
 		EventType    string         `json:"event_type"`
 		EventPayload map[string]any `json:"event_payload"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil || m.EventType == "" || m.EventPayload == nil {
+	err := json.Unmarshal(raw, &m)
+	if err == nil && m.EventType == "" && m.EventPayload == nil {
+		return nil, nil // slack-go's response_url posts carry an empty one: no metadata
+	}
+	if err != nil || m.EventType == "" || m.EventPayload == nil {
 		return nil, apiError("invalid_metadata_format")
 	}
 	return cloneRaw(raw), nil
@@ -98,7 +102,7 @@ func (s *Server) conversationsHistoryLocked(q *request) map[string]any {
 	for i := len(s.messages) - 1; i >= 0; i-- {
 		m := s.messages[i]
 		p := s.posted[m.TS]
-		if m.Kind != "message" || p == nil || p.deleted || p.dm != c.id || (p.threadTS != "" && !p.broadcast) || !inRange(q, m.TS) {
+		if m.Kind != "message" && m.Kind != "user" || p == nil || p.deleted || p.dm != c.id || (p.threadTS != "" && !p.broadcast) || !inRange(q, m.TS) {
 			continue
 		}
 		msgs = append(msgs, s.historyJSONLocked(m.TS, p, q.bool("include_all_metadata")))
@@ -120,7 +124,7 @@ func (s *Server) conversationsRepliesLocked(q *request) map[string]any {
 	var msgs []map[string]any
 	for _, m := range s.messages {
 		p := s.posted[m.TS]
-		if m.Kind != "message" || p == nil || p.deleted || (m.TS != root && p.threadTS != root) || !inRange(q, m.TS) {
+		if m.Kind != "message" && m.Kind != "user" || p == nil || p.deleted || (m.TS != root && p.threadTS != root) || !inRange(q, m.TS) {
 			continue
 		}
 		msgs = append(msgs, s.historyJSONLocked(m.TS, p, q.bool("include_all_metadata")))
@@ -142,6 +146,9 @@ func (s *Server) historyConvLocked(q *request) (conv, string) {
 }
 
 func (s *Server) historyJSONLocked(ts string, p *postedMessage, withMetadata bool) map[string]any {
+	if p.person != "" {
+		return s.personMessageJSON(ts, p)
+	}
 	m := s.botMessageJSON(ts, p.text, p.blocks)
 	if p.threadTS != "" {
 		m["thread_ts"] = p.threadTS

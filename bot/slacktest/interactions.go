@@ -307,17 +307,28 @@ func (s *Server) interactionLocked(m map[string]any) (_ *envelope, err error) {
 
 	// Where the elements live, to resolve actions.
 	var blocks []any
-	var posted *postedMessage
+	var posted, unfurl *postedMessage
+	var unfurled string // the link of the unfurl acted in
 	msgTS := str(container, "message_ts")
 	switch {
 	case rec != nil:
 		blocks = rec.blocks
+	case str(container, "type") == "message_attachment" && container["is_app_unfurl"] == true:
+		if posted, unfurl, unfurled, err = s.unfurlOfLocked(container); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal(unfurl.blocks, &blocks)
 	case msgTS != "":
 		posted = s.posted[msgTS]
 		if posted == nil || posted.deleted {
 			return nil, fmt.Errorf("%w: no message with ts %s", ErrInvalidAction, msgTS)
 		}
 		_ = json.Unmarshal(posted.blocks, &blocks)
+	}
+	if typ == "message_action" {
+		if err := s.messageActionLocked(m); err != nil {
+			return nil, err
+		}
 	}
 
 	if rec != nil {
@@ -338,7 +349,7 @@ func (s *Server) interactionLocked(m map[string]any) (_ *envelope, err error) {
 
 	// A message's state: its elements' initial values plus this action.
 	var msgState map[string]map[string]slack.BlockAction
-	if posted != nil {
+	if posted != nil && typ != "message_action" {
 		msgState = initialState(blocks)
 	}
 
@@ -424,22 +435,32 @@ func (s *Server) interactionLocked(m map[string]any) (_ *envelope, err error) {
 			env.viewID = rec.v.ID
 			setDefault(m, "response_urls", []any{})
 		}
+	case unfurl != nil:
+		channel := posted.dm
+		container["channel_id"] = channel
+		container["is_ephemeral"] = false
+		m["container"] = container
+		m["channel"] = map[string]any{"id": channel, "name": s.channelNameLocked(channel)}
+		m["message"] = s.personMessageJSON(msgTS, posted)
+		m["app_unfurl"] = map[string]any{"app_unfurl_url": unfurled, "from_url": unfurled, "is_app_unfurl": true, "blocks": blocks, "fallback": unfurl.text}
+		m["state"] = map[string]any{"values": stateJSON(msgState)}
+		if str(m, "response_url") == "" {
+			m["response_url"] = s.issueResponseURLLocked("actions", channel, user, msgTS)
+		}
 	case posted != nil:
 		channel := posted.dm
 		container["type"] = "message"
 		container["channel_id"] = channel
 		container["is_ephemeral"] = posted.ephemeral
 		m["container"] = container
-		chName := "directmessage"
-		if c, found := s.channels[channel]; found {
-			chName = c.Name
-		}
-		m["channel"] = map[string]any{"id": channel, "name": chName}
-		if posted.ephemeral {
+		m["channel"] = map[string]any{"id": channel, "name": s.channelNameLocked(channel)}
+		switch {
+		case posted.ephemeral:
 			delete(m, "message")
-		} else {
-			msg := s.botMessageJSON(msgTS, posted.text, posted.blocks)
-			m["message"] = msg
+		case posted.person != "":
+			m["message"] = s.personMessageJSON(msgTS, posted)
+		default:
+			m["message"] = s.botMessageJSON(msgTS, posted.text, posted.blocks)
 		}
 		m["state"] = map[string]any{"values": stateJSON(msgState)}
 		if str(m, "response_url") == "" {
@@ -751,4 +772,56 @@ func (s *Server) Suggest(ctx context.Context, user, viewID, actionID, query stri
 		"container": map[string]any{"type": "view", "view_id": viewID},
 		"view":      map[string]any{"id": viewID},
 	}, opts...)
+}
+
+// MessageShortcut builds the message_action payload of a person choosing
+// the app's message shortcut callbackID in the "⋯" menu of m, a message in
+// a conversation (a person's from Say, or one the bot posted). Sent with
+// SendInteraction, it carries the message as it is now, the channel, a
+// trigger_id and a response_url for that conversation.
+func MessageShortcut(user, callbackID string, m Message) map[string]any {
+	return map[string]any{
+		"type":        "message_action",
+		"user":        map[string]any{"id": user},
+		"callback_id": callbackID,
+		"channel":     map[string]any{"id": m.Channel},
+		"message_ts":  m.TS,
+		"message":     map[string]any{"ts": m.TS},
+	}
+}
+
+// messageActionLocked fills in a message_action's message and channel
+// from the message it names, which must be one a person can see there.
+func (s *Server) messageActionLocked(m map[string]any) error {
+	if str(m, "callback_id") == "" {
+		return errors.New("slacktest: message_action has no callback_id")
+	}
+	msg, _ := m["message"].(map[string]any)
+	ts := firstOf(str(m, "message_ts"), str(msg, "ts"))
+	p := s.posted[ts]
+	if p == nil || p.deleted || p.ephemeral {
+		return fmt.Errorf("%w: no message with ts %s to open the menu of", ErrInvalidAction, ts)
+	}
+	if ch, _ := m["channel"].(map[string]any); str(ch, "id") != "" && str(ch, "id") != p.dm && str(ch, "id") != p.channel {
+		return fmt.Errorf("%w: message %s is not in %s", ErrInvalidAction, ts, str(ch, "id"))
+	}
+	m["message_ts"] = ts
+	m["channel"] = map[string]any{"id": p.dm, "name": s.channelNameLocked(p.dm)}
+	if p.person != "" {
+		m["message"] = s.personMessageJSON(ts, p)
+	} else {
+		m["message"] = s.botMessageJSON(ts, p.text, p.blocks)
+	}
+	if p.threadTS != "" {
+		m["message"].(map[string]any)["thread_ts"] = p.threadTS
+	}
+	return nil
+}
+
+// channelNameLocked is a conversation's name as payloads give it.
+func (s *Server) channelNameLocked(id string) string {
+	if c, found := s.channels[id]; found {
+		return c.Name
+	}
+	return "directmessage"
 }

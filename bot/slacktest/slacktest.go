@@ -33,6 +33,16 @@
 // invalid_blocks, with Slack-style response_metadata messages); app-level
 // and bot tokens are not interchangeable (not_allowed_token_type).
 //
+// People talk too: Say posts a person's message, and a link in it to one
+// of the app's unfurl domains sends link_shared, from the composer and
+// then from the posted message; chat.unfurl shows the app's answer under
+// the link (see links.go), and InUnfurl presses a button in it.
+// MessageShortcut is a person choosing the app's shortcut in a message's
+// menu. RunFunction is a workflow reaching the app's custom step
+// (function_executed), which the app ends once with
+// functions.completeSuccess, its outputs checked against the step's, or
+// functions.completeError.
+//
 // Several clients can connect at once, as replicas of a bot do. By default
 // the newest connection gets every envelope; with Options.Spread they take
 // turns, as Slack spreads envelopes over an app's connections, and
@@ -146,6 +156,10 @@ type Options struct {
 	// goes to the next in turn. By default every envelope goes to the
 	// newest connection. ToConnection overrides either for one delivery.
 	Spread bool
+	// UnfurlDomains are the app's unfurl domains (the manifest's
+	// unfurl_domains): a link to one of them, or to a subdomain, in a
+	// person's message (Say) sends the app link_shared.
+	UnfurlDomains []string
 }
 
 // User is a workspace member answered by users.info.
@@ -205,7 +219,10 @@ type Call struct {
 type Message struct {
 	// Kind is "message" (chat.postMessage), "ephemeral" (chat.postEphemeral),
 	// "update" (chat.update), "delete" (chat.delete), "response_url" (a post
-	// to a response_url) or "ack" (a slash command ack payload Slack shows).
+	// to a response_url), "ack" (a slash command ack payload Slack shows),
+	// "user" (a person's message, Say) or "unfurl" (chat.unfurl of a link
+	// in a person's message: TS is that message's, or the composer's
+	// unfurl_id with Channel "COMPOSER").
 	Kind    string
 	Channel string // as given by the bot
 	User    string // the ephemeral recipient, or the person who triggered
@@ -217,8 +234,13 @@ type Message struct {
 	// Broadcast is a thread reply posted with reply_broadcast: it is also
 	// shown in the channel.
 	Broadcast bool
-	// Metadata is a chat.postMessage's metadata as sent, nil for none.
+	// Metadata is the message metadata of a chat.postMessage, chat.update
+	// or response_url post, as sent; nil for none.
 	Metadata json.RawMessage
+	// Link is the link an unfurl is of, and Attachment its place among the
+	// message's links, from 1: the attachment_id Slack gives it.
+	Link       string
+	Attachment int
 	// OriginalTS is the message a response_url post replaced or deleted.
 	OriginalTS      string
 	ReplaceOriginal bool
@@ -289,6 +311,10 @@ type Server struct {
 	triggers     map[string]*trigger
 	responseURLs map[string]*responseURL
 	tickets      map[string]bool
+	composers    map[string]composer       // unfurl_id → links a person is typing
+	unfurlIDs    map[string]string         // a posted message's unfurl_id → its ts
+	unfurls      map[string]*postedMessage // unfurlKey → the app's unfurl
+	steps        map[string]*stepRun       // function_execution_id → run
 
 	conns      []*wsConn // live (hello sent), in opening order (by ID)
 	opened     int
@@ -331,6 +357,8 @@ type postedMessage struct {
 	threadTS  string
 	broadcast bool            // a thread reply also shown in the channel
 	metadata  json.RawMessage // as posted, nil for none
+	person    string          // who wrote it, when a person did (Say): the bot cannot edit it
+	links     []string        // the links of a person's message the app may unfurl
 }
 
 // New starts a server on 127.0.0.1. Close it when done.
@@ -397,6 +425,10 @@ func newServer(opts Options, tb TB) *Server {
 		triggers:     map[string]*trigger{},
 		responseURLs: map[string]*responseURL{},
 		tickets:      map[string]bool{},
+		composers:    map[string]composer{},
+		unfurlIDs:    map[string]string{},
+		unfurls:      map[string]*postedMessage{},
+		steps:        map[string]*stepRun{},
 		envelopes:    map[string]*envelope{},
 		pending:      map[string][]*delivery{},
 		failNext:     map[string][]string{},
@@ -844,6 +876,7 @@ func copyCall(c Call) Call {
 
 func copyMessage(m Message) Message {
 	m.Blocks = cloneRaw(m.Blocks)
+	m.Metadata = cloneRaw(m.Metadata)
 	return m
 }
 

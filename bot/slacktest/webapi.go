@@ -32,22 +32,25 @@ type method struct {
 
 // methods are the Web API methods the server implements.
 var methods = map[string]method{
-	"apps.connections.open": {needApp, (*Server).appsConnectionsOpenLocked},
-	"auth.test":             {needBot, (*Server).authTestLocked},
-	"users.info":            {needBot, (*Server).usersInfoLocked},
-	"conversations.info":    {needBot, (*Server).conversationsInfoLocked},
-	"conversations.members": {needBot, (*Server).conversationsMembersLocked},
-	"conversations.open":    {needBot, (*Server).conversationsOpenLocked},
-	"conversations.history": {needBot, (*Server).conversationsHistoryLocked},
-	"conversations.replies": {needBot, (*Server).conversationsRepliesLocked},
-	"chat.postMessage":      {needBot, (*Server).chatPostMessageLocked},
-	"chat.postEphemeral":    {needBot, (*Server).chatPostEphemeralLocked},
-	"chat.update":           {needBot, (*Server).chatUpdateLocked},
-	"chat.delete":           {needBot, (*Server).chatDeleteLocked},
-	"views.open":            {needBot, (*Server).viewsOpenLocked},
-	"views.update":          {needBot, (*Server).viewsUpdateLocked},
-	"views.push":            {needBot, (*Server).viewsPushLocked},
-	"views.publish":         {needBot, (*Server).viewsPublishLocked},
+	"apps.connections.open":     {needApp, (*Server).appsConnectionsOpenLocked},
+	"auth.test":                 {needBot, (*Server).authTestLocked},
+	"users.info":                {needBot, (*Server).usersInfoLocked},
+	"conversations.info":        {needBot, (*Server).conversationsInfoLocked},
+	"conversations.members":     {needBot, (*Server).conversationsMembersLocked},
+	"conversations.open":        {needBot, (*Server).conversationsOpenLocked},
+	"conversations.history":     {needBot, (*Server).conversationsHistoryLocked},
+	"conversations.replies":     {needBot, (*Server).conversationsRepliesLocked},
+	"chat.postMessage":          {needBot, (*Server).chatPostMessageLocked},
+	"chat.postEphemeral":        {needBot, (*Server).chatPostEphemeralLocked},
+	"chat.update":               {needBot, (*Server).chatUpdateLocked},
+	"chat.delete":               {needBot, (*Server).chatDeleteLocked},
+	"chat.unfurl":               {needBot, (*Server).chatUnfurlLocked},
+	"functions.completeSuccess": {needBot, (*Server).functionsCompleteSuccessLocked},
+	"functions.completeError":   {needBot, (*Server).functionsCompleteErrorLocked},
+	"views.open":                {needBot, (*Server).viewsOpenLocked},
+	"views.update":              {needBot, (*Server).viewsUpdateLocked},
+	"views.push":                {needBot, (*Server).viewsPushLocked},
+	"views.publish":             {needBot, (*Server).viewsPublishLocked},
 }
 
 // request is a Web API request's parameters, however they were sent.
@@ -153,12 +156,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
+// tokenKind is what tok is: "bot", "app", "step" (a running step's
+// bot_access_token, which acts as the bot's while the step runs) or
+// "invalid".
 func (s *Server) tokenKind(tok string) string {
 	switch tok {
 	case s.opts.BotToken:
 		return "bot"
 	case s.opts.AppToken:
 		return "app"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stepOfToken(tok) != nil {
+		return "step"
 	}
 	return "invalid"
 }
@@ -234,7 +245,9 @@ func (s *Server) answerLocked(name, tok, kind string, q *request, perr error, w 
 		return http.StatusOK, apiError("not_authed")
 	case kind == "invalid":
 		return http.StatusOK, apiError("invalid_auth")
-	case m.token == needApp && kind != "app", m.token == needBot && kind != "bot":
+	case kind == "step" && s.stepOfToken(tok) == nil: // the step ended meanwhile
+		return http.StatusOK, apiError("invalid_auth")
+	case m.token == needApp && kind != "app", m.token == needBot && kind != "bot" && kind != "step":
 		return http.StatusOK, apiError("not_allowed_token_type")
 	}
 	return http.StatusOK, m.fn(s, q)
@@ -598,6 +611,9 @@ func (s *Server) findPostedLocked(channel, ts string) (*postedMessage, string) {
 	if !found || p.deleted || p.ephemeral {
 		return nil, "message_not_found"
 	}
+	if p.person != "" {
+		return nil, "cant_update_message"
+	}
 	if p.channel != channel && p.dm != channel {
 		if c, code := s.resolveLocked(channel); code != "" || c.id != p.dm {
 			return nil, "message_not_found"
@@ -616,9 +632,16 @@ func (s *Server) chatUpdateLocked(q *request) map[string]any {
 	if errResp != nil {
 		return errResp
 	}
+	metadata, errResp := messageMetadata(q)
+	if errResp != nil {
+		return errResp
+	}
 	p.text, p.blocks = text, renderMessageBlocks(blocks)
+	if metadata != nil {
+		p.metadata = metadata
+	}
 	s.messages = append(s.messages, Message{
-		Kind: "update", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks), At: s.now(),
+		Kind: "update", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks), Metadata: cloneRaw(metadata), At: s.now(),
 	})
 	return ok(map[string]any{"channel": p.dm, "ts": ts, "text": text, "message": s.botMessageJSON(ts, text, p.blocks)})
 }
@@ -682,9 +705,18 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 		ReplaceOriginal bool            `json:"replace_original"`
 		DeleteOriginal  bool            `json:"delete_original"`
 		ThreadTS        string          `json:"thread_ts"`
+		Metadata        json.RawMessage `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &msg); err != nil {
 		return http.StatusBadRequest, apiError("invalid_payload")
+	}
+	metadata, errResp := messageMetadata(&request{body: map[string]json.RawMessage{"metadata": msg.Metadata}})
+	if errResp != nil {
+		return http.StatusOK, errResp
+	}
+	if p := s.posted[ru.originalTS]; p != nil && p.person != "" && (msg.ReplaceOriginal || msg.DeleteOriginal) {
+		// A person's message, an unfurl's included: only they change it.
+		return http.StatusOK, apiError("cant_update_message")
 	}
 	if string(msg.Blocks) == "null" {
 		msg.Blocks = nil
@@ -706,7 +738,7 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 	m := Message{
 		Kind: "response_url", Channel: ru.channel, User: ru.user, Text: msg.Text, Blocks: cloneRaw(msg.Blocks),
 		ReplaceOriginal: msg.ReplaceOriginal, DeleteOriginal: msg.DeleteOriginal, ResponseType: msg.ResponseType,
-		ThreadTS: msg.ThreadTS, At: s.now(),
+		ThreadTS: msg.ThreadTS, Metadata: cloneRaw(metadata), At: s.now(),
 	}
 	if ru.originalTS != "" && (msg.ReplaceOriginal || msg.DeleteOriginal) {
 		m.OriginalTS = ru.originalTS
@@ -716,13 +748,16 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 				p.deleted = true
 			} else {
 				p.text, p.blocks = msg.Text, renderMessageBlocks(msg.Blocks)
+				if metadata != nil {
+					p.metadata = metadata
+				}
 			}
 		}
 	} else if !msg.DeleteOriginal {
 		m.TS = s.tsLocked()
 		s.posted[m.TS] = &postedMessage{
 			channel: ru.channel, dm: ru.channel, text: msg.Text, blocks: renderMessageBlocks(msg.Blocks),
-			ephemeral: msg.ResponseType != "in_channel", user: ru.user,
+			ephemeral: msg.ResponseType != "in_channel", user: ru.user, metadata: metadata,
 		}
 	}
 	s.messages = append(s.messages, m)

@@ -33,7 +33,28 @@ const (
 	demoUser    = "UDEMO"
 	demoChannel = "CDIGEST"
 	demoGrace   = "UGRACE"
+	// demoPage is the owner's booking page in the demo: links to its event
+	// types (:link) unfurl into cards of free times.
+	demoPage = "https://book.example.com/demo"
 )
+
+// demoStep is the Workflow Builder step as deploy/slack-app-manifest.yaml
+// declares it (a test holds the two together), for :step.
+var demoStep = slacktest.Function{
+	CallbackID: "offer_times_step",
+	Title:      "Offer times",
+	Inputs: []slacktest.Param{
+		{Name: "channel_id", Type: "slack#/types/channel_id", Required: true},
+		{Name: "count", Type: "integer"},
+		{Name: "event_type", Type: "string", Required: true},
+		{Name: "people", Type: "array", Items: "slack#/types/user_id"},
+	},
+	Outputs: []slacktest.Param{
+		{Name: "attendee", Type: "slack#/types/user_id", Required: true},
+		{Name: "booking_id", Type: "string", Required: true},
+		{Name: "start_time", Type: "slack#/types/timestamp", Required: true},
+	},
+}
 
 // runDemo runs bookbot on this machine with no credentials: the sandbox
 // booking API, the Slack stand-in and the real bot between them over a real
@@ -89,7 +110,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sandboxURL := "http://" + ln.Addr().String()
 
 	// The Slack stand-in, with the demo person and a digest channel.
-	sl := slacktest.New(slacktest.Options{})
+	sl := slacktest.New(slacktest.Options{UnfurlDomains: []string{"book.example.com"}})
 	defer sl.Close()
 	sl.AddUser(slacktest.User{ID: demoUser, Name: "demo", RealName: "Demo Person", TZ: zone.String()})
 	// Grace is someone the demo person offers times to (:as grace): not on
@@ -116,6 +137,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"BOOKBOT_STATE_DIR":     filepath.Join(dir, "state"),
 		"BOOKBOT_HTTP_ADDR":     "off",
 		"BOOKBOT_SECRET_KEY":    demoSecret(),
+		"BOOKING_PAGE_URL":      demoPage,
 		"LOG_LEVEL":             "debug",
 		"LOG_FORMAT":            "text",
 	}
@@ -167,7 +189,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c := &console.Console{
 		Slack: sl, User: demoUser, Zone: zone, Command: "/booking", Out: stdout, Channel: demoChannel,
 		People: map[string]console.Person{"grace": {ID: demoGrace, Name: "Grace Hopper", Zone: graceZone}},
-		Idle:   idle, Now: clock.Now,
+		Idle:   idle, Now: clock.Now, Step: &demoStep,
 		Later: func(ctx context.Context, arg string) (string, error) {
 			return demoLater(ctx, clock, arg, a.Booking, a.State.Personal, zone)
 		},
@@ -192,7 +214,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 Nothing here reaches a real calendar or workspace. You are %s, a Slack user in %s.
 Bookbot's log: %s
 Type /booking help to start, :help for console commands, :quit to leave.
-`, "Demo Person", zone, logFile.Name())
+Where scheduling starts: :link %s/intro-call posts a booking link, :say then :menu
+offers times from a message's menu, :step intro-call @grace runs the Workflow Builder step.
+`, "Demo Person", zone, logFile.Name(), demoPage)
 	return demoLoop(ctx, c, in, stdout, *script != "")
 }
 

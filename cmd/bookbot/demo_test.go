@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,6 +59,12 @@ func TestDemoScript(t *testing.T) {
 		"✅ *Booked:* Intro call, ",
 		", with Grace Hopper (booked by @UGRACE) · ID ",
 		"✅ *Booked from your offer:* Intro call, ",
+		// Where scheduling starts: a link, a message's menu, a workflow.
+		"── bookbot's card under the link https://book.example.com/demo/consultation in message ",
+		"📅 *Consultation* · 30 minutes — pick a time",
+		"(Booked so far: Consultation, ",
+		"✅ *Posted:* your offer of *Intro call* is in the conversation: @UGRACE can book one time.",
+		"── Workflow Builder: the step ended, the workflow goes on with booking_id ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the session lacks %q", want)
@@ -398,4 +405,13 @@ func TestDemoConnect(t *testing.T) {
 		t.Errorf("after disconnecting, the owner's types are not shown:\n%s", out)
 	}
 	s.quit()
+}
+
+// The demo's step is the one the manifest declares.
+func TestDemoStepIsTheManifests(t *testing.T) {
+	t.Parallel()
+	m := manifestStep(t)
+	if !reflect.DeepEqual(demoStep, m) {
+		t.Errorf("the demo's step:\n %+v\nthe manifest's:\n %+v", demoStep, m)
+	}
 }

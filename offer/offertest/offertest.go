@@ -48,6 +48,8 @@ var cases = testutil.Suite[offer.Store]{
 	{"Prune/expired before cutoff", prune},
 	{"Unsettled/offers holding a time not booked", unsettled},
 	{"Unsettled/follows updates", unsettledFollowsUpdates},
+	{"Steps/offers whose step has not ended", steps},
+	{"Steps/follows updates", stepsFollowUpdates},
 	{"Context/cancelled", cancelled},
 }
 
@@ -65,7 +67,7 @@ func sample(id string) offer.Offer {
 // same reports whether two offers are equal as instants.
 func same(a, b offer.Offer) bool {
 	norm := func(o offer.Offer) string {
-		o.Created, o.Expires, o.Withdrawn, o.Warned = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC(), o.Warned.UTC()
+		o.Created, o.Expires, o.Withdrawn, o.Warned, o.StepEnded = o.Created.UTC(), o.Expires.UTC(), o.Withdrawn.UTC(), o.Warned.UTC(), o.StepEnded.UTC()
 		for i := range o.Uses {
 			o.Uses[i].At, o.Uses[i].End, o.Uses[i].Sent = o.Uses[i].At.UTC(), o.Uses[i].End.UTC(), o.Uses[i].Sent.UTC()
 		}
@@ -91,6 +93,8 @@ func getAbsent(t *testing.T, open func() offer.Store) {
 func roundTrip(t *testing.T, open func() offer.Store) {
 	o := sample("a1")
 	o.Warned = base.Add(time.Minute)
+	o.Channel, o.TS, o.Link = "C1", "1700000000.000100", "https://book.example.com/ada/intro-call?x=1#y"
+	o.Step, o.StepEnded, o.Contact = "Fx0001", base.Add(2*time.Minute), "UOPS"
 	o.Uses = []offer.Use{
 		{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)},
 		{Key: "V2", By: "UBOB", Name: "Bob", Start: "2026-11-25T11:00:00Z", At: base, Owner: "pid 7 on host", Sent: base.Add(time.Second), Card: "https://hooks.slack.test/actions/T1/2/x"},
@@ -333,6 +337,81 @@ func unsettledFollowsUpdates(t *testing.T, open func() offer.Store) {
 	}
 }
 
+func mustSteps(t *testing.T, s offer.Store) []string {
+	t.Helper()
+	list, err := s.Steps(t.Context())
+	if err != nil {
+		t.Fatalf("Steps: %v", err)
+	}
+	return ids(list)
+}
+
+// steps: of offers without a step, with one running, ended, expired or
+// withdrawn, and names and links that spell the fields, the ones whose
+// step has not ended are listed, each whole.
+func steps(t *testing.T, open func() offer.Store) {
+	s := open()
+	spelt := `x","step":"Fx9","step_ended":"2026`
+	for id, edit := range map[string]func(*offer.Offer){
+		"none":    func(o *offer.Offer) {},
+		"running": func(o *offer.Offer) { o.Step = "Fx1" },
+		"ended":   func(o *offer.Offer) { o.Step, o.StepEnded = "Fx2", base },
+		"expired": func(o *offer.Offer) { o.Step, o.Expires = "Fx3", base.Add(-time.Hour) },
+		"withdrawn": func(o *offer.Offer) {
+			o.Step, o.Withdrawn = "Fx4", base
+			o.Uses = []offer.Use{{Key: "V1", By: "UGRACE", Name: "Grace", Start: "s1", At: base, Booking: "b1", End: base}}
+		},
+		"spelt none":    func(o *offer.Offer) { o.Name, o.Title, o.Link = spelt, `"step":"Fx8"`, spelt },
+		"spelt running": func(o *offer.Offer) { o.Step, o.Name, o.Link = "Fx5", `"step_ended":"x"`, spelt },
+	} {
+		o := sample(id)
+		edit(&o)
+		mustCreate(t, s, o)
+	}
+	want := []string{"expired", "running", "spelt running", "withdrawn"}
+	list, err := open().Steps(t.Context())
+	if err != nil {
+		t.Fatalf("Steps: %v", err)
+	}
+	if got := ids(list); !slices.Equal(got, want) {
+		t.Fatalf("Steps = %q, want %q", got, want)
+	}
+	for _, o := range list {
+		if got, _ := open().Get(t.Context(), o.ID); !same(o, got) {
+			t.Errorf("Steps gave %+v, Get %+v", o, got)
+		}
+	}
+}
+
+// stepsFollowUpdates: a step's offer is listed on every handle until its
+// end is recorded, which is recorded once.
+func stepsFollowUpdates(t *testing.T, open func() offer.Store) {
+	o := sample("a1")
+	o.Step = "Fx1"
+	mustCreate(t, open(), o)
+	if got := mustSteps(t, open()); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("Steps with the step running = %q", got)
+	}
+	if _, err := open().Update(t.Context(), "a1", offer.Placed("C1", "1.000001")); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustSteps(t, open()); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("Steps after the card was placed = %q", got)
+	}
+	if _, err := open().Update(t.Context(), "a1", offer.EndStep(base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open().Update(t.Context(), "a1", offer.EndStep(base.Add(time.Minute))); !errors.Is(err, offer.ErrStepEnded) {
+		t.Fatalf("a second EndStep: %v, want ErrStepEnded", err)
+	}
+	if got := mustSteps(t, open()); len(got) != 0 {
+		t.Fatalf("Steps once the step ended = %q", got)
+	}
+	if got, _ := open().Get(t.Context(), "a1"); !got.StepEnded.Equal(base) || got.TS != "1.000001" {
+		t.Errorf("after the step ended: %+v", got)
+	}
+}
+
 func cancelled(t *testing.T, open func() offer.Store) {
 	s := open()
 	mustCreate(t, s, sample("a1"))
@@ -344,6 +423,7 @@ func cancelled(t *testing.T, open func() offer.Store) {
 	_, checks["Update"] = s.Update(ctx, "a1", func(o *offer.Offer) error { o.Max = 5; return nil })
 	checks["Prune"] = s.Prune(ctx, base.Add(365*24*time.Hour))
 	_, checks["Unsettled"] = s.Unsettled(ctx)
+	_, checks["Steps"] = s.Steps(ctx)
 	for name, err := range checks {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context: %v", name, err)

@@ -31,13 +31,14 @@ type wireAccount struct {
 	State       account.State `json:"state"`
 	Notices     string        `json:"notices,omitempty"`
 	Calendar    string        `json:"calendar,omitempty"`
+	Page        string        `json:"page,omitempty"`
 }
 
 func putAccount(tx *bbolt.Tx, a account.Account) error {
 	if a.User == "" {
 		return errNoUser
 	}
-	v, err := json.Marshal(wireAccount{Sealed: a.Sealed, ConnectedAt: a.ConnectedAt, LastUsed: a.LastUsed, State: a.State, Notices: a.Notices, Calendar: a.Calendar})
+	v, err := json.Marshal(wireAccount{Sealed: a.Sealed, ConnectedAt: a.ConnectedAt, LastUsed: a.LastUsed, State: a.State, Notices: a.Notices, Calendar: a.Calendar, Page: a.Page})
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func readAccount(user string, v []byte) (account.Account, error) {
 	if err := json.Unmarshal(v, &w); err != nil {
 		return account.Account{}, fmt.Errorf("account of %q: %w", user, err)
 	}
-	return account.Account{User: user, Sealed: w.Sealed, ConnectedAt: w.ConnectedAt, LastUsed: w.LastUsed, State: w.State, Notices: w.Notices, Calendar: w.Calendar}, nil
+	return account.Account{User: user, Sealed: w.Sealed, ConnectedAt: w.ConnectedAt, LastUsed: w.LastUsed, State: w.State, Notices: w.Notices, Calendar: w.Calendar, Page: w.Page}, nil
 }
 
 func (s *Accounts) Get(ctx context.Context, user string) (a account.Account, ok bool, err error) {

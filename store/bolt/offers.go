@@ -154,3 +154,28 @@ func expiryKey(t time.Time, id string) []byte {
 	binary.BigEndian.PutUint32(k[8:], uint32(t.Nanosecond()))
 	return append(k, id...)
 }
+
+// Steps looks through every offer as Unsettled does, and decodes only
+// those offer.EncodedStepOpen finds.
+func (s *Offers) Steps(ctx context.Context) ([]offer.Offer, error) {
+	var out []offer.Offer
+	err := s.file.View(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(offersByID).ForEach(func(k, v []byte) error {
+			if !offer.EncodedStepOpen(v) {
+				return nil
+			}
+			var o offer.Offer
+			if err := json.Unmarshal(v, &o); err != nil {
+				return fmt.Errorf("offer %q: %w", k, err)
+			}
+			if o.StepOpen() {
+				out = append(out, o)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -23,7 +23,7 @@ func accountErr(what string, err error) error {
 	return fmt.Errorf("account store (postgres): %s: %w", what, err)
 }
 
-const accountColumns = "user_id, sealed, connected_s, connected_ns, last_used_s, last_used_ns, state, notices, calendar"
+const accountColumns = "user_id, sealed, connected_s, connected_ns, last_used_s, last_used_ns, state, notices, calendar, page"
 
 func scanAccount(row pgx.Row) (account.Account, error) {
 	var (
@@ -35,7 +35,7 @@ func scanAccount(row pgx.Row) (account.Account, error) {
 		state        string
 		a            account.Account
 	)
-	if err := row.Scan(&user, &sealed, &cs, &cns, &us, &uns, &state, &a.Notices, &a.Calendar); err != nil {
+	if err := row.Scan(&user, &sealed, &cs, &cns, &us, &uns, &state, &a.Notices, &a.Calendar, &a.Page); err != nil {
 		return account.Account{}, err
 	}
 	a.User, a.Sealed, a.ConnectedAt, a.State = string(user), sealed, fromUnix(cs, cns), account.State(state)
@@ -70,10 +70,10 @@ func putAccount(ctx context.Context, tx pgx.Tx, a account.Account) error {
 		s, ns := unix(a.LastUsed)
 		us, uns = &s, &ns
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO bookbot_accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	_, err := tx.Exec(ctx, `INSERT INTO bookbot_accounts (`+accountColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (user_id) DO UPDATE SET sealed = $2, connected_s = $3, connected_ns = $4,
-			last_used_s = $5, last_used_ns = $6, state = $7, notices = $8, calendar = $9`,
-		[]byte(a.User), a.Sealed, cs, cns, us, uns, string(a.State), a.Notices, a.Calendar)
+			last_used_s = $5, last_used_ns = $6, state = $7, notices = $8, calendar = $9, page = $10`,
+		[]byte(a.User), a.Sealed, cs, cns, us, uns, string(a.State), a.Notices, a.Calendar, a.Page)
 	return err
 }
 

@@ -102,19 +102,30 @@ func (s offerStore) Update(ctx context.Context, id string, fn func(*offer.Offer)
 // Unsettled reads the offers the unsettled column marks (0012), through
 // its partial index: none but them.
 func (s offerStore) Unsettled(ctx context.Context) ([]offer.Offer, error) {
-	rows, err := s.pool.Query(ctx, "SELECT offer FROM bookbot_offers WHERE unsettled")
+	return s.where(ctx, "unsettled")
+}
+
+// Steps reads the offers the step_open column marks (0014), through its
+// partial index.
+func (s offerStore) Steps(ctx context.Context) ([]offer.Offer, error) {
+	return s.where(ctx, "step_open")
+}
+
+// where reads the offers a boolean column marks.
+func (s offerStore) where(ctx context.Context, column string) ([]offer.Offer, error) {
+	rows, err := s.pool.Query(ctx, "SELECT offer FROM bookbot_offers WHERE "+column)
 	if err != nil {
-		return nil, offerErr("unsettled", err)
+		return nil, offerErr(column, err)
 	}
 	vals, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
 	if err != nil {
-		return nil, offerErr("unsettled", err)
+		return nil, offerErr(column, err)
 	}
 	out := make([]offer.Offer, 0, len(vals))
 	for _, v := range vals {
 		var o offer.Offer
 		if err := json.Unmarshal(v, &o); err != nil {
-			return nil, offerErr("unsettled", err)
+			return nil, offerErr(column, err)
 		}
 		out = append(out, o)
 	}

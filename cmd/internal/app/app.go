@@ -247,6 +247,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		},
 		Offers:   st.Offers,
 		OfferTTL: cfg.OfferTTL,
+		Steps:    bot.NewFunctionSteps(webAPI, cfg.SlackAPIURL, cfg.SlackBotToken.Value()),
 		// Replicas share the offers; the embedded store is one process's.
 		OffersShared: !cfg.DatabaseURL.IsZero(),
 		Seen:         st.Seen,

@@ -57,8 +57,10 @@ logged or shown by ` + "`bookbot check`" + `, only where they came from.
 
 const outro = `
 ` + "`BOOKBOT_REVIEW_CHANNEL`, `BOOKBOT_JOURNAL_KEEP_DAYS`, `BOOKBOT_DRY_RUN`,\n" +
-	"`BOOKBOT_ALLOW_INSECURE_HTTP`, `BOOKBOT_BOOKING_PAGE_URL`, `bookbot audit` and `/booking audit` extend\n" +
-	"the outside contract (`shared/bookbot-contract.md`). One change narrows it:\n" +
+	"`BOOKBOT_ALLOW_INSECURE_HTTP`, `bookbot audit` and `/booking audit` extend\n" +
+	"the outside contract (`shared/bookbot-contract.md`). `BOOKING_PAGE_URL` was\n" +
+	"`BOOKBOT_BOOKING_PAGE_URL`, the name still read, with a warning at start.\n" +
+	"One change narrows the contract:\n" +
 	"`BOOKING_BASE_URL` and `SLACK_API_URL` no longer accept plain `http://` to\n" +
 	"another machine unless `BOOKBOT_ALLOW_INSECURE_HTTP=true`; a deployment that\n" +
 	"used one stops at start, naming the variable.\n"
@@ -81,6 +83,8 @@ var seeAlso = map[string]string{
 	"NOTIFY_INTERVAL":             "[live notices](notices.md)",
 	"NOTIFY_INCLUDE_EMAILS":       "[live notices](notices.md)",
 	"BOOKBOT_REVIEW_CHANNEL":      "[the review queue](using.md#the-journal-and-the-review-queue)",
+	"BOOKING_PAGE_URL":            "[booking links](using.md#booking-links-in-conversations)",
+	"BOOKBOT_BOOKING_PAGE_URL":    "[booking links](using.md#booking-links-in-conversations)",
 	"BOOKBOT_DATABASE_URL":        "[replicas](replicas.md)",
 	"BOOKBOT_DATABASE_URL_FILE":   "[replicas](replicas.md)",
 	"BOOKBOT_STATE_DIR":           "[backup](operations.md#backup-and-restore)",

@@ -54,6 +54,9 @@ type Console struct {
 	// sandbox serves) through /booking connect, for :connect; nil: not
 	// offered.
 	Connect func(ctx context.Context) (string, error)
+	// Step is the Workflow Builder step the app declares, for :step; nil:
+	// not offered.
+	Step *slacktest.Function
 
 	shownMsgs  int
 	shownViews map[string]int // view ID → updates shown
@@ -63,6 +66,7 @@ type Console struct {
 	confirm    *Control          // a button waiting for yes
 	attendeeID string            // the booking the attendee made last, for "last"
 	me         *Person           // the person the console started as, once :as was used
+	runs       []string          // the steps run with :step, until they are shown ended
 }
 
 // Person is someone the console can act as.
@@ -123,6 +127,11 @@ const Help = `Commands:
   :later reminder|agenda  move the demo's clock to your next reminder or agenda
   :later DURATION         move the demo's clock ahead, such as :later 2h
   :as NAME / :as me       act as another person in the conversation (such as grace), or as yourself again
+  :say TEXT               post TEXT in the conversation, as whoever you are
+  :link URL               post a link in the conversation; a booking page's link unfurls into a card
+  :menu                   choose "Offer times…" in the "⋯" menu of the last message someone posted here
+  :step EVENT [@NAME …] [n=N]
+                          a Workflow Builder workflow runs the "Offer times" step in the conversation
   :help                   this list
   :quit                   leave (or Ctrl-D)
 `
@@ -237,6 +246,25 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		}
 		fmt.Fprintln(c.Out, msg)
 		return c.settle(ctx)
+	case ":say", ":link":
+		text := strings.TrimSpace(strings.TrimPrefix(line, cmd))
+		if text == "" {
+			return fmt.Errorf("usage: %s TEXT", cmd)
+		}
+		if cmd == ":link" {
+			if len(args) != 1 || !strings.HasPrefix(args[0], "http") {
+				return errors.New("usage: :link URL, such as :link https://book.example.com/demo/intro-call")
+			}
+			text = "<" + args[0] + ">"
+		}
+		if _, err := c.Slack.Say(ctx, c.User, c.conversation(), text); err != nil {
+			return fmt.Errorf("slack: %v", err)
+		}
+		return c.settle(ctx)
+	case ":menu":
+		return c.menu(ctx)
+	case ":step":
+		return c.step(ctx, args)
 	case ":as":
 		if len(args) != 1 {
 			return errors.New("usage: :as NAME (such as :as grace), or :as me")
@@ -257,6 +285,77 @@ func (c *Console) Exec(ctx context.Context, line string) error {
 		return c.settle(ctx)
 	}
 	return fmt.Errorf("%q is not a command; :help lists them", fields[0])
+}
+
+// conversation is where the console's people talk: its channel, or the
+// person's DM with bookbot.
+func (c *Console) conversation() string {
+	if c.Channel != "" {
+		return c.Channel
+	}
+	return c.Slack.DMChannel(c.User)
+}
+
+// menu chooses "Offer times…" on the newest message someone posted in
+// the conversation.
+func (c *Console) menu(ctx context.Context) error {
+	msgs := c.Slack.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Kind == "user" && m.Channel == c.conversation() {
+			if _, err := c.Slack.SendInteraction(ctx, slacktest.MessageShortcut(c.User, "offer_times", m)); err != nil {
+				return fmt.Errorf("slack: %v", err)
+			}
+			return c.settle(ctx)
+		}
+	}
+	return errors.New("nobody has posted a message here yet: :say something first")
+}
+
+// step runs the Workflow Builder step in the conversation: an event
+// type, the people named, how many meetings.
+func (c *Console) step(ctx context.Context, args []string) error {
+	if c.Step == nil {
+		return errors.New("the Workflow Builder step is not offered in this session")
+	}
+	if len(args) == 0 {
+		return errors.New("usage: :step EVENT [@NAME …] [n=N], such as :step intro-call @grace")
+	}
+	inputs := map[string]any{"event_type": args[0], "channel_id": c.conversation()}
+	var people []string
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "@"):
+			p, ok := c.People[strings.ToLower(strings.TrimPrefix(a, "@"))]
+			if !ok {
+				return fmt.Errorf("there is no %s here", a)
+			}
+			people = append(people, p.ID)
+		case strings.HasPrefix(a, "n="):
+			n, err := strconv.Atoi(strings.TrimPrefix(a, "n="))
+			if err != nil {
+				return fmt.Errorf("%q is not a number of meetings", a)
+			}
+			inputs["count"] = n
+		default:
+			return fmt.Errorf("%q is neither @NAME nor n=N", a)
+		}
+	}
+	if len(people) > 0 {
+		inputs["people"] = people
+	}
+	run, err := c.Slack.RunFunction(ctx, *c.Step, inputs)
+	if err != nil {
+		return fmt.Errorf("slack: %v", err)
+	}
+	fmt.Fprintf(c.Out, "A workflow reached the step %q (run %s).\n", c.Step.Title, run.ExecutionID)
+	c.runs = append(c.runs, run.ExecutionID)
+	if err := c.settle(ctx); err != nil {
+		return err
+	}
+	if r, ok := c.Slack.Step(run.ExecutionID); ok && r.State == "running" {
+		fmt.Fprintln(c.Out, "(the step runs until someone books a time from its card)")
+	}
+	return nil
 }
 
 // as makes the console act as the person named, or as itself again for
@@ -524,7 +623,11 @@ func (c *Console) use(ctx context.Context, ctl Control, value string) error {
 		if ctl.Where.Message < 0 || ctl.Where.Message >= len(msgs) {
 			return errors.New("that message is gone")
 		}
-		opts = append(opts, slacktest.InMessage(msgs[ctl.Where.Message]))
+		if m := msgs[ctl.Where.Message]; m.Kind == "unfurl" {
+			opts = append(opts, slacktest.InUnfurl(m))
+		} else {
+			opts = append(opts, slacktest.InMessage(m))
+		}
 	}
 	if _, err := c.Slack.SendInteraction(ctx, slacktest.BlockAction(c.User, ctl.ActionID, value, opts...)); err != nil {
 		return fmt.Errorf("slack: %v", err)
@@ -628,6 +731,22 @@ func (c *Console) show() {
 			fmt.Fprintln(c.Out, "└ :submit to send, :close to close")
 		}
 	}
+	// Steps that ended since they were shown running.
+	running := c.runs[:0]
+	for _, id := range c.runs {
+		run, ok := c.Slack.Step(id)
+		switch {
+		case !ok:
+		case run.State == "completed":
+			start, _ := run.Outputs["start_time"].(float64)
+			fmt.Fprintf(c.Out, "\n── Workflow Builder: the step ended, the workflow goes on with booking_id %v, start_time %d, attendee %v ──\n", run.Outputs["booking_id"], int64(start), run.Outputs["attendee"])
+		case run.State == "failed":
+			fmt.Fprintf(c.Out, "\n── Workflow Builder: the step failed: %s ──\n", run.Error)
+		default:
+			running = append(running, id)
+		}
+	}
+	c.runs = running
 	// Controls are numbered across what was just shown; older ones keep
 	// working until something new is shown.
 	if len(r.Controls) > 0 {
@@ -672,6 +791,22 @@ func (c *Console) messageHeading(m slacktest.Message) string {
 		return "── bookbot in channel " + m.Channel + " (message " + m.TS + ") ──"
 	case "update":
 		return "── bookbot updated message " + m.TS + " in " + m.Channel + " ──"
+	case "user":
+		who := m.User
+		if m.User == c.User {
+			who = "you"
+		}
+		for n, p := range c.People {
+			if p.ID == m.User && m.User != c.User {
+				who = n
+			}
+		}
+		return "── " + who + " in channel " + m.Channel + " (message " + m.TS + ") ──"
+	case "unfurl":
+		if m.Channel == "COMPOSER" {
+			return ""
+		}
+		return "── bookbot's card under the link " + m.Link + " in message " + m.TS + " (everyone there sees it) ──"
 	}
 	return ""
 }
@@ -703,6 +838,8 @@ func stateValues(st map[string]map[string]slack.BlockAction) map[string]map[stri
 				v = a.SelectedDate
 			case a.SelectedUser != "":
 				v = a.SelectedUser
+			case len(a.SelectedUsers) > 0:
+				v = strings.Join(a.SelectedUsers, ", ")
 			}
 			out[blockID][id] = v
 		}

@@ -1,0 +1,187 @@
+package bot_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/store/bolt"
+)
+
+// offerStep is the step as the manifest declares it.
+var offerStep = slacktest.Function{
+	CallbackID: "offer_times_step",
+	Title:      "Offer times",
+	Inputs: []slacktest.Param{
+		{Name: "event_type", Type: "string", Required: true},
+		{Name: "people", Type: "array", Items: "slack#/types/user_id"},
+		{Name: "channel_id", Type: "slack#/types/channel_id", Required: true},
+		{Name: "count", Type: "integer"},
+	},
+	Outputs: []slacktest.Param{
+		{Name: "booking_id", Type: "string", Required: true},
+		{Name: "start_time", Type: "slack#/types/timestamp", Required: true},
+		{Name: "attendee", Type: "slack#/types/user_id", Required: true},
+	},
+}
+
+// stepHarness is the link harness with steps ended through Slack.
+func stepHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		toSlack := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 10 * time.Second}
+		t.Cleanup(toSlack.CloseIdleConnections)
+		c.Offers, c.Outbox = db.Offers(), db.Outbox()
+		c.Steps = bot.NewFunctionSteps(toSlack, h.sl.APIURL, h.sl.BotToken())
+	})
+	h.sl.AddUser(slacktest.User{ID: grace, Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, grace, eve, bob, h.sl.BotUserID()}})
+	return h
+}
+
+func (h *harness) runStep(inputs map[string]any) slacktest.StepRun {
+	h.t.Helper()
+	run, err := h.sl.RunFunction(h.ctx(), offerStep, inputs)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return run
+}
+
+func (h *harness) stepEnded(run slacktest.StepRun) slacktest.StepRun {
+	h.t.Helper()
+	got, err := h.sl.WaitStepEnded(h.ctx(), run.ExecutionID)
+	if err != nil {
+		h.t.Fatalf("the step never ended: %v\nthe bot's log:\n%s", err, h.logs)
+	}
+	return got
+}
+
+// The step posts a card for Grace in the channel and ends with her
+// booking: its ID, its start and her, as outputs of their types.
+func TestStepEndsWithTheBooking(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
+	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
+		t.Fatalf("the step ended before anyone booked: %+v", got)
+	}
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.submit(grace, form.ID, map[string]string{})
+	got := h.stepEnded(run)
+	id := bookedFor(h, "grace@example.com")
+	start, _ := time.Parse(time.RFC3339, firstSlot)
+	if got.State != "completed" || got.Outputs["booking_id"] != id || got.Outputs["start_time"] != float64(start.Unix()) || got.Outputs["attendee"] != grace {
+		t.Errorf("the step ended %+v; want booking %s at %d by %s", got, id, start.Unix(), grace)
+	}
+	h.waitMessage("the card, booked", func(m slacktest.Message) bool {
+		return m.Kind == "update" && m.TS == card.TS && strings.HasPrefix(m.Text, "Booked")
+	})
+	// Once: the sweep finds nothing to end.
+	h.bot.SettleOffers(h.ctx())
+	if n := len(calls(h, "functions.completeSuccess")) + len(calls(h, "functions.completeError")); n != 1 {
+		t.Errorf("the step was ended %d times", n)
+	}
+}
+
+func calls(h *harness, method string) []slacktest.Call {
+	var out []slacktest.Call
+	for _, c := range h.sl.Calls() {
+		if c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// What cannot be offered ends the step with a plain reason at once, and
+// asks nothing more of the booking API.
+func TestStepRefusals(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	h.sl.AddChannel(slacktest.Channel{ID: "C0QUIET", Name: "quiet", Members: []string{ada}})
+	for _, c := range []struct {
+		inputs map[string]any
+		want   string
+	}{
+		{map[string]any{"event_type": "no-such-type", "channel_id": "C0TEAM"}, `There is no event type "no-such-type"`},
+		{map[string]any{"event_type": "team-sync", "channel_id": "C0TEAM"}, "round robin"},
+		{map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}, "count": 2}, "each person books one"},
+		{map[string]any{"event_type": "intro-call", "channel_id": "C0QUIET"}, "bookbot is not in that channel"},
+	} {
+		got := h.stepEnded(h.runStep(c.inputs))
+		if got.State != "failed" || !strings.Contains(got.Error, c.want) {
+			t.Errorf("%v: the step ended %q %q, want failed saying %q", c.inputs, got.State, got.Error, c.want)
+		}
+	}
+	if n := len(h.requests("POST /bookings")); n != 0 {
+		t.Errorf("%d POST /bookings", n)
+	}
+	h.drain()
+	for _, m := range h.sl.Messages() {
+		if m.Kind == "message" && strings.HasPrefix(m.Text, "Offer") {
+			t.Errorf("a card was posted: %q in %s", m.Text, m.Channel)
+		}
+	}
+}
+
+// An offer nobody books ends its step with an error once it expires, from
+// the offers' sweep.
+func TestStepEndsWhenItsOfferExpires(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
+	h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	h.drain()
+	h.bot.SettleOffers(h.ctx())
+	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
+		t.Fatalf("the step ended while its offer stands: %+v", got)
+	}
+	h.clock.Advance(bot.DefaultOfferTTL + time.Minute)
+	h.bot.SettleOffers(h.ctx())
+	got := h.stepEnded(run)
+	if got.State != "failed" || !strings.Contains(got.Error, "expired") {
+		t.Errorf("the step ended %+v", got)
+	}
+}
+
+// A step's end whose answer never came is made again once its claim is
+// stale; Slack, which ended it, says so, and that ends it for bookbot too.
+func TestStepEndWithoutAnAnswerIsMadeAgain(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
+	h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	h.drain()
+	h.clock.Advance(bot.DefaultOfferTTL + time.Minute)
+	h.sl.FailNext("functions.completeError", "internal_error") // Slack may have carried it out
+	h.bot.SettleOffers(h.ctx())
+	h.bot.SettleOffers(h.ctx()) // the claim stands: nothing is made again yet
+	if n := len(calls(h, "functions.completeError")); n != 1 {
+		t.Fatalf("%d ends before the claim went stale, want 1", n)
+	}
+	h.clock.Advance(10 * time.Minute)
+	h.bot.SettleOffers(h.ctx())
+	if got := h.stepEnded(run); got.State != "failed" {
+		t.Errorf("the step ended %+v", got)
+	}
+	h.bot.SettleOffers(h.ctx())
+	if n := len(calls(h, "functions.completeError")); n != 2 {
+		t.Errorf("%d ends, want 2: the lost one and the one made again", n)
+	}
+}
