@@ -3,7 +3,9 @@ package bot_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/store/bolt"
@@ -162,8 +164,15 @@ func TestLinkToAPersonsOwnPage(t *testing.T) {
 		t.Fatalf("connect: %s", ack.Payload)
 	}
 	h.dm(ada, "your booking page")
-	if ack := connect(bob, adaKey, adaPage); !strings.Contains(string(ack.Payload), "Someone else connected this booking page") {
+	// Bob, on a calendar of his own, may not claim her page; kiri, who
+	// connected the same key as she did, acts on her calendar and may.
+	const bobsKey = "sandbox_bob_own_key_1a2b3c"
+	h.sb.AddOwner(bobsKey, "owner-bob", berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	if ack := connect(bob, bobsKey, adaPage); !strings.Contains(string(ack.Payload), "Someone else connected this booking page") {
 		t.Errorf("Bob claimed Ada's page: %s", ack.Payload)
+	}
+	if ack := connect(kiw, adaKey, adaPage); strings.Contains(string(ack.Payload), "errors") {
+		t.Errorf("kiri, on Ada's calendar, could not name its page: %s", ack.Payload)
 	}
 
 	link := adaPage + "/intro-call"
