@@ -217,7 +217,8 @@ type Message struct {
 	// Broadcast is a thread reply posted with reply_broadcast: it is also
 	// shown in the channel.
 	Broadcast bool
-	// Metadata is a chat.postMessage's metadata as sent, nil for none.
+	// Metadata is the message metadata of a chat.postMessage, chat.update
+	// or response_url post, as sent; nil for none.
 	Metadata json.RawMessage
 	// OriginalTS is the message a response_url post replaced or deleted.
 	OriginalTS      string
@@ -844,6 +845,7 @@ func copyCall(c Call) Call {
 
 func copyMessage(m Message) Message {
 	m.Blocks = cloneRaw(m.Blocks)
+	m.Metadata = cloneRaw(m.Metadata)
 	return m
 }
 

@@ -616,9 +616,16 @@ func (s *Server) chatUpdateLocked(q *request) map[string]any {
 	if errResp != nil {
 		return errResp
 	}
+	metadata, errResp := messageMetadata(q)
+	if errResp != nil {
+		return errResp
+	}
 	p.text, p.blocks = text, renderMessageBlocks(blocks)
+	if metadata != nil {
+		p.metadata = metadata
+	}
 	s.messages = append(s.messages, Message{
-		Kind: "update", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks), At: s.now(),
+		Kind: "update", Channel: channel, TS: ts, Text: text, Blocks: cloneRaw(blocks), Metadata: cloneRaw(metadata), At: s.now(),
 	})
 	return ok(map[string]any{"channel": p.dm, "ts": ts, "text": text, "message": s.botMessageJSON(ts, text, p.blocks)})
 }
@@ -682,9 +689,14 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 		ReplaceOriginal bool            `json:"replace_original"`
 		DeleteOriginal  bool            `json:"delete_original"`
 		ThreadTS        string          `json:"thread_ts"`
+		Metadata        json.RawMessage `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &msg); err != nil {
 		return http.StatusBadRequest, apiError("invalid_payload")
+	}
+	metadata, errResp := messageMetadata(&request{body: map[string]json.RawMessage{"metadata": msg.Metadata}})
+	if errResp != nil {
+		return http.StatusOK, errResp
 	}
 	if string(msg.Blocks) == "null" {
 		msg.Blocks = nil
@@ -706,7 +718,7 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 	m := Message{
 		Kind: "response_url", Channel: ru.channel, User: ru.user, Text: msg.Text, Blocks: cloneRaw(msg.Blocks),
 		ReplaceOriginal: msg.ReplaceOriginal, DeleteOriginal: msg.DeleteOriginal, ResponseType: msg.ResponseType,
-		ThreadTS: msg.ThreadTS, At: s.now(),
+		ThreadTS: msg.ThreadTS, Metadata: cloneRaw(metadata), At: s.now(),
 	}
 	if ru.originalTS != "" && (msg.ReplaceOriginal || msg.DeleteOriginal) {
 		m.OriginalTS = ru.originalTS
@@ -716,13 +728,16 @@ func (s *Server) answerResponseURLLocked(r *http.Request, body []byte) (int, map
 				p.deleted = true
 			} else {
 				p.text, p.blocks = msg.Text, renderMessageBlocks(msg.Blocks)
+				if metadata != nil {
+					p.metadata = metadata
+				}
 			}
 		}
 	} else if !msg.DeleteOriginal {
 		m.TS = s.tsLocked()
 		s.posted[m.TS] = &postedMessage{
 			channel: ru.channel, dm: ru.channel, text: msg.Text, blocks: renderMessageBlocks(msg.Blocks),
-			ephemeral: msg.ResponseType != "in_channel", user: ru.user,
+			ephemeral: msg.ResponseType != "in_channel", user: ru.user, metadata: metadata,
 		}
 	}
 	s.messages = append(s.messages, m)
