@@ -100,7 +100,7 @@ func (b *Bot) digestReply(ctx context.Context, user string) []message {
 	}
 	var out []message
 	for _, m := range DigestMessages(d, b.cfg.IncludeEmails) {
-		out = append(out, message(m))
+		out = append(out, message{Text: m.Text, Blocks: m.Blocks})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -326,6 +327,7 @@ type goldenDoc struct {
 	kind   string // "message", "modal" or "home"
 	text   string // a message's notification text
 	blocks []slack.Block
+	meta   *slack.SlackMetadata // a message's metadata
 	view   *slack.ModalViewRequest
 	// summary marks a burst's summary, held to a budget: it is what a
 	// channel shows of many changes at once.
@@ -333,7 +335,7 @@ type goldenDoc struct {
 }
 
 func msgDoc(m message) []goldenDoc {
-	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks}}
+	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks, meta: m.Meta}}
 }
 
 // burstDocs are a burst's summaries, each followed by the list in its
@@ -341,7 +343,7 @@ func msgDoc(m message) []goldenDoc {
 func burstDocs(parts []burstPart) []goldenDoc {
 	var docs []goldenDoc
 	for _, p := range parts {
-		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, summary: true})
+		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, meta: p.Meta, summary: true})
 		for _, m := range p.thread {
 			docs = append(docs, msgDoc(m)...)
 		}
@@ -812,6 +814,9 @@ func goldenRender(docs []goldenDoc) string {
 			blocks, _ = goldenJSON(d.blocks).([]any)
 		default:
 			fmt.Fprintf(&w, "text: %s\n", strings.ReplaceAll(goldenTokens(d.text), "\n", "\n      "))
+			if d.meta != nil {
+				fmt.Fprintf(&w, "metadata: %s\n", goldenMetaLine(d.meta))
+			}
 			blocks, _ = goldenJSON(d.blocks).([]any)
 		}
 		for _, b := range blocks {
@@ -821,6 +826,17 @@ func goldenRender(docs []goldenDoc) string {
 		fmt.Fprintf(&w, "\n-- %d blocks, %d chars of text\n", len(blocks), goldenTextBytes(blocks))
 	}
 	return w.String()
+}
+
+// goldenMetaLine is message metadata on one line: its event type, then its
+// payload's fields by name.
+func goldenMetaLine(m *slack.SlackMetadata) string {
+	keys := slices.Sorted(maps.Keys(m.EventPayload))
+	fields := make([]string, len(keys))
+	for i, k := range keys {
+		fields[i] = fmt.Sprintf("%s=%v", k, m.EventPayload[k])
+	}
+	return m.EventType + " {" + strings.Join(fields, ", ") + "}"
 }
 
 func goldenJSON(v any) any {
@@ -1013,6 +1029,20 @@ func goldenQuietIDs(name string) bool {
 	return false
 }
 
+// goldenMetaEvent is the metadata event type the case's messages carry, as
+// the contract has it, with the booking's ID: "" where none is promised.
+func goldenMetaEvent(name string) string {
+	for _, e := range []struct{ prefix, event string }{
+		{"notice_new", eventBookingNew}, {"notice_cancelled", eventBookingCancelled}, {"notice_moved", eventBookingMoved},
+		{"reminder", eventReminder}, {"offer_card_booked", eventOfferBooked},
+	} {
+		if strings.HasPrefix(name, e.prefix) {
+			return e.event
+		}
+	}
+	return ""
+}
+
 // goldenMustAct reports whether the case is an outcome a person must act
 // on: a refusal, an error, an empty result. Each needs a next step.
 func goldenMustAct(name string) bool {
@@ -1153,6 +1183,17 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			}
 			if m := goldenRawMention.FindString(d.text); m != "" {
 				fail("notification text holds %s unescaped: %q", m, goldenClip(d.text))
+			}
+			// Machines read the booking in the metadata.
+			if want := goldenMetaEvent(c.name); want != "" {
+				if d.meta == nil || d.meta.EventType != want {
+					fail("metadata %v, want event type %s", d.meta, want)
+				} else if id, _ := d.meta.EventPayload["booking_id"].(string); id == "" {
+					fail("metadata %s carries no booking_id", goldenMetaLine(d.meta))
+				}
+			}
+			if d.meta != nil && (d.meta.EventType == "" || len(d.meta.EventPayload) == 0) {
+				fail("metadata without an event type or a payload: Slack refuses it")
 			}
 		}
 		for _, b := range breaches {

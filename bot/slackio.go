@@ -40,7 +40,7 @@ func (b *Bot) responder(responseURL, userID string, replace bool) func(message) 
 			return
 		}
 		msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeEphemeral, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}, ReplaceOriginal: replace}
-		if err := b.postResponse(ctx, responseURL, msg); err != nil {
+		if err := b.postResponse(ctx, responseURL, msg, m.Meta); err != nil {
 			b.log.Warn("reply via response_url failed; sending a direct message", "err", err)
 			b.dm(ctx, userID, m)
 		}
@@ -50,9 +50,10 @@ func (b *Bot) responder(responseURL, userID string, replace bool) func(message) 
 // postResponse posts to a response_url. slack-go's webhook helper checks
 // only the HTTP status, but Slack refuses an expired or used response_url
 // with {"ok":false,"error":…}; that must count as a failure so the reply
-// comes as a direct message instead of being lost.
-func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.WebhookMessage) error {
-	body, err := webhookJSON(msg)
+// comes as a direct message instead of being lost. meta, when not nil, is
+// the message's metadata, which slack-go's WebhookMessage has no field for.
+func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.WebhookMessage, meta *slack.SlackMetadata) error {
+	body, err := webhookJSON(msg, meta)
 	if err != nil {
 		return err
 	}
@@ -88,18 +89,23 @@ func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.W
 // marshals in the same pass.
 type webhook slack.WebhookMessage
 
-// webhookJSON is msg as JSON, with the same fields and values as
-// json.Marshal gives. slack-go's Blocks marshals the blocks on its own, and
-// encoding/json then reads that output again to check and compact it: a
-// fifth of the CPU a burst of 300 list replies cost.
-func webhookJSON(msg *slack.WebhookMessage) ([]byte, error) {
+// webhookJSON is msg and its metadata (nil: none) as JSON, with the same
+// fields and values as json.Marshal gives. slack-go's Blocks marshals the
+// blocks on its own, and encoding/json then reads that output again to
+// check and compact it: a fifth of the CPU a burst of 300 list replies
+// cost.
+func webhookJSON(msg *slack.WebhookMessage, meta *slack.SlackMetadata) ([]byte, error) {
 	if msg.Blocks == nil || len(msg.Blocks.BlockSet) == 0 {
-		return json.Marshal(msg)
+		return json.Marshal(struct {
+			*slack.WebhookMessage
+			Metadata *slack.SlackMetadata `json:"metadata,omitempty"`
+		}{msg, meta})
 	}
 	return json.Marshal(struct {
 		*webhook
-		Blocks []slack.Block `json:"blocks"` // hides the embedded one
-	}{(*webhook)(msg), msg.Blocks.BlockSet})
+		Blocks   []slack.Block        `json:"blocks"` // hides the embedded one
+		Metadata *slack.SlackMetadata `json:"metadata,omitempty"`
+	}{(*webhook)(msg), msg.Blocks.BlockSet, meta})
 }
 
 func (b *Bot) dm(ctx context.Context, userID string, msg message) {
@@ -121,10 +127,21 @@ type messagePoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 }
 
-// postMessage is chat.postMessage of m, its text already escaped, with
-// opts, to channel. It returns the channel and the message's timestamp.
+// postMessage is chat.postMessage of m, its text already escaped, and its
+// metadata, with opts, to channel. It returns the channel and the message's
+// timestamp.
 func postMessage(ctx context.Context, sl messagePoster, channel string, m message, opts ...slack.MsgOption) (string, string, error) {
-	return sl.PostMessageContext(ctx, channel, append([]slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}, opts...)...)
+	return sl.PostMessageContext(ctx, channel, append(messageOptions(m), opts...)...)
+}
+
+// messageOptions are m's text, blocks and metadata as options of
+// chat.postMessage and chat.update.
+func messageOptions(m message) []slack.MsgOption {
+	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
+	if m.Meta != nil {
+		opts = append(opts, slack.MsgOptionMetadata(*m.Meta))
+	}
+	return opts
 }
 
 // noUnfurl keeps Slack from unfurling the links and media of a message
@@ -179,9 +196,10 @@ type messageUpdater interface {
 	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
 }
 
-// updateMessage rewrites a message bookbot posted (chat.update) to m.
+// updateMessage rewrites a message bookbot posted (chat.update) to m: its
+// metadata too, when m has some.
 func updateMessage(ctx context.Context, sl messageUpdater, channel, ts string, m message) error {
-	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...))
+	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, messageOptions(m)...)
 	return err
 }
 
@@ -298,7 +316,9 @@ func tsBefore(a, b string) bool {
 
 // carried is what a message bookbot posted carries for SlackFinder: a
 // digest's first message, its date's key (digest.Key); a notice, its
-// keys' IDs (notices.Key.ID), and whether it is a burst.
+// keys' IDs (notices.Key.ID), and whether it is a burst. A notice's event
+// type is its kind's, or noticeEvent for a burst's summary and for what
+// an earlier bookbot posted.
 func carried(m slack.Message) (keys []string, burst bool) {
 	p := m.Metadata.EventPayload
 	switch m.Metadata.EventType {
@@ -307,7 +327,7 @@ func carried(m slack.Message) (keys []string, burst bool) {
 		if day, err := time.Parse(time.DateOnly, date); err == nil {
 			return []string{digest.Key(day)}, false
 		}
-	case noticeEvent:
+	case noticeEvent, eventBookingNew, eventBookingCancelled, eventBookingMoved:
 		ids, _ := p["claims"].(string)
 		burst, _ := p["burst"].(bool)
 		return strings.Fields(ids), burst
