@@ -74,7 +74,11 @@ func messageMetadata(q *request) (json.RawMessage, map[string]any) {
 		EventType    string         `json:"event_type"`
 		EventPayload map[string]any `json:"event_payload"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil || m.EventType == "" || m.EventPayload == nil {
+	err := json.Unmarshal(raw, &m)
+	if err == nil && m.EventType == "" && m.EventPayload == nil {
+		return nil, nil // slack-go's response_url posts carry an empty one: no metadata
+	}
+	if err != nil || m.EventType == "" || m.EventPayload == nil {
 		return nil, apiError("invalid_metadata_format")
 	}
 	return cloneRaw(raw), nil
