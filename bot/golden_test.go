@@ -502,7 +502,8 @@ func goldenCases() []goldenCase {
 	cancel("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "DELETE /bookings/{id}", StatusCode: http.StatusForbidden}})
 	cancel("unknown", &booking.Result{Outcome: booking.Unknown, Booking: &list[0]})
 	cancel("unknown_not_listed", &booking.Result{Outcome: booking.Unknown})
-	fixed("kept", rowsFree, keptMessage("bk_`tick`_*bold*<!here>"))
+	fixed("kept", rowsFree, keptMessage())
+	fixed("booking_id", rowsFree, bookingIDMessage("a2972a0c-5697-4400-90ba-c80b6a7d56fc"))
 
 	// Refusals, help and errors.
 	fixed("refusal", rowsFree, refusalMessage("U0STRANGER", ""))
@@ -1015,7 +1016,27 @@ var (
 	// goldenIDSpan is a booking ID as a code span: every booking of the
 	// cases has an ID that begins bk_.
 	goldenIDSpan = regexp.MustCompile("`bk_[^`]*`")
+	// goldenBookingID is a booking ID as the cases have them: bk_…, or a
+	// UUID as the booking service gives them.
+	goldenBookingID = regexp.MustCompile("bk_[A-Za-z0-9_*`ˋ]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 )
+
+// goldenNoIDs reports whether the case is one people read where a booking
+// ID has no place, in its text or its notification: they know a booking by
+// its event, attendee and time, and machines read the ID in the metadata.
+// A confirmation of `cancel <id>` for a booking the list does not show is
+// named by the ID the person typed, and nothing else.
+func goldenNoIDs(name string) bool {
+	if name == "cancel_confirm_not_found" || name == "cancel_confirm_list_full" {
+		return false
+	}
+	for _, p := range []string{"list", "today", "agenda", "home_", "notice_", "reminder", "create_", "cancel_", "offer_", "kept", "outcome_view", "pending", "realistic_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // goldenQuietIDs reports whether the case's lines name bookings where an
 // ID must be the quietest thing on a line: notices, reminders, agendas,
@@ -1184,6 +1205,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			if m := goldenRawMention.FindString(d.text); m != "" {
 				fail("notification text holds %s unescaped: %q", m, goldenClip(d.text))
 			}
+			if m := goldenBookingID.FindString(d.text); m != "" && goldenNoIDs(c.name) {
+				fail("notification text shows booking ID %s: %q", m, goldenClip(d.text))
+			}
 			// Machines read the booking in the metadata.
 			if want := goldenMetaEvent(c.name); want != "" {
 				if d.meta == nil || d.meta.EventType != want {
@@ -1242,6 +1266,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 				if m := goldenIDSpan.FindString(s); m != "" {
 					fail("a booking ID is a code span, not the quietest thing on its line: %s in %q", m, goldenClip(goldenTokens(s)))
 				}
+			}
+			if m := goldenBookingID.FindString(s); m != "" && goldenNoIDs(c.name) {
+				fail("shows booking ID %s where people read: %q", m, goldenClip(goldenTokens(s)))
 			}
 			// plain_text is never read for mentions or links: data goes
 			// there as it is, and "&lt;" would show as such.

@@ -117,8 +117,8 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
-		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc),
-			parts(escape(clip(titleOf(bk.EventType, types), homeRunes)), escape(clip(bk.BookerName.String, homeRunes))), bookingID(bk.ID)))
+		days[key] = append(days[key], fmt.Sprintf("%s  %s", hours(bk.Start, bk.End, loc),
+			parts(escape(clip(titleOf(bk.EventType, types), homeRunes)), escape(clip(bk.BookerName.String, homeRunes)))))
 		shown++
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%s today and tomorrow. Times in %s.", plural(soon, "booking"), zoneName(loc, now, end))))

@@ -26,7 +26,7 @@ func listFlow() flow {
 	}
 	return flow{
 		commands: []command{
-			{name: "list", help: "upcoming bookings, each with a menu to cancel it or book the attendee again", run: func(b *Bot, later *jobs, c call) any {
+			{name: "list", help: "upcoming bookings, each with a menu to cancel it, book the attendee again or see its ID", run: func(b *Bot, later *jobs, c call) any {
 				list(b, later, c.reply, c.UserID, 0, listMark{})
 				return nil
 			}},
@@ -48,8 +48,7 @@ func listFlow() flow {
 					list(b, later, p.replace, p.user, n, listMark{})
 					return
 				}
-				id := p.a.Value
-				later.add("keep", func(context.Context) { p.replace(keptMessage(id)) })
+				later.add("keep", func(context.Context) { p.replace(keptMessage()) })
 			},
 		},
 	}
@@ -60,18 +59,19 @@ func listFlow() flow {
 func (b *Bot) cancelCommand(later *jobs, c call) any {
 	cmd := escape(c.Command)
 	if len(c.args) != 1 {
-		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", cmd, cmd)))
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (a booking's menu in `%s list` shows its ID).", cmd, cmd)))
 	}
 	id := c.args[0]
 	if err := booking.ValidateBookingID(id); err != nil {
-		return b.ephemeral(helpMessage(c.Command, "That is not a booking ID: "+escape(err.Error())+". Booking IDs are shown by `"+cmd+" list`."))
+		return b.ephemeral(helpMessage(c.Command, "That is not a booking ID: "+escape(err.Error())+". A booking's menu in `"+cmd+" list` shows its ID."))
 	}
 	later.add("cancel-confirm", func(ctx context.Context) { c.reply(b.cancelConfirmReply(ctx, c.UserID, id)) })
 	return nil
 }
 
 // cancelChosen answers cancel_booking: a Cancel button cancels; of a list
-// row's menu, Cancel… asks in the row and Book again opens the form.
+// row's menu, Cancel… asks in the row, Book again opens the form and
+// Booking ID says the ID to the person alone.
 func (b *Bot) cancelChosen(later *jobs, p press) {
 	if p.a.Type != slack.ActionType(slack.METOverflow) {
 		b.cancelPressed(later, p)
@@ -81,6 +81,10 @@ func (b *Bot) cancelChosen(later *jobs, p press) {
 	v := p.a.SelectedOption.Value
 	if meta, ok := strings.CutPrefix(v, bookAgain); ok {
 		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, p.cb.TriggerID, p.user, pickedMeta(meta), p.reply) })
+		return
+	}
+	if id, ok := strings.CutPrefix(v, showID); ok {
+		later.add("booking-id", func(context.Context) { p.reply(bookingIDMessage(id)) })
 		return
 	}
 	if !inList {
@@ -190,7 +194,7 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock(lock)
 		if inMessage {
-			replace(message{Text: "Cancelling booking " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling booking " + escape(id) + "…")}})
+			replace(message{Text: "Cancelling this booking…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling this booking…")}})
 		}
 		cal, err := b.calendarFor(ctx, user)
 		var res *booking.Result
@@ -321,21 +325,21 @@ func pageEnd(rows []booking.Booking) time.Time {
 	return end
 }
 
-// listRow is a booking on one line, under its day: time, event, attendee,
-// email and ID, as parts says them.
+// listRow is a booking on one line, under its day: time, event, attendee
+// and email, as parts says them. Its ID is behind the row's menu.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
-	return fmt.Sprintf("*%s* · %s · %s", hours(b.Start, b.End, loc),
-		parts(short(titleOf(b.EventType, types)), short(b.BookerName.String), address(b.BookerEmail.String)), bookingID(b.ID))
+	return fmt.Sprintf("*%s* · %s", hours(b.Start, b.End, loc),
+		parts(short(titleOf(b.EventType, types)), short(b.BookerName.String), address(b.BookerEmail.String)))
 }
 
-// bookingLine describes a booking: time, event, attendee and, quietly,
-// its ID; "—" where a legacy record has nothing.
+// bookingLine describes a booking by what people know it by: time, event
+// and attendee; "—" where a legacy record has nothing.
 func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
 	attendee := orMissing(short(b.BookerName.String))
 	if withEmail {
 		attendee += " · " + orMissing(address(b.BookerEmail.String))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, escape(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee)
 }
 
 // bookAgainMeta is what booking the attendee again fills in the form: the
@@ -344,13 +348,18 @@ func bookAgainMeta(b booking.Booking) modalMeta {
 	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
 }
 
-// bookAgain marks the row menu's "Book again" option; every other option
-// value is a booking ID, as the contract has it for cancel_booking.
-const bookAgain = "book-again:"
+// bookAgain marks the row menu's "Book again" option, and showID its
+// "Booking ID"; the Cancel… option's value is the booking ID, as the
+// contract has it for cancel_booking.
+const (
+	bookAgain = "book-again:"
+	showID    = "booking-id:"
+)
 
-// rowMenu is a list row's menu: Cancel…, which asks in the row, and Book
-// again, which opens the form with the event and attendee filled in. An ID
-// too long for an option's value gets the Cancel button instead.
+// rowMenu is a list row's menu: Cancel…, which asks in the row, Book
+// again, which opens the form with the event and attendee filled in, and
+// Booking ID, for search and support. An ID too long for an option's
+// value gets the Cancel button instead.
 func rowMenu(b booking.Booking) slack.BlockElement {
 	if utf8.RuneCountInString(b.ID) > 150 {
 		return cancelButton(b.ID)
@@ -366,7 +375,20 @@ func rowMenu(b booking.Booking) slack.BlockElement {
 			}
 		}
 	}
+	if v := showID + b.ID; utf8.RuneCountInString(v) <= 150 {
+		opts = append(opts, slack.NewOptionBlockObject(v, plain("Booking ID"), nil))
+	}
 	return slack.NewOverflowBlockElement(actionCancel, opts...)
+}
+
+// bookingIDMessage answers a row menu's Booking ID, to the person alone:
+// the ID, for search, support or `cancel`.
+func bookingIDMessage(id string) message {
+	text := "This booking's ID, for search, support or `cancel`: " + escape(id)
+	return message{Text: "Booking ID: " + escape(id), Blocks: []slack.Block{
+		section(text),
+		slack.NewActionBlock("booking_id_actions", upcomingButton()),
+	}}
 }
 
 // cancelConfirmMessage asks before cancelling; nothing is cancelled until
@@ -380,11 +402,12 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	case b != nil:
 		detail = bookingLine(*b, types, loc, true)
 	case listFull:
-		detail = fmt.Sprintf("It is not among the first %d upcoming bookings the API lists; it may be a later one.\nBooking %s", booking.MaxListed, escape(id))
+		// Only the ID the person typed names it.
+		detail = fmt.Sprintf("Booking %s is not among the next %d bookings, the most the booking service shows bookbot; it may be a later one.", escape(id), booking.MaxListed)
 	default:
 		text := "*Nothing to cancel.* This booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar. Cancelling it again would change nothing, so bookbot sends nothing."
 		return message{
-			Text: "Nothing to cancel: booking " + escape(id) + " is not among the upcoming bookings.",
+			Text: "Nothing to cancel: that booking is not among the upcoming bookings.",
 			Blocks: []slack.Block{
 				section(":information_source: " + text),
 				contextLine("Booking " + escape(id)),
@@ -395,7 +418,7 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	// The message asks already: its button needs no dialog asking again.
 	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)
 	return message{
-		Text: "Cancel booking " + escape(id) + "?",
+		Text: "Cancel this booking?",
 		Blocks: []slack.Block{
 			section("*Cancel this booking?*\n" + detail),
 			slack.NewActionBlock("cancel_confirm", cancel, button(actionKeep, "Keep it", id)),

@@ -202,7 +202,7 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 
 // noticeMessage is a booking's first notice, showing the booking as it is
 // now: new, moved since, or cancelled. Its fallback text begins with what
-// happened and holds the booking ID, so people can search for it.
+// happened; its metadata carries the booking's ID.
 func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.Time) message {
 	b := n.Booking
 	title := noticeTitle(n)
@@ -237,7 +237,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		Text: fallback,
 		Blocks: []slack.Block{
 			section(head + "\n" + timeLine + "\n" + attendee),
-			contextLine(by + " · " + bookingID(b.ID)),
+			contextLine(by),
 		},
 		Meta: noticeMeta(n),
 	}
@@ -259,7 +259,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 		return noticeMessage(n, zone, false, now)
 	}
 	fallback += ": " + noticeFallback(n, zone)
-	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(bookingID(b.ID))}, Meta: noticeMeta(n)}
+	return message{Text: fallback, Blocks: []slack.Block{section(text)}, Meta: noticeMeta(n)}
 }
 
 // nearWindow is how far ahead a cancel or a move is said in the channel
@@ -364,7 +364,7 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	blocks := []slack.Block{section(head + ": " + of)}
 	shown := near[:min(len(near), burstRows)]
 	if len(shown) > 0 {
-		lines, _ := burstLines(shown, zone, false, false, nil)
+		lines := burstLines(shown, zone, false, nil)
 		for _, s := range splitLines("", lines, 3000) {
 			blocks = append(blocks, section(s))
 		}
@@ -372,26 +372,27 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	var rest string
 	switch {
 	case len(shown) == len(ns):
-		rest = "Their booking IDs are in the thread."
+		rest = "The thread has them one by one."
 	case len(near) == 0:
-		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + " are in the thread, one line each."
 	case len(near) > len(shown):
-		rest = fmt.Sprintf("%d more today and tomorrow. All %s, with their booking IDs, are in the thread.", len(near)-len(shown), plural(len(ns), "change"))
+		rest = fmt.Sprintf("%d more today and tomorrow. All %s are in the thread, one line each.", len(near)-len(shown), plural(len(ns), "change"))
 	default:
-		rest = "All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+		rest = "All " + plural(len(ns), "change") + " are in the thread, one line each."
 	}
 	blocks = append(blocks, contextLine(rest))
 	return message{Text: text + ": " + of + ".", Blocks: blocks, Meta: &slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{"burst": true}}}
 }
 
 // burstList is every change of ns (in order of time), a line each under
-// its day, in as few thread replies as fit. The replies' fallback texts
-// name the bookings' IDs, so that a search for one finds its line, and
-// their metadata the IDs by kind of change (changesMeta).
+// its day, in as few thread replies as fit. Each reply's metadata names
+// the bookings of its lines by kind of change (changesMeta), so that a
+// search for one finds its line.
 func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message {
 	var of []*notices.Notice // each line's change, nil for a heading
-	lines, ids := burstLines(ns, zone, true, emails, &of)
+	lines := burstLines(ns, zone, emails, &of)
 	var out []message
+	told := 0 // changes in the replies before
 	for len(lines) > 0 {
 		var blocks []slack.Block
 		used, n := 0, 0
@@ -403,36 +404,32 @@ func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message 
 			used += len(s)
 			n += strings.Count(s, "\n") + 1
 		}
-		var named []string
-		for _, id := range ids[:n] {
-			if id != "" {
-				named = append(named, id)
-			}
-		}
 		var changes []notices.Notice
 		for _, n := range of[:n] {
 			if n != nil {
 				changes = append(changes, *n)
 			}
 		}
-		lines, ids, of = lines[n:], ids[n:], of[n:]
-		out = append(out, message{Text: "Booking changes, one line each: " + strings.Join(named, ", "), Blocks: blocks, Meta: changesMeta(changes)})
+		lines, of = lines[n:], of[n:]
+		text := fmt.Sprintf("Booking changes %d–%d of %d, one line each.", told+1, told+len(changes), len(ns))
+		if len(changes) == len(ns) {
+			text = "The " + plural(len(ns), "booking change") + ", one line each."
+		}
+		told += len(changes)
+		out = append(out, message{Text: text, Blocks: blocks, Meta: changesMeta(changes)})
 	}
 	return out
 }
 
 // burstLines are the lines of ns (in order of time): each day's heading,
-// then a line per change, ending with its booking's ID when withIDs (the
-// thread is where a burst's IDs are looked up); ids has each line's kind
-// and booking ID, as a notice's fallback text begins and holds them ("New
-// booking bk_1"), "" for a heading. With emails, a line shows the
-// attendee's email after their name (NOTIFY_INCLUDE_EMAILS). When of is
-// not nil, it gets each line's change, nil for a heading.
-func burstLines(ns []notices.Notice, zone *time.Location, withIDs, emails bool, of *[]*notices.Notice) (lines, ids []string) {
+// then a line per change. With emails, a line shows the attendee's email
+// after their name (NOTIFY_INCLUDE_EMAILS). When of is not nil, it gets
+// each line's change, nil for a heading.
+func burstLines(ns []notices.Notice, zone *time.Location, emails bool, of *[]*notices.Notice) (lines []string) {
 	last := ""
 	for i, n := range ns {
 		if d := n.Booking.Start.In(zone).Format(time.DateOnly); d != last {
-			lines, ids = append(lines, "*"+day(n.Booking.Start, zone)+"*"), append(ids, "")
+			lines = append(lines, "*"+day(n.Booking.Start, zone)+"*")
 			if of != nil {
 				*of = append(*of, nil)
 			}
@@ -445,12 +442,9 @@ func burstLines(ns []notices.Notice, zone *time.Location, withIDs, emails bool, 
 		if e := n.Booking.BookerEmail.String; emails && e != "" {
 			line += " · " + address(e)
 		}
-		if withIDs {
-			line += " · " + bookingID(n.Booking.ID)
-		}
-		lines, ids = append(lines, line), append(ids, noticeWord(n.Kind)+" "+escape(n.Booking.ID))
+		lines = append(lines, line)
 	}
-	return lines, ids
+	return lines
 }
 
 // noticeWord is the one word for a kind of change, wherever a notice names
@@ -466,8 +460,8 @@ func noticeWord(k notices.Kind) string {
 }
 
 // burstLine is one change under its day's heading: the time (struck when
-// cancelled), the kind, the event and the attendee. No email, no ID: the
-// line is one of many; the thread's lines add them.
+// cancelled), the kind, the event and the attendee. No email: the line is
+// one of many; the thread's lines add it.
 func burstLine(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
 	when := hours(b.Start, b.End, zone)
@@ -532,8 +526,8 @@ func noticeTitle(n notices.Notice) string {
 func noticeName(n notices.Notice) string { return short(orMissing(n.Booking.BookerName.String)) }
 
 // noticeFallback is what a notice's fallback text says after its kind:
-// the event, the time in bookbot's own formatting, the attendee and the ID.
+// the event, the time in bookbot's own formatting and the attendee.
 func noticeFallback(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
-	return short(orMissing(n.Title)) + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n) + " (booking " + escape(b.ID) + ")"
+	return short(orMissing(n.Title)) + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n)
 }

@@ -766,16 +766,12 @@ func withBooked(prefix, sep string, o offer.Offer, booked []offer.Use, loc *time
 }
 
 // bookedLines are a line for each of booked, its names clipped to n
-// characters (and its ID to 40, when n is shorter than a name's limit).
+// characters. The bookings' IDs are in the card's metadata.
 func bookedLines(o offer.Offer, booked []offer.Use, loc *time.Location, n int) []string {
 	out := make([]string, len(booked))
 	for i, u := range booked {
 		start, _ := time.Parse(time.RFC3339Nano, u.Start)
-		id := u.Booking
-		if n < maxNameRunes {
-			id = clip(id, 40)
-		}
-		out[i] = fmt.Sprintf("%s, %s, with %s (booked by %s) · %s", escape(clip(o.Title, n)), span(start, u.End, loc), escape(clip(u.Name, n)), mention(u.By), bookingID(id))
+		out[i] = fmt.Sprintf("%s, %s, with %s (booked by %s)", escape(clip(o.Title, n)), span(start, u.End, loc), escape(clip(u.Name, n)), mention(u.By))
 	}
 	return out
 }
@@ -786,10 +782,6 @@ func bookedLines(o offer.Offer, booked []offer.Use, loc *time.Location, n int) [
 func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time.Time) message {
 	booked := o.Booked()
 	lines := func(prefix, sep string) string { return withBooked(prefix, sep, o, booked, loc) }
-	ids := make([]string, len(booked))
-	for i, u := range booked {
-		ids[i] = "booking " + escape(u.Booking)
-	}
 	closed := o.Open(now)
 	switch {
 	case errors.Is(closed, offer.ErrUsedUp) && len(booked) == o.Max:
@@ -799,7 +791,10 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		}
 		first := booked[0]
 		start, _ := time.Parse(time.RFC3339Nano, first.Start)
-		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s) · %s", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By), strings.Join(ids, ", "))
+		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s)", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By))
+		if len(booked) > 1 {
+			fallback = fmt.Sprintf("Booked: %s, %s from %s's offer", plural(len(booked), "meeting"), short(o.Title), short(o.Name))
+		}
 		return message{Text: fallback, Meta: offerBookedMeta(o, booked), Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
 	case errors.Is(closed, offer.ErrUsedUp):
 		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s's offer of *%s* is taken; the booking is being made or checked.", short(o.Name), short(o.Title))
@@ -1040,8 +1035,8 @@ func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) messag
 func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *time.Location) message {
 	text := fmt.Sprintf("*Booked:* %s with %s, %s.\nThe invitation goes to %s.", short(o.Title), short(o.Name), span(bk.Start, bk.End, zone), address(email))
 	return message{
-		Text:   fmt.Sprintf("Booked: %s with %s, %s (booking %s)", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout), escape(bk.ID)),
-		Blocks: []slack.Block{section(":white_check_mark: " + text), contextLine(bookingID(bk.ID))},
+		Text:   fmt.Sprintf("Booked: %s with %s, %s", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout)),
+		Blocks: []slack.Block{section(":white_check_mark: " + text)},
 	}
 }
 
@@ -1049,10 +1044,9 @@ func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *t
 func offerBookedDM(o offer.Offer, bk booking.Booking, by, name, email string, loc *time.Location) message {
 	text := fmt.Sprintf(":white_check_mark: *Booked from your offer:* %s, %s, with %s (%s), booked by %s.", short(o.Title), span(bk.Start, bk.End, loc), short(name), address(email), mention(by))
 	return message{
-		Text: fmt.Sprintf("Booked from your offer: %s, %s, with %s (booking %s)", short(o.Title), bk.Start.In(loc).Format(momentLayout), short(name), escape(bk.ID)),
+		Text: fmt.Sprintf("Booked from your offer: %s, %s, with %s", short(o.Title), bk.Start.In(loc).Format(momentLayout), short(name)),
 		Blocks: []slack.Block{
 			section(text),
-			contextLine(bookingID(bk.ID)),
 			slack.NewActionBlock("offer_booked_actions", upcomingButton(), cancelButton(bk.ID)),
 		},
 	}

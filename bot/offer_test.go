@@ -97,7 +97,8 @@ func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
 		t.Errorf("POST /bookings form %v", f)
 	}
 	id := bookedFor(h, "grace@example.com")
-	if !strings.Contains(booked.Text, id) || len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
+	if e, p := metaOf(booked); e != "bookbot_offer_booked" || p["booking_id"] != id || p["booked_by"] != "UGRACE" || strings.Contains(booked.Text+textOf(booked.Blocks), id) ||
+		len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
 		t.Errorf("booked card %q:\n%s", booked.Text, booked.Blocks)
 	}
 	h.dm(ada, "Booked from your offer")

@@ -596,8 +596,8 @@ func startsIn(d time.Duration) string {
 }
 
 // reminderMessage is the direct message before a booking. Its fallback
-// text begins with "Reminder" and holds the booking ID, as the contract
-// has it.
+// text begins with "Reminder", as the contract has it, and its metadata
+// carries the booking's ID.
 func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Location, now time.Time) message {
 	bk := d.Booking
 	title := short(titleOf(bk.EventType, types))
@@ -611,7 +611,6 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	if name != "" {
 		text += " with " + name
 	}
-	text += " (booking " + escape(bk.ID) + ")"
 
 	head := ":alarm_clock: *Reminder*: " + what + " " + startsIn(bk.Start.Sub(now)) + "."
 	if d.Late {
@@ -624,7 +623,6 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	body := fmt.Sprintf("%s\n*%s*\n%s", head, span(bk.Start, bk.End, loc), with)
 	return message{Text: text, Meta: bookingMeta(eventReminder, bk), Blocks: []slack.Block{
 		section(body),
-		contextLine(bookingID(bk.ID)),
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
 			button(actionPersonalSettings, "Reminder settings…", ""),

@@ -601,21 +601,20 @@ func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types
 const minParts = 60
 
 // dayLines are a day's bookings, one line each under a heading that names
-// the day: time, event, attendee and ID. Together they keep to avail
-// bytes: the event and attendee are cut to share what the times and IDs
-// leave (keeping at least minParts); bookings past what fits are counted
-// in more.
+// the day: time, event and attendee. Together they keep to avail bytes:
+// the event and attendee are cut to share what the times leave (keeping
+// at least minParts); bookings past what fits are counted in more.
 func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
 	used := 0
 	for i, bk := range day {
-		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
+		fixed := hours(bk.Start, bk.End, loc) + "  " + " · "
 		budget := max(avail/len(day)-len(fixed), minParts)
 		title := orMissing(short(titleOf(bk.EventType, types)))
 		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
 		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
-		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		line := fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), title, name)
 		if !bk.EventType.Valid && bk.BookerName.String == "" {
-			line = fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), parts("", ""), bookingID(bk.ID))
+			line = fmt.Sprintf("%s  %s", hours(bk.Start, bk.End, loc), parts("", ""))
 		}
 		if used+len(line)+1 > avail {
 			return lines, len(day) - i

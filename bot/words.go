@@ -60,7 +60,6 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		case res.Reconciled:
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
-		small = bookingID(bk.ID)
 		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""),
 			button(actionNewBooking, "Book another", meta.Event), cancelMenu(bk.ID))
 	case res.Outcome == booking.AlreadyBooked:
@@ -127,11 +126,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		blocks = append(blocks, next)
 	}
 	// The notification says the headline with the data as it is: stripping
-	// the markup from the whole text would strip it from names and IDs too.
+	// the markup from the whole text would strip it from names too.
 	fallback := headline(text) + " " + title + " on " + start.In(requester).Format(momentLayout) + " for " + short(meta.Name)
-	if res != nil && res.Booking != nil {
-		fallback += " (booking " + escape(res.Booking.ID) + ")"
-	}
 	return message{Text: fallback, Blocks: blocks}
 }
 
@@ -158,17 +154,17 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 	// was not recorded yet did book it if the list shows it.
 	switch {
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. The booking service refused to book it again; nothing new was booked. %s", title, slotText, attendee, by, bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, by)
 	case bk != nil && bk.Start.Equal(start):
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. Nothing was sent. %s", title, slotText, attendee, by, bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. Nothing was sent.", title, slotText, attendee, by)
 	case p != nil && p.Outcome == "":
 		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
 	case p != nil && p.Outcome != booking.Confirmed:
 		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s. Nothing was sent. %s", title, attendee, slotText, by, moment(bk.Start, requester), bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s. Nothing was sent.", title, attendee, slotText, by, moment(bk.Start, requester))
 	default:
-		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s, and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time. %s", title, slotText, attendee, by, bookingID(p.BookingID))
+		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s, and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by)
 	}
 }
 
@@ -179,7 +175,7 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 // first, so a cancel it confirmed of a booking the list did not show
 // before is not called bookbot's doing: it may have changed nothing.
 func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
-	what, push := "This booking", "booking "+escape(id)
+	what, push := "This booking", "this booking"
 	if b := res.Booking; b != nil {
 		what = bookingWhat(*b, types, span(b.Start, b.End, loc))
 		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
@@ -208,10 +204,10 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 			actions = append([]slack.BlockElement{button(actionPickAnother, "Book again", pickValue(bookAgainMeta(*b)))}, actions...)
 		}
 	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonBeyondList:
-		head, push = "Cancelled", "booking "+escape(id)
+		head, push = "Cancelled", "the booking service answered that it is cancelled"
 		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them."
 	case res.Outcome == booking.Cancelled:
-		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
+		head, push = "Cancel answered", "the booking was not among the upcoming bookings, so it may have been cancelled already"
 		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
 	case res.Outcome == booking.NotFound:
 		head = "Not found"
@@ -235,7 +231,6 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		Text: head + ": " + push + ".",
 		Blocks: []slack.Block{
 			section(text),
-			contextLine(bookingID(id)),
 			slack.NewActionBlock("cancel_outcome", actions...),
 		},
 	}
@@ -370,9 +365,11 @@ func domainOf(email string) string {
 }
 
 // keptMessage answers "Keep it" on a cancel confirmation.
-func keptMessage(id string) message {
-	text := fmt.Sprintf("Kept: booking %s is not cancelled.", code(id))
-	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
+func keptMessage() message {
+	return message{Text: "Kept: nothing was cancelled.", Blocks: []slack.Block{
+		section(":ok_hand: *Kept.* Nothing was cancelled."),
+		slack.NewActionBlock("kept_actions", upcomingButton()),
+	}}
 }
 
 // said is an error bookbot words for the person it answers; any other
