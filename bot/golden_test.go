@@ -433,13 +433,13 @@ func goldenCases() []goldenCase {
 	// What a create did.
 	meta := goldenMeta()
 	create := func(name string, res *booking.Result, err error) {
-		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, types, goldenPage))
+		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, now, types, goldenPage))
 	}
 	create("confirmed", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}, nil)
 	create("confirmed_reconciled", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_`tick`_*bold*"), Verified: true, Reconciled: true}, nil)
 	long := meta
 	long.Name, long.Note = goldenLongName, strings.Repeat("note ", 400)
-	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, types, goldenPage))
+	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, now, types, goldenPage))
 	create("dry_run", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "POST", Path: "/api/v1/bookings", Form: url.Values{
 		"event_type": {meta.Event}, "start": {meta.Start}, "end": {"2026-03-24T08:30:00Z"},
 		"name": {meta.Name}, "email": {meta.Email}, "booker_tz": {meta.TZ}, "q:booking-note": {meta.Note},
@@ -462,7 +462,7 @@ func goldenCases() []goldenCase {
 	create("refused_blocked", &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(http.StatusForbidden)}, nil)
 	noNote := meta
 	noNote.Note = ""
-	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, types, goldenPage))
+	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, now, types, goldenPage))
 	create("not_booked_unstated", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(0)}, nil)
 	create("not_confirmed", &booking.Result{Outcome: booking.NotConfirmed}, nil)
 	create("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusBadRequest, Message: "invalid <!here>"}}, nil)
@@ -477,7 +477,7 @@ func goldenCases() []goldenCase {
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
-	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, types, goldenPage))
+	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, now, types, goldenPage))
 	create("unknown", &booking.Result{Outcome: booking.Unknown}, nil)
 	create("not_sent", nil, &booking.TransportError{Endpoint: "GET /bookings", Timeout: true, Err: errors.New("i/o timeout")})
 	create("not_sent_unexpected_error", nil, errors.New("journal: disk full <!here>"))
@@ -591,21 +591,21 @@ func goldenCases() []goldenCase {
 	fixed("reminder_legacy", rowsFree, reminderMessage(reminder(list[4], time.Hour), types, berlin, list[4].Start.Add(-30*time.Second)))
 	tomorrowDate := personal.Date{Year: 2026, Month: time.March, Day: 24}
 	agendaDue := personal.Due{Kind: personal.AgendaKind, User: "U012ADA", Key: "k", Day: tomorrowDate, At: goldenAt(24, 8, 0), Bookings: list[2:5]}
-	fixed("agenda", rowsDated, agendaMessage(goldenCmd, agendaDue, types, berlin))
-	fixed("agenda_empty", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: tomorrowDate, At: goldenAt(24, 8, 0)}, types, berlin))
+	fixed("agenda", rowsDated, agendaMessage(agendaDue, types, berlin))
+	fixed("agenda_empty", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: tomorrowDate, At: goldenAt(24, 8, 0)}, types, berlin))
 	lateAgenda := agendaDue
 	lateAgenda.Late = true
-	fixed("agenda_late", rowsDated, agendaMessage(goldenCmd, lateAgenda, types, berlin))
+	fixed("agenda_late", rowsDated, agendaMessage(lateAgenda, types, berlin))
 	busy := goldenBusyDay()
-	fixed("agenda_incomplete", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: personal.Date{Year: 2026, Month: time.March, Day: 23}, At: goldenAt(23, 7, 0), Bookings: busy, Incomplete: true}, types, berlin))
+	fixed("agenda_incomplete", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: personal.Date{Year: 2026, Month: time.March, Day: 23}, At: goldenAt(23, 7, 0), Bookings: busy, Incomplete: true}, types, berlin))
 	dstDate := personal.Date{Year: 2026, Month: time.March, Day: 29}
-	fixed("agenda_clocks_go_forward", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: dstDate, At: goldenAt(29, 8, 0), Bookings: list[7:]}, types, berlin))
+	fixed("agenda_clocks_go_forward", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: dstDate, At: goldenAt(29, 8, 0), Bookings: list[7:]}, types, berlin))
 
 	// `today`.
-	fixed("today", rowsDated, todayMessage(goldenCmd, list, types, berlin, now))
-	fixed("today_new_york", rowsDated, todayMessage(goldenCmd, list, types, goldenNewYork, now))
-	fixed("today_empty", rowsDated, todayMessage(goldenCmd, nil, types, berlin, now))
-	fixed("today_busy_day", rowsDated, todayMessage(goldenCmd, busy, types, berlin, now))
+	fixed("today", rowsDated, todayMessage(list, types, berlin, now))
+	fixed("today_new_york", rowsDated, todayMessage(list, types, goldenNewYork, now))
+	fixed("today_empty", rowsDated, todayMessage(nil, types, berlin, now))
+	fixed("today_busy_day", rowsDated, todayMessage(busy, types, berlin, now))
 
 	// `remind` and `agenda`: what they say.
 	next := reminderNext{at: list[1].Start.Add(-15 * time.Minute), booking: &list[1], types: types}
@@ -713,19 +713,19 @@ func goldenCases() []goldenCase {
 		return viewDoc(bookingForm(form{meta: modalMeta{Zone: "Europe/Berlin"}, types: types[4:], requester: berlin, now: now, page: goldenPage}))
 	})
 	add("pending", rowsFree, func(*testing.T) []goldenDoc {
-		return viewDoc(*pendingView(meta, berlin, types))
+		return viewDoc(*pendingView(meta, berlin, now, types))
 	})
 	add("pending_no_time", rowsFree, func(*testing.T) []goldenDoc {
 		m := meta
 		m.Start = "later <!here>"
-		return viewDoc(*pendingView(m, berlin, types))
+		return viewDoc(*pendingView(m, berlin, now, types))
 	})
 	add("outcome_view", rowsFree, func(*testing.T) []goldenDoc {
 		res := &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}
-		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, now, types, goldenPage)))
 	})
 	add("outcome_view_unknown", rowsFree, func(*testing.T) []goldenDoc {
-		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, now, types, goldenPage)))
 	})
 
 	// Live notices: a booking's first notice, its state after a move or a
@@ -1016,6 +1016,14 @@ var (
 	// goldenIDSpan is a booking ID as a code span: every booking of the
 	// cases has an ID that begins bk_.
 	goldenIDSpan = regexp.MustCompile("`bk_[^`]*`")
+	// goldenOnDay is "on" before a day Slack's token writes as "Today" or
+	// "Tomorrow": "Consultation on Tomorrow 09:00".
+	goldenOnDay = regexp.MustCompile(`\bon (<!date\^\d+\^\{date_short_pretty\}|Today\b|Tomorrow\b)`)
+	// goldenOwnDay is a day in bookbot's own words, "Thu 26 Mar", and
+	// goldenSlackDay a token Slack writes a day in, "Mar 26, 2026": a
+	// message says days one way.
+	goldenOwnDay   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b`)
+	goldenSlackDay = regexp.MustCompile(`<!date\^\d+\^[^|]*\{date`)
 	// goldenBookingID is a booking ID as the cases have them: bk_…, or a
 	// UUID as the booking service gives them.
 	goldenBookingID = regexp.MustCompile("bk_[A-Za-z0-9_*`ˋ]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -1062,6 +1070,39 @@ func goldenMetaEvent(name string) string {
 		}
 	}
 	return ""
+}
+
+// goldenRowCap is the most bookings the case's i-th doc may show a line
+// of, 0 for no cap: today and the agenda show the day's first, and the
+// digest's message in the channel its first, on a phone without scrolling
+// far; the rest are a press away, or in the thread.
+func goldenRowCap(name string, i int) int {
+	switch {
+	case strings.HasPrefix(name, "today"), strings.HasPrefix(name, "agenda"), strings.HasPrefix(name, "realistic_today"), strings.HasPrefix(name, "realistic_agenda"):
+		return dayRows
+	case (strings.HasPrefix(name, "digest") || strings.HasPrefix(name, "realistic_digest")) && i == 0:
+		return digestRows
+	}
+	return 0
+}
+
+// goldenRowCount is how many bookings blocks show a line of: the lines of
+// sections that start with a time.
+func goldenRowCount(blocks []any) int {
+	n := 0
+	for _, b := range goldenObjects(blocks) {
+		if b["type"] != "section" {
+			continue
+		}
+		raw, _ := b["text"].(map[string]any)
+		text, _ := raw["text"].(string)
+		for line := range strings.SplitSeq(text, "\n") {
+			if strings.HasPrefix(line, "<!date^") || strings.HasPrefix(line, "*<!date^") || strings.HasPrefix(line, "~<!date^") {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // goldenMustAct reports whether the case is an outcome a person must act
@@ -1231,6 +1272,11 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 				fail("a burst's summary takes %d blocks and %d characters; at most %d and %d", n, size, goldenBurstBlocks, goldenBurstText)
 			}
 		}
+		if limit := goldenRowCap(c.name, i); limit > 0 {
+			if n := goldenRowCount(blocks); n > limit {
+				fail("shows %d bookings; at most %d, and how many more", n, limit)
+			}
+		}
 		if n := goldenPrimaries(blocks); n > 1 {
 			fail("%d primary buttons; at most one, the step most people take", n)
 		}
@@ -1248,9 +1294,22 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			}
 		}
 
+		if m := goldenOnDay.FindString(d.text); m != "" {
+			fail("notification text says %q: Slack writes the day as Today or Tomorrow", m)
+		}
 		total := 0
+		var ownDay, slackDay string
 		goldenTexts(blocks, func(obj map[string]any, s string) {
 			total += utf8.RuneCountInString(s)
+			if m := goldenOnDay.FindString(s); m != "" {
+				fail("says %q: Slack writes the day as Today or Tomorrow, so it reads \"on Tomorrow\": %q", goldenTokens(m), goldenClip(goldenTokens(s)))
+			}
+			if m := goldenOwnDay.FindString(goldenToken.ReplaceAllString(s, "")); m != "" && ownDay == "" {
+				ownDay = m
+			}
+			if m := goldenSlackDay.FindString(s); m != "" && slackDay == "" {
+				slackDay = goldenClip(goldenTokens(s))
+			}
 			// A time is said once, as a date token: beside it, the same
 			// time as text reads as another time to whoever sees the
 			// token as 2:00 PM.
@@ -1294,6 +1353,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 				fail("mrkdwn text holds a broken entity or a bare &: %q", goldenClip(s))
 			}
 		})
+		if ownDay != "" && slackDay != "" {
+			fail("says days two ways: %q in bookbot's words, and in a date token Slack writes as \"Mar 26, 2026\" or \"Tomorrow\": %q", ownDay, slackDay)
+		}
 		if d.kind == "message" && total > 12000 {
 			fail("%d characters of text in all, over 12,000", total)
 		}

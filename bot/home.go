@@ -160,16 +160,16 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 	default:
 		if s.Remind > 0 {
 			lines = append(lines, ":alarm_clock: Reminders: a direct message "+leadWords(s.Remind)+" before each booking on the calendar.")
-			if at, _ := personal.NextReminder(s, list, now); listErr == nil && !at.IsZero() {
-				next = append(next, "Next reminder: "+moment(at, loc))
+			if t, _ := personal.NextReminder(s, list, now); listErr == nil && !t.IsZero() {
+				next = append(next, "Next reminder: "+at(t, now, loc, false))
 			}
 		} else {
 			lines = append(lines, ":no_bell: Reminders: off.")
 		}
 		if s.Agenda != nil {
 			lines = append(lines, ":sunrise: Agenda: the day's bookings in a direct message, "+agendaWords(*s.Agenda)+" "+yourZone(loc, d.known)+".")
-			if at := personal.NextAgenda(s, loc, now); d.known && !at.IsZero() {
-				next = append(next, "Next agenda: "+day(at, loc))
+			if t := personal.NextAgenda(s, loc, now); d.known && !t.IsZero() {
+				next = append(next, "Next agenda: "+dayName(t, now, loc))
 			}
 		} else {
 			lines = append(lines, ":no_bell: Agenda: off.")

@@ -34,6 +34,10 @@ func listFlow() flow {
 		},
 		actions: map[string]func(*Bot, *jobs, press){
 			actionShowList: func(b *Bot, later *jobs, p press) { list(b, later, p.reply, p.user, 0, listMark{}) },
+			actionListFrom: func(b *Bot, later *jobs, p press) {
+				n, _ := strconv.Atoi(p.a.Value)
+				list(b, later, p.reply, p.user, n, listMark{})
+			},
 			actionListPage: page,
 			actionListPrev: page,
 			actionCancel:   (*Bot).cancelChosen,

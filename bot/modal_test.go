@@ -100,7 +100,7 @@ func TestBookingModalFullFlow(t *testing.T) {
 	if strings.Contains(text, bk.ID) {
 		t.Errorf("the outcome shows the booking's ID:\n%s", text)
 	}
-	for _, s := range []string{"Mon 23 Mar, 11:15–11:30 CET", "Mon 23 Mar, 06:15–06:30 EDT (America/New_York)", "Grace &lt;!here&gt; Hopper (grace@example.com)"} {
+	for _, s := range []string{"*Your time:* today, 11:15–11:30 CET", "*Attendee's time:* 06:15–06:30 EDT, in America/New_York", "Grace &lt;!here&gt; Hopper (grace@example.com)"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("outcome lacks %q:\n%s", s, text)
 		}

@@ -283,7 +283,7 @@ func TestOfferUnclearNamesTheEventTypeByItsTitle(t *testing.T) {
 	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
 	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
 	dm := h.dm(ada, "Probably not booked")
-	if text := textOf(dm.Blocks); !strings.Contains(text, "Intro call on") || strings.Contains(text, "intro-call") {
+	if text := textOf(dm.Blocks); !strings.Contains(text, "Intro call today at") || strings.Contains(text, "intro-call") {
 		t.Errorf("the offerer's message names the event otherwise:\n%s", text)
 	}
 }

@@ -226,7 +226,7 @@ func (b *Bot) SendReminder(ctx context.Context, d personal.Due, loc *time.Locati
 // times in loc. An error that proves Slack did not post it wraps
 // personal.ErrNotSent.
 func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location) error {
-	return b.sendPersonal(ctx, d.User, agendaMessage(b.cfg.Command, d, b.titlesFor(ctx, d.User), loc))
+	return b.sendPersonal(ctx, d.User, agendaMessage(d, b.titlesFor(ctx, d.User), loc))
 }
 
 // sendPersonal posts m to the person (chat.postMessage to a user ID is
@@ -633,7 +633,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 
 // agendaMessage is the direct message of a person's day. Its fallback text
 // begins with "Agenda", as the contract has it.
-func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *time.Location) message {
+func agendaMessage(d personal.Due, types []booking.EventType, loc *time.Location) message {
 	day := time.Date(d.Day.Year, d.Day.Month, d.Day.Day, 12, 0, 0, 0, time.UTC).Format(dayLayout)
 	text := "Agenda for " + day + ": no bookings."
 	if n := len(d.Bookings); n > 0 {
@@ -644,5 +644,5 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	if d.Late {
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
+	return message{Text: text, Blocks: dayBlocks("Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
 }

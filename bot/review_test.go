@@ -116,7 +116,7 @@ func TestLaterPressesNameTheEventTypeByItsTitle(t *testing.T) {
 	rechecked := h.waitMessage("Check again from the DM", func(m slacktest.Message) bool {
 		return m.Kind == "response_url" && m.OriginalTS == unclear.TS
 	})
-	if text := textOf(rechecked.Blocks); !strings.Contains(text, "Intro call on") || strings.Contains(text, "intro-call") {
+	if text := textOf(rechecked.Blocks); !strings.Contains(text, "Intro call today at") || strings.Contains(text, "intro-call") {
 		t.Errorf("Check again names the event otherwise:\n%s", text)
 	}
 	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
