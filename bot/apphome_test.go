@@ -36,7 +36,7 @@ func TestAppHome(t *testing.T) {
 			t.Errorf("home shows the ID %s", b.ID)
 		}
 	}
-	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow, Tue 24 Mar*", "09:00–09:15 CET  Intro call · Ada Lovelace", "more upcoming"} {
+	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow, Tue 24 Mar*", "09:00–09:15 CET  Intro call · Ada Lovelace", fmt.Sprintf("*%d more* after tomorrow.", len(upcoming(h))-soon)} {
 		if !strings.Contains(text, s) {
 			t.Errorf("home lacks %q:\n%s", s, text)
 		}
@@ -74,8 +74,11 @@ func TestAppHomeBusyDayKeepsToABudget(t *testing.T) {
 	if len(rows) != 15 {
 		t.Errorf("%d rows, want 15:\n%s", len(rows), text)
 	}
-	if !regexp.MustCompile(`\+\d+ more upcoming`).MatchString(text) || len(elements(home.Blocks, "show_list")) != 1 {
-		t.Errorf("home does not say how many more, with Upcoming bookings:\n%s", text)
+	// The rows shown, those not shown today and tomorrow, and those after
+	// them add up to the list.
+	more := regexp.MustCompile(`\*(\d+) more\* today and tomorrow, and \*(\d+)\* after that\.`).FindStringSubmatch(text)
+	if more == nil || len(rows)+atoi(more[1])+atoi(more[2]) != len(upcoming(h)) || len(elements(home.Blocks, "show_list")) != 1 {
+		t.Errorf("home does not say how many more, in numbers that add up to the %d upcoming, with Upcoming bookings:\n%s", len(upcoming(h)), text)
 	}
 	if n := len(decodeJSON(home.Blocks).([]any)); n > 40 {
 		t.Errorf("%d blocks", n)

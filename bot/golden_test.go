@@ -1236,6 +1236,10 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			if n, size := len(blocks), goldenTextBytes(blocks); n > goldenHomeBlocks || size > goldenHomeText {
 				fail("App Home takes %d blocks and %d characters; at most %d and %d", n, size, goldenHomeBlocks, goldenHomeText)
 			}
+			// What to do comes first, not a screenful down.
+			if raw, _ := json.Marshal(blocks[:min(3, len(blocks))]); !strings.Contains(string(raw), `"type":"button"`) {
+				fail("App Home's first three blocks hold no button")
+			}
 		default:
 			blocks, _ = goldenJSON(d.blocks).([]any)
 			breaches = slacktest.ValidateMessage(d.text, blocks)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -590,4 +591,9 @@ func metaOf(m slacktest.Message) (string, map[string]any) {
 func carriesBooking(m slacktest.Message, event, id string) bool {
 	e, p := metaOf(m)
 	return e == event && p["booking_id"] == id
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

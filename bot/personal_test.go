@@ -403,8 +403,8 @@ func TestSettingsModalRoundTrip(t *testing.T) {
 	}
 }
 
-// App Home is the person's desk: their bookings, then their reminders and
-// agenda with a way to change them, then the actions.
+// App Home is the person's desk: what to do first, then their bookings,
+// then their reminders and agenda with a way to change them.
 func TestAppHomeDesk(t *testing.T) {
 	t.Parallel()
 	h, _ := newPersonalHarness(t)
@@ -415,9 +415,9 @@ func TestAppHomeDesk(t *testing.T) {
 	}
 	home := h.waitView("Ada's desk", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
 	text := textOf(home.Blocks)
-	bookings, desk, actions := strings.Index(text, "Intro call · Ada Lovelace"), strings.Index(text, "Your reminders and agenda"), strings.Index(text, "New booking")
-	if bookings < 0 || desk < 0 || actions < 0 || bookings > desk || desk > actions {
-		t.Errorf("the desk is not bookings, settings, actions:\n%s", text)
+	actions, bookings, desk := strings.Index(text, "New booking"), strings.Index(text, "Intro call · Ada Lovelace"), strings.Index(text, "Your reminders and agenda")
+	if bookings < 0 || desk < 0 || actions < 0 || actions > bookings || bookings > desk {
+		t.Errorf("the desk is not actions, bookings, settings:\n%s", text)
 	}
 	// App Home names its days in bookbot's words, as its headings do.
 	for _, want := range []string{"15 minutes before each booking", "every weekday (Monday to Friday) at 08:00 in Europe/Berlin", "Next reminder: tomorrow at 08:45 CET", "Next agenda: tomorrow"} {
