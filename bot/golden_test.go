@@ -503,6 +503,8 @@ func goldenCases() []goldenCase {
 	cancel("unknown", &booking.Result{Outcome: booking.Unknown, Booking: &list[0]})
 	cancel("unknown_not_listed", &booking.Result{Outcome: booking.Unknown})
 	fixed("kept", rowsFree, keptMessage())
+	fixed("cancelling", rowsFree, cancellingMessage(&list[3], types, berlin, now))
+	fixed("cancelling_not_listed", rowsFree, cancellingMessage(nil, types, berlin, now))
 	fixed("booking_id", rowsFree, bookingIDMessage("a2972a0c-5697-4400-90ba-c80b6a7d56fc"))
 
 	// Refusals, help and errors.
@@ -1038,7 +1040,7 @@ func goldenNoIDs(name string) bool {
 	if name == "cancel_confirm_not_found" || name == "cancel_confirm_list_full" {
 		return false
 	}
-	for _, p := range []string{"list", "today", "agenda", "home_", "notice_", "reminder", "create_", "cancel_", "offer_", "kept", "outcome_view", "pending", "realistic_"} {
+	for _, p := range []string{"list", "today", "agenda", "home_", "notice_", "reminder", "create_", "cancel_", "cancelling", "offer_", "kept", "outcome_view", "pending", "realistic_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -182,9 +183,11 @@ func listPage(blockID string) (int, bool) {
 
 // cancelPressed cancels a booking once a Cancel booking button is pressed. A
 // double click finds the first press already cancelling and does nothing.
-// Pressed in the list, the list comes back with the booking struck
-// through, or with what happened above the rows; elsewhere the outcome
-// replaces the message.
+// While the booking service works, the message says what is being
+// cancelled: its event, attendee and time, as the list read before the
+// cancel shows them. Pressed in the list, the list comes back with the
+// booking struck through, or with what happened above the rows; elsewhere
+// the outcome replaces the message.
 func (b *Bot) cancelPressed(later *jobs, p press) {
 	user, id, replace := p.user, p.a.Value, p.replace
 	inMessage, inHome := p.cb.ResponseURL != "", p.inHome()
@@ -197,20 +200,31 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 	}
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock(lock)
-		if inMessage {
-			replace(message{Text: "Cancelling this booking…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling this booking…")}})
-		}
 		cal, err := b.calendarFor(ctx, user)
 		var res *booking.Result
+		var types []booking.EventType
+		loc := b.users.zone(ctx, user)
+		// The interim message goes while the cancel is sent, and before
+		// the outcome replaces it.
+		var interim sync.WaitGroup
 		if err == nil {
-			res, err = cal.Cancel(booking.WithActor(ctx, user), id)
+			types = b.titles(ctx, cal)
+			cctx := booking.WithActor(ctx, user)
+			if inMessage {
+				cctx = booking.WithListed(cctx, func(bk *booking.Booking) {
+					m := cancellingMessage(bk, types, loc, b.cfg.Now())
+					interim.Go(func() { replace(m) })
+				})
+			}
+			res, err = cal.Cancel(cctx, id)
 		}
+		interim.Wait()
 		var m message
 		if err != nil {
 			m = b.failed("Nothing was cancelled", err, upcomingButton())
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
-			m = cancelOutcomeMessage(id, user, res, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
+			m = cancelOutcomeMessage(id, user, res, types, loc, b.cfg.Now())
 		}
 		if page, ok := listPage(p.a.BlockID); ok && cal != nil {
 			m = b.listAfterCancel(ctx, cal, user, page, res, m)
@@ -221,6 +235,19 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 			b.publishHome(ctx, user)
 		}
 	})
+}
+
+// cancellingMessage stands in a message whose Cancel was pressed while
+// the booking service works: what is being cancelled, as the list shows
+// bk (nil: it does not), by event, attendee and time.
+func cancellingMessage(bk *booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
+	if bk == nil {
+		return message{Text: "Cancelling this booking…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling this booking…")}}
+	}
+	return message{
+		Text:   "Cancelling: " + bookingWhat(*bk, types, dayTime(bk.Start, now, loc)) + "…",
+		Blocks: []slack.Block{section(":hourglass_flowing_sand: *Cancelling:* " + bookingWhat(*bk, types, spanAt(bk.Start, bk.End, now, loc)) + "…")},
+	}
 }
 
 // listMark is what a list page shows besides the bookings: a booking just

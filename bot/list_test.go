@@ -483,3 +483,24 @@ func TestUnclearCancelChecksAgain(t *testing.T) {
 		t.Errorf("%d cancels sent, want the one", n)
 	}
 }
+
+// While the booking service works on a cancel, the message the Cancel
+// was pressed in says what is being cancelled, by event, attendee and
+// time, not by ID; the outcome then takes its place.
+func TestCancellingSaysWhatItCancels(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000003"
+	h.slash(ada, "cancel "+id)
+	m := h.reply(ada, "Cancel this booking?")
+	release := h.sb.HoldNext(bookingtest.EndpointCancelBooking)
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(m)))
+	working := h.waitMessage("cancelling", func(x slacktest.Message) bool {
+		return x.Kind == "response_url" && x.ReplaceOriginal && strings.HasPrefix(x.Text, "Cancelling")
+	})
+	release()
+	if text := textOf(working.Blocks); !strings.Contains(text, "*Cancelling:* Deep dive with Alan Turing, tomorrow, 14:00–15:00 CET…") || strings.Contains(text+working.Text, id) {
+		t.Errorf("while cancelling: %q\n%s", working.Text, text)
+	}
+	h.reply(ada, "Cancelled: Deep dive with Alan Turing")
+}
