@@ -1112,7 +1112,8 @@ func goldenRowCount(blocks []any) int {
 func goldenMustAct(name string) bool {
 	for _, p := range []string{"error", "refusal_contact", "list_empty", "slots_none", "types_none", "today_empty", "agenda_empty",
 		"home_empty", "home_error", "home_desk_bookings_error", "cancel_", "create_", "help_problem", "help_unknown_command", "remind_list_error",
-		"offer_refused_not_named", "offer_refused_booked", "offer_refused_withdrawn", "offer_refused_expired", "offer_card_withdrawn", "offer_card_expired", "offer_unclear"} {
+		"offer_refused_not_named", "offer_refused_booked", "offer_refused_withdrawn", "offer_refused_expired", "offer_card_withdrawn", "offer_card_expired", "offer_unclear",
+		"offer_not_booked", "offer_guest_cancel_", "offer_not_yours", "offer_outcome_not_booked"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -33,6 +33,8 @@ func offerFlow() flow {
 			actionOfferPick:     (*Bot).offerSlotPressed,
 			actionOfferMore:     (*Bot).offerMorePressed,
 			actionOfferWithdraw: (*Bot).offerWithdrawPressed,
+			actionOfferRetry:    (*Bot).offerSlotPressed,
+			actionOfferCancel:   (*Bot).offerCancelPressed,
 		},
 		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
 			callbackOfferBook: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitOffer(later, cb) },
@@ -283,9 +285,9 @@ func (b *Bot) replaceCard(ctx context.Context, responseURL string, m message) {
 	}
 }
 
-// offerSlotPressed answers a time on the card, or one picked among "More
-// times": the form to book it, with the clicker's name, email and zone
-// from their Slack profile.
+// offerSlotPressed answers a time on the card, one picked among "More
+// times", or Try again on a time not booked: the form to book it, with the
+// clicker's name, email and zone from their Slack profile.
 func (b *Bot) offerSlotPressed(later *jobs, p press) {
 	value := p.a.Value
 	if p.a.ActionID == actionOfferPick {
@@ -296,6 +298,9 @@ func (b *Bot) offerSlotPressed(later *jobs, p press) {
 		return
 	}
 	card, viewID := p.cb.ResponseURL, ""
+	if p.a.ActionID == actionOfferRetry {
+		card = "" // pressed on an outcome, not on the card: the form's own tells where the card is
+	}
 	if p.inModal() {
 		meta, ours := b.offerMetaOf(p.cb.View)
 		if !ours || meta.Offer != id {
@@ -450,7 +455,7 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 		// person and the card gets its own.
 		ctxReport, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
 		defer cancel()
-		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m))), pending.ExternalID); err != nil {
+		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m, meta))), pending.ExternalID); err != nil {
 			b.log.Info("offer outcome view not shown (modal closed?)", "err", slackErr(err))
 			b.dm(ctxReport, user, m)
 		}
@@ -494,7 +499,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		b.log.Info("offer time held by another form", "offer", meta.Offer, "user", user)
 		return offerTakenMessage(), b.freshCard(ctx, meta.Offer)
 	case err != nil:
-		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
+		return b.failed("Nothing was booked: bookbot could not read the offer", err, button(actionOfferRetry, "Try again", offerValue(meta.Offer, meta.Start))), nil
 	}
 	refresh := func(slots []booking.Slot) *message {
 		o, err := b.cfg.Offers.Get(ctx, o.ID)
@@ -507,12 +512,12 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.offerFailed(ctx, o, user, "Nothing was booked", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "its calendar could not be reached", err), nil
 	}
 	slots, err := cal.Slots(ctx, o.Event)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.offerFailed(ctx, o, user, "Nothing was booked: the time could not be checked", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "the time could not be checked", err), nil
 	}
 	slot, free := shownSlots{slots: slots}.find(meta.Start)
 	if !free {
@@ -528,7 +533,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 			return b.failed("Not booked", errOfferTimeGivenBack), b.freshCard(ctx, o.ID)
 		}
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked: bookbot could not record that it was booking it", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "bookbot could not record that it was booking it", err), nil
 	}
 	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
 	if res != nil {
@@ -577,17 +582,19 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
 		card = refresh(withoutTaken(slots, o))
 	}
-	return offerNotBookedMessage(o, res, err), card
+	return offerNotBookedMessage(o, meta.Start, res, err, zone, now), card
 }
 
-// offerFailed is what someone booking from o is told when what went wrong
-// is err: in their words when it is o's calendar's problem, which is its
-// offerer's to fix (turnedAway), else as failed says it.
-func (b *Bot) offerFailed(ctx context.Context, o offer.Offer, user, what string, err error) message {
+// offerNotSent is what someone booking o's time start is told when
+// nothing was sent because of err (why, for the log): in their words when
+// it is o's calendar's problem, which is its offerer's to fix
+// (turnedAway), else what was not booked, why, and Try again.
+func (b *Bot) offerNotSent(ctx context.Context, o offer.Offer, user, start string, zone *time.Location, why string, err error) message {
 	if m, ok := b.turnedAway(ctx, o, user, err); ok {
 		return m
 	}
-	return b.failed(what, err)
+	b.log.Warn("nothing was booked from an offer: "+why, "offer", o.ID, "user", user, "err", err)
+	return offerNotBookedMessage(o, start, nil, err, zone, b.cfg.Now())
 }
 
 // turnedAway says, when err means o's calendar cannot be booked on now,
@@ -939,14 +946,16 @@ func offerPendingView(name string) *slack.ModalViewRequest {
 	}
 }
 
-// offerOutcomeView shows what happened in the form.
-func offerOutcomeView(m message) slack.ModalViewRequest {
+// offerOutcomeView shows what happened in the form; meta, signed as the
+// form's was, lets its Try again open the form in its place.
+func offerOutcomeView(m message, meta offerMeta) slack.ModalViewRequest {
 	return slack.ModalViewRequest{
-		Type:       slack.VTModal,
-		CallbackID: callbackOfferBook,
-		Title:      plain("Book a time"),
-		Close:      plain("Done"),
-		Blocks:     slack.Blocks{BlockSet: m.Blocks},
+		Type:            slack.VTModal,
+		CallbackID:      callbackOfferBook,
+		Title:           plain("Book a time"),
+		Close:           plain("Done"),
+		Blocks:          slack.Blocks{BlockSet: m.Blocks},
+		PrivateMetadata: meta.encode(),
 	}
 }
 
@@ -990,7 +999,10 @@ func oneEachMessage(o offer.Offer, u offer.Use, loc *time.Location) message {
 		when = ", " + span(start, u.End, loc)
 	}
 	text := "You already booked a meeting from this offer" + when + ": nothing was sent. " + next
-	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{section(":information_source: " + text)}}
+	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{
+		section(":information_source: " + text),
+		slack.NewActionBlock("offer_booked_actions", offerCancelButton(o.ID, u.Booking, "Cancel your booking…")),
+	}}
 }
 
 func offerTakenMessage() message {
@@ -1003,40 +1015,59 @@ func offerUnclearMessage(o offer.Offer) message {
 	return message{Text: "Not sure it was booked: " + short(o.Name) + " will check.", Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
-func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) message {
+// offerNotBookedMessage tells whoever booked from o what was not booked
+// (the time start, in zone where now is), why, and what to do next: Try
+// again, which opens the form for the same time, where another try may
+// go through, and else whom to ask.
+func offerNotBookedMessage(o offer.Offer, start string, res *booking.Result, err error, zone *time.Location, now time.Time) message {
 	why := failureText(err)
+	again := "Try again"
 	switch {
 	case res == nil:
 	case res.Outcome == booking.DryRun:
-		why = "This is a dry run: bookbot sends no bookings."
+		why, again = "This is a dry run: bookbot sends no bookings. Ask {ask} about it.", ""
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
-		why = "That time was just taken. The card now shows the times still free: pick another there."
+		why, again = "That time was just taken. The card now shows the times still free: pick another there, or ask {ask}.", ""
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		why = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask " + o.Name + "."
+		why, again = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask {ask}.", ""
 	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
-		why = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask " + o.Name + "."
+		why, again = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask {ask}.", ""
 	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
-		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that limit can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask " + o.Name + "."
+		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask {ask}."
 	case res.Outcome == booking.RateLimited:
 		why = "The booking service takes only a few bookings at a time. Try again in " + waitText(res.RetryAfter) + "."
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
-		why = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask " + o.Name + "."
+		why, again = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask {ask}.", ""
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
-		why = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask " + o.Name + "."
+		why, again = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask {ask}.", "Add a note"
 	case res.Outcome == booking.Rejected:
-		why = "The booking service refused it: " + failureText(res.Err)
+		why, again = "The booking service refused it: "+failureText(res.Err)+" Ask {ask}.", ""
 	default:
-		why = "The booking service did not book it. Pick another time, or ask " + o.Name + "."
+		why, again = "The booking service did not book it. Pick another time on the card, or ask {ask}.", ""
 	}
-	text := "*Not booked.* " + escape(why)
-	return message{Text: "Not booked. " + escape(why), Blocks: []slack.Block{section(":x: " + text)}}
+	what, plain := short(o.Title)+" with "+short(o.Name), short(o.Title)+" with "+short(o.Name)
+	if t, err := time.Parse(time.RFC3339Nano, start); err == nil {
+		what += ", " + spanAt(t, t.Add(time.Duration(o.Minutes)*time.Minute), now, zone)
+		plain += " " + atPlain(t, now, zone)
+	}
+	text := ":x: *Not booked:* " + what + ". " + strings.ReplaceAll(escape(why), "{ask}", mention(o.Offerer))
+	blocks := []slack.Block{section(text)}
+	if again != "" {
+		blocks = append(blocks, slack.NewActionBlock("offer_outcome_actions", button(actionOfferRetry, again, offerValue(o.ID, start))))
+	}
+	return message{Text: "Not booked: " + plain + ". " + strings.ReplaceAll(escape(why), "{ask}", short(o.Name)), Blocks: blocks}
 }
 
+// offerBookedMessage tells whoever booked from o what they booked, in
+// their words and zone, and offers to cancel it.
 func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *time.Location) message {
 	text := fmt.Sprintf("*Booked:* %s with %s, %s.\nThe invitation goes to %s.", short(o.Title), short(o.Name), span(bk.Start, bk.End, zone), address(email))
 	return message{
-		Text:   fmt.Sprintf("Booked: %s with %s, %s", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout)),
-		Blocks: []slack.Block{section(":white_check_mark: " + text)},
+		Text: fmt.Sprintf("Booked: %s with %s, %s", short(o.Title), short(o.Name), bk.Start.In(zone).Format(momentLayout)),
+		Blocks: []slack.Block{
+			section(":white_check_mark: " + text),
+			slack.NewActionBlock("offer_booked_actions", offerCancelButton(o.ID, bk.ID, "Cancel this booking…")),
+		},
 	}
 }
 

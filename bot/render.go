@@ -65,6 +65,8 @@ const (
 	actionOfferPick     = "offer_pick"
 	actionOfferMore     = "offer_more"
 	actionOfferWithdraw = "offer_withdraw"
+	actionOfferRetry    = "offer_retry"  // a time's form again, after it was not booked
+	actionOfferCancel   = "offer_cancel" // a guest's own booking from an offer
 
 	callbackBooking    = "booking_create" // contract
 	callbackOfferBook  = "offer_book"     // contract
