@@ -519,21 +519,21 @@ func goldenCases() []goldenCase {
 
 	// The review queue and the audit.
 	entries := goldenEntries()
-	fixed("review_unknown", rowsFree, reviewMessage(entries[6], types))
-	fixed("review_cancel_recovered", rowsFree, reviewMessage(entries[7], types))
-	fixed("review_checked", rowsFree, reviewMessage(entries[5], types))
+	fixed("review_unknown", rowsFree, reviewMessage(entries[6], types, berlin))
+	fixed("review_cancel_recovered", rowsFree, reviewMessage(entries[7], types, berlin))
+	fixed("review_checked", rowsFree, reviewMessage(entries[5], types, berlin))
 	confirmed := entries[0]
 	confirmed.Recovered, confirmed.NeedsReview = true, true
-	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types))
+	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types, berlin))
 	beyond := entries[0]
 	beyond.Reason, beyond.Verified, beyond.NeedsReview, beyond.Created = booking.ReasonBeyondList, false, true, "bk_beyond"
 	beyond.Seen = []string{"POST /bookings answered 201 with receipt bk_beyond", "GET /bookings is full (100) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered"}
-	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types))
+	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types, berlin))
 	// An outcome this bookbot does not know, from a journal written by
 	// another version.
 	strange := entries[6]
 	strange.Outcome = "settled <!here> & *more*"
-	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types))
+	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types, berlin))
 	// What someone who asked, and does not act on the calendar (a guest
 	// of an offer), is told of a write settled after a restart.
 	for _, o := range []booking.Outcome{booking.Confirmed, booking.ProbablyNotBooked, booking.Unknown} {

@@ -71,10 +71,14 @@ func TestUnclearBookingIsReportedForReviewOnce(t *testing.T) {
 	})
 	text := textOf(report.Blocks)
 	for _, s := range []string{"A booking needs a human look", "*Intro call*", "Grace Hopper (grace@example.com)", "<@" + ada + ">",
-		"probably not booked", "check the calendar", "POST /bookings"} {
+		"probably not booked", "check the calendar", "`bookbot audit` on the server"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("report lacks %q:\n%s", s, text)
 		}
+	}
+	// What bookbot saw of the service is the operator's, not a report's.
+	if strings.Contains(text, "POST /bookings") || strings.Contains(text, "503") {
+		t.Errorf("the report quotes the booking service's answers:\n%s", text)
 	}
 	if len(elements(report.Blocks, "review_checked")) != 1 {
 		t.Fatalf("no Mark as checked button:\n%s", text)
@@ -284,7 +288,7 @@ func TestAuditShowsRecentWrites(t *testing.T) {
 	audit := h.reply(kiw, "last 24 hours")
 	text := textOf(audit.Blocks)
 	// Newest first, in the asker's zone (Auckland: 23:07 NZDT at t0).
-	cancelAt := strings.Index(text, "<@"+bob+">: cancel booking ID "+id+" → cancelled")
+	cancelAt := strings.Index(text, "<@"+bob+">: cancel Intro call with Grace Hopper, Mon 23 Mar, 23:15 NZDT → cancelled")
 	bookAt := strings.Index(text, "<@"+ada+">: book *Intro call* Mon 23 Mar, 23:15 NZDT for Grace Hopper")
 	if cancelAt < 0 || bookAt < 0 || cancelAt > bookAt {
 		t.Errorf("audit:\n%s", text)
