@@ -251,3 +251,36 @@ func TestUpdatesKeepMetadata(t *testing.T) {
 		t.Errorf("metadata without event_type through a response_url: %q", answer.Error)
 	}
 }
+
+// A slash command's response_url post to the whole channel is one of its
+// messages in conversations.history, its metadata with it; an ephemeral
+// reply is not.
+func TestHistoryHasInChannelResponses(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddUser(User{ID: "U1", Name: "ada"})
+	srv.AddChannel(Channel{ID: "CTEAM", Name: "team", Members: []string{DefaultBotUserID, "U1"}})
+	b := startBot(t, srv)
+	ctx := testCtx(t)
+	if _, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", Text: "offer", UserID: "U1", ChannelID: "CTEAM"}); err != nil {
+		t.Fatal(err)
+	}
+	url := b.next(t).Data.(slack.SlashCommand).ResponseURL
+	for _, body := range []string{
+		`{"response_type":"ephemeral","text":"only you"}`,
+		`{"response_type":"in_channel","text":"Offer","metadata":{"event_type":"bookbot_offer","event_payload":{"offer_id":"o1"}}}`,
+	} {
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	h, err := b.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CTEAM", IncludeAllMetadata: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 1 || h.Messages[0].Text != "Offer" || h.Messages[0].Metadata.EventPayload["offer_id"] != "o1" {
+		t.Errorf("history %+v, want the in_channel post alone, with its metadata", h.Messages)
+	}
+}
