@@ -335,7 +335,7 @@ type goldenDoc struct {
 }
 
 func msgDoc(m message) []goldenDoc {
-	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks, meta: m.Meta}}
+	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks, meta: m.Metadata}}
 }
 
 // burstDocs are a burst's summaries, each followed by the list in its
@@ -343,7 +343,7 @@ func msgDoc(m message) []goldenDoc {
 func burstDocs(parts []burstPart) []goldenDoc {
 	var docs []goldenDoc
 	for _, p := range parts {
-		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, meta: p.Meta, summary: true})
+		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, meta: p.Metadata, summary: true})
 		for _, m := range p.thread {
 			docs = append(docs, msgDoc(m)...)
 		}

@@ -119,7 +119,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, broadcast bool, claims ...string) (notices.Message, error) {
 	opts := noUnfurl()
 	if claims = slices.DeleteFunc(claims, func(c string) bool { return c == "" }); len(claims) > 0 {
-		m.Meta = withClaims(m.Meta, claims)
+		m.Metadata = withClaims(m.Metadata, claims)
 	}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
@@ -239,7 +239,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 			section(head + "\n" + timeLine + "\n" + attendee),
 			contextLine(by),
 		},
-		Meta: noticeMeta(n),
+		Metadata: noticeMeta(n),
 	}
 }
 
@@ -259,7 +259,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 		return noticeMessage(n, zone, false, now)
 	}
 	fallback += ": " + noticeFallback(n, zone)
-	return message{Text: fallback, Blocks: []slack.Block{section(text)}, Meta: noticeMeta(n)}
+	return message{Text: fallback, Blocks: []slack.Block{section(text)}, Metadata: noticeMeta(n)}
 }
 
 // nearWindow is how far ahead a cancel or a move is said in the channel
@@ -381,7 +381,7 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 		rest = "All " + plural(len(ns), "change") + " are in the thread, one line each."
 	}
 	blocks = append(blocks, contextLine(rest))
-	return message{Text: text + ": " + of + ".", Blocks: blocks, Meta: &slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{"burst": true}}}
+	return message{Text: text + ": " + of + ".", Blocks: blocks, Metadata: &slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{"burst": true}}}
 }
 
 // burstList is every change of ns (in order of time), a line each under
@@ -416,7 +416,7 @@ func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message 
 			text = "The " + plural(len(ns), "booking change") + ", one line each."
 		}
 		told += len(changes)
-		out = append(out, message{Text: text, Blocks: blocks, Meta: changesMeta(changes)})
+		out = append(out, message{Text: text, Blocks: blocks, Metadata: changesMeta(changes)})
 	}
 	return out
 }

@@ -184,7 +184,7 @@ func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
 	}
 	card := b.mark(offerCard(o, slots, zone, now))
 	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
-	if err := b.postResponse(ctx, c.ResponseURL, msg, card.Meta); err != nil {
+	if err := b.postResponse(ctx, c.ResponseURL, msg, card.Metadata); err != nil {
 		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
 		b.dm(ctx, c.UserID, message{Text: "Your offer could not be posted. Try again.", Blocks: []slack.Block{
 			section(":warning: Your offer of *" + short(et.Title) + "* could not be posted in the conversation (" + escape(err.Error()) + "). Type the command again."),
@@ -280,7 +280,7 @@ func (b *Bot) replaceCard(ctx context.Context, responseURL string, m message) {
 	}
 	m = b.mark(m)
 	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, ReplaceOriginal: true, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}}
-	if err := b.postResponse(ctx, responseURL, msg, m.Meta); err != nil {
+	if err := b.postResponse(ctx, responseURL, msg, m.Metadata); err != nil {
 		b.log.Warn("offer card not updated", "err", err)
 	}
 }
@@ -802,7 +802,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if len(booked) > 1 {
 			fallback = fmt.Sprintf("Booked: %s, %s from %s's offer", plural(len(booked), "meeting"), short(o.Title), short(o.Name))
 		}
-		return message{Text: fallback, Meta: offerBookedMeta(o, booked), Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
+		return message{Text: fallback, Metadata: offerBookedMeta(o, booked), Blocks: []slack.Block{section(text), contextLine("From " + short(o.Name) + "'s offer. Anything else about this meeting: ask " + mention(o.Offerer) + ".")}}
 	case errors.Is(closed, offer.ErrUsedUp):
 		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s's offer of *%s* is taken; the booking is being made or checked.", short(o.Name), short(o.Title))
 		if len(booked) > 0 {

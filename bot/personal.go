@@ -621,7 +621,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 		with = "_No attendee on record._"
 	}
 	body := fmt.Sprintf("%s\n*%s*\n%s", head, span(bk.Start, bk.End, loc), with)
-	return message{Text: text, Meta: bookingMeta(eventReminder, bk), Blocks: []slack.Block{
+	return message{Text: text, Metadata: bookingMeta(eventReminder, bk), Blocks: []slack.Block{
 		section(body),
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),

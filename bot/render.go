@@ -15,14 +15,11 @@ import (
 )
 
 // message is an ephemeral reply or a DM: fallback text plus blocks, and
-// what machines read of it.
+// for automation, when it carries any, message metadata.
 type message struct {
-	Text   string
-	Blocks []slack.Block
-	// Meta is the message's Slack message metadata, for automation and
-	// search; nil for none. A response_url post, chat.postMessage and
-	// chat.update send it.
-	Meta *slack.SlackMetadata
+	Text     string
+	Blocks   []slack.Block
+	Metadata *slack.SlackMetadata
 }
 
 // Action IDs. The contract's are stable for automation; the rest are ours.

@@ -40,20 +40,20 @@ func (b *Bot) responder(responseURL, userID string, replace bool) func(message) 
 			return
 		}
 		msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeEphemeral, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}, ReplaceOriginal: replace}
-		if err := b.postResponse(ctx, responseURL, msg, m.Meta); err != nil {
+		if err := b.postResponse(ctx, responseURL, msg, m.Metadata); err != nil {
 			b.log.Warn("reply via response_url failed; sending a direct message", "err", err)
 			b.dm(ctx, userID, m)
 		}
 	}
 }
 
-// postResponse posts to a response_url. slack-go's webhook helper checks
-// only the HTTP status, but Slack refuses an expired or used response_url
-// with {"ok":false,"error":…}; that must count as a failure so the reply
-// comes as a direct message instead of being lost. meta, when not nil, is
-// the message's metadata, which slack-go's WebhookMessage has no field for.
-func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.WebhookMessage, meta *slack.SlackMetadata) error {
-	body, err := webhookJSON(msg, meta)
+// postResponse posts to a response_url, with metadata when it is not nil.
+// slack-go's webhook helper checks only the HTTP status, but Slack refuses
+// an expired or used response_url with {"ok":false,"error":…}; that must
+// count as a failure so the reply comes as a direct message instead of
+// being lost.
+func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.WebhookMessage, metadata *slack.SlackMetadata) error {
+	body, err := webhookJSON(msg, metadata)
 	if err != nil {
 		return err
 	}
@@ -89,23 +89,25 @@ func (b *Bot) postResponse(ctx context.Context, responseURL string, msg *slack.W
 // marshals in the same pass.
 type webhook slack.WebhookMessage
 
-// webhookJSON is msg and its metadata (nil: none) as JSON, with the same
-// fields and values as json.Marshal gives. slack-go's Blocks marshals the
-// blocks on its own, and encoding/json then reads that output again to
-// check and compact it: a fifth of the CPU a burst of 300 list replies
-// cost.
-func webhookJSON(msg *slack.WebhookMessage, meta *slack.SlackMetadata) ([]byte, error) {
-	if msg.Blocks == nil || len(msg.Blocks.BlockSet) == 0 {
-		return json.Marshal(struct {
-			*slack.WebhookMessage
-			Metadata *slack.SlackMetadata `json:"metadata,omitempty"`
-		}{msg, meta})
+// webhookJSON is msg as JSON, with the same fields and values as
+// json.Marshal gives, and metadata when it is not nil (slack-go's
+// WebhookMessage has no field for it; a response_url takes it). slack-go's
+// Blocks marshals the blocks on its own, and encoding/json then reads that
+// output again to check and compact it: a fifth of the CPU a burst of 300
+// list replies cost.
+func webhookJSON(msg *slack.WebhookMessage, metadata *slack.SlackMetadata) ([]byte, error) {
+	if (msg.Blocks == nil || len(msg.Blocks.BlockSet) == 0) && metadata == nil {
+		return json.Marshal(msg)
+	}
+	var blocks []slack.Block
+	if msg.Blocks != nil {
+		blocks = msg.Blocks.BlockSet
 	}
 	return json.Marshal(struct {
 		*webhook
-		Blocks   []slack.Block        `json:"blocks"` // hides the embedded one
+		Blocks   []slack.Block        `json:"blocks,omitempty"` // hides the embedded one
 		Metadata *slack.SlackMetadata `json:"metadata,omitempty"`
-	}{(*webhook)(msg), msg.Blocks.BlockSet, meta})
+	}{(*webhook)(msg), blocks, metadata})
 }
 
 func (b *Bot) dm(ctx context.Context, userID string, msg message) {
@@ -127,19 +129,17 @@ type messagePoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 }
 
-// postMessage is chat.postMessage of m, its text already escaped, and its
-// metadata, with opts, to channel. It returns the channel and the message's
-// timestamp.
+// postMessage is chat.postMessage of m, its text already escaped, with
+// opts, to channel. It returns the channel and the message's timestamp.
 func postMessage(ctx context.Context, sl messagePoster, channel string, m message, opts ...slack.MsgOption) (string, string, error) {
-	return sl.PostMessageContext(ctx, channel, append(messageOptions(m), opts...)...)
+	return sl.PostMessageContext(ctx, channel, append(m.options(), opts...)...)
 }
 
-// messageOptions are m's text, blocks and metadata as options of
-// chat.postMessage and chat.update.
-func messageOptions(m message) []slack.MsgOption {
+// options are m as chat.postMessage's and chat.update's arguments.
+func (m message) options() []slack.MsgOption {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
-	if m.Meta != nil {
-		opts = append(opts, slack.MsgOptionMetadata(*m.Meta))
+	if m.Metadata != nil {
+		opts = append(opts, slack.MsgOptionMetadata(*m.Metadata))
 	}
 	return opts
 }
@@ -196,10 +196,9 @@ type messageUpdater interface {
 	UpdateMessageContext(ctx context.Context, channelID, timestamp string, options ...slack.MsgOption) (string, string, string, error)
 }
 
-// updateMessage rewrites a message bookbot posted (chat.update) to m: its
-// metadata too, when m has some.
+// updateMessage rewrites a message bookbot posted (chat.update) to m.
 func updateMessage(ctx context.Context, sl messageUpdater, channel, ts string, m message) error {
-	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, messageOptions(m)...)
+	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, m.options()...)
 	return err
 }
 
