@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -782,7 +783,7 @@ func goldenCases() []goldenCase {
 		return burstDocs(parts)
 	})
 
-	return append(cases, goldenOfferCases()...)
+	return append(append(cases, goldenOfferCases()...), goldenRealisticCases()...)
 }
 
 // Rendering.
@@ -1063,6 +1064,7 @@ func goldenQuietIDs(name string) bool {
 // goldenMetaEvent is the metadata event type the case's messages carry, as
 // the contract has it, with the booking's ID: "" where none is promised.
 func goldenMetaEvent(name string) string {
+	name = strings.TrimPrefix(name, "realistic_")
 	for _, e := range []struct{ prefix, event string }{
 		{"notice_new", eventBookingNew}, {"notice_cancelled", eventBookingCancelled}, {"notice_moved", eventBookingMoved},
 		{"reminder", eventReminder}, {"offer_card_booked", eventOfferBooked},
@@ -1471,9 +1473,13 @@ func (*goldenProblems) Helper()             {}
 func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...)) }
 
 // The golden check fails a message with two primary buttons, a burst's
-// summary over its budget, a time shown both as a token and as text, and a
+// summary over its budget, a time shown both as a token and as text, a
 // plain answer of the booking service said as if it were unclear, an outage
-// or a problem of access.
+// or a problem of access, a booking ID where people read it (text or
+// notification), "on Today" or "on Tomorrow", days said two ways, an App
+// Home whose first three blocks hold no button, today, an agenda or the
+// digest's message in the channel over its cap, and a notice without the
+// contract's metadata.
 func TestGoldenCheckCatches(t *testing.T) {
 	t.Parallel()
 	at := goldenAt(23, 14, 0)
@@ -1482,33 +1488,62 @@ func TestGoldenCheckCatches(t *testing.T) {
 	for range 7 {
 		long = append(long, section("*Today*"))
 	}
+	var rows []string
+	for i := range dayRows + 1 {
+		rows = append(rows, hours(at.Add(time.Duration(i)*time.Minute), at.Add(time.Duration(i+30)*time.Minute), goldenBerlin)+"  Consultation · Ada Lovelace")
+	}
+	day := []slack.Block{section(strings.Join(rows, "\n")), slack.NewActionBlock("a", upcomingButton())}
+	uuid := "a2972a0c-5697-4400-90ba-c80b6a7d56fc"
 	for _, c := range []struct {
 		name string
+		kind string // the case's name; the default is a plain answer's
 		doc  goldenDoc
 		want string
 	}{
-		{"two primary buttons", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+		{"a booking ID in a row", "list_page", goldenDoc{kind: "message", text: "Upcoming bookings", blocks: []slack.Block{
+			section("*" + hours(at, at.Add(30*time.Minute), goldenBerlin) + "* · Consultation · Ada Lovelace · ID " + uuid),
+		}}, "shows booking ID " + uuid + " where people read"},
+		{"a booking ID in a notification", "reminder", goldenDoc{kind: "message", text: "Reminder: Consultation at 14:00 (booking bk_1)", blocks: []slack.Block{
+			section("Consultation"), slack.NewActionBlock("a", upcomingButton()),
+		}, meta: bookingMeta(eventReminder, booking.Booking{ID: "bk_1"})}, "notification text shows booking ID bk_1"},
+		{"on Tomorrow", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("Consultation on " + moment(at, goldenBerlin) + " for Ada."), slack.NewActionBlock("a", upcomingButton()),
+		}}, "Slack writes the day as Today or Tomorrow"},
+		{"days two ways", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("*Thu 26 Mar*"), section(span(at, at.Add(30*time.Minute), goldenBerlin)), slack.NewActionBlock("a", upcomingButton()),
+		}}, "says days two ways"},
+		{"App Home with what to do last", "home_normal", goldenDoc{kind: "home", blocks: []slack.Block{
+			slack.NewHeaderBlock(plain("Upcoming bookings")), contextLine("5 bookings today and tomorrow."), section("Nothing booked today or tomorrow."),
+			slack.NewActionBlock("home_actions", primary),
+		}}, "App Home's first three blocks hold no button"},
+		{"today over its cap", "today", goldenDoc{kind: "message", text: "x", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, dayRows)},
+		{"an agenda over its cap", "agenda", goldenDoc{kind: "message", text: "Agenda", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, dayRows)},
+		{"the digest's message over its cap", "digest_day", goldenDoc{kind: "message", text: "Digest", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, digestRows)},
+		{"a notice without its metadata", "notice_new_in_slack", goldenDoc{kind: "message", text: "New booking: Consultation", blocks: []slack.Block{
+			section("New booking"),
+		}}, "want event type bookbot_booking_new"},
+		{"two primary buttons", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
 			section("Booked."), slack.NewActionBlock("a", primary, button(actionShowList, "Upcoming bookings", "").WithStyle(slack.StylePrimary)),
 		}}, "2 primary buttons"},
-		{"a burst's summary over budget", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
-		{"a time twice", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+		{"a burst's summary over budget", "", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
+		{"a time twice", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
 			section(span(at, at.Add(30*time.Minute), goldenBerlin) + " · 14:00"),
 		}}, "shows 14:00 both as a date token and as plain text"},
 		// A full service's refusal said as the old words said it.
-		{"a plain answer called unclear", goldenDoc{kind: "message", text: "Probably not booked", blocks: []slack.Block{
+		{"a plain answer called unclear", "", goldenDoc{kind: "message", text: "Probably not booked", blocks: []slack.Block{
 			section(":warning: *Probably not booked.* The booking API did not answer clearly."),
 			slack.NewActionBlock("a", button(actionShowList, "Upcoming bookings", "")),
 		}}, `a plain answer says "answer clearly"`},
-		{"a plain answer called an outage", goldenDoc{kind: "message", text: "Not booked", blocks: []slack.Block{
+		{"a plain answer called an outage", "", goldenDoc{kind: "message", text: "Not booked", blocks: []slack.Block{
 			section("Nothing was booked. Try again in a few minutes."),
 		}}, `a plain answer says "try again in a few minutes"`},
-		{"a block called a refusal of access", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
+		{"a block called a refusal of access", "", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
 			section("Refused."),
 		}}, `a plain answer says "access"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got goldenProblems
-			goldenCheck(&got, goldenCase{name: "create_not_booked_full"}, []goldenDoc{c.doc})
+			goldenCheck(&got, goldenCase{name: cmp.Or(c.kind, "create_not_booked_full")}, []goldenDoc{c.doc})
 			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
 				t.Errorf("problems %q, want one saying %q", got, c.want)
 			}
