@@ -308,7 +308,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	}
 	if full && page == 0 {
 		// Said once, where the list starts.
-		where += fmt.Sprintf(". :warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here", booking.MaxListed)
+		where += fmt.Sprintf(". :warning: The booking service shows bookbot only the next %d bookings, so later ones may be missing here", booking.MaxListed)
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),

@@ -110,7 +110,7 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	h.slash(ada, "list")
 	m := h.reply(ada, "Upcoming bookings (first 100)")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"1–15 of 100", "at most 100 upcoming bookings", "later ones may be missing"} {
+	for _, s := range []string{"1–15 of 100", "only the next 100 bookings", "later ones may be missing"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("first page lacks %q:\n%s", s, text)
 		}
