@@ -206,7 +206,7 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 // first, so a cancel it confirmed of a booking the list did not show
 // before is not called bookbot's doing: it may have changed nothing.
 func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
-	what, push := "This booking", "this booking"
+	what, push := "This booking", "" // push: the notification's words after the head, "" for none
 	if b := res.Booking; b != nil {
 		what = bookingWhat(*b, types, spanAt(b.Start, b.End, now, loc))
 		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
@@ -241,7 +241,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		head, push = "Cancel answered", "the booking was not among the upcoming bookings, so it may have been cancelled already"
 		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
 	case res.Outcome == booking.NotFound:
-		head = "Not found"
+		head, push = "Not found", "nothing was cancelled"
 		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking on this calendar."
 	case res.Outcome == booking.NotCancelled:
 		head = "Not cancelled"
@@ -259,7 +259,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		actions = append([]slack.BlockElement{button(actionCancelCheck, "Check again", id)}, actions...)
 	}
 	return message{
-		Text: head + ": " + push + ".",
+		Text: strings.TrimSuffix(head+": "+push, ": ") + ".",
 		Blocks: []slack.Block{
 			section(text),
 			slack.NewActionBlock("cancel_outcome", actions...),
