@@ -117,6 +117,22 @@ func WithActor(ctx context.Context, actor string) context.Context {
 	return context.WithValue(ctx, actorKey{}, actor)
 }
 
+// WithListed returns ctx, in which a cancel calls fn once it has read the
+// bookings list and before it sends anything, with the booking as the list
+// shows it, nil when it does not (or could not be read): a person is shown
+// what is being cancelled while the booking service works, at no read of
+// its own.
+func WithListed(ctx context.Context, fn func(*Booking)) context.Context {
+	return context.WithValue(ctx, listedKey{}, fn)
+}
+
+type listedKey struct{}
+
+func listedHook(ctx context.Context) func(*Booking) {
+	fn, _ := ctx.Value(listedKey{}).(func(*Booking))
+	return fn
+}
+
 func actorOf(ctx context.Context) string {
 	s, _ := ctx.Value(actorKey{}).(string)
 	return s

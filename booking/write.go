@@ -625,6 +625,9 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 		}
 		unlisted = listed == nil && len(list) >= MaxListed
 	}
+	if fn := listedHook(ctx); fn != nil {
+		fn(listed)
+	}
 	ep := endpoint{"POST", "bookings/" + url.PathEscape(id) + "/cancel", "POST /bookings/{id}/cancel"}
 	return c.write(ctx, w, ep, nil, nil, func(res *Result) {
 		res.Booking = listed

@@ -715,6 +715,39 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// A cancel tells WithListed's fn what it cancels, as the list shows it,
+// before it sends anything, and nil for a booking the list does not show.
+func TestCancelSaysWhatItCancelsFirst(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	list, err := c.Bookings(t.Context())
+	if err != nil || len(list) == 0 {
+		t.Fatal(err)
+	}
+	var seen []*booking.Booking
+	sent := 0
+	ctx := booking.WithListed(t.Context(), func(b *booking.Booking) {
+		seen = append(seen, b)
+		for _, r := range srv.Requests() {
+			if r.Endpoint == bookingtest.EndpointCancelBooking {
+				sent++
+			}
+		}
+	})
+	if _, err := c.Cancel(ctx, list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] == nil || seen[0].ID != list[0].ID || seen[0].BookerName != list[0].BookerName || sent != 0 {
+		t.Fatalf("told %+v, with %d cancels sent before; want the listed booking, before any", seen, sent)
+	}
+	if _, err := c.Cancel(ctx, list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[1] != nil {
+		t.Errorf("told %+v for a booking no longer listed, want nil", seen[1:])
+	}
+}
+
 func TestCancelOutcomes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -28,12 +28,15 @@ func TestAppHome(t *testing.T) {
 		t.Fatalf("home does not count today's and tomorrow's bookings:\n%s", text)
 	}
 	soon, _ := strconv.Atoi(m[1])
-	for i := 1; i <= 14; i++ {
-		if id := fmt.Sprintf("5eed0000-0000-4000-8000-%012d", i); strings.Contains(text, id) != (i <= soon) {
-			t.Errorf("home shows %s: %v, want %v", id, !(i <= soon), i <= soon)
+	for i, b := range upcoming(h) {
+		if b.BookerName != nil && strings.Contains(text, *b.BookerName) != (i < soon) {
+			t.Errorf("home shows %s's booking: %v, want %v", *b.BookerName, i >= soon, i < soon)
+		}
+		if strings.Contains(text, b.ID) {
+			t.Errorf("home shows the ID %s", b.ID)
 		}
 	}
-	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow, Tue 24 Mar*", "09:00–09:15 CET  Intro call · Ada Lovelace", "more upcoming"} {
+	for _, s := range []string{"Europe/Berlin (CET)", "*Tomorrow, Tue 24 Mar*", "09:00–09:15 CET  Intro call · Ada Lovelace", fmt.Sprintf("*%d more* after tomorrow.", len(upcoming(h))-soon)} {
 		if !strings.Contains(text, s) {
 			t.Errorf("home lacks %q:\n%s", s, text)
 		}
@@ -44,7 +47,7 @@ func TestAppHome(t *testing.T) {
 	h.interact(slacktest.BlockAction(ada, "home_refresh", "", slacktest.InView(home)))
 	h.waitView("refreshed", func(v slacktest.View) bool { return v.ID == home.ID && v.Updates >= 1 })
 	h.interact(slacktest.BlockAction(ada, "show_list", "", slacktest.InView(home)))
-	h.dm(ada, "5eed0000-0000-4000-8000-000000000001")
+	h.dm(ada, "Upcoming bookings (12)")
 	h.interact(slacktest.BlockAction(ada, "new_booking", "", slacktest.InView(home)))
 	h.waitView("modal from home", func(v slacktest.View) bool { return v.Type == "modal" && v.TriggerUser == ada })
 }
@@ -71,8 +74,11 @@ func TestAppHomeBusyDayKeepsToABudget(t *testing.T) {
 	if len(rows) != 15 {
 		t.Errorf("%d rows, want 15:\n%s", len(rows), text)
 	}
-	if !regexp.MustCompile(`\+\d+ more upcoming`).MatchString(text) || len(elements(home.Blocks, "show_list")) != 1 {
-		t.Errorf("home does not say how many more, with Upcoming bookings:\n%s", text)
+	// The rows shown, those not shown today and tomorrow, and those after
+	// them add up to the list.
+	more := regexp.MustCompile(`\*(\d+) more\* today and tomorrow, and \*(\d+)\* after that\.`).FindStringSubmatch(text)
+	if more == nil || len(rows)+atoi(more[1])+atoi(more[2]) != len(upcoming(h)) || len(elements(home.Blocks, "show_list")) != 1 {
+		t.Errorf("home does not say how many more, in numbers that add up to the %d upcoming, with Upcoming bookings:\n%s", len(upcoming(h)), text)
 	}
 	if n := len(decodeJSON(home.Blocks).([]any)); n > 40 {
 		t.Errorf("%d blocks", n)

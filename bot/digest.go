@@ -111,49 +111,100 @@ func digestHeader(d digest.Digest) string {
 	return dayHeading("Bookings", d.Date, d.Zone)
 }
 
+// digestRows is the most bookings the digest's message in the channel
+// shows: a phone shows them without scrolling far. The rest are in its
+// thread.
+const digestRows = 15
+
 // DigestMessages renders a digest as Block Kit messages within Slack's
-// limits: a header with the date and zone (≤150 chars), a context line with
-// the count and the may-be-incomplete warning, then the entries packed into
-// section blocks, one line each: the time range as Slack date tokens, so
-// every reader sees their own time (and, read a day later, "Today"), the
-// event title, the attendee's name, and the email only with includeEmails.
-// A day too long for one message (50 blocks, 3000 chars per section, about
-// 12,000 chars in all) is split into several, each headed "continued".
+// limits. The first, for the channel: a header with the date (≤150
+// chars), a context line with the count, the zone and the may-be-incomplete
+// warning, then the first digestRows entries, one line each, and how many
+// more there are. The others, for the first one's thread: the rest of the
+// day, headed by which of the day's bookings they hold, each message
+// within Slack's limits (50 blocks, 3000 chars per section, about 12,000
+// chars in all). A line is the time range as Slack's time tokens, so every
+// reader sees their own time under the header that names the day once,
+// the event title, the attendee's name, and the email only with
+// includeEmails.
 //
 // Everything user-provided is escaped (&, <, >), and sections are verbatim,
 // so an attendee named "<!channel>" or "@here" pings nobody.
 func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	d = digestClipped(d)
+	day := d.Date.In(d.Zone).Format(dayLayout)
 	if len(d.Entries) == 0 && !d.MaybeIncomplete {
 		// A quiet day is one quiet line in the channel.
-		day := d.Date.In(d.Zone).Format(dayLayout)
 		line := "No bookings tomorrow, " + day + " (" + escape(d.Zone.String()) + ")."
 		return []DigestMessage{{Text: "Digest for " + day + ": no bookings.", Blocks: []slack.Block{contextLine(line)}}}
 	}
+	shown := d.Entries[:min(len(d.Entries), digestRows)]
+	fixed := len(digestHeader(d)) + digestContextLen(d) + len(digestMore(100, 100, 100))
+	parts := digestPack(d, shown, includeEmails, fixed)
+	parts = append(parts, digestPack(d, d.Entries[len(shown):], includeEmails, len(digestHeader(d))+len(": 100–100 of 100"))...)
 
-	first := []slack.Block{nil, digestContext(d)} // nil: the header, set below
-	fixedText := len(digestHeader(d)) + digestContextLen(d)
-
-	// Pack entry lines into sections, and sections into messages.
-	type part struct {
-		blocks  []slack.Block
-		entries []digest.Entry
+	out := make([]DigestMessage, 0, len(parts))
+	from := 1 // the day's number of the part's first booking
+	for i, p := range parts {
+		header := digestHeader(d)
+		text := "Digest for " + day
+		if i == 0 {
+			p.blocks = append([]slack.Block{nil, digestContext(d)}, p.blocks...)
+			text += ": " + plural(len(d.Entries), "booking") + "."
+			if w := d.IncompleteWarning(); w != "" {
+				text += " " + escape(w)
+			}
+		} else {
+			p.blocks = append([]slack.Block{nil}, p.blocks...)
+			which := fmt.Sprintf("%d–%d of %d", from, from+p.entries-1, len(d.Entries))
+			header += ": " + which
+			text += ": bookings " + which + "."
+		}
+		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, cut(header, digestMaxHeaderText), false, false))
+		from += p.entries
+		out = append(out, DigestMessage{Text: text, Blocks: p.blocks})
 	}
-	parts := []part{{blocks: first}}
+	if first := parts[0].entries; first < len(d.Entries) {
+		out[0].Blocks = append(out[0].Blocks, contextLine(digestMore(len(d.Entries)-first, first+1, len(d.Entries))))
+	}
+	return out
+}
+
+// digestMore says, under the channel's message, how many of the day's
+// bookings are in its thread, and which.
+func digestMore(n, from, to int) string {
+	return fmt.Sprintf("*%d more* in the thread: the day's bookings %d to %d.", n, from, to)
+}
+
+// digestPart is one message's entries, packed into sections.
+type digestPart struct {
+	blocks  []slack.Block
+	entries int
+}
+
+// digestPack packs entries, one line each, into sections, and sections
+// into as few messages as Slack's limits allow, the first of which has
+// fixed characters of text besides (its header and context) and two
+// blocks. Every message leaves a block for its header.
+func digestPack(d digest.Digest, entries []digest.Entry, includeEmails bool, fixed int) []digestPart {
+	if len(entries) == 0 {
+		return nil
+	}
+	parts := []digestPart{{}}
 	var sec strings.Builder // the open section
-	var secEntries []digest.Entry
-	used := fixedText // text in the current message, the open section included
+	secEntries := 0
+	used, reserved := fixed, 3 // text in the current message; blocks kept for header, context and the count of more
 	closeSection := func() {
 		if sec.Len() == 0 {
 			return
 		}
 		p := &parts[len(parts)-1]
 		p.blocks = append(p.blocks, digestSection(sec.String()))
-		p.entries = append(p.entries, secEntries...)
+		p.entries += secEntries
 		sec.Reset()
-		secEntries = nil
+		secEntries = 0
 	}
-	for _, e := range d.Entries {
+	for _, e := range entries {
 		line := digestEntryLine(d, e, includeEmails)
 		if sec.Len() > 0 && (sec.Len()+1+len(line) > digestMaxSectionText || used+1+len(line) > maxMessageText) {
 			closeSection()
@@ -161,10 +212,10 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 		if sec.Len() == 0 {
 			// A new section: it needs a block, and the message must not
 			// grow too long (unless it is the message's first entry).
-			if p := &parts[len(parts)-1]; len(p.blocks)+1 > digestMaxBlocks ||
-				(len(p.entries) > 0 && used+len(line) > maxMessageText) {
-				parts = append(parts, part{blocks: []slack.Block{nil}})
-				used = len(digestHeader(d)) + len(" (100/100)")
+			if p := &parts[len(parts)-1]; len(p.blocks)+1+reserved > digestMaxBlocks ||
+				(p.entries > 0 && used+len(line) > maxMessageText) {
+				parts = append(parts, digestPart{})
+				used, reserved = len(digestHeader(d))+len(": 100–100 of 100"), 1
 			}
 		} else {
 			sec.WriteByte('\n')
@@ -172,33 +223,10 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 		}
 		sec.WriteString(line)
 		used += len(line)
-		secEntries = append(secEntries, e)
+		secEntries++
 	}
 	closeSection()
-
-	out := make([]DigestMessage, len(parts))
-	for i, p := range parts {
-		header := digestHeader(d)
-		if len(parts) > 1 {
-			header += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
-		}
-		p.blocks[0] = slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, cut(header, digestMaxHeaderText), false, false))
-
-		// The notification text is for a lock screen: the day and the
-		// count, and the warning; the bookings are in the message.
-		text := "Digest for " + d.Date.In(d.Zone).Format(dayLayout)
-		if len(parts) > 1 {
-			text += fmt.Sprintf(" (%d/%d)", i+1, len(parts))
-		}
-		if i == 0 {
-			text += ": " + plural(len(d.Entries), "booking") + "."
-			if w := d.IncompleteWarning(); w != "" {
-				text += " " + escape(w)
-			}
-		}
-		out[i] = DigestMessage{Text: text, Blocks: p.blocks}
-	}
-	return out
+	return parts
 }
 
 // digestContext is the first message's context line: the count, the zone,
@@ -244,7 +272,7 @@ func digestSection(text string) *slack.SectionBlock {
 // the user-provided text, so a cut (which the clipping makes unreachable)
 // could only shorten the latter.
 func digestEntryLine(d digest.Digest, e digest.Entry, includeEmails bool) string {
-	return cut("*"+span(e.Start, e.End, d.Zone)+"*  "+digestParts(e, includeEmails), digestMaxSectionText)
+	return cut("*"+hours(e.Start, e.End, d.Zone)+"*  "+digestParts(e, includeEmails), digestMaxSectionText)
 }
 
 // digestParts is an entry's event title, attendee and (with includeEmails)
@@ -279,8 +307,8 @@ func (p SlackDigestPublisher) PublishDigest(ctx context.Context, channel string,
 	return err
 }
 
-// PublishDigestTS posts the digest to channel and returns the first
-// message's timestamp.
+// PublishDigestTS posts the digest to channel, the rest of a long day in
+// its first message's thread, and returns the first message's timestamp.
 func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel string, d digest.Digest, includeEmails bool) (string, error) {
 	msgs := DigestMessages(d, includeEmails)
 	var firstTS string
@@ -290,6 +318,8 @@ func (p SlackDigestPublisher) PublishDigestTS(ctx context.Context, channel strin
 			meta = append(meta, slack.MsgOptionMetadata(slack.SlackMetadata{
 				EventType: digestEvent, EventPayload: map[string]any{"date": d.Date.Format(time.DateOnly)},
 			}))
+		} else {
+			meta = append(meta, slack.MsgOptionTS(firstTS))
 		}
 		ts, err := p.post(ctx, channel, m.Text, m.Blocks, meta...)
 		if err != nil {

@@ -192,14 +192,15 @@ func TestDigestMessagesFullDay(t *testing.T) {
 		msgs := DigestMessages(d, emails)
 		digestCheckLimits(t, msgs)
 
-		// Every entry appears once, in order, with its own date tokens.
+		// Every entry appears once, in order, with its own time tokens
+		// under the header that names the day.
 		lines := strings.Split(strings.Join(digestSections(msgs), "\n"), "\n")
 		if len(lines) != len(d.Entries) {
 			t.Fatalf("emails=%v: %d lines for %d entries", emails, len(lines), len(d.Entries))
 		}
 		for i, line := range lines {
 			e := d.Entries[i]
-			if !strings.Contains(line, fmt.Sprintf("Attendee %03d", i)) || !strings.HasPrefix(line, "*"+span(e.Start, e.End, d.Zone)+"*  ") {
+			if !strings.Contains(line, fmt.Sprintf("Attendee %03d", i)) || !strings.HasPrefix(line, "*"+hours(e.Start, e.End, d.Zone)+"*  ") {
 				t.Errorf("line %d = %q", i, line)
 			}
 			toks := digestTokenRE.FindAllStringSubmatch(line, -1)
@@ -223,9 +224,51 @@ func TestDigestMessagesFullDay(t *testing.T) {
 		t.Error("an email shown without includeEmails")
 	}
 	// A lock screen shows the day and the count, not the whole day.
-	if !strings.HasPrefix(msgs[0].Text, "Digest for Tue 24 Nov (1/") || !strings.Contains(msgs[0].Text, ": 100 bookings.") {
+	if !strings.HasPrefix(msgs[0].Text, "Digest for Tue 24 Nov: 100 bookings.") {
 		t.Errorf("fallback text = %q", digestHead(msgs[0].Text))
 	}
+}
+
+// The channel's message shows the first digestRows bookings and says how
+// many more its thread has, and which; each message of the thread says
+// which of the day's bookings it holds, and the numbers add up to the day.
+func TestDigestMessagesCapTheChannelsMessage(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{digestRows, digestRows + 1, 40, booking.MaxListed} {
+		msgs := DigestMessages(digestTestDigest(n, nil, nil), false)
+		digestCheckLimits(t, msgs)
+		first := len(strings.Split(strings.Join(digestSections(msgs[:1]), "\n"), "\n"))
+		if first != min(n, digestRows) {
+			t.Errorf("%d bookings: the channel's message shows %d, want %d", n, first, min(n, digestRows))
+		}
+		more := regexp.MustCompile(`\*(\d+) more\* in the thread: the day's bookings (\d+) to (\d+)\.`).FindStringSubmatch(digestAllText(t, msgs[:1]))
+		switch {
+		case n <= digestRows && (more != nil || len(msgs) != 1):
+			t.Errorf("%d bookings: %d messages, more %q; want one, and no thread", n, len(msgs), more)
+			continue
+		case n <= digestRows:
+			continue
+		case more == nil || atoi(more[1]) != n-digestRows || atoi(more[2]) != digestRows+1 || atoi(more[3]) != n:
+			t.Errorf("%d bookings: more %q", n, more)
+		}
+		from := digestRows + 1
+		for i, m := range msgs[1:] {
+			rows := len(strings.Split(strings.Join(digestSections([]DigestMessage{m}), "\n"), "\n"))
+			which := fmt.Sprintf("%d–%d of %d", from, from+rows-1, n)
+			if h := m.Blocks[0].(*slack.HeaderBlock).Text.Text; !strings.HasSuffix(h, ": "+which) || !strings.Contains(m.Text, "bookings "+which) {
+				t.Errorf("%d bookings: thread message %d is headed %q (%q), want %s", n, i+1, h, m.Text, which)
+			}
+			from += rows
+		}
+		if from != n+1 {
+			t.Errorf("%d bookings: the thread holds up to the %dth", n, from-1)
+		}
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 func TestDigestMessagesWorstCaseSplits(t *testing.T) {
@@ -243,7 +286,7 @@ func TestDigestMessagesWorstCaseSplits(t *testing.T) {
 	seen := 0
 	for i, m := range msgs {
 		header := m.Blocks[0].(*slack.HeaderBlock).Text.Text
-		if want := fmt.Sprintf("(%d/%d)", i+1, len(msgs)); !strings.HasSuffix(header, want) {
+		if want := fmt.Sprintf(": %d–", seen+1); i > 0 && !strings.Contains(header, want) {
 			t.Errorf("message %d header %q lacks %s", i, header, want)
 		}
 		for _, s := range digestSections([]DigestMessage{m}) {
@@ -333,7 +376,7 @@ func TestDigestMessagesClockChange(t *testing.T) {
 	msgs := DigestMessages(d, false)
 	digestCheckLimits(t, msgs)
 	all := digestTokenRE.ReplaceAllString(strings.Join(digestSections(msgs), "\n"), "$2")
-	if !strings.Contains(all, "*Sun 25 Oct, 02:30 CEST–02:00 CET*") || !strings.Contains(all, "*Sun 25 Oct, 02:30–03:00 CET*") {
+	if !strings.Contains(all, "*02:30 CEST–02:00 CET*") || !strings.Contains(all, "*02:30–03:00 CET*") {
 		t.Errorf("sections = %q", all)
 	}
 	if !strings.Contains(digestAllText(t, msgs), "the clocks change on this day") {
@@ -460,6 +503,30 @@ func TestSlackDigestPublisherPosts(t *testing.T) {
 	}
 	if !digestTokenRE.MatchString(blocks[2]["text"].(map[string]any)["text"].(string)) {
 		t.Error("no date tokens in the posted blocks")
+	}
+}
+
+// A long day: the first message in the channel, with the day in its
+// metadata; the rest in its thread.
+func TestSlackDigestPublisherPostsTheRestInTheThread(t *testing.T) {
+	t.Parallel()
+	srv, api := newDigestSlack(t)
+	p := SlackDigestPublisher{Slack: api}
+	ts, err := p.PublishDigestTS(t.Context(), "C0DIGEST", digestTestDigest(40, nil, nil), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts := srv.Posts()
+	if len(posts) < 2 {
+		t.Fatalf("%d posts for 40 bookings, want the channel's and its thread's", len(posts))
+	}
+	if posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("metadata"), `"bookbot_digest"`) {
+		t.Errorf("the first post: %v", posts[0])
+	}
+	for i, f := range posts[1:] {
+		if f.Get("thread_ts") != ts || f.Get("channel") != "C0DIGEST" || f.Get("metadata") != "" {
+			t.Errorf("post %d: thread %q, channel %q, metadata %q; want the first's thread %s", i+2, f.Get("thread_ts"), f.Get("channel"), f.Get("metadata"), ts)
+		}
 	}
 }
 

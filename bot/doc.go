@@ -22,12 +22,13 @@
 //     of free times in a conversation that the people it names book from;
 //     it books on the offerer's calendar, from calendarFor), offerleft.go
 //     (the offers' sweep: times a stopped process left being booked,
-//     settled by what their write did), compose.go (the message shortcut
-//     "Offer times…": an offer posted in a message's conversation),
-//     links.go (booking links: a link to an event type of a booking page
-//     bookbot knows unfurls into an offer's card anyone books from),
-//     steps.go (the Workflow Builder step "Offer times": an offer of the
-//     owner's calendar posted by a workflow, whose step ends with its
+//     settled by what their write did), offercancel.go (a guest
+//     cancelling the booking their own use of an offer made), compose.go
+//     (the message shortcut "Offer times…": an offer posted in a message's
+//     conversation), links.go (booking links: a link to an event type of a
+//     booking page bookbot knows unfurls into an offer's card anyone books
+//     from), steps.go (the Workflow Builder step "Offer times": an offer of
+//     the owner's calendar posted by a workflow, whose step ends with its
 //     first booking), personal.go
 //     (`remind` and `agenda`, their settings modal, and the reminders and
 //     agendas the personal Runner sends through the Bot, its Sender and
@@ -50,6 +51,8 @@
 //     several flows show (buttons, free slots by day, a day's bookings).
 //   - words.go: what an outcome of a create or cancel says to a person,
 //     and the words of reminder and agenda settings.
+//   - metadata.go: what machines read of a message, its Slack message
+//     metadata: the contract's event types and the booking in each.
 //   - sign.go: what a booking form carries (its metadata, and the values
 //     of the buttons that open it again), and the signature that proves
 //     bookbot made it.

@@ -2,12 +2,14 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -326,6 +328,7 @@ type goldenDoc struct {
 	kind   string // "message", "modal" or "home"
 	text   string // a message's notification text
 	blocks []slack.Block
+	meta   *slack.SlackMetadata // a message's metadata
 	view   *slack.ModalViewRequest
 	// summary marks a burst's summary, held to a budget: it is what a
 	// channel shows of many changes at once.
@@ -333,7 +336,7 @@ type goldenDoc struct {
 }
 
 func msgDoc(m message) []goldenDoc {
-	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks}}
+	return []goldenDoc{{kind: "message", text: m.Text, blocks: m.Blocks, meta: m.Metadata}}
 }
 
 // burstDocs are a burst's summaries, each followed by the list in its
@@ -341,7 +344,7 @@ func msgDoc(m message) []goldenDoc {
 func burstDocs(parts []burstPart) []goldenDoc {
 	var docs []goldenDoc
 	for _, p := range parts {
-		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, summary: true})
+		docs = append(docs, goldenDoc{kind: "message", text: p.Text, blocks: p.Blocks, meta: p.Metadata, summary: true})
 		for _, m := range p.thread {
 			docs = append(docs, msgDoc(m)...)
 		}
@@ -431,13 +434,13 @@ func goldenCases() []goldenCase {
 	// What a create did.
 	meta := goldenMeta()
 	create := func(name string, res *booking.Result, err error) {
-		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, types, goldenPage))
+		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, now, types, goldenPage))
 	}
 	create("confirmed", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}, nil)
 	create("confirmed_reconciled", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_`tick`_*bold*"), Verified: true, Reconciled: true}, nil)
 	long := meta
 	long.Name, long.Note = goldenLongName, strings.Repeat("note ", 400)
-	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, types, goldenPage))
+	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, now, types, goldenPage))
 	create("dry_run", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "POST", Path: "/api/v1/bookings", Form: url.Values{
 		"event_type": {meta.Event}, "start": {meta.Start}, "end": {"2026-03-24T08:30:00Z"},
 		"name": {meta.Name}, "email": {meta.Email}, "booker_tz": {meta.TZ}, "q:booking-note": {meta.Note},
@@ -460,7 +463,7 @@ func goldenCases() []goldenCase {
 	create("refused_blocked", &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(http.StatusForbidden)}, nil)
 	noNote := meta
 	noNote.Note = ""
-	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, types, goldenPage))
+	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, now, types, goldenPage))
 	create("not_booked_unstated", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(0)}, nil)
 	create("not_confirmed", &booking.Result{Outcome: booking.NotConfirmed}, nil)
 	create("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusBadRequest, Message: "invalid <!here>"}}, nil)
@@ -475,7 +478,7 @@ func goldenCases() []goldenCase {
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
-	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, types, goldenPage))
+	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, now, types, goldenPage))
 	create("unknown", &booking.Result{Outcome: booking.Unknown}, nil)
 	create("not_sent", nil, &booking.TransportError{Endpoint: "GET /bookings", Timeout: true, Err: errors.New("i/o timeout")})
 	create("not_sent_unexpected_error", nil, errors.New("journal: disk full <!here>"))
@@ -500,7 +503,10 @@ func goldenCases() []goldenCase {
 	cancel("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "DELETE /bookings/{id}", StatusCode: http.StatusForbidden}})
 	cancel("unknown", &booking.Result{Outcome: booking.Unknown, Booking: &list[0]})
 	cancel("unknown_not_listed", &booking.Result{Outcome: booking.Unknown})
-	fixed("kept", rowsFree, keptMessage("bk_`tick`_*bold*<!here>"))
+	fixed("kept", rowsFree, keptMessage())
+	fixed("cancelling", rowsFree, cancellingMessage(&list[3], types, berlin, now))
+	fixed("cancelling_not_listed", rowsFree, cancellingMessage(nil, types, berlin, now))
+	fixed("booking_id", rowsFree, bookingIDMessage("a2972a0c-5697-4400-90ba-c80b6a7d56fc"))
 
 	// Refusals, help and errors.
 	fixed("refusal", rowsFree, refusalMessage("U0STRANGER", ""))
@@ -514,21 +520,21 @@ func goldenCases() []goldenCase {
 
 	// The review queue and the audit.
 	entries := goldenEntries()
-	fixed("review_unknown", rowsFree, reviewMessage(entries[6], types))
-	fixed("review_cancel_recovered", rowsFree, reviewMessage(entries[7], types))
-	fixed("review_checked", rowsFree, reviewMessage(entries[5], types))
+	fixed("review_unknown", rowsFree, reviewMessage(entries[6], types, berlin))
+	fixed("review_cancel_recovered", rowsFree, reviewMessage(entries[7], types, berlin))
+	fixed("review_checked", rowsFree, reviewMessage(entries[5], types, berlin))
 	confirmed := entries[0]
 	confirmed.Recovered, confirmed.NeedsReview = true, true
-	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types))
+	fixed("review_confirmed_after_restart", rowsFree, reviewMessage(confirmed, types, berlin))
 	beyond := entries[0]
 	beyond.Reason, beyond.Verified, beyond.NeedsReview, beyond.Created = booking.ReasonBeyondList, false, true, "bk_beyond"
 	beyond.Seen = []string{"POST /bookings answered 201 with receipt bk_beyond", "GET /bookings is full (100) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered"}
-	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types))
+	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types, berlin))
 	// An outcome this bookbot does not know, from a journal written by
 	// another version.
 	strange := entries[6]
 	strange.Outcome = "settled <!here> & *more*"
-	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types))
+	fixed("review_outcome_unknown_to_bookbot", rowsFree, reviewMessage(strange, types, berlin))
 	// What someone who asked, and does not act on the calendar (a guest
 	// of an offer), is told of a write settled after a restart.
 	for _, o := range []booking.Outcome{booking.Confirmed, booking.ProbablyNotBooked, booking.Unknown} {
@@ -588,21 +594,21 @@ func goldenCases() []goldenCase {
 	fixed("reminder_legacy", rowsFree, reminderMessage(reminder(list[4], time.Hour), types, berlin, list[4].Start.Add(-30*time.Second)))
 	tomorrowDate := personal.Date{Year: 2026, Month: time.March, Day: 24}
 	agendaDue := personal.Due{Kind: personal.AgendaKind, User: "U012ADA", Key: "k", Day: tomorrowDate, At: goldenAt(24, 8, 0), Bookings: list[2:5]}
-	fixed("agenda", rowsDated, agendaMessage(goldenCmd, agendaDue, types, berlin))
-	fixed("agenda_empty", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: tomorrowDate, At: goldenAt(24, 8, 0)}, types, berlin))
+	fixed("agenda", rowsDated, agendaMessage(agendaDue, types, berlin))
+	fixed("agenda_empty", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: tomorrowDate, At: goldenAt(24, 8, 0)}, types, berlin))
 	lateAgenda := agendaDue
 	lateAgenda.Late = true
-	fixed("agenda_late", rowsDated, agendaMessage(goldenCmd, lateAgenda, types, berlin))
+	fixed("agenda_late", rowsDated, agendaMessage(lateAgenda, types, berlin))
 	busy := goldenBusyDay()
-	fixed("agenda_incomplete", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: personal.Date{Year: 2026, Month: time.March, Day: 23}, At: goldenAt(23, 7, 0), Bookings: busy, Incomplete: true}, types, berlin))
+	fixed("agenda_incomplete", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: personal.Date{Year: 2026, Month: time.March, Day: 23}, At: goldenAt(23, 7, 0), Bookings: busy, Incomplete: true}, types, berlin))
 	dstDate := personal.Date{Year: 2026, Month: time.March, Day: 29}
-	fixed("agenda_clocks_go_forward", rowsDated, agendaMessage(goldenCmd, personal.Due{Kind: personal.AgendaKind, Day: dstDate, At: goldenAt(29, 8, 0), Bookings: list[7:]}, types, berlin))
+	fixed("agenda_clocks_go_forward", rowsDated, agendaMessage(personal.Due{Kind: personal.AgendaKind, Day: dstDate, At: goldenAt(29, 8, 0), Bookings: list[7:]}, types, berlin))
 
 	// `today`.
-	fixed("today", rowsDated, todayMessage(goldenCmd, list, types, berlin, now))
-	fixed("today_new_york", rowsDated, todayMessage(goldenCmd, list, types, goldenNewYork, now))
-	fixed("today_empty", rowsDated, todayMessage(goldenCmd, nil, types, berlin, now))
-	fixed("today_busy_day", rowsDated, todayMessage(goldenCmd, busy, types, berlin, now))
+	fixed("today", rowsDated, todayMessage(list, types, berlin, now))
+	fixed("today_new_york", rowsDated, todayMessage(list, types, goldenNewYork, now))
+	fixed("today_empty", rowsDated, todayMessage(nil, types, berlin, now))
+	fixed("today_busy_day", rowsDated, todayMessage(busy, types, berlin, now))
 
 	// `remind` and `agenda`: what they say.
 	next := reminderNext{at: list[1].Start.Add(-15 * time.Minute), booking: &list[1], types: types}
@@ -711,19 +717,19 @@ func goldenCases() []goldenCase {
 		return viewDoc(bookingForm(form{meta: modalMeta{Zone: "Europe/Berlin"}, types: types[4:], requester: berlin, now: now, page: goldenPage}))
 	})
 	add("pending", rowsFree, func(*testing.T) []goldenDoc {
-		return viewDoc(*pendingView(meta, berlin, types))
+		return viewDoc(*pendingView(meta, berlin, now, types))
 	})
 	add("pending_no_time", rowsFree, func(*testing.T) []goldenDoc {
 		m := meta
 		m.Start = "later <!here>"
-		return viewDoc(*pendingView(m, berlin, types))
+		return viewDoc(*pendingView(m, berlin, now, types))
 	})
 	add("outcome_view", rowsFree, func(*testing.T) []goldenDoc {
 		res := &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}
-		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, now, types, goldenPage)))
 	})
 	add("outcome_view_unknown", rowsFree, func(*testing.T) []goldenDoc {
-		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, now, types, goldenPage)))
 	})
 
 	// Live notices: a booking's first notice, its state after a move or a
@@ -778,7 +784,7 @@ func goldenCases() []goldenCase {
 		return burstDocs(parts)
 	})
 
-	return append(cases, goldenOfferCases()...)
+	return append(append(cases, goldenOfferCases()...), goldenRealisticCases()...)
 }
 
 // Rendering.
@@ -813,6 +819,9 @@ func goldenRender(docs []goldenDoc) string {
 			blocks, _ = goldenJSON(d.blocks).([]any)
 		default:
 			fmt.Fprintf(&w, "text: %s\n", strings.ReplaceAll(goldenTokens(d.text), "\n", "\n      "))
+			if d.meta != nil {
+				fmt.Fprintf(&w, "metadata: %s\n", goldenMetaLine(d.meta))
+			}
 			blocks, _ = goldenJSON(d.blocks).([]any)
 		}
 		for _, b := range blocks {
@@ -822,6 +831,17 @@ func goldenRender(docs []goldenDoc) string {
 		fmt.Fprintf(&w, "\n-- %d blocks, %d chars of text\n", len(blocks), goldenTextBytes(blocks))
 	}
 	return w.String()
+}
+
+// goldenMetaLine is message metadata on one line: its event type, then its
+// payload's fields by name.
+func goldenMetaLine(m *slack.SlackMetadata) string {
+	keys := slices.Sorted(maps.Keys(m.EventPayload))
+	fields := make([]string, len(keys))
+	for i, k := range keys {
+		fields[i] = fmt.Sprintf("%s=%v", k, m.EventPayload[k])
+	}
+	return m.EventType + " {" + strings.Join(fields, ", ") + "}"
 }
 
 func goldenJSON(v any) any {
@@ -1000,7 +1020,35 @@ var (
 	// goldenIDSpan is a booking ID as a code span: every booking of the
 	// cases has an ID that begins bk_.
 	goldenIDSpan = regexp.MustCompile("`bk_[^`]*`")
+	// goldenOnDay is "on" before a day Slack's token writes as "Today" or
+	// "Tomorrow": "Consultation on Tomorrow 09:00".
+	goldenOnDay = regexp.MustCompile(`\bon (<!date\^\d+\^\{date_short_pretty\}|Today\b|Tomorrow\b)`)
+	// goldenOwnDay is a day in bookbot's own words, "Thu 26 Mar", and
+	// goldenSlackDay a token Slack writes a day in, "Mar 26, 2026": a
+	// message says days one way.
+	goldenOwnDay   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b`)
+	goldenSlackDay = regexp.MustCompile(`<!date\^\d+\^[^|]*\{date`)
+	// goldenBookingID is a booking ID as the cases have them: bk_…, or a
+	// UUID as the booking service gives them.
+	goldenBookingID = regexp.MustCompile("bk_[A-Za-z0-9_*`ˋ]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 )
+
+// goldenNoIDs reports whether the case is one people read where a booking
+// ID has no place, in its text or its notification: they know a booking by
+// its event, attendee and time, and machines read the ID in the metadata.
+// A confirmation of `cancel <id>` for a booking the list does not show is
+// named by the ID the person typed, and nothing else.
+func goldenNoIDs(name string) bool {
+	if name == "cancel_confirm_not_found" || name == "cancel_confirm_list_full" {
+		return false
+	}
+	for _, p := range []string{"list", "today", "agenda", "home_", "notice_", "reminder", "create_", "cancel_", "cancelling", "offer_", "kept", "outcome_view", "pending", "realistic_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // goldenQuietIDs reports whether the case's lines name bookings where an
 // ID must be the quietest thing on a line: notices, reminders, agendas,
@@ -1014,12 +1062,61 @@ func goldenQuietIDs(name string) bool {
 	return false
 }
 
+// goldenMetaEvent is the metadata event type the case's messages carry, as
+// the contract has it, with the booking's ID: "" where none is promised.
+func goldenMetaEvent(name string) string {
+	name = strings.TrimPrefix(name, "realistic_")
+	for _, e := range []struct{ prefix, event string }{
+		{"notice_new", eventBookingNew}, {"notice_cancelled", eventBookingCancelled}, {"notice_moved", eventBookingMoved},
+		{"reminder", eventReminder}, {"offer_card_booked", eventOfferBooked},
+	} {
+		if strings.HasPrefix(name, e.prefix) {
+			return e.event
+		}
+	}
+	return ""
+}
+
+// goldenRowCap is the most bookings the case's i-th doc may show a line
+// of, 0 for no cap: today and the agenda show the day's first, and the
+// digest's message in the channel its first, on a phone without scrolling
+// far; the rest are a press away, or in the thread.
+func goldenRowCap(name string, i int) int {
+	switch {
+	case strings.HasPrefix(name, "today"), strings.HasPrefix(name, "agenda"), strings.HasPrefix(name, "realistic_today"), strings.HasPrefix(name, "realistic_agenda"):
+		return dayRows
+	case (strings.HasPrefix(name, "digest") || strings.HasPrefix(name, "realistic_digest")) && i == 0:
+		return digestRows
+	}
+	return 0
+}
+
+// goldenRowCount is how many bookings blocks show a line of: the lines of
+// sections that start with a time.
+func goldenRowCount(blocks []any) int {
+	n := 0
+	for _, b := range goldenObjects(blocks) {
+		if b["type"] != "section" {
+			continue
+		}
+		raw, _ := b["text"].(map[string]any)
+		text, _ := raw["text"].(string)
+		for line := range strings.SplitSeq(text, "\n") {
+			if strings.HasPrefix(line, "<!date^") || strings.HasPrefix(line, "*<!date^") || strings.HasPrefix(line, "~<!date^") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // goldenMustAct reports whether the case is an outcome a person must act
 // on: a refusal, an error, an empty result. Each needs a next step.
 func goldenMustAct(name string) bool {
 	for _, p := range []string{"error", "refusal_contact", "list_empty", "slots_none", "types_none", "today_empty", "agenda_empty",
 		"home_empty", "home_error", "home_desk_bookings_error", "cancel_", "create_", "help_problem", "help_unknown_command", "remind_list_error",
-		"offer_refused_not_named", "offer_refused_booked", "offer_refused_withdrawn", "offer_refused_expired", "offer_card_withdrawn", "offer_card_expired", "offer_unclear"} {
+		"offer_refused_not_named", "offer_refused_booked", "offer_refused_withdrawn", "offer_refused_expired", "offer_card_withdrawn", "offer_card_expired", "offer_unclear",
+		"offer_not_booked", "offer_guest_cancel_", "offer_not_yours", "offer_outcome_not_booked"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -1145,6 +1242,10 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			if n, size := len(blocks), goldenTextBytes(blocks); n > goldenHomeBlocks || size > goldenHomeText {
 				fail("App Home takes %d blocks and %d characters; at most %d and %d", n, size, goldenHomeBlocks, goldenHomeText)
 			}
+			// What to do comes first, not a screenful down.
+			if raw, _ := json.Marshal(blocks[:min(3, len(blocks))]); !strings.Contains(string(raw), `"type":"button"`) {
+				fail("App Home's first three blocks hold no button")
+			}
 		default:
 			blocks, _ = goldenJSON(d.blocks).([]any)
 			breaches = slacktest.ValidateMessage(d.text, blocks)
@@ -1154,6 +1255,20 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			}
 			if m := goldenRawMention.FindString(d.text); m != "" {
 				fail("notification text holds %s unescaped: %q", m, goldenClip(d.text))
+			}
+			if m := goldenBookingID.FindString(d.text); m != "" && goldenNoIDs(c.name) {
+				fail("notification text shows booking ID %s: %q", m, goldenClip(d.text))
+			}
+			// Machines read the booking in the metadata.
+			if want := goldenMetaEvent(c.name); want != "" {
+				if d.meta == nil || d.meta.EventType != want {
+					fail("metadata %v, want event type %s", d.meta, want)
+				} else if id, _ := d.meta.EventPayload["booking_id"].(string); id == "" {
+					fail("metadata %s carries no booking_id", goldenMetaLine(d.meta))
+				}
+			}
+			if d.meta != nil && (d.meta.EventType == "" || len(d.meta.EventPayload) == 0) {
+				fail("metadata without an event type or a payload: Slack refuses it")
 			}
 		}
 		for _, b := range breaches {
@@ -1165,6 +1280,11 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 		if d.summary {
 			if n, size := len(blocks), goldenTextBytes(blocks); n > goldenBurstBlocks || size > goldenBurstText {
 				fail("a burst's summary takes %d blocks and %d characters; at most %d and %d", n, size, goldenBurstBlocks, goldenBurstText)
+			}
+		}
+		if limit := goldenRowCap(c.name, i); limit > 0 {
+			if n := goldenRowCount(blocks); n > limit {
+				fail("shows %d bookings; at most %d, and how many more", n, limit)
 			}
 		}
 		if n := goldenPrimaries(blocks); n > 1 {
@@ -1184,9 +1304,22 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			}
 		}
 
+		if m := goldenOnDay.FindString(d.text); m != "" {
+			fail("notification text says %q: Slack writes the day as Today or Tomorrow", m)
+		}
 		total := 0
+		var ownDay, slackDay string
 		goldenTexts(blocks, func(obj map[string]any, s string) {
 			total += utf8.RuneCountInString(s)
+			if m := goldenOnDay.FindString(s); m != "" {
+				fail("says %q: Slack writes the day as Today or Tomorrow, so it reads \"on Tomorrow\": %q", goldenTokens(m), goldenClip(goldenTokens(s)))
+			}
+			if m := goldenOwnDay.FindString(goldenToken.ReplaceAllString(s, "")); m != "" && ownDay == "" {
+				ownDay = m
+			}
+			if m := goldenSlackDay.FindString(s); m != "" && slackDay == "" {
+				slackDay = goldenClip(goldenTokens(s))
+			}
 			// A time is said once, as a date token: beside it, the same
 			// time as text reads as another time to whoever sees the
 			// token as 2:00 PM.
@@ -1202,6 +1335,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 				if m := goldenIDSpan.FindString(s); m != "" {
 					fail("a booking ID is a code span, not the quietest thing on its line: %s in %q", m, goldenClip(goldenTokens(s)))
 				}
+			}
+			if m := goldenBookingID.FindString(s); m != "" && goldenNoIDs(c.name) {
+				fail("shows booking ID %s where people read: %q", m, goldenClip(goldenTokens(s)))
 			}
 			// plain_text is never read for mentions or links: data goes
 			// there as it is, and "&lt;" would show as such.
@@ -1227,6 +1363,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 				fail("mrkdwn text holds a broken entity or a bare &: %q", goldenClip(s))
 			}
 		})
+		if ownDay != "" && slackDay != "" {
+			fail("says days two ways: %q in bookbot's words, and in a date token Slack writes as \"Mar 26, 2026\" or \"Tomorrow\": %q", ownDay, slackDay)
+		}
 		if d.kind == "message" && total > 12000 {
 			fail("%d characters of text in all, over 12,000", total)
 		}
@@ -1335,9 +1474,13 @@ func (*goldenProblems) Helper()             {}
 func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...)) }
 
 // The golden check fails a message with two primary buttons, a burst's
-// summary over its budget, a time shown both as a token and as text, and a
+// summary over its budget, a time shown both as a token and as text, a
 // plain answer of the booking service said as if it were unclear, an outage
-// or a problem of access.
+// or a problem of access, a booking ID where people read it (text or
+// notification), "on Today" or "on Tomorrow", days said two ways, an App
+// Home whose first three blocks hold no button, today, an agenda or the
+// digest's message in the channel over its cap, and a notice without the
+// contract's metadata.
 func TestGoldenCheckCatches(t *testing.T) {
 	t.Parallel()
 	at := goldenAt(23, 14, 0)
@@ -1346,33 +1489,62 @@ func TestGoldenCheckCatches(t *testing.T) {
 	for range 7 {
 		long = append(long, section("*Today*"))
 	}
+	var rows []string
+	for i := range dayRows + 1 {
+		rows = append(rows, hours(at.Add(time.Duration(i)*time.Minute), at.Add(time.Duration(i+30)*time.Minute), goldenBerlin)+"  Consultation · Ada Lovelace")
+	}
+	day := []slack.Block{section(strings.Join(rows, "\n")), slack.NewActionBlock("a", upcomingButton())}
+	uuid := "a2972a0c-5697-4400-90ba-c80b6a7d56fc"
 	for _, c := range []struct {
 		name string
+		kind string // the case's name; the default is a plain answer's
 		doc  goldenDoc
 		want string
 	}{
-		{"two primary buttons", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+		{"a booking ID in a row", "list_page", goldenDoc{kind: "message", text: "Upcoming bookings", blocks: []slack.Block{
+			section("*" + hours(at, at.Add(30*time.Minute), goldenBerlin) + "* · Consultation · Ada Lovelace · ID " + uuid),
+		}}, "shows booking ID " + uuid + " where people read"},
+		{"a booking ID in a notification", "reminder", goldenDoc{kind: "message", text: "Reminder: Consultation at 14:00 (booking bk_1)", blocks: []slack.Block{
+			section("Consultation"), slack.NewActionBlock("a", upcomingButton()),
+		}, meta: bookingMeta(eventReminder, booking.Booking{ID: "bk_1"})}, "notification text shows booking ID bk_1"},
+		{"on Tomorrow", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("Consultation on " + moment(at, goldenBerlin) + " for Ada."), slack.NewActionBlock("a", upcomingButton()),
+		}}, "Slack writes the day as Today or Tomorrow"},
+		{"days two ways", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+			section("*Thu 26 Mar*"), section(span(at, at.Add(30*time.Minute), goldenBerlin)), slack.NewActionBlock("a", upcomingButton()),
+		}}, "says days two ways"},
+		{"App Home with what to do last", "home_normal", goldenDoc{kind: "home", blocks: []slack.Block{
+			slack.NewHeaderBlock(plain("Upcoming bookings")), contextLine("5 bookings today and tomorrow."), section("Nothing booked today or tomorrow."),
+			slack.NewActionBlock("home_actions", primary),
+		}}, "App Home's first three blocks hold no button"},
+		{"today over its cap", "today", goldenDoc{kind: "message", text: "x", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, dayRows)},
+		{"an agenda over its cap", "agenda", goldenDoc{kind: "message", text: "Agenda", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, dayRows)},
+		{"the digest's message over its cap", "digest_day", goldenDoc{kind: "message", text: "Digest", blocks: day}, fmt.Sprintf("shows %d bookings; at most %d", dayRows+1, digestRows)},
+		{"a notice without its metadata", "notice_new_in_slack", goldenDoc{kind: "message", text: "New booking: Consultation", blocks: []slack.Block{
+			section("New booking"),
+		}}, "want event type bookbot_booking_new"},
+		{"two primary buttons", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
 			section("Booked."), slack.NewActionBlock("a", primary, button(actionShowList, "Upcoming bookings", "").WithStyle(slack.StylePrimary)),
 		}}, "2 primary buttons"},
-		{"a burst's summary over budget", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
-		{"a time twice", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
+		{"a burst's summary over budget", "", goldenDoc{kind: "message", text: "x", blocks: long, summary: true}, "a burst's summary takes 7 blocks"},
+		{"a time twice", "", goldenDoc{kind: "message", text: "x", blocks: []slack.Block{
 			section(span(at, at.Add(30*time.Minute), goldenBerlin) + " · 14:00"),
 		}}, "shows 14:00 both as a date token and as plain text"},
 		// A full service's refusal said as the old words said it.
-		{"a plain answer called unclear", goldenDoc{kind: "message", text: "Probably not booked", blocks: []slack.Block{
+		{"a plain answer called unclear", "", goldenDoc{kind: "message", text: "Probably not booked", blocks: []slack.Block{
 			section(":warning: *Probably not booked.* The booking API did not answer clearly."),
 			slack.NewActionBlock("a", button(actionShowList, "Upcoming bookings", "")),
 		}}, `a plain answer says "answer clearly"`},
-		{"a plain answer called an outage", goldenDoc{kind: "message", text: "Not booked", blocks: []slack.Block{
+		{"a plain answer called an outage", "", goldenDoc{kind: "message", text: "Not booked", blocks: []slack.Block{
 			section("Nothing was booked. Try again in a few minutes."),
 		}}, `a plain answer says "try again in a few minutes"`},
-		{"a block called a refusal of access", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
+		{"a block called a refusal of access", "", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
 			section("Refused."),
 		}}, `a plain answer says "access"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got goldenProblems
-			goldenCheck(&got, goldenCase{name: "create_not_booked_full"}, []goldenDoc{c.doc})
+			goldenCheck(&got, goldenCase{name: cmp.Or(c.kind, "create_not_booked_full")}, []goldenDoc{c.doc})
 			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, c.want) }) {
 				t.Errorf("problems %q, want one saying %q", got, c.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -573,4 +574,26 @@ func (h *harness) askCancel(user string, list slacktest.Message, id string) slac
 // confirmCancel is pressing Cancel booking in the row that asks.
 func confirmCancel(user string, ask slacktest.Message, id string) slack.InteractionCallback {
 	return slacktest.BlockAction(user, "cancel_booking", id, slacktest.InMessage(ask), slacktest.WithBlockID(rowOf(ask.Blocks, id)))
+}
+
+// metaOf is a message's metadata: its event type and payload.
+func metaOf(m slacktest.Message) (string, map[string]any) {
+	var meta struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	_ = json.Unmarshal(m.Metadata, &meta)
+	return meta.EventType, meta.EventPayload
+}
+
+// carriesBooking reports whether m's metadata is of event and names the
+// booking id.
+func carriesBooking(m slacktest.Message, event, id string) bool {
+	e, p := metaOf(m)
+	return e == event && p["booking_id"] == id
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

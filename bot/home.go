@@ -77,25 +77,27 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 // homeFailed is what App Home says when the bookings cannot be read.
 const homeFailed = "The bookings could not be loaded"
 
-// homeBlocks is App Home: today's and tomorrow's bookings in loc, at most
-// homeRows, then how many more the list has (err is said in words, as every
-// message says it); the person's reminders and agenda when bookbot keeps
-// them (d not nil); then the actions.
+// homeBlocks is App Home: what to do first (New booking and Refresh, or
+// Connect when there is no calendar to act on), then today's and
+// tomorrow's bookings in loc, at most homeRows, then how many more the list
+// has (err is said in words, as every message says it); then the person's
+// reminders and agenda when bookbot keeps them (d not nil).
 func homeBlocks(list []booking.Booking, err error, types []booking.EventType, loc *time.Location, now time.Time, d *desk) []slack.Block {
 	var tail []slack.Block
 	if d != nil {
 		tail = append(tail, deskBlocks(*d, list, err, loc, now)...)
 	}
-	tail = append(tail, slack.NewActionBlock("home_actions",
-		button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary),
-		button(actionHomeRefresh, "Refresh", ""),
-	))
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Upcoming bookings"))}
+	refresh := button(actionHomeRefresh, "Refresh", "")
 	if nc, ok := errors.AsType[*NoCalendarError](err); ok {
+		// Nothing to book on until a calendar is connected: Connect is the
+		// step to take.
 		m := noCalendarMessage(nc)
-		blocks = append(blocks, m.Blocks[0], slack.NewActionBlock("home_connect", button(actionConnect, "Connect your calendar", "")))
+		blocks = append(blocks, slack.NewActionBlock("home_actions", connectButton(connectLabel(nc)), refresh), m.Blocks[0])
 		return append(blocks, tail...)
 	}
+	blocks = append(blocks, slack.NewActionBlock("home_actions",
+		button(actionNewBooking, "New booking", "").WithStyle(slack.StylePrimary), refresh))
 	if err != nil {
 		blocks = append(blocks, errorMessage(homeFailed, err).Blocks...)
 		return append(blocks, tail...)
@@ -117,8 +119,8 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 		if _, ok := days[key]; !ok {
 			order = append(order, key)
 		}
-		days[key] = append(days[key], fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc),
-			parts(escape(clip(titleOf(bk.EventType, types), homeRunes)), escape(clip(bk.BookerName.String, homeRunes))), bookingID(bk.ID)))
+		days[key] = append(days[key], fmt.Sprintf("%s  %s", hours(bk.Start, bk.End, loc),
+			parts(escape(clip(titleOf(bk.EventType, types), homeRunes)), escape(clip(bk.BookerName.String, homeRunes)))))
 		shown++
 	}
 	blocks = append(blocks, contextLine(fmt.Sprintf("%s today and tomorrow. Times in %s.", plural(soon, "booking"), zoneName(loc, now, end))))
@@ -130,14 +132,39 @@ func homeBlocks(list []booking.Booking, err error, types []booking.EventType, lo
 			blocks = append(blocks, section(text))
 		}
 	}
-	if more := len(list) - shown; more > 0 {
-		text := fmt.Sprintf("+%d more upcoming", more)
-		if len(list) >= booking.MaxListed {
-			text = fmt.Sprintf("+%d more, and perhaps others after them: the booking API lists the first %d", more, booking.MaxListed)
-		}
+	if text := homeMore(soon-shown, len(list)-soon, len(list) >= booking.MaxListed); text != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(text), nil, slack.NewAccessory(upcomingButton()), slack.SectionBlockOptionBlockID("home_more")))
 	}
 	return append(blocks, tail...)
+}
+
+// connectLabel is the Connect button's words for e: again when a
+// calendar was connected before.
+func connectLabel(e *NoCalendarError) string {
+	if e.Unopened || e.Reconnect {
+		return "Connect again"
+	}
+	return "Connect your calendar"
+}
+
+// homeMore says how many bookings App Home does not show: soon more
+// today and tomorrow, later after them, and, when the list was full, that
+// there may be others still, in numbers that add up with the rows shown to
+// the list's. "" when it shows them all.
+func homeMore(soon, later int, full bool) string {
+	var text string
+	switch {
+	case soon > 0 && later > 0:
+		text = fmt.Sprintf("*%d more* today and tomorrow, and *%d* after that.", soon, later)
+	case soon > 0:
+		text = fmt.Sprintf("*%d more* today and tomorrow.", soon)
+	case later > 0:
+		text = fmt.Sprintf("*%d more* after tomorrow.", later)
+	}
+	if full {
+		text += fmt.Sprintf(" There may be others after them: the booking service shows bookbot only the next %d bookings.", booking.MaxListed)
+	}
+	return strings.TrimSpace(text)
 }
 
 // desk is what App Home shows of a person's reminders and agenda.
@@ -160,16 +187,16 @@ func deskBlocks(d desk, list []booking.Booking, listErr error, loc *time.Locatio
 	default:
 		if s.Remind > 0 {
 			lines = append(lines, ":alarm_clock: Reminders: a direct message "+leadWords(s.Remind)+" before each booking on the calendar.")
-			if at, _ := personal.NextReminder(s, list, now); listErr == nil && !at.IsZero() {
-				next = append(next, "Next reminder: "+moment(at, loc))
+			if t, _ := personal.NextReminder(s, list, now); listErr == nil && !t.IsZero() {
+				next = append(next, "Next reminder: "+at(t, now, loc, false))
 			}
 		} else {
 			lines = append(lines, ":no_bell: Reminders: off.")
 		}
 		if s.Agenda != nil {
 			lines = append(lines, ":sunrise: Agenda: the day's bookings in a direct message, "+agendaWords(*s.Agenda)+" "+yourZone(loc, d.known)+".")
-			if at := personal.NextAgenda(s, loc, now); d.known && !at.IsZero() {
-				next = append(next, "Next agenda: "+day(at, loc))
+			if t := personal.NextAgenda(s, loc, now); d.known && !t.IsZero() {
+				next = append(next, "Next agenda: "+dayName(t, now, loc))
 			}
 		} else {
 			lines = append(lines, ":no_bell: Agenda: off.")

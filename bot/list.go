@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -26,7 +27,7 @@ func listFlow() flow {
 	}
 	return flow{
 		commands: []command{
-			{name: "list", help: "upcoming bookings, each with a menu to cancel it or book the attendee again", run: func(b *Bot, later *jobs, c call) any {
+			{name: "list", help: "upcoming bookings, each with a menu to cancel it, book the attendee again or see its ID", run: func(b *Bot, later *jobs, c call) any {
 				list(b, later, c.reply, c.UserID, 0, listMark{})
 				return nil
 			}},
@@ -34,6 +35,10 @@ func listFlow() flow {
 		},
 		actions: map[string]func(*Bot, *jobs, press){
 			actionShowList: func(b *Bot, later *jobs, p press) { list(b, later, p.reply, p.user, 0, listMark{}) },
+			actionListFrom: func(b *Bot, later *jobs, p press) {
+				n, _ := strconv.Atoi(p.a.Value)
+				list(b, later, p.reply, p.user, n, listMark{})
+			},
 			actionListPage: page,
 			actionListPrev: page,
 			actionCancel:   (*Bot).cancelChosen,
@@ -48,8 +53,7 @@ func listFlow() flow {
 					list(b, later, p.replace, p.user, n, listMark{})
 					return
 				}
-				id := p.a.Value
-				later.add("keep", func(context.Context) { p.replace(keptMessage(id)) })
+				later.add("keep", func(context.Context) { p.replace(keptMessage()) })
 			},
 		},
 	}
@@ -60,18 +64,19 @@ func listFlow() flow {
 func (b *Bot) cancelCommand(later *jobs, c call) any {
 	cmd := escape(c.Command)
 	if len(c.args) != 1 {
-		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (IDs are shown by `%s list`).", cmd, cmd)))
+		return b.ephemeral(helpMessage(c.Command, fmt.Sprintf("Say which booking: `%s cancel &lt;booking-id&gt;` (a booking's menu in `%s list` shows its ID).", cmd, cmd)))
 	}
 	id := c.args[0]
 	if err := booking.ValidateBookingID(id); err != nil {
-		return b.ephemeral(helpMessage(c.Command, "That is not a booking ID: "+escape(err.Error())+". Booking IDs are shown by `"+cmd+" list`."))
+		return b.ephemeral(helpMessage(c.Command, "That is not a booking ID: "+escape(err.Error())+". A booking's menu in `"+cmd+" list` shows its ID."))
 	}
 	later.add("cancel-confirm", func(ctx context.Context) { c.reply(b.cancelConfirmReply(ctx, c.UserID, id)) })
 	return nil
 }
 
 // cancelChosen answers cancel_booking: a Cancel button cancels; of a list
-// row's menu, Cancel… asks in the row and Book again opens the form.
+// row's menu, Cancel… asks in the row, Book again opens the form and
+// Booking ID says the ID to the person alone.
 func (b *Bot) cancelChosen(later *jobs, p press) {
 	if p.a.Type != slack.ActionType(slack.METOverflow) {
 		b.cancelPressed(later, p)
@@ -81,6 +86,10 @@ func (b *Bot) cancelChosen(later *jobs, p press) {
 	v := p.a.SelectedOption.Value
 	if meta, ok := strings.CutPrefix(v, bookAgain); ok {
 		later.add("new", func(ctx context.Context) { b.openBookingModal(ctx, p.cb.TriggerID, p.user, pickedMeta(meta), p.reply) })
+		return
+	}
+	if id, ok := strings.CutPrefix(v, showID); ok {
+		later.add("booking-id", func(context.Context) { p.reply(bookingIDMessage(id)) })
 		return
 	}
 	if !inList {
@@ -174,9 +183,11 @@ func listPage(blockID string) (int, bool) {
 
 // cancelPressed cancels a booking once a Cancel booking button is pressed. A
 // double click finds the first press already cancelling and does nothing.
-// Pressed in the list, the list comes back with the booking struck
-// through, or with what happened above the rows; elsewhere the outcome
-// replaces the message.
+// While the booking service works, the message says what is being
+// cancelled: its event, attendee and time, as the list read before the
+// cancel shows them. Pressed in the list, the list comes back with the
+// booking struck through, or with what happened above the rows; elsewhere
+// the outcome replaces the message.
 func (b *Bot) cancelPressed(later *jobs, p press) {
 	user, id, replace := p.user, p.a.Value, p.replace
 	inMessage, inHome := p.cb.ResponseURL != "", p.inHome()
@@ -189,20 +200,31 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 	}
 	later.add("cancel", func(ctx context.Context) {
 		defer b.creating.unlock(lock)
-		if inMessage {
-			replace(message{Text: "Cancelling booking " + escape(id) + "…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling booking " + escape(id) + "…")}})
-		}
 		cal, err := b.calendarFor(ctx, user)
 		var res *booking.Result
+		var types []booking.EventType
+		loc := b.users.zone(ctx, user)
+		// The interim message goes while the cancel is sent, and before
+		// the outcome replaces it.
+		var interim sync.WaitGroup
 		if err == nil {
-			res, err = cal.Cancel(booking.WithActor(ctx, user), id)
+			types = b.titles(ctx, cal)
+			cctx := booking.WithActor(ctx, user)
+			if inMessage {
+				cctx = booking.WithListed(cctx, func(bk *booking.Booking) {
+					m := cancellingMessage(bk, types, loc, b.cfg.Now())
+					interim.Go(func() { replace(m) })
+				})
+			}
+			res, err = cal.Cancel(cctx, id)
 		}
+		interim.Wait()
 		var m message
 		if err != nil {
 			m = b.failed("Nothing was cancelled", err, upcomingButton())
 		} else {
 			b.log.Info("booking cancel finished", "user", user, "booking_id", id, "result", res)
-			m = cancelOutcomeMessage(id, user, res, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
+			m = cancelOutcomeMessage(id, user, res, types, loc, b.cfg.Now())
 		}
 		if page, ok := listPage(p.a.BlockID); ok && cal != nil {
 			m = b.listAfterCancel(ctx, cal, user, page, res, m)
@@ -213,6 +235,19 @@ func (b *Bot) cancelPressed(later *jobs, p press) {
 			b.publishHome(ctx, user)
 		}
 	})
+}
+
+// cancellingMessage stands in a message whose Cancel was pressed while
+// the booking service works: what is being cancelled, as the list shows
+// bk (nil: it does not), by event, attendee and time.
+func cancellingMessage(bk *booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
+	if bk == nil {
+		return message{Text: "Cancelling this booking…", Blocks: []slack.Block{section(":hourglass_flowing_sand: Cancelling this booking…")}}
+	}
+	return message{
+		Text:   "Cancelling: " + bookingWhat(*bk, types, dayTime(bk.Start, now, loc)) + "…",
+		Blocks: []slack.Block{section(":hourglass_flowing_sand: *Cancelling:* " + bookingWhat(*bk, types, spanAt(bk.Start, bk.End, now, loc)) + "…")},
+	}
 }
 
 // listMark is what a list page shows besides the bookings: a booking just
@@ -273,7 +308,7 @@ func listMessage(list []booking.Booking, types []booking.EventType, loc *time.Lo
 	}
 	if full && page == 0 {
 		// Said once, where the list starts.
-		where += fmt.Sprintf(". :warning: The booking API lists at most %d upcoming bookings, so later ones may be missing here", booking.MaxListed)
+		where += fmt.Sprintf(". :warning: The booking service shows bookbot only the next %d bookings, so later ones may be missing here", booking.MaxListed)
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(head)),
@@ -321,21 +356,21 @@ func pageEnd(rows []booking.Booking) time.Time {
 	return end
 }
 
-// listRow is a booking on one line, under its day: time, event, attendee,
-// email and ID, as parts says them.
+// listRow is a booking on one line, under its day: time, event, attendee
+// and email, as parts says them. Its ID is behind the row's menu.
 func listRow(b booking.Booking, types []booking.EventType, loc *time.Location) string {
-	return fmt.Sprintf("*%s* · %s · %s", hours(b.Start, b.End, loc),
-		parts(short(titleOf(b.EventType, types)), short(b.BookerName.String), address(b.BookerEmail.String)), bookingID(b.ID))
+	return fmt.Sprintf("*%s* · %s", hours(b.Start, b.End, loc),
+		parts(short(titleOf(b.EventType, types)), short(b.BookerName.String), address(b.BookerEmail.String)))
 }
 
-// bookingLine describes a booking: time, event, attendee and, quietly,
-// its ID; "—" where a legacy record has nothing.
+// bookingLine describes a booking by what people know it by: time, event
+// and attendee; "—" where a legacy record has nothing.
 func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Location, withEmail bool) string {
 	attendee := orMissing(short(b.BookerName.String))
 	if withEmail {
 		attendee += " · " + orMissing(address(b.BookerEmail.String))
 	}
-	return fmt.Sprintf("*%s* · %s\n%s · %s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee, escape(b.ID))
+	return fmt.Sprintf("*%s* · %s\n%s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee)
 }
 
 // bookAgainMeta is what booking the attendee again fills in the form: the
@@ -344,13 +379,18 @@ func bookAgainMeta(b booking.Booking) modalMeta {
 	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
 }
 
-// bookAgain marks the row menu's "Book again" option; every other option
-// value is a booking ID, as the contract has it for cancel_booking.
-const bookAgain = "book-again:"
+// bookAgain marks the row menu's "Book again" option, and showID its
+// "Booking ID"; the Cancel… option's value is the booking ID, as the
+// contract has it for cancel_booking.
+const (
+	bookAgain = "book-again:"
+	showID    = "booking-id:"
+)
 
-// rowMenu is a list row's menu: Cancel…, which asks in the row, and Book
-// again, which opens the form with the event and attendee filled in. An ID
-// too long for an option's value gets the Cancel button instead.
+// rowMenu is a list row's menu: Cancel…, which asks in the row, Book
+// again, which opens the form with the event and attendee filled in, and
+// Booking ID, for search and support. An ID too long for an option's
+// value gets the Cancel button instead.
 func rowMenu(b booking.Booking) slack.BlockElement {
 	if utf8.RuneCountInString(b.ID) > 150 {
 		return cancelButton(b.ID)
@@ -366,7 +406,20 @@ func rowMenu(b booking.Booking) slack.BlockElement {
 			}
 		}
 	}
+	if v := showID + b.ID; utf8.RuneCountInString(v) <= 150 {
+		opts = append(opts, slack.NewOptionBlockObject(v, plain("Booking ID"), nil))
+	}
 	return slack.NewOverflowBlockElement(actionCancel, opts...)
+}
+
+// bookingIDMessage answers a row menu's Booking ID, to the person alone:
+// the ID, for search, support or `cancel`.
+func bookingIDMessage(id string) message {
+	text := "This booking's ID, for search, support or `cancel`: " + escape(id)
+	return message{Text: "Booking ID: " + escape(id), Blocks: []slack.Block{
+		section(text),
+		slack.NewActionBlock("booking_id_actions", upcomingButton()),
+	}}
 }
 
 // cancelConfirmMessage asks before cancelling; nothing is cancelled until
@@ -380,11 +433,12 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	case b != nil:
 		detail = bookingLine(*b, types, loc, true)
 	case listFull:
-		detail = fmt.Sprintf("It is not among the first %d upcoming bookings the API lists; it may be a later one.\nBooking %s", booking.MaxListed, escape(id))
+		// Only the ID the person typed names it.
+		detail = fmt.Sprintf("Booking %s is not among the next %d bookings, the most the booking service shows bookbot; it may be a later one.", escape(id), booking.MaxListed)
 	default:
 		text := "*Nothing to cancel.* This booking is not among the upcoming bookings: it was cancelled already, has passed, or is not on this calendar. Cancelling it again would change nothing, so bookbot sends nothing."
 		return message{
-			Text: "Nothing to cancel: booking " + escape(id) + " is not among the upcoming bookings.",
+			Text: "Nothing to cancel: that booking is not among the upcoming bookings.",
 			Blocks: []slack.Block{
 				section(":information_source: " + text),
 				contextLine("Booking " + escape(id)),
@@ -395,7 +449,7 @@ func cancelConfirmMessage(id string, b *booking.Booking, types []booking.EventTy
 	// The message asks already: its button needs no dialog asking again.
 	cancel := button(actionCancel, "Cancel booking", id).WithStyle(slack.StyleDanger)
 	return message{
-		Text: "Cancel booking " + escape(id) + "?",
+		Text: "Cancel this booking?",
 		Blocks: []slack.Block{
 			section("*Cancel this booking?*\n" + detail),
 			slack.NewActionBlock("cancel_confirm", cancel, button(actionKeep, "Keep it", id)),

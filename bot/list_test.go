@@ -14,8 +14,9 @@ import (
 	"github.com/bookbot/bookbot/internal/testutil"
 )
 
-// The list shows every upcoming booking, in the reader's zone, each with
-// a Cancel button that warns before it acts.
+// The list shows every upcoming booking, in the reader's zone, by what
+// people know it by, each with a menu to cancel it (which asks first),
+// book the attendee again, or see its ID, which no row shows.
 func TestListShowsEveryUpcomingBooking(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -41,15 +42,21 @@ func TestListShowsEveryUpcomingBooking(t *testing.T) {
 			if str(acc, "type") != "overflow" || len(menu) == 0 || menu[0].value != b.ID || menu[0].text != "Cancel…" {
 				t.Errorf("%s: row %d menu %v, want Cancel… of %s first", u.user, i, menu, b.ID)
 			}
-			if again := len(menu) == 2 && menu[1].text == "Book again" && strings.HasPrefix(menu[1].value, "book-again:"); again != (b.EventType != nil) {
-				t.Errorf("%s: row %d menu %v: Book again offered %v, want %v", u.user, i, menu, !again, b.EventType != nil)
+			if again := len(menu) == 3 && menu[1].text == "Book again" && strings.HasPrefix(menu[1].value, "book-again:"); again != (b.EventType != nil) {
+				t.Errorf("%s: row %d menu %v: Book again offered %v, want %v", u.user, i, menu, again, b.EventType != nil)
+			}
+			if last := menu[len(menu)-1]; last.text != "Booking ID" || last.value != "booking-id:"+b.ID {
+				t.Errorf("%s: row %d menu %v, want Booking ID of %s last", u.user, i, menu, b.ID)
+			}
+			if strings.Contains(text, b.ID) {
+				t.Errorf("%s: row %q shows the booking's ID", u.user, text)
 			}
 			// Berlin moves to CEST on the 29th: each time names its own offset.
 			when := b.Start.In(u.loc).Format("15:04") + "–" + b.End.In(u.loc).Format("15:04 MST")
-			wantParts := []string{"ID " + b.ID, when}
+			wantParts := []string{when}
 			switch {
 			case b.EventType == nil && (b.BookerName == nil || *b.BookerName == ""):
-				wantParts = append(wantParts, "* · _no event or attendee on record_ · ID ")
+				wantParts = append(wantParts, "* · _no event or attendee on record_")
 			case b.EventType != nil:
 				wantParts = append(wantParts, title[*b.EventType])
 			default:
@@ -103,7 +110,7 @@ func TestListOfManyBookingsPages(t *testing.T) {
 	h.slash(ada, "list")
 	m := h.reply(ada, "Upcoming bookings (first 100)")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"1–15 of 100", "at most 100 upcoming bookings", "later ones may be missing"} {
+	for _, s := range []string{"1–15 of 100", "only the next 100 bookings", "later ones may be missing"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("first page lacks %q:\n%s", s, text)
 		}
@@ -151,7 +158,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.slash(ada, "list")
-	list := h.askCancel(ada, h.reply(ada, "5eed0000-0000-4000-8000-000000000002"), "5eed0000-0000-4000-8000-000000000002")
+	list := h.askCancel(ada, h.reply(ada, "Upcoming bookings ("), "5eed0000-0000-4000-8000-000000000002")
 	h.drain()
 	listed := len(h.requests(bookingtest.EndpointListBookings))
 	// Both presses arrive before the first press's "Cancelling…" replaces
@@ -183,7 +190,7 @@ func TestCancelFromListOnceOnDoublePress(t *testing.T) {
 	// The list stays, the cancelled booking struck through and without its
 	// button, the others as they were.
 	text := textOf(done.Blocks)
-	if !strings.Contains(text, "~") || !strings.Contains(text, "5eed0000-0000-4000-8000-000000000001") || !strings.HasPrefix(done.Text, "Cancelled: ") {
+	if !strings.Contains(text, "~") || rowOf(done.Blocks, "5eed0000-0000-4000-8000-000000000001") == "" || !strings.HasPrefix(done.Text, "Cancelled: ") {
 		t.Errorf("the list after the cancel:\n%s\n(text %q)", text, done.Text)
 	}
 	// Counted are the bookings still upcoming, not the struck one.
@@ -216,7 +223,7 @@ func TestCancelFromListFailedKeepsTheList(t *testing.T) {
 	h := newHarness(t)
 	h.slash(ada, "list")
 	id := "5eed0000-0000-4000-8000-000000000002"
-	ask := h.askCancel(ada, h.reply(ada, id), id)
+	ask := h.askCancel(ada, h.reply(ada, "Upcoming bookings ("), id)
 	h.sb.FailNext(bookingtest.EndpointCancelBooking, bookingtest.JSONError(403, "forbidden", 0))
 	h.interact(confirmCancel(ada, ask, id))
 	done := h.waitMessage("not cancelled", func(m slacktest.Message) bool {
@@ -235,10 +242,13 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000003")
 	m := h.reply(ada, "Cancel this booking?")
 	text := textOf(m.Blocks)
-	for _, s := range []string{"5eed0000-0000-4000-8000-000000000003", "Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
+	for _, s := range []string{"Deep dive", "Alan Turing", "Tue 24 Mar, 14:00–15:00 CET"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("confirmation lacks %q:\n%s", s, text)
 		}
+	}
+	if strings.Contains(text, "5eed0000-0000-4000-8000-000000000003") {
+		t.Errorf("the confirmation names the booking by its ID:\n%s", text)
 	}
 	if got := values(elements(m.Blocks, "cancel_booking")); !slices.Equal(got, []string{"5eed0000-0000-4000-8000-000000000003"}) {
 		t.Errorf("cancel buttons %v", got)
@@ -254,9 +264,9 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 
 	// Keep it: nothing is cancelled, and the question is answered.
 	h.slash(ada, "cancel 5eed0000-0000-4000-8000-000000000004")
-	asked := h.reply(ada, "5eed0000-0000-4000-8000-000000000004")
+	asked := h.reply(ada, "Katherine Johnson")
 	h.interact(slacktest.BlockAction(ada, "cancel_keep", "5eed0000-0000-4000-8000-000000000004", slacktest.InMessage(asked)))
-	if kept := h.reply(ada, "is not cancelled"); !kept.ReplaceOriginal {
+	if kept := h.reply(ada, "Nothing was cancelled"); !kept.ReplaceOriginal {
 		t.Errorf("Keep it did not answer in place of the question")
 	}
 	h.drain()
@@ -266,10 +276,10 @@ func TestCancelCommandAsksFirst(t *testing.T) {
 
 	h.interact(slacktest.BlockAction(ada, "cancel_booking", "5eed0000-0000-4000-8000-000000000003", slacktest.InMessage(m)))
 	// What was cancelled, named, its time struck through, who cancelled
-	// it; its ID quiet, last; booking the attendee again one press away.
+	// it; booking the attendee again one press away; no ID.
 	done := h.reply(ada, "Cancelled: Deep dive with Alan Turing, tomorrow 14:00.")
-	if text := textOf(done.Blocks); !strings.Contains(text, "\n~Tue 24 Mar, 14:00–15:00 CET~\nCancelled by <@UADA> ") ||
-		!strings.HasSuffix(strings.TrimSpace(text), "ID 5eed0000-0000-4000-8000-000000000003\nBook again\nUpcoming bookings") || strings.Contains(text, "`") {
+	if text := textOf(done.Blocks); !strings.Contains(text, "\n~tomorrow, 14:00–15:00 CET~\nCancelled by <@UADA> ") ||
+		!strings.HasSuffix(strings.TrimSpace(text), ".\nBook again\nUpcoming bookings") || strings.Contains(text, "5eed0000-0000-4000-8000-000000000003") {
 		t.Errorf("the outcome:\n%s", text)
 	}
 	h.drain()
@@ -345,7 +355,7 @@ func dayOf(blocks []byte, id string) string {
 		if _, row := b["accessory"]; !row && strings.HasPrefix(s, "*") && strings.HasSuffix(s, "*") {
 			day = strings.Trim(s, "*")
 		}
-		if strings.Contains(s, id) {
+		if strings.HasSuffix(str(b, "block_id"), ":"+id) {
 			return day
 		}
 	}
@@ -366,13 +376,20 @@ func wantDay(t time.Time, loc *time.Location) string {
 
 // A row's menu: Cancel… asks in the row and Keep it puts the row back,
 // with nothing cancelled; Book again opens the form with the event and
-// the attendee filled in.
+// the attendee filled in; Booking ID tells the person alone the ID, and
+// leaves the list as it was.
 func TestListRowMenu(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	const id = "5eed0000-0000-4000-8000-000000000002"
 	h.slash(ada, "list")
-	list := h.reply(ada, id)
+	list := h.reply(ada, "Upcoming bookings (")
+
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", "booking-id:"+id, slacktest.InMessage(list), slacktest.WithBlockID(rowOf(list.Blocks, id))))
+	shown := h.reply(ada, "This booking's ID")
+	if !strings.Contains(textOf(shown.Blocks), id) || shown.ReplaceOriginal || !strings.Contains(shown.Text, id) {
+		t.Errorf("Booking ID answered %+v: want the ID, in a reply of its own", shown)
+	}
 
 	ask := h.askCancel(ada, list, id)
 	text := textOf(ask.Blocks)
@@ -429,7 +446,7 @@ func TestListAskingNamesEventTypes(t *testing.T) {
 	h := newHarness(t)
 	const id = "5eed0000-0000-4000-8000-000000000002"
 	h.slash(ada, "list")
-	list := h.reply(ada, id)
+	list := h.reply(ada, "Upcoming bookings (")
 	h.clock.Advance(time.Hour)
 	ask := h.askCancel(ada, list, id)
 	if text := textOf(ask.Blocks); !strings.Contains(text, "Consultation") {
@@ -465,4 +482,25 @@ func TestUnclearCancelChecksAgain(t *testing.T) {
 	if n := len(h.requests(bookingtest.EndpointCancelBooking)); n != 1 {
 		t.Errorf("%d cancels sent, want the one", n)
 	}
+}
+
+// While the booking service works on a cancel, the message the Cancel
+// was pressed in says what is being cancelled, by event, attendee and
+// time, not by ID; the outcome then takes its place.
+func TestCancellingSaysWhatItCancels(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const id = "5eed0000-0000-4000-8000-000000000003"
+	h.slash(ada, "cancel "+id)
+	m := h.reply(ada, "Cancel this booking?")
+	release := h.sb.HoldNext(bookingtest.EndpointCancelBooking)
+	h.interact(slacktest.BlockAction(ada, "cancel_booking", id, slacktest.InMessage(m)))
+	working := h.waitMessage("cancelling", func(x slacktest.Message) bool {
+		return x.Kind == "response_url" && x.ReplaceOriginal && strings.HasPrefix(x.Text, "Cancelling")
+	})
+	release()
+	if text := textOf(working.Blocks); !strings.Contains(text, "*Cancelling:* Deep dive with Alan Turing, tomorrow, 14:00–15:00 CET…") || strings.Contains(text+working.Text, id) {
+		t.Errorf("while cancelling: %q\n%s", working.Text, text)
+	}
+	h.reply(ada, "Cancelled: Deep dive with Alan Turing")
 }

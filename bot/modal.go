@@ -186,7 +186,7 @@ func (b *Bot) recheck(ctx context.Context, user string, meta modalMeta) message 
 		return b.failed("This booking cannot be checked", err)
 	}
 	res := cal.Recheck(ctx, meta.Event, start, meta.Email)
-	return createOutcome(meta, res, nil, requester, b.titles(ctx, cal), b.cfg.BookingPage)
+	return createOutcome(meta, res, nil, requester, b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage)
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -363,7 +363,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	userID := cb.User.ID
 	viewID := v.ID
 	types, _, _ := b.recentTypes(userID)
-	pending := pendingView(meta, requester, types)
+	pending := pendingView(meta, requester, b.cfg.Now(), types)
 	// The outcome is shown by external_id: the view has it only once Slack
 	// has applied this ack, so the outcome can never be overwritten by the
 	// "Booking…" view of an ack that is still on its way.
@@ -416,7 +416,7 @@ func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result,
 	if res != nil {
 		b.log.Info("booking create finished", "user", c.user, "result", res)
 	}
-	msg := createOutcome(c.meta, res, err, c.requester, c.types, b.cfg.BookingPage)
+	msg := createOutcome(c.meta, res, err, c.requester, b.cfg.Now(), c.types, b.cfg.BookingPage)
 	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
 		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
 	}
@@ -696,7 +696,7 @@ func hasInputBlock(v slack.View, blockID string) bool {
 	return false
 }
 
-func pendingView(meta modalMeta, requester *time.Location, types []booking.EventType) *slack.ModalViewRequest {
+func pendingView(meta modalMeta, requester *time.Location, now time.Time, types []booking.EventType) *slack.ModalViewRequest {
 	// Replicas keep this view for a redelivery (Seen.KeepAck), and the note
 	// and the attendee's zone are never written down; the view has no
 	// action that would read them.
@@ -704,8 +704,8 @@ func pendingView(meta modalMeta, requester *time.Location, types []booking.Event
 	text := fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
 		short(titleOf(booking.Some(meta.Event), types)), short(meta.Name))
 	if t, err := time.Parse(time.RFC3339Nano, meta.Start); err == nil {
-		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* on %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
-			short(titleOf(booking.Some(meta.Event), types)), moment(t, requester), short(meta.Name))
+		text = fmt.Sprintf(":hourglass_flowing_sand: Booking *%s* %s for %s…\nYou can close this window: the outcome also comes to you as a message from bookbot.",
+			short(titleOf(booking.Some(meta.Event), types)), at(t, now, requester, true), short(meta.Name))
 	}
 	return &slack.ModalViewRequest{
 		Type:            slack.VTModal,

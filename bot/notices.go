@@ -22,8 +22,10 @@ type NoticeSlack interface {
 	HistoryReader
 }
 
-// noticeEvent is the metadata event type of notices. Its payload's claims
-// are the IDs (notices.Key.ID) of the changes a message tells of, by which
+// noticeEvent is the metadata event type of a burst's summary, and of
+// every notice an earlier bookbot posted; a notice of one change has its
+// kind's (eventBookingNew, …). Either's payload's claims are the IDs
+// (notices.Key.ID) of the changes a message tells of, by which
 // SlackFinder finds it again.
 const noticeEvent = "bookbot_notice"
 
@@ -50,7 +52,7 @@ func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notice
 	if n.Kind != notices.New {
 		m = noticeReply(n, p.zone(), p.now())
 	}
-	return p.post(ctx, channel, "", m, false, false, n.Claim)
+	return p.post(ctx, channel, "", m, false, n.Claim)
 }
 
 // Reply posts n in the thread of the booking's first notice, and in the
@@ -58,10 +60,12 @@ func (p SlackNoticePublisher) Post(ctx context.Context, channel string, n notice
 // reply in the channel under a link to the thread's first message.
 func (p SlackNoticePublisher) Reply(ctx context.Context, thread notices.Message, n notices.Notice) (notices.Message, error) {
 	now := p.now()
-	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), now), false, nearInTime(n, now), n.Claim)
+	return p.post(ctx, thread.Channel, thread.TS, noticeReply(n, p.zone(), now), nearInTime(n, now), n.Claim)
 }
 
-// Update rewrites the booking's first notice to show it as it is now.
+// Update rewrites the booking's first notice to show it as it is now, its
+// metadata too; the claims of the post it was are settled by then, and it
+// carries none.
 func (p SlackNoticePublisher) Update(ctx context.Context, thread notices.Message, n notices.Notice) error {
 	m := noticeMessage(n, p.zone(), p.IncludeEmails, p.now())
 	return updateMessage(ctx, p.Slack, thread.Channel, thread.TS, m)
@@ -86,7 +90,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 			claims = append(claims, n.Claim)
 		}
 		ns = ns[part.notices:]
-		m, err := p.post(ctx, channel, "", part.message, true, false, claims...)
+		m, err := p.post(ctx, channel, "", part.message, false, claims...)
 		for range part.notices {
 			sent = append(sent, notices.Sent{Message: m, Err: err})
 		}
@@ -100,7 +104,7 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 	// no notice, and a summary waits for no list.
 	for _, l := range lists {
 		for _, m := range l.list {
-			if _, err := p.post(ctx, l.at.Channel, l.at.TS, m, false, false); err != nil {
+			if _, err := p.post(ctx, l.at.Channel, l.at.TS, m, false); err != nil {
 				break
 			}
 		}
@@ -108,18 +112,14 @@ func (p SlackNoticePublisher) Burst(ctx context.Context, channel string, ns []no
 	return sent
 }
 
-// post posts m, with the claims of the notices it tells of in its
+// post posts m, with the claims of the notices it tells of added to its
 // metadata; broadcast also shows a thread reply in the channel. A 429
 // proves m was not posted: it is waited out and m posted again, while
 // ctx's deadline allows.
-func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, burst, broadcast bool, claims ...string) (notices.Message, error) {
+func (p SlackNoticePublisher) post(ctx context.Context, channel, thread string, m message, broadcast bool, claims ...string) (notices.Message, error) {
 	opts := noUnfurl()
 	if claims = slices.DeleteFunc(claims, func(c string) bool { return c == "" }); len(claims) > 0 {
-		payload := map[string]any{"claims": strings.Join(claims, " ")}
-		if burst {
-			payload["burst"] = true
-		}
-		opts = append(opts, slack.MsgOptionMetadata(slack.SlackMetadata{EventType: noticeEvent, EventPayload: payload}))
+		m.Metadata = withClaims(m.Metadata, claims)
 	}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
@@ -202,7 +202,7 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 
 // noticeMessage is a booking's first notice, showing the booking as it is
 // now: new, moved since, or cancelled. Its fallback text begins with what
-// happened and holds the booking ID, so people can search for it.
+// happened; its metadata carries the booking's ID.
 func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.Time) message {
 	b := n.Booking
 	title := noticeTitle(n)
@@ -237,8 +237,9 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		Text: fallback,
 		Blocks: []slack.Block{
 			section(head + "\n" + timeLine + "\n" + attendee),
-			contextLine(by + " · " + bookingID(b.ID)),
+			contextLine(by),
 		},
+		Metadata: noticeMeta(n),
 	}
 }
 
@@ -258,7 +259,7 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 		return noticeMessage(n, zone, false, now)
 	}
 	fallback += ": " + noticeFallback(n, zone)
-	return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(bookingID(b.ID))}}
+	return message{Text: fallback, Blocks: []slack.Block{section(text)}, Metadata: noticeMeta(n)}
 }
 
 // nearWindow is how far ahead a cancel or a move is said in the channel
@@ -363,7 +364,7 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	blocks := []slack.Block{section(head + ": " + of)}
 	shown := near[:min(len(near), burstRows)]
 	if len(shown) > 0 {
-		lines, _ := burstLines(shown, zone, false, false)
+		lines := burstLines(shown, zone, false, nil)
 		for _, s := range splitLines("", lines, 3000) {
 			blocks = append(blocks, section(s))
 		}
@@ -371,24 +372,27 @@ func burstSummary(ns []notices.Notice, zone *time.Location, now time.Time) messa
 	var rest string
 	switch {
 	case len(shown) == len(ns):
-		rest = "Their booking IDs are in the thread."
+		rest = "The thread has them one by one."
 	case len(near) == 0:
-		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+		rest = "None of them is today or tomorrow. All " + plural(len(ns), "change") + " are in the thread, one line each."
 	case len(near) > len(shown):
-		rest = fmt.Sprintf("%d more today and tomorrow. All %s, with their booking IDs, are in the thread.", len(near)-len(shown), plural(len(ns), "change"))
+		rest = fmt.Sprintf("%d more today and tomorrow. All %s are in the thread, one line each.", len(near)-len(shown), plural(len(ns), "change"))
 	default:
-		rest = "All " + plural(len(ns), "change") + ", with their booking IDs, are in the thread."
+		rest = "All " + plural(len(ns), "change") + " are in the thread, one line each."
 	}
 	blocks = append(blocks, contextLine(rest))
-	return message{Text: text + ": " + of + ".", Blocks: blocks}
+	return message{Text: text + ": " + of + ".", Blocks: blocks, Metadata: &slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{"burst": true}}}
 }
 
 // burstList is every change of ns (in order of time), a line each under
-// its day, in as few thread replies as fit. The replies' fallback texts
-// name the bookings' IDs, so that a search for one finds its line.
+// its day, in as few thread replies as fit. Each reply's metadata names
+// the bookings of its lines by kind of change (changesMeta), so that a
+// search for one finds its line.
 func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message {
-	lines, ids := burstLines(ns, zone, true, emails)
+	var of []*notices.Notice // each line's change, nil for a heading
+	lines := burstLines(ns, zone, emails, &of)
 	var out []message
+	told := 0 // changes in the replies before
 	for len(lines) > 0 {
 		var blocks []slack.Block
 		used, n := 0, 0
@@ -400,41 +404,47 @@ func burstList(ns []notices.Notice, zone *time.Location, emails bool) []message 
 			used += len(s)
 			n += strings.Count(s, "\n") + 1
 		}
-		var named []string
-		for _, id := range ids[:n] {
-			if id != "" {
-				named = append(named, id)
+		var changes []notices.Notice
+		for _, n := range of[:n] {
+			if n != nil {
+				changes = append(changes, *n)
 			}
 		}
-		lines, ids = lines[n:], ids[n:]
-		out = append(out, message{Text: "Booking changes, one line each: " + strings.Join(named, ", "), Blocks: blocks})
+		lines, of = lines[n:], of[n:]
+		text := fmt.Sprintf("Booking changes %d–%d of %d, one line each.", told+1, told+len(changes), len(ns))
+		if len(changes) == len(ns) {
+			text = "The " + plural(len(ns), "booking change") + ", one line each."
+		}
+		told += len(changes)
+		out = append(out, message{Text: text, Blocks: blocks, Metadata: changesMeta(changes)})
 	}
 	return out
 }
 
 // burstLines are the lines of ns (in order of time): each day's heading,
-// then a line per change, ending with its booking's ID when withIDs (the
-// thread is where a burst's IDs are looked up); ids has each line's kind
-// and booking ID, as a notice's fallback text begins and holds them ("New
-// booking bk_1"), "" for a heading. With emails, a line shows the
-// attendee's email after their name (NOTIFY_INCLUDE_EMAILS).
-func burstLines(ns []notices.Notice, zone *time.Location, withIDs, emails bool) (lines, ids []string) {
+// then a line per change. With emails, a line shows the attendee's email
+// after their name (NOTIFY_INCLUDE_EMAILS). When of is not nil, it gets
+// each line's change, nil for a heading.
+func burstLines(ns []notices.Notice, zone *time.Location, emails bool, of *[]*notices.Notice) (lines []string) {
 	last := ""
-	for _, n := range ns {
+	for i, n := range ns {
 		if d := n.Booking.Start.In(zone).Format(time.DateOnly); d != last {
-			lines, ids = append(lines, "*"+day(n.Booking.Start, zone)+"*"), append(ids, "")
+			lines = append(lines, "*"+day(n.Booking.Start, zone)+"*")
+			if of != nil {
+				*of = append(*of, nil)
+			}
 			last = d
+		}
+		if of != nil {
+			*of = append(*of, &ns[i])
 		}
 		line := burstLine(n, zone)
 		if e := n.Booking.BookerEmail.String; emails && e != "" {
 			line += " · " + address(e)
 		}
-		if withIDs {
-			line += " · " + bookingID(n.Booking.ID)
-		}
-		lines, ids = append(lines, line), append(ids, noticeWord(n.Kind)+" "+escape(n.Booking.ID))
+		lines = append(lines, line)
 	}
-	return lines, ids
+	return lines
 }
 
 // noticeWord is the one word for a kind of change, wherever a notice names
@@ -450,8 +460,8 @@ func noticeWord(k notices.Kind) string {
 }
 
 // burstLine is one change under its day's heading: the time (struck when
-// cancelled), the kind, the event and the attendee. No email, no ID: the
-// line is one of many; the thread's lines add them.
+// cancelled), the kind, the event and the attendee. No email: the line is
+// one of many; the thread's lines add it.
 func burstLine(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
 	when := hours(b.Start, b.End, zone)
@@ -516,8 +526,8 @@ func noticeTitle(n notices.Notice) string {
 func noticeName(n notices.Notice) string { return short(orMissing(n.Booking.BookerName.String)) }
 
 // noticeFallback is what a notice's fallback text says after its kind:
-// the event, the time in bookbot's own formatting, the attendee and the ID.
+// the event, the time in bookbot's own formatting and the attendee.
 func noticeFallback(n notices.Notice, zone *time.Location) string {
 	b := n.Booking
-	return short(orMissing(n.Title)) + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n) + " (booking " + escape(b.ID) + ")"
+	return short(orMissing(n.Title)) + ", " + localSpan(b.Start, b.End, zone) + ", " + noticeName(n)
 }

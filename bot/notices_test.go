@@ -80,7 +80,9 @@ func attendeeSlot(t *testing.T, h *harness, slug string, n int) time.Time {
 
 // A booking made, moved and cancelled on the booking page: its notice,
 // then the same notice updated in place with a reply in its thread each
-// time; every fallback text begins with what happened and holds the ID.
+// time; every fallback text begins with what happened, and every message's
+// metadata is of that kind and carries the booking's ID, which no text
+// shows.
 func TestNoticesInSlack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -96,13 +98,16 @@ func TestNoticesInSlack(t *testing.T) {
 	}
 	root := got[0]
 	text := textOf(root.Blocks)
-	for _, s := range []string{"New booking", "Consultation", "Grace &lt;!channel&gt; Hopper", "Booked outside bookbot", id} {
+	for _, s := range []string{"New booking", "Consultation", "Grace &lt;!channel&gt; Hopper", "Booked outside bookbot"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("notice lacks %q:\n%s", s, text)
 		}
 	}
-	if !strings.HasPrefix(root.Text, "New booking") || !strings.Contains(root.Text, id) || strings.Contains(root.Text+string(root.Blocks), "<!channel>") {
+	if !strings.HasPrefix(root.Text, "New booking") || strings.Contains(root.Text+text, id) || strings.Contains(root.Text+string(root.Blocks), "<!channel>") {
 		t.Errorf("notice text %q", root.Text)
+	}
+	if !carriesBooking(root, "bookbot_booking_new", id) {
+		t.Errorf("notice metadata %s", root.Metadata)
 	}
 	if strings.Contains(text, "grace@example.com") {
 		t.Errorf("the notice shows the email though NOTIFY_INCLUDE_EMAILS is off:\n%s", text)
@@ -113,8 +118,8 @@ func TestNoticesInSlack(t *testing.T) {
 		t.Fatalf("after a move: %+v", got)
 	}
 	for _, m := range got {
-		if !strings.HasPrefix(m.Text, "Moved") || !strings.Contains(m.Text, id) {
-			t.Errorf("move text %q", m.Text)
+		if !strings.HasPrefix(m.Text, "Moved") || strings.Contains(m.Text+textOf(m.Blocks), id) || !carriesBooking(m, "bookbot_booking_moved", id) {
+			t.Errorf("move text %q, metadata %s", m.Text, m.Metadata)
 		}
 	}
 	if reply := textOf(got[1].Blocks); !strings.Contains(reply, "→") {
@@ -126,8 +131,8 @@ func TestNoticesInSlack(t *testing.T) {
 		t.Fatalf("after a cancel: %+v", got)
 	}
 	for _, m := range got {
-		if !strings.HasPrefix(m.Text, "Cancelled") || !strings.Contains(m.Text, id) {
-			t.Errorf("cancel text %q", m.Text)
+		if !strings.HasPrefix(m.Text, "Cancelled") || strings.Contains(m.Text+textOf(m.Blocks), id) || !carriesBooking(m, "bookbot_booking_cancelled", id) {
+			t.Errorf("cancel text %q, metadata %s", m.Text, m.Metadata)
 		}
 	}
 	if updated := textOf(got[0].Blocks); !strings.Contains(updated, "~") {
@@ -168,29 +173,28 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 	if s := summaries[0]; !strings.HasPrefix(s.Text, want) || !strings.Contains(s.Text, fmt.Sprintf("%d cancelled", len(ids))) || strings.Contains(s.Text, ids[0]) {
 		t.Errorf("summary text %q, want it to begin %q and count the cancels, without IDs", s.Text, want)
 	}
-	// The list: one line each, in the summary's thread, where the IDs are
-	// looked up: plain and last on each line, and in the fallback texts
-	// for search. The summary shows none.
-	var lines, texts string
+	// The list: one line each, in the summary's thread, whose metadata
+	// names the bookings, for search. No text shows an ID.
+	var lines, texts, named string
 	for _, m := range list {
 		if m.ThreadTS != summaries[0].TS {
 			t.Errorf("a reply in thread %s, want the summary's %s", m.ThreadTS, summaries[0].TS)
 		}
 		lines += textOf(m.Blocks)
 		texts += m.Text
+		if e, p := metaOf(m); e == "bookbot_booking_changes" {
+			named += fmt.Sprint(p["cancelled"]) + " "
+		}
 	}
 	if n := strings.Count(lines, "Cancelled · "); n != len(ids) {
 		t.Errorf("the list has %d lines of cancels for %d cancels:\n%s", n, len(ids), lines)
 	}
 	for _, id := range ids {
-		if !strings.Contains(texts, id) {
-			t.Errorf("the list's fallback texts do not name %s", id)
+		if !strings.Contains(named, id) {
+			t.Errorf("the list's metadata does not name %s", id)
 		}
-		if !strings.Contains(lines, "· ID "+id) {
-			t.Errorf("no line of the list ends with the ID %s", id)
-		}
-		if strings.Contains(textOf(summaries[0].Blocks), id) {
-			t.Errorf("the summary shows the ID %s", id)
+		if strings.Contains(texts+lines+textOf(summaries[0].Blocks), id) {
+			t.Errorf("a text shows the ID %s", id)
 		}
 	}
 
@@ -208,7 +212,7 @@ func TestNoticeBurstAndRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = channelMessages(h, seen, "CNOTES")
-	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !strings.Contains(got[0].Text, id) {
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !carriesBooking(got[0], "bookbot_booking_new", id) {
 		t.Errorf("after the bot is back in the channel: %+v", got)
 	}
 }
@@ -273,7 +277,7 @@ func TestCutShortNoticesAreFoundInSlack(t *testing.T) {
 	}
 	cut()
 	got := channelMessages(h, seen, "CNOTES")
-	if len(got) != 1 || !strings.Contains(got[0].Text, grace) || len(got[0].Metadata) == 0 {
+	if len(got) != 1 || !carriesBooking(got[0], "bookbot_booking_new", grace) {
 		t.Fatalf("in Slack after the cut: %+v", got)
 	}
 	first := got[0]
@@ -283,7 +287,7 @@ func TestCutShortNoticesAreFoundInSlack(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = channelMessages(h, seen, "CNOTES")
-	if len(got) != 2 || !strings.Contains(got[1].Text, alan) || strings.Contains(got[1].Text, grace) {
+	if len(got) != 2 || !carriesBooking(got[1], "bookbot_booking_new", alan) {
 		t.Fatalf("after settling: %+v, want Alan's notice posted and Grace's not again", got)
 	}
 
@@ -378,7 +382,8 @@ func TestFindLooksInEachThread(t *testing.T) {
 
 // A burst too many for one summary carries, in each summary, the claims of
 // the notices it tells of, so that Find finds each notice in its own
-// summary, as a burst; the lists in the summaries' threads carry none.
+// summary, as a burst; the lists in the summaries' threads carry no
+// claims, only the IDs of the bookings their lines tell of.
 func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 	t.Parallel()
 	sl, p, _ := noticePublisher(t)
@@ -398,8 +403,8 @@ func TestBurstPartsCarryTheirOwnClaims(t *testing.T) {
 		case m.Channel != "CNOTES":
 		case m.ThreadTS == "":
 			summaries = append(summaries, m)
-		case len(m.Metadata) > 0:
-			t.Errorf("a reply in a summary's thread carries metadata %s", m.Metadata)
+		case strings.Contains(string(m.Metadata), "claims") || !strings.Contains(string(m.Metadata), `"event_type":"bookbot_booking_changes"`):
+			t.Errorf("a reply in a summary's thread carries metadata %s, want the IDs of its lines and no claims", m.Metadata)
 		}
 	}
 	if len(summaries) < 2 {
@@ -842,7 +847,7 @@ func TestBurstSummaryShowsTodayAndTomorrowFirst(t *testing.T) {
 	if n := strings.Count(text, "Ada Lovelace"); n != 8 {
 		t.Errorf("the summary shows %d changes, want 8:\n%s", n, text)
 	}
-	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes, with their booking IDs, are in the thread") {
+	if !strings.Contains(text, "1 more today and tomorrow.") || !strings.Contains(text, "All 11 changes are in the thread, one line each") {
 		t.Errorf("the summary does not count the rest:\n%s", text)
 	}
 	for _, id := range []string{"bk_00", "bk_04"} {

@@ -33,6 +33,8 @@ func offerFlow() flow {
 			actionOfferPick:     (*Bot).offerSlotPressed,
 			actionOfferMore:     (*Bot).offerMorePressed,
 			actionOfferWithdraw: (*Bot).offerWithdrawPressed,
+			actionOfferRetry:    (*Bot).offerSlotPressed,
+			actionOfferCancel:   (*Bot).offerCancelPressed,
 		},
 		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
 			callbackOfferBook: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitOffer(later, cb) },
@@ -300,26 +302,9 @@ type cardView struct {
 	m message
 }
 
-// bookedMetadata is what a card carries for automation once times are
-// booked from it: the first booking's ID, and every booking's.
-func bookedMetadata(booked []offer.Use) *slack.SlackMetadata {
-	if len(booked) == 0 {
-		return nil
-	}
-	ids := make([]string, len(booked))
-	for i, u := range booked {
-		ids[i] = u.Booking
-	}
-	return &slack.SlackMetadata{EventType: offerBookedEvent, EventPayload: map[string]any{"booking_id": ids[0], "booking_ids": strings.Join(ids, " ")}}
-}
-
-// offerBookedEvent is the metadata event type of a card booked from
-// (contract: Message metadata).
-const offerBookedEvent = "bookbot_offer_booked"
-
-// offerSlotPressed answers a time on the card, or one picked among "More
-// times": the form to book it, with the clicker's name, email and zone
-// from their Slack profile.
+// offerSlotPressed answers a time on the card, one picked among "More
+// times", or Try again on a time not booked: the form to book it, with the
+// clicker's name, email and zone from their Slack profile.
 func (b *Bot) offerSlotPressed(later *jobs, p press) {
 	value := p.a.Value
 	if p.a.ActionID == actionOfferPick {
@@ -330,8 +315,15 @@ func (b *Bot) offerSlotPressed(later *jobs, p press) {
 		return
 	}
 	card, viewID := p.cb.ResponseURL, ""
+	if p.a.ActionID == actionOfferRetry {
+		card = "" // pressed on an outcome, not on the card: the form's own tells where the card is
+	}
 	if p.inModal() {
-		if cid := p.cb.View.CallbackID; cid != callbackOfferMore && cid != callbackOfferMoreOld {
+		// The times of "More times", or Try again in a form's outcome.
+		switch cid := p.cb.View.CallbackID; {
+		case cid == callbackOfferMore, cid == callbackOfferMoreOld:
+		case cid == callbackOfferBook && p.a.ActionID == actionOfferRetry:
+		default:
 			return
 		}
 		meta, ours := b.offerMetaOf(p.cb.View)
@@ -487,7 +479,7 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 		// person and the card gets its own.
 		ctxReport, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
 		defer cancel()
-		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m))), pending.ExternalID); err != nil {
+		if err := b.updateSubmitted(ctxReport, *b.markView(ptr(offerOutcomeView(m, meta))), pending.ExternalID); err != nil {
 			b.log.Info("offer outcome view not shown (modal closed?)", "err", slackErr(err))
 			b.dm(ctxReport, user, m)
 		}
@@ -530,7 +522,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		b.log.Info("offer time held by another form", "offer", meta.Offer, "user", user)
 		return offerTakenMessage(), b.freshCard(ctx, meta.Offer)
 	case err != nil:
-		return b.failed("Nothing was booked: bookbot could not read the offer", err), nil
+		return b.failed("Nothing was booked: bookbot could not read the offer", err, button(actionOfferRetry, "Try again", offerValue(meta.Offer, meta.Start))), nil
 	}
 	refresh := func(slots []booking.Slot) *cardView {
 		o, err := b.cfg.Offers.Get(ctx, o.ID)
@@ -542,12 +534,12 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	cal, err := b.offerCalendar(ctx, o)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.offerFailed(ctx, o, user, "Nothing was booked", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "its calendar could not be reached", err), nil
 	}
 	slots, err := cal.Slots(ctx, o.Event)
 	if err != nil {
 		b.release(ctx, o.ID, key)
-		return b.offerFailed(ctx, o, user, "Nothing was booked: the time could not be checked", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "the time could not be checked", err), nil
 	}
 	slot, free := shownSlots{slots: slots}.find(meta.Start)
 	if !free {
@@ -563,7 +555,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 			return b.failed("Not booked", errOfferTimeGivenBack), b.freshCard(ctx, o.ID)
 		}
 		b.release(ctx, o.ID, key)
-		return b.failed("Nothing was booked: bookbot could not record that it was booking it", err), nil
+		return b.offerNotSent(ctx, o, user, meta.Start, zone, "bookbot could not record that it was booking it", err), nil
 	}
 	res, err := cal.Create(booking.WithActor(ctx, user), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: zone.String(), Note: in.note})
 	if res != nil {
@@ -598,7 +590,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		// report when it reaches them, which has both actions, else by
 		// the outcome.
 		if o.Offerer != "" && !b.reviewsByDMTo(ctx, o.Offerer) {
-			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.offererZone(ctx, o), b.titles(ctx, cal), b.cfg.BookingPage))
+			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.offererZone(ctx, o), b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage))
 		}
 		b.ReportReviews(ctx)
 		return offerUnclearMessage(o), nil
@@ -615,17 +607,19 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 	if res != nil && res.Conflict() == booking.ConflictTimeNotFree {
 		card = refresh(withoutTaken(slots, o))
 	}
-	return offerNotBookedMessage(o, res, err), card
+	return offerNotBookedMessage(o, meta.Start, res, err, zone, now), card
 }
 
-// offerFailed is what someone booking from o is told when what went wrong
-// is err: in their words when it is o's calendar's problem, which is its
-// offerer's to fix (turnedAway), else as failed says it.
-func (b *Bot) offerFailed(ctx context.Context, o offer.Offer, user, what string, err error) message {
+// offerNotSent is what someone booking o's time start is told when
+// nothing was sent because of err (why, for the log): in their words when
+// it is o's calendar's problem, which is its offerer's to fix
+// (turnedAway), else what was not booked, why, and Try again.
+func (b *Bot) offerNotSent(ctx context.Context, o offer.Offer, user, start string, zone *time.Location, why string, err error) message {
 	if m, ok := b.turnedAway(ctx, o, user, err); ok {
 		return m
 	}
-	return b.failed(what, err)
+	b.log.Warn("nothing was booked from an offer: "+why, "offer", o.ID, "user", user, "err", err)
+	return offerNotBookedMessage(o, start, nil, err, zone, b.cfg.Now())
 }
 
 // turnedAway says, when err means o's calendar cannot be booked on now,
@@ -867,16 +861,12 @@ func withBooked(prefix, sep string, o offer.Offer, booked []offer.Use, loc *time
 }
 
 // bookedLines are a line for each of booked, its names clipped to n
-// characters (and its ID to 40, when n is shorter than a name's limit).
+// characters. The bookings' IDs are in the card's metadata.
 func bookedLines(o offer.Offer, booked []offer.Use, loc *time.Location, n int) []string {
 	out := make([]string, len(booked))
 	for i, u := range booked {
 		start, _ := time.Parse(time.RFC3339Nano, u.Start)
-		id := u.Booking
-		if n < maxNameRunes {
-			id = clip(id, 40)
-		}
-		out[i] = fmt.Sprintf("%s, %s, with %s (booked by %s) · %s", escape(clip(o.Title, n)), span(start, u.End, loc), escape(clip(u.Name, n)), mention(u.By), bookingID(id))
+		out[i] = fmt.Sprintf("%s, %s, with %s (booked by %s)", escape(clip(o.Title, n)), span(start, u.End, loc), escape(clip(u.Name, n)), mention(u.By))
 	}
 	return out
 }
@@ -887,10 +877,6 @@ func bookedLines(o offer.Offer, booked []offer.Use, loc *time.Location, n int) [
 func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time.Time) message {
 	booked := o.Booked()
 	lines := func(prefix, sep string) string { return withBooked(prefix, sep, o, booked, loc) }
-	ids := make([]string, len(booked))
-	for i, u := range booked {
-		ids[i] = "booking " + escape(u.Booking)
-	}
 	closed := o.Open(now)
 	switch {
 	case errors.Is(closed, offer.ErrUsedUp) && len(booked) == o.Max:
@@ -900,18 +886,21 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		}
 		first := booked[0]
 		start, _ := time.Parse(time.RFC3339Nano, first.Start)
-		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s) · %s", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By), strings.Join(ids, ", "))
+		fallback := fmt.Sprintf("Booked: %s, %s, with %s (booked by %s)", short(o.Title), start.In(loc).Format(momentLayout), short(first.Name), mention(first.By))
+		if len(booked) > 1 {
+			fallback = fmt.Sprintf("Booked: %s, %s from %s", plural(len(booked), "meeting"), short(o.Title), whose(o))
+		}
 		from := ""
 		if o.Offerer != "" {
 			from = "From " + whose(o) + ". "
 		}
-		return message{Text: fallback, Blocks: []slack.Block{section(text), contextLine(from + "Anything else about this meeting: ask " + offerer(o) + ".")}, Metadata: bookedMetadata(booked)}
+		return message{Text: fallback, Metadata: offerBookedMeta(o, booked), Blocks: []slack.Block{section(text), contextLine(from + "Anything else about this meeting: ask " + offerer(o) + ".")}}
 	case errors.Is(closed, offer.ErrUsedUp):
 		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s of *%s* is taken; the booking is being made or checked.", whose(o), short(o.Title))
 		if len(booked) > 0 {
 			text = lines(text+"\n", "\n")
 		}
-		return message{Text: "Being booked: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: bookedMetadata(booked)}
+		return message{Text: "Being booked: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerBookedMeta(o, booked)}
 	case errors.Is(closed, offer.ErrWithdrawn):
 		text := fmt.Sprintf(":no_entry_sign: *Withdrawn:* %s withdrew this offer of *%s*.", mention(o.Offerer), short(o.Title))
 		if o.Offerer == "" {
@@ -920,7 +909,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if len(booked) > 0 {
 			text = lines(text+" Booked from it:\n", "\n")
 		}
-		return message{Text: "Withdrawn: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: bookedMetadata(booked)}
+		return message{Text: "Withdrawn: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerBookedMeta(o, booked)}
 	case errors.Is(closed, offer.ErrExpired):
 		text := fmt.Sprintf(":hourglass: *Expired:* this offer of *%s* could be booked until %s.", short(o.Title), moment(o.Expires, loc))
 		if len(booked) > 0 {
@@ -930,7 +919,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if o.Link != "" {
 			next = "Book on " + pageLink(o.Link, "the booking page") + ", or post the link again for a new card."
 		}
-		return message{Text: "Expired: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine(next)}, Metadata: bookedMetadata(booked)}
+		return message{Text: "Expired: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine(next)}, Metadata: offerBookedMeta(o, booked)}
 	}
 
 	head := offerHead(o) + " — pick a time"
@@ -1065,14 +1054,16 @@ func offerPendingView(name string) *slack.ModalViewRequest {
 	}
 }
 
-// offerOutcomeView shows what happened in the form.
-func offerOutcomeView(m message) slack.ModalViewRequest {
+// offerOutcomeView shows what happened in the form; meta, signed as the
+// form's was, lets its Try again open the form in its place.
+func offerOutcomeView(m message, meta offerMeta) slack.ModalViewRequest {
 	return slack.ModalViewRequest{
-		Type:       slack.VTModal,
-		CallbackID: callbackOfferBook,
-		Title:      plain("Book a time"),
-		Close:      plain("Done"),
-		Blocks:     slack.Blocks{BlockSet: m.Blocks},
+		Type:            slack.VTModal,
+		CallbackID:      callbackOfferBook,
+		Title:           plain("Book a time"),
+		Close:           plain("Done"),
+		Blocks:          slack.Blocks{BlockSet: m.Blocks},
+		PrivateMetadata: meta.encode(),
 	}
 }
 
@@ -1118,7 +1109,10 @@ func oneEachMessage(o offer.Offer, u offer.Use, loc *time.Location) message {
 		when = ", " + span(start, u.End, loc)
 	}
 	text := "You already booked a meeting from this offer" + when + ": nothing was sent. " + next
-	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{section(":information_source: " + text)}}
+	return message{Text: "You already booked a meeting from this offer: nothing was sent. " + next, Blocks: []slack.Block{
+		section(":information_source: " + text),
+		slack.NewActionBlock("offer_booked_actions", offerCancelButton(o.ID, u.Booking, "Cancel your booking…")),
+	}}
 }
 
 func offerTakenMessage() message {
@@ -1135,40 +1129,60 @@ func offerUnclearMessage(o offer.Offer) message {
 	return message{Text: "Not sure it was booked: " + who + " will check.", Blocks: []slack.Block{section(":warning: " + text)}}
 }
 
-func offerNotBookedMessage(o offer.Offer, res *booking.Result, err error) message {
+// offerNotBookedMessage tells whoever booked from o what was not booked
+// (the time start, in zone where now is), why, and what to do next: Try
+// again, which opens the form for the same time, where another try may
+// go through, and else whom to ask.
+func offerNotBookedMessage(o offer.Offer, start string, res *booking.Result, err error, zone *time.Location, now time.Time) message {
 	why := failureText(err)
+	again := "Try again"
 	switch {
 	case res == nil:
 	case res.Outcome == booking.DryRun:
-		why = "This is a dry run: bookbot sends no bookings."
+		why, again = "This is a dry run: bookbot sends no bookings. Ask {ask} about it.", ""
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
-		why = "That time was just taken. The card now shows the times still free: pick another there."
+		why, again = "That time was just taken. The card now shows the times still free: pick another there, or ask {ask}.", ""
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		why = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask " + hostName(o) + "."
+		why, again = "The booking service has not booked it yet: it answers so when you had this booking before, or when you must confirm your email address, and then it has mailed you a link that books this time. Look in your inbox before picking another time, or ask {ask}.", ""
 	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
-		why = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask " + hostName(o) + "."
+		why, again = "The booking service takes no new bookings on this calendar: it holds as many as it takes. Ask {ask}.", ""
 	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
-		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that limit can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask " + hostName(o) + "."
+		why = "The booking service takes only so many bookings of this event type an hour, from everyone, and that can take up to an hour to clear. Try again in " + waitText(res.RetryAfter) + ", or ask {ask}."
 	case res.Outcome == booking.RateLimited:
 		why = "The booking service takes only a few bookings at a time. Try again in " + waitText(res.RetryAfter) + "."
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
-		why = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask " + hostName(o) + "."
+		why, again = "The booking service refused this booking for your email address: the calendar owner's settings may refuse it or its domain. Ask {ask}.", ""
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
-		why = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask " + hostName(o) + "."
+		why, again = "The booking service refused it without a reason: the event type may require a note or an answer this form cannot send. Add a note and try again, or ask {ask}.", "Add a note"
 	case res.Outcome == booking.Rejected:
-		why = "The booking service refused it: " + failureText(res.Err)
+		why, again = "The booking service refused it: "+failureText(res.Err)+" Ask {ask}.", ""
 	default:
-		why = "The booking service did not book it. Pick another time, or ask " + hostName(o) + "."
+		why, again = "The booking service did not book it. Pick another time on the card, or ask {ask}.", ""
 	}
-	text := "*Not booked.* " + escape(why)
-	return message{Text: "Not booked. " + escape(why), Blocks: []slack.Block{section(":x: " + text)}}
+	what := short(o.Title) + withHost(o, false)
+	plain := what
+	if t, err := time.Parse(time.RFC3339Nano, start); err == nil {
+		what += ", " + spanAt(t, t.Add(time.Duration(o.Minutes)*time.Minute), now, zone)
+		plain += " " + atPlain(t, now, zone)
+	}
+	text := ":x: *Not booked:* " + what + ". " + strings.ReplaceAll(escape(why), "{ask}", offerer(o))
+	blocks := []slack.Block{section(text)}
+	if again != "" {
+		blocks = append(blocks, slack.NewActionBlock("offer_outcome_actions", button(actionOfferRetry, again, offerValue(o.ID, start))))
+	}
+	return message{Text: "Not booked: " + plain + ". " + strings.ReplaceAll(escape(why), "{ask}", escape(hostName(o))), Blocks: blocks}
 }
 
+// offerBookedMessage tells whoever booked from o what they booked, in
+// their words and zone, and offers to cancel it.
 func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *time.Location) message {
 	text := fmt.Sprintf("*Booked:* %s%s, %s.\nThe invitation goes to %s.", short(o.Title), withHost(o, false), span(bk.Start, bk.End, zone), address(email))
 	return message{
-		Text:   fmt.Sprintf("Booked: %s%s, %s (booking %s)", short(o.Title), withHost(o, false), bk.Start.In(zone).Format(momentLayout), escape(bk.ID)),
-		Blocks: []slack.Block{section(":white_check_mark: " + text), contextLine(bookingID(bk.ID))},
+		Text: fmt.Sprintf("Booked: %s%s, %s", short(o.Title), withHost(o, false), bk.Start.In(zone).Format(momentLayout)),
+		Blocks: []slack.Block{
+			section(":white_check_mark: " + text),
+			slack.NewActionBlock("offer_booked_actions", offerCancelButton(o.ID, bk.ID, "Cancel this booking…")),
+		},
 	}
 }
 
@@ -1176,10 +1190,9 @@ func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *t
 func offerBookedDM(o offer.Offer, bk booking.Booking, by, name, email string, loc *time.Location) message {
 	text := fmt.Sprintf(":white_check_mark: *Booked from your offer:* %s, %s, with %s (%s), booked by %s.", short(o.Title), span(bk.Start, bk.End, loc), short(name), address(email), mention(by))
 	return message{
-		Text: fmt.Sprintf("Booked from your offer: %s, %s, with %s (booking %s)", short(o.Title), bk.Start.In(loc).Format(momentLayout), short(name), escape(bk.ID)),
+		Text: fmt.Sprintf("Booked from your offer: %s, %s, with %s", short(o.Title), bk.Start.In(loc).Format(momentLayout), short(name)),
 		Blocks: []slack.Block{
 			section(text),
-			contextLine(bookingID(bk.ID)),
 			slack.NewActionBlock("offer_booked_actions", upcomingButton(), cancelButton(bk.ID)),
 		},
 	}

@@ -70,7 +70,7 @@ func goldenOfferCases() []goldenCase {
 	})
 	view("offer_pending", func(*testing.T) slack.ModalViewRequest { return *offerPendingView(goldenAttendee) })
 	view("offer_outcome_booked", func(*testing.T) slack.ModalViewRequest {
-		return offerOutcomeView(offerBookedMessage(open, bk, "grace@example.com", goldenNewYork))
+		return offerOutcomeView(offerBookedMessage(open, bk, "grace@example.com", goldenNewYork), meta)
 	})
 	fixed("offer_booked", offerBookedMessage(open, bk, "grace@example.com", goldenNewYork))
 	fixed("offer_booked_dm", offerBookedDM(open, bk, "U0GRACE", "Grace Hopper", "grace@example.com", berlin))
@@ -95,13 +95,29 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_given_back", offerGivenBackMessage(open, pending.Uses[0], "bookbot stopped before it sent your booking, so nothing was sent", goldenNewYork))
 	fixed("offer_taken", offerTakenMessage())
 	fixed("offer_unclear", offerUnclearMessage(open))
-	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil))
-	fixed("offer_not_booked_error", offerNotBookedMessage(open, nil, errors.Join(booking.ErrUnavailable)))
-	fixed("offer_not_booked_email_check", offerNotBookedMessage(open, &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(200)}, nil))
-	fixed("offer_not_booked_full", offerNotBookedMessage(open, &booking.Result{Outcome: booking.NotBooked, Reason: booking.ReasonFull, Err: goldenNotBooked(503)}, nil))
-	fixed("offer_not_booked_blocked", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(403)}, nil))
-	fixed("offer_not_booked_unanswered", offerNotBookedMessage(open, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(400)}, nil))
-	fixed("offer_not_booked_event_limit", offerNotBookedMessage(open, &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(429)}, nil))
+	fixed("offer_not_booked_rate_limited", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil, goldenNewYork, now))
+	fixed("offer_not_booked_error", offerNotBookedMessage(open, meta.Start, nil, errors.Join(booking.ErrUnavailable), goldenNewYork, now))
+	fixed("offer_not_booked_email_check", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(200)}, nil, goldenNewYork, now))
+	fixed("offer_not_booked_full", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.NotBooked, Reason: booking.ReasonFull, Err: goldenNotBooked(503)}, nil, goldenNewYork, now))
+	fixed("offer_not_booked_blocked", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(403)}, nil, goldenNewYork, now))
+	fixed("offer_not_booked_unanswered", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(400)}, nil, goldenNewYork, now))
+	fixed("offer_not_booked_event_limit", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(429)}, nil, goldenNewYork, now))
+	// The guest's own booking: cancelled by them, or not, and what the
+	// offerer is told; a failure's Try again in the form.
+	guestCancel := func(name string, res *booking.Result) {
+		fixed("offer_guest_cancel_"+name, offerCancelOutcome(booked, booked.Uses[0], res, goldenNewYork, now))
+	}
+	guestCancel("cancelled", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &bk})
+	guestCancel("already", &booking.Result{Outcome: booking.Cancelled})
+	guestCancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &bk})
+	guestCancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 40 * time.Second})
+	guestCancel("refused", &booking.Result{Outcome: booking.Rejected})
+	guestCancel("unknown", &booking.Result{Outcome: booking.Unknown})
+	fixed("offer_guest_cancelled_dm", offerCancelledDM(booked, booked.Uses[0], berlin, now))
+	fixed("offer_not_yours", notYourBookingMessage(booked))
+	view("offer_outcome_not_booked", func(*testing.T) slack.ModalViewRequest {
+		return offerOutcomeView(offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil, goldenNewYork, now), meta)
+	})
 
 	// A link to the owner's booking page, and to a connected person's.
 	link := offer.Offer{

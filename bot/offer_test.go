@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
@@ -100,7 +102,8 @@ func TestOfferNamedPersonBooksWithOneForm(t *testing.T) {
 		t.Errorf("POST /bookings form %v", f)
 	}
 	id := bookedFor(h, "grace@example.com")
-	if !strings.Contains(booked.Text, id) || len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
+	if e, p := metaOf(booked); e != "bookbot_offer_booked" || p["booking_id"] != id || p["booked_by"] != "UGRACE" || strings.Contains(booked.Text+textOf(booked.Blocks), id) ||
+		len(elements(booked.Blocks, "offer_slot")) != 0 || !strings.Contains(textOf(booked.Blocks), "booked by <@UGRACE>") {
 		t.Errorf("booked card %q:\n%s", booked.Text, booked.Blocks)
 	}
 	// Through the click's response_url too, the booked card carries its
@@ -290,7 +293,7 @@ func TestOfferUnclearNamesTheEventTypeByItsTitle(t *testing.T) {
 	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.HTMLError(503))
 	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "eve@example.com"})
 	dm := h.dm(ada, "Probably not booked")
-	if text := textOf(dm.Blocks); !strings.Contains(text, "Intro call on") || strings.Contains(text, "intro-call") {
+	if text := textOf(dm.Blocks); !strings.Contains(text, "Intro call today at") || strings.Contains(text, "intro-call") {
 		t.Errorf("the offerer's message names the event otherwise:\n%s", text)
 	}
 }
@@ -428,4 +431,90 @@ func TestOfferMoreTimesOpenedBeforeTheUpgrade(t *testing.T) {
 	h.waitView("the offer's form in place of the times", func(v slacktest.View) bool {
 		return v.ID == more.ID && v.CallbackID == "offer_book"
 	})
+}
+
+// A guest who booked from an offer cancels that booking, and only that:
+// in the form's outcome, on the offer's calendar, journaled as theirs, and
+// the offerer is told. Someone else pressing the same Cancel is refused,
+// and nothing is sent.
+func TestOfferGuestCancelsTheirOwnBooking(t *testing.T) {
+	t.Parallel()
+	h, j := journaledHarness(t, false, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Offers = db.Offers()
+	})
+	h.sl.AddUser(slacktest.User{ID: grace, Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, grace, eve, bob}})
+	card := h.offerCard("intro-call <@UGRACE|grace>")
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.submit(grace, form.ID, map[string]string{})
+	done := h.waitView("booked", func(v slacktest.View) bool { return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Booked") })
+	id := bookedFor(h, "grace@example.com")
+	cancel := elements(done.Blocks, "offer_cancel")
+	if len(cancel) != 1 || !strings.HasSuffix(str(cancel[0], "value"), " "+id) || cancel[0]["confirm"] == nil || strings.Contains(textOf(done.Blocks), id) {
+		t.Fatalf("the guest's outcome: Cancel %v; want one that asks first, and no ID shown:\n%s", cancel, textOf(done.Blocks))
+	}
+	value := str(cancel[0], "value")
+	h.drain()
+	before := len(h.sb.Requests())
+
+	// Eve did not book it: refused, and nothing is asked of the service
+	// (Slack shows Grace's form to Grace alone; bookbot does not rely on it).
+	h.interact(slacktest.BlockAction(eve, "offer_cancel", value, slacktest.InView(done)))
+	h.dm(eve, "Only the person who booked this time from the offer can cancel it")
+	// Nor does a Cancel naming another booking cancel that one for Grace.
+	other := strings.Replace(value, id, "5eed0000-0000-4000-8000-000000000001", 1)
+	h.interact(slacktest.BlockAction(grace, "offer_cancel", other, slacktest.InView(done)))
+	h.dm(grace, "Only the person who booked this time from the offer can cancel it")
+	h.drain()
+	if n := len(h.sb.Requests()); n != before {
+		t.Fatalf("refused cancels made %d booking API calls", n-before)
+	}
+
+	h.interact(slacktest.BlockAction(grace, "offer_cancel", value, slacktest.InView(done)))
+	out := h.waitView("cancelled", func(v slacktest.View) bool { return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Cancelled") })
+	if text := textOf(out.Blocks); !strings.Contains(text, "*Cancelled:* Intro call with Ada Lovelace") || !strings.Contains(text, "<@UADA> has been told") {
+		t.Errorf("the guest is told:\n%s", text)
+	}
+	h.dm(ada, "Cancelled by <@UGRACE>")
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if b.ID == id && !b.Cancelled {
+			t.Errorf("%s is not cancelled", id)
+		}
+	}
+	entries, err := j.Since(time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := entries[len(entries)-1]; last.Op != booking.OpCancel || last.Actor != grace || last.BookingID != id || last.Outcome != booking.Cancelled {
+		t.Errorf("the journal's last entry %+v, want Grace's cancel of %s", last, id)
+	}
+}
+
+// A booking from an offer refused for now says what was not booked, and
+// its Try again opens the form for the same time in its place.
+func TestOfferNotBookedOffersTryAgain(t *testing.T) {
+	t.Parallel()
+	h := offerHarness(t)
+	card := h.offerCard("intro-call <@UGRACE|grace>")
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("the offer's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "too many", 0))
+	h.submit(grace, form.ID, map[string]string{})
+	out := h.waitView("not booked", func(v slacktest.View) bool {
+		return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Not booked")
+	})
+	if text := textOf(out.Blocks); !strings.Contains(text, "*Not booked:* Intro call with Ada Lovelace, today, 06:15–06:30 EDT.") {
+		t.Errorf("the outcome does not say what was not booked:\n%s", text)
+	}
+	retry := elements(out.Blocks, "offer_retry")
+	if len(retry) != 1 {
+		t.Fatalf("no Try again:\n%s", out.Blocks)
+	}
+	h.interact(slacktest.BlockAction(grace, "offer_retry", str(retry[0], "value"), slacktest.InView(out)))
+	h.waitView("the form again", func(v slacktest.View) bool { return v.ID == form.ID && len(elements(v.Blocks, "name")) == 1 })
 }

@@ -226,7 +226,7 @@ func (b *Bot) SendReminder(ctx context.Context, d personal.Due, loc *time.Locati
 // times in loc. An error that proves Slack did not post it wraps
 // personal.ErrNotSent.
 func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location) error {
-	return b.sendPersonal(ctx, d.User, agendaMessage(b.cfg.Command, d, b.titlesFor(ctx, d.User), loc))
+	return b.sendPersonal(ctx, d.User, agendaMessage(d, b.titlesFor(ctx, d.User), loc))
 }
 
 // sendPersonal posts m to the person (chat.postMessage to a user ID is
@@ -596,8 +596,8 @@ func startsIn(d time.Duration) string {
 }
 
 // reminderMessage is the direct message before a booking. Its fallback
-// text begins with "Reminder" and holds the booking ID, as the contract
-// has it.
+// text begins with "Reminder", as the contract has it, and its metadata
+// carries the booking's ID.
 func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Location, now time.Time) message {
 	bk := d.Booking
 	title := short(titleOf(bk.EventType, types))
@@ -611,7 +611,6 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 	if name != "" {
 		text += " with " + name
 	}
-	text += " (booking " + escape(bk.ID) + ")"
 
 	head := ":alarm_clock: *Reminder*: " + what + " " + startsIn(bk.Start.Sub(now)) + "."
 	if d.Late {
@@ -622,9 +621,8 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 		with = "_No attendee on record._"
 	}
 	body := fmt.Sprintf("%s\n*%s*\n%s", head, span(bk.Start, bk.End, loc), with)
-	return message{Text: text, Blocks: []slack.Block{
+	return message{Text: text, Metadata: bookingMeta(eventReminder, bk), Blocks: []slack.Block{
 		section(body),
-		contextLine(bookingID(bk.ID)),
 		slack.NewActionBlock("reminder_actions",
 			button(actionShowList, "Upcoming bookings", ""),
 			button(actionPersonalSettings, "Reminder settings…", ""),
@@ -635,7 +633,7 @@ func reminderMessage(d personal.Due, types []booking.EventType, loc *time.Locati
 
 // agendaMessage is the direct message of a person's day. Its fallback text
 // begins with "Agenda", as the contract has it.
-func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *time.Location) message {
+func agendaMessage(d personal.Due, types []booking.EventType, loc *time.Location) message {
 	day := time.Date(d.Day.Year, d.Day.Month, d.Day.Day, 12, 0, 0, 0, time.UTC).Format(dayLayout)
 	text := "Agenda for " + day + ": no bookings."
 	if n := len(d.Bookings); n > 0 {
@@ -646,5 +644,5 @@ func agendaMessage(cmd string, d personal.Due, types []booking.EventType, loc *t
 	if d.Late {
 		late = "Later than your " + d.At.In(loc).Format(timeLayout) + ": bookbot could not send it earlier."
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, "Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
+	return message{Text: text, Blocks: dayBlocks("Your day, "+day, d.Day, d.Bookings, types, loc, "Nothing booked today.", late, d.Incomplete)}
 }

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -278,13 +279,13 @@ func TestTodayCommand(t *testing.T) {
 	})
 	r = h.command(ada, "today")
 	text := textOf(r.Blocks)
-	for _, want := range []string{"Today, Mon 23 Mar", "15:00–15:30 CET  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + id, "1 booking"} {
+	for _, want := range []string{"Today, Mon 23 Mar", "15:00–15:30 CET  Consultation · &lt;!channel&gt; Eve &amp; *co*", "1 booking"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("today lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, "eve@example.com") || strings.Contains(text, firstBooking) {
-		t.Errorf("today shows an email or tomorrow's booking:\n%s", text)
+	if strings.Contains(text, "eve@example.com") || strings.Contains(text, "Ada Lovelace") || strings.Contains(text, id) {
+		t.Errorf("today shows an email, an ID or tomorrow's booking:\n%s", text)
 	}
 
 	// Half an hour later it is Tuesday in Auckland: this afternoon in
@@ -293,7 +294,7 @@ func TestTodayCommand(t *testing.T) {
 	h.clock.Set(time.Date(2026, 3, 23, 11, 30, 0, 0, time.UTC))
 	r = h.command(kiw, "today")
 	text = textOf(r.Blocks)
-	for _, want := range []string{"Today, Tue 24 Mar", "3 bookings", "Pacific/Auckland", "03:00–03:30 NZDT  Consultation", "21:00–21:15 NZDT  Intro call · Ada Lovelace", "5eed0000-0000-4000-8000-000000000002"} {
+	for _, want := range []string{"Today, Tue 24 Mar", "3 bookings", "Pacific/Auckland", "03:00–03:30 NZDT  Consultation", "21:00–21:15 NZDT  Intro call · Ada Lovelace", "22:30–23:00 NZDT  Consultation · Grace Hopper"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Kiri's today lacks %q:\n%s", want, text)
 		}
@@ -303,7 +304,9 @@ func TestTodayCommand(t *testing.T) {
 	}
 }
 
-// A day with more bookings than the API lists says the list may be cut.
+// A day with more bookings than the API lists shows the first of them,
+// says how many more the list has, and that there may be others after
+// them, in numbers that add up; the rest are a press away.
 func TestTodayFullList(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -315,8 +318,17 @@ func TestTodayFullList(t *testing.T) {
 	}
 	r := h.command(ada, "today")
 	text := textOf(r.Blocks)
-	if !strings.Contains(text, "lists at most 100 upcoming bookings") {
-		t.Errorf("no warning that the day may go on:\n%s", clipText(text, 2000))
+	if !strings.Contains(text, "*85 more*, the last at 13:39 CET, and perhaps others after them: the booking service shows bookbot only the next 100 bookings.") ||
+		strings.Count(text, "Intro call · Busy") != 15 {
+		t.Errorf("not the first 15, and the 85 more there may be more after:\n%s", clipText(text, 2000))
+	}
+	if rest := elements(r.Blocks, "list_from"); len(rest) != 1 || str(rest[0], "value") != "1" {
+		t.Fatalf("Show the rest: %v, want the list's second page", rest)
+	}
+	h.interact(slacktest.BlockAction(ada, "list_from", "1", slacktest.InMessage(r)))
+	page := h.reply(ada, "16–30 of 100")
+	if page.ReplaceOriginal || !strings.Contains(textOf(page.Blocks), "Upcoming bookings (first 100)") {
+		t.Errorf("Show the rest: %s", clipText(textOf(page.Blocks), 600))
 	}
 	if n := blockCount(r.Blocks); n > 50 {
 		t.Errorf("%d blocks", n)
@@ -391,8 +403,8 @@ func TestSettingsModalRoundTrip(t *testing.T) {
 	}
 }
 
-// App Home is the person's desk: their bookings, then their reminders and
-// agenda with a way to change them, then the actions.
+// App Home is the person's desk: what to do first, then their bookings,
+// then their reminders and agenda with a way to change them.
 func TestAppHomeDesk(t *testing.T) {
 	t.Parallel()
 	h, _ := newPersonalHarness(t)
@@ -403,16 +415,16 @@ func TestAppHomeDesk(t *testing.T) {
 	}
 	home := h.waitView("Ada's desk", func(v slacktest.View) bool { return v.Type == "home" && v.TriggerUser == ada })
 	text := textOf(home.Blocks)
-	bookings, desk, actions := strings.Index(text, firstBooking), strings.Index(text, "Your reminders and agenda"), strings.Index(text, "New booking")
-	if bookings < 0 || desk < 0 || actions < 0 || bookings > desk || desk > actions {
-		t.Errorf("the desk is not bookings, settings, actions:\n%s", text)
+	actions, bookings, desk := strings.Index(text, "New booking"), strings.Index(text, "Intro call · Ada Lovelace"), strings.Index(text, "Your reminders and agenda")
+	if bookings < 0 || desk < 0 || actions < 0 || actions > bookings || bookings > desk {
+		t.Errorf("the desk is not actions, bookings, settings:\n%s", text)
 	}
-	for _, want := range []string{"15 minutes before each booking", "every weekday (Monday to Friday) at 08:00 in Europe/Berlin", "Next reminder: Tue 24 Mar, 08:45 CET", "Next agenda: Tue 24 Mar"} {
+	// App Home names its days in bookbot's words, as its headings do.
+	for _, want := range []string{"15 minutes before each booking", "every weekday (Monday to Friday) at 08:00 in Europe/Berlin", "Next reminder: tomorrow at 08:45 CET", "Next agenda: tomorrow"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the desk lacks %q:\n%s", want, text)
 		}
 	}
-	nextAgenda(t, home.Blocks, time.Date(2026, 3, 24, 8, 0, 0, 0, berlin))
 	if len(elements(home.Blocks, "personal_settings")) != 1 || len(elements(home.Blocks, "new_booking")) != 1 || len(elements(home.Blocks, "home_refresh")) != 1 {
 		t.Errorf("the desk lacks Change…, New booking or Refresh")
 	}
@@ -439,9 +451,9 @@ func hostileBooking(t *testing.T, h *harness) booking.Booking {
 	return booking.Booking{}
 }
 
-// A reminder is a DM whose notification begins with "Reminder" and holds
-// the booking ID; its cancel asks first, and Reminder settings… opens the
-// settings.
+// A reminder is a DM whose notification begins with "Reminder", whose
+// metadata carries the booking's ID and which people read no ID in; its
+// cancel asks first, and Reminder settings… opens the settings.
 func TestSendReminder(t *testing.T) {
 	t.Parallel()
 	h, store := newPersonalHarness(t)
@@ -455,15 +467,26 @@ func TestSendReminder(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm := h.dm(ada, "Reminder")
-	want := "Reminder: Consultation at Mon 23 Mar, 15:00 CET with &lt;!channel&gt; Eve &amp; *co* (booking " + bk.ID + ")"
+	want := "Reminder: Consultation at Mon 23 Mar, 15:00 CET with &lt;!channel&gt; Eve &amp; *co*"
 	if dm.Text != want {
 		t.Errorf("notification text %q, want %q", dm.Text, want)
 	}
 	text := textOf(dm.Blocks)
-	for _, w := range []string{"*Reminder*: Consultation starts in 15 minutes.", "Mon 23 Mar, 15:00–15:30 CET", "With &lt;!channel&gt; Eve &amp; *co*", bk.ID} {
+	for _, w := range []string{"*Reminder*: Consultation starts in 15 minutes.", "Mon 23 Mar, 15:00–15:30 CET", "With &lt;!channel&gt; Eve &amp; *co*"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the reminder lacks %q:\n%s", w, text)
 		}
+	}
+	if strings.Contains(text, bk.ID) {
+		t.Errorf("the reminder shows the booking's ID:\n%s", text)
+	}
+	var meta struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	if err := json.Unmarshal(dm.Metadata, &meta); err != nil || meta.EventType != "bookbot_reminder" || meta.EventPayload["booking_id"] != bk.ID ||
+		meta.EventPayload["start"] != bk.Start.UTC().Format(time.RFC3339) || meta.EventPayload["event_slug"] != "consultation" {
+		t.Errorf("the reminder's metadata %s, want bookbot_reminder with the booking", dm.Metadata)
 	}
 	if strings.Contains(text+dm.Text, "<!channel>") || strings.Contains(text, "eve@example.com") {
 		t.Errorf("the reminder pings or shows the email:\n%s", text)
@@ -521,7 +544,7 @@ func TestSendAgenda(t *testing.T) {
 		t.Errorf("notification text %q", dm.Text)
 	}
 	text := textOf(dm.Blocks)
-	for _, w := range []string{"Your day, Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co* · ID " + bk.ID, "America/New_York"} {
+	for _, w := range []string{"Your day, Mon 23 Mar", "10:00–10:30 EDT  Consultation · &lt;!channel&gt; Eve &amp; *co*", "America/New_York"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the agenda lacks %q:\n%s", w, text)
 		}
@@ -538,7 +561,7 @@ func TestSendAgenda(t *testing.T) {
 	if dm.Text != "Agenda for Mon 23 Mar: no bookings." {
 		t.Errorf("notification text %q", dm.Text)
 	}
-	if text := textOf(dm.Blocks); !strings.Contains(text, "Nothing booked today.") || !strings.Contains(text, "lists at most 100 upcoming bookings") {
+	if text := textOf(dm.Blocks); !strings.Contains(text, "Nothing booked today.") || !strings.Contains(text, "shows bookbot only the next 100 bookings") {
 		t.Errorf("the empty, incomplete agenda:\n%s", text)
 	}
 }
@@ -626,7 +649,7 @@ func TestRunnerSendsThroughTheBot(t *testing.T) {
 		t.Fatal(err)
 	}
 	reminder := h.dm(ada, "Reminder:")
-	if !strings.HasPrefix(reminder.Text, "Reminder: Intro call at Tue 24 Mar, 09:00 CET with Ada Lovelace (booking "+firstBooking+")") {
+	if reminder.Text != "Reminder: Intro call at Tue 24 Mar, 09:00 CET with Ada Lovelace" || !strings.Contains(string(reminder.Metadata), firstBooking) {
 		t.Errorf("reminder text %q", reminder.Text)
 	}
 	agenda := h.dm(ada, "Your day")

@@ -36,6 +36,7 @@ const (
 	actionNewBooking  = "new_booking"
 	actionListPage    = "list_page"
 	actionListPrev    = "list_page_prev" // action IDs are unique within a block
+	actionListFrom    = "list_from"      // the list from a page, in a reply of its own
 	actionShowTypes   = "show_types"
 	actionTypesPage   = "types_page"
 	actionTypesPrev   = "types_page_prev"
@@ -61,6 +62,8 @@ const (
 	actionOfferPick     = "offer_pick"
 	actionOfferMore     = "offer_more"
 	actionOfferWithdraw = "offer_withdraw"
+	actionOfferRetry    = "offer_retry"  // a time's form again, after it was not booked
+	actionOfferCancel   = "offer_cancel" // a guest's own booking from an offer
 
 	callbackBooking      = "booking_create"   // contract
 	callbackOfferBook    = "offer_book"       // contract
@@ -431,6 +434,50 @@ func dayHeadingOf(t, now time.Time, loc *time.Location) string {
 	return t.In(loc).Format(dayLayout)
 }
 
+// dayName is the day of t in loc as a sentence says it, where now is:
+// "today", "tomorrow", "yesterday", or "Thu 26 Mar". Slack's date tokens
+// say the day as "Tomorrow" and "Mar 26, 2026": a sentence that names a
+// day names it in these words, and its time as a {time} token.
+func dayName(t, now time.Time, loc *time.Location) string {
+	d, n := t.In(loc), now.In(loc)
+	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
+	switch {
+	case !d.Before(today.AddDate(0, 0, -1)) && d.Before(today):
+		return "yesterday"
+	case !d.Before(today) && d.Before(today.AddDate(0, 0, 1)):
+		return "today"
+	case !d.Before(today.AddDate(0, 0, 1)) && d.Before(today.AddDate(0, 0, 2)):
+		return "tomorrow"
+	}
+	return d.Format(dayLayout)
+}
+
+// at is a moment as a sentence says it: "tomorrow at 09:00", "Thu 26 Mar
+// at 09:00" (with on: "on Thu 26 Mar at 09:00"), the time a token.
+func at(t, now time.Time, loc *time.Location, on bool) string {
+	d := dayName(t, now, loc)
+	if on && d[0] >= 'A' && d[0] <= 'Z' {
+		d = "on " + d
+	}
+	return d + " at " + dateTokenAs(t, "{time}", t.In(loc).Format(timeLayout+" MST"))
+}
+
+// atPlain is at in bookbot's own formatting, for a notification: "tomorrow
+// at 09:00 CET", "on Thu 26 Mar at 09:00 CET".
+func atPlain(t, now time.Time, loc *time.Location) string {
+	d := dayName(t, now, loc)
+	if d[0] >= 'A' && d[0] <= 'Z' {
+		d = "on " + d
+	}
+	return d + " at " + t.In(loc).Format(timeLayout+" MST")
+}
+
+// spanAt is a booking's time as a sentence says it: "tomorrow,
+// 09:00–09:30", its start's day in words, its times tokens.
+func spanAt(start, end, now time.Time, loc *time.Location) string {
+	return dayName(start, now, loc) + ", " + hours(start, end, loc)
+}
+
 // dayLabel names the day of t in loc as a person says it: Today,
 // Tomorrow, or the date.
 func dayLabel(t, now time.Time, loc *time.Location) string {
@@ -578,11 +625,19 @@ func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySl
 
 // A day's bookings, as today and the agenda list them.
 
+// dayRows is the most bookings today and the agenda show, the day's
+// first: a phone shows them without scrolling far. The upcoming bookings
+// list has the rest, a page further on.
+const dayRows = listPageSize
+
 // dayBlocks are day, the bookings of d in loc, under a header, one line
-// each, within a message's limits; empty is said when there are none, note
-// (mrkdwn) under the count, and the warning when the list was full and the
-// day may go on past its last booking.
-func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
+// each, at most dayRows of them and within a message's limits, then how
+// many more there are with the list page they start on; empty is said
+// when there are none, note (mrkdwn) under the count, and that there may
+// be more when the list was full and the day may go on past its last
+// booking. day is the day's upcoming bookings, the first of the upcoming
+// list: the day is today.
+func dayBlocks(header string, d personal.Date, day []booking.Booking, types []booking.EventType, loc *time.Location, empty, note string, incomplete bool) []slack.Block {
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(header))}
 	zone := zoneName(loc, time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc), time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc))
 	count := "Times in " + zone + "."
@@ -593,21 +648,32 @@ func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types
 	if note != "" {
 		blocks = append(blocks, contextLine(note))
 	}
+	perhaps := fmt.Sprintf("the booking service shows bookbot only the next %d bookings", booking.MaxListed)
+	actions := []slack.BlockElement{button(actionShowList, "Upcoming bookings", "")}
 	if len(day) == 0 {
 		blocks = append(blocks, section(empty))
 	} else {
-		lines, more := dayLines(day, types, loc, maxMessageText-1500)
+		lines, _ := dayLines(day[:min(len(day), dayRows)], types, loc, maxMessageText-1500)
 		for _, s := range splitLines("", lines, 3000) {
 			blocks = append(blocks, section(s))
 		}
-		if more > 0 {
-			blocks = append(blocks, contextLine(fmt.Sprintf("…and %d more: `%s list` has them all.", more, escape(cmd))))
+		if more := len(day) - len(lines); more > 0 {
+			last := day[len(day)-1]
+			text := fmt.Sprintf("*%d more*, the last at %s.", more, dateTokenAs(last.Start, "{time}", last.Start.In(loc).Format(timeLayout+" MST")))
+			if incomplete {
+				text = fmt.Sprintf("*%d more*, the last at %s, and perhaps others after them: %s.", more, dateTokenAs(last.Start, "{time}", last.Start.In(loc).Format(timeLayout+" MST")), perhaps)
+				incomplete = false
+			}
+			blocks = append(blocks, contextLine(text))
+			// The list's pages start with the day's bookings: its rows
+			// after the first page's are the rest.
+			actions = append([]slack.BlockElement{button(actionListFrom, "Show the rest", strconv.Itoa(len(lines)/listPageSize))}, actions...)
 		}
 	}
 	if incomplete {
-		blocks = append(blocks, contextLine(fmt.Sprintf(":warning: The booking API lists at most %d upcoming bookings, and the day goes on past the last of them: some of its bookings may be missing here.", booking.MaxListed)))
+		blocks = append(blocks, contextLine(":warning: The day goes on past the last of these, and there may be more: "+perhaps+"."))
 	}
-	return append(blocks, slack.NewActionBlock("day_actions", button(actionShowList, "Upcoming bookings", "")))
+	return append(blocks, slack.NewActionBlock("day_actions", actions...))
 }
 
 // minParts is the least a line of dayLines keeps of a booking's event and
@@ -615,21 +681,20 @@ func dayBlocks(cmd, header string, d personal.Date, day []booking.Booking, types
 const minParts = 60
 
 // dayLines are a day's bookings, one line each under a heading that names
-// the day: time, event, attendee and ID. Together they keep to avail
-// bytes: the event and attendee are cut to share what the times and IDs
-// leave (keeping at least minParts); bookings past what fits are counted
-// in more.
+// the day: time, event and attendee. Together they keep to avail bytes:
+// the event and attendee are cut to share what the times leave (keeping
+// at least minParts); bookings past what fits are counted in more.
 func dayLines(day []booking.Booking, types []booking.EventType, loc *time.Location, avail int) (lines []string, more int) {
 	used := 0
 	for i, bk := range day {
-		fixed := hours(bk.Start, bk.End, loc) + "  " + " · " + " · " + bookingID(bk.ID)
+		fixed := hours(bk.Start, bk.End, loc) + "  " + " · "
 		budget := max(avail/len(day)-len(fixed), minParts)
 		title := orMissing(short(titleOf(bk.EventType, types)))
 		title = cut(title, max(budget/2, budget-len(orMissing(short(bk.BookerName.String)))))
 		name := cut(orMissing(short(bk.BookerName.String)), budget-len(title))
-		line := fmt.Sprintf("%s  %s · %s · %s", hours(bk.Start, bk.End, loc), title, name, bookingID(bk.ID))
+		line := fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), title, name)
 		if !bk.EventType.Valid && bk.BookerName.String == "" {
-			line = fmt.Sprintf("%s  %s · %s", hours(bk.Start, bk.End, loc), parts("", ""), bookingID(bk.ID))
+			line = fmt.Sprintf("%s  %s", hours(bk.Start, bk.End, loc), parts("", ""))
 		}
 		if used+len(line)+1 > avail {
 			return lines, len(day) - i

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,15 +82,26 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 			}
 			sent = append(sent, to)
 		}
-		m := reviewMessage(e, types)
 		for _, to := range to {
-			send(to, m)
+			send(to, reviewMessage(e, types, b.reviewZone(ctx, to)))
 		}
 		if asker != "" && len(sent) > 0 {
 			send(asker, recoveredMessage(e, types))
 		}
 		b.reported(ctx, e, sent)
 	}
+}
+
+// reviewZone is the zone of a report's notification to to: a person's
+// own, or for a channel the digest's, the team's day.
+func (b *Bot) reviewZone(ctx context.Context, to string) *time.Location {
+	if strings.HasPrefix(to, "U") || strings.HasPrefix(to, "W") {
+		return b.users.zone(ctx, to)
+	}
+	if b.cfg.DigestZone != nil {
+		return b.cfg.DigestZone
+	}
+	return time.UTC
 }
 
 // reviewKey is the outbox key of an entry's review report.
@@ -323,7 +335,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
-		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar)))
+		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar), b.reviewZone(ctx, user)))
 	})
 }
 
@@ -375,21 +387,20 @@ func prunedMessage(keep time.Duration) message {
 	return message{Text: text, Blocks: []slack.Block{section(text)}}
 }
 
-// reviewTrail is how much of what bookbot saw a review report shows.
-const reviewTrail = 280
-
 // reviewMessage is the report of an entry that needs a person. Times are
-// Slack date tokens, so every reader sees them in their own zone.
-func reviewMessage(e journal.Entry, types []booking.EventType) message {
+// Slack date tokens, so every reader sees them in their own zone; loc is
+// the zone of their fallbacks and of the notification, the reader's, or
+// for a channel the digest's.
+func reviewMessage(e journal.Entry, types []booking.EventType, loc *time.Location) message {
 	what, head := "booking", "A booking needs a human look"
 	if e.Op == booking.OpCancel {
 		what, head = "cancellation", "A cancellation needs a human look"
 	}
-	lines := []string{"*What:* " + writeSummary(e, types, time.UTC)}
+	lines := []string{"*What:* " + writeSummary(e, types, loc)}
 	if e.Actor != "" {
-		lines = append(lines, "*Asked by:* "+mention(e.Actor)+" "+moment(e.At, time.UTC))
+		lines = append(lines, "*Asked by:* "+mention(e.Actor)+" "+moment(e.At, loc))
 	} else {
-		lines = append(lines, "*Asked:* "+moment(e.At, time.UTC))
+		lines = append(lines, "*Asked:* "+moment(e.At, loc))
 	}
 	if cal := calendarText(e.Calendar); cal != "" {
 		lines = append(lines, "*Calendar:* "+cal)
@@ -403,16 +414,15 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		slack.NewHeaderBlock(plain(head)),
 		section(strings.Join(lines, "\n")),
 	}
-	// The booking's ID and the API's trail are for whoever looks into it:
-	// quiet, last, and the trail clipped; `bookbot audit` and the log have
-	// it whole.
+	// The booking's ID is for whoever looks into it, quiet and last; what
+	// bookbot saw of the booking service, its requests and answers, is for
+	// the operator: `bookbot audit` and the log have it.
 	var quiet []string
-	if e.Created != "" {
-		quiet = append(quiet, bookingID(e.Created))
+	if id := cmp.Or(e.Created, e.BookingID); id != "" {
+		quiet = append(quiet, bookingID(id))
 	}
 	if len(e.Seen) > 0 {
-		// Cut once escaped, so that the cut cannot split an entity.
-		quiet = append(quiet, cut(escape("What bookbot saw: "+strings.Join(e.Seen, "; ")), reviewTrail)+" (whole: `bookbot audit` on the server)")
+		quiet = append(quiet, "What bookbot saw, step by step: `bookbot audit` on the server")
 	}
 	if len(quiet) > 0 {
 		blocks = append(blocks, contextLine(strings.Join(quiet, " · ")))
@@ -426,9 +436,9 @@ func reviewMessage(e journal.Entry, types []booking.EventType) message {
 		}
 		blocks = append(blocks, slack.NewActionBlock("review_actions", actions...))
 	} else {
-		blocks = append(blocks, contextLine(":white_check_mark: Checked by "+mention(e.ReviewedBy)+" "+moment(e.ReviewedAt, time.UTC)))
+		blocks = append(blocks, contextLine(":white_check_mark: Checked by "+mention(e.ReviewedBy)+" "+moment(e.ReviewedAt, loc)))
 	}
-	return message{Text: head + ": " + writePlain(e, types), Blocks: blocks}
+	return message{Text: head + ": " + writePlain(e, types, loc), Blocks: blocks}
 }
 
 // recoveredMessage tells someone who asked for a write on a calendar they
@@ -465,23 +475,42 @@ func recoveredMessage(e journal.Entry, types []booking.EventType) message {
 }
 
 // writePlain says what a journal entry asked for without markup, for a
-// notification: the data as it is, the time in UTC.
-func writePlain(e journal.Entry, types []booking.EventType) string {
-	if e.Op == booking.OpCancel {
-		return "cancel booking " + escape(e.BookingID)
-	}
+// notification: the data as it is, the time in loc. A cancel is named by
+// its booking as the list showed it, when it did.
+func writePlain(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	at := escape(e.Start)
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
-		at = start.UTC().Format(momentLayout)
+		at = start.In(loc).Format(momentLayout)
+	}
+	if e.Op == booking.OpCancel {
+		if e.Start == "" {
+			return "cancel a booking the list did not show"
+		}
+		return fmt.Sprintf("cancel %s, %s", cancelledWhat(e, types), at)
 	}
 	return fmt.Sprintf("book %s %s for %s", short(titleOf(booking.Some(e.EventType), types)), at, short(e.Name))
 }
 
+// cancelledWhat names the booking a cancel was of, as the list showed it:
+// its event and attendee.
+func cancelledWhat(e journal.Entry, types []booking.EventType) string {
+	b := booking.Booking{BookerName: booking.Some(e.Name)}
+	if e.EventType != "" {
+		b.EventType = booking.Some(e.EventType)
+	}
+	return bookingWhat(b, types, "")
+}
+
 // writeSummary says what a journal entry asked for, its time a token
-// whose fallback is in loc.
+// whose fallback is in loc. A cancel is named by its booking as the list
+// showed it, when it did; its ID is the report's last, quiet line.
 func writeSummary(e journal.Entry, types []booking.EventType, loc *time.Location) string {
 	if e.Op == booking.OpCancel {
-		return "cancel booking " + bookingID(e.BookingID)
+		start, err := time.Parse(time.RFC3339Nano, e.Start)
+		if err != nil {
+			return "cancel a booking the bookings list did not show"
+		}
+		return "cancel " + cancelledWhat(e, types) + ", " + moment(start, loc)
 	}
 	at := escape(e.Start)
 	if start, err := time.Parse(time.RFC3339Nano, e.Start); err == nil {
@@ -542,8 +571,8 @@ func auditLine(e journal.Entry, types []booking.EventType, loc *time.Location) s
 	case e.NeedsReview:
 		s += " · checked by " + mention(e.ReviewedBy)
 	}
-	if e.Created != "" {
-		s += " · " + bookingID(e.Created)
+	if id := cmp.Or(e.Created, e.BookingID); id != "" {
+		s += " · " + bookingID(id)
 	}
 	return s
 }

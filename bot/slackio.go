@@ -315,7 +315,9 @@ func tsBefore(a, b string) bool {
 
 // carried is what a message bookbot posted carries for SlackFinder: a
 // digest's first message, its date's key (digest.Key); a notice, its
-// keys' IDs (notices.Key.ID), and whether it is a burst.
+// keys' IDs (notices.Key.ID), and whether it is a burst. A notice's event
+// type is its kind's, or noticeEvent for a burst's summary and for what
+// an earlier bookbot posted.
 func carried(m slack.Message) (keys []string, burst bool) {
 	p := m.Metadata.EventPayload
 	switch m.Metadata.EventType {
@@ -324,7 +326,7 @@ func carried(m slack.Message) (keys []string, burst bool) {
 		if day, err := time.Parse(time.DateOnly, date); err == nil {
 			return []string{digest.Key(day)}, false
 		}
-	case noticeEvent:
+	case noticeEvent, eventBookingNew, eventBookingCancelled, eventBookingMoved:
 		ids, _ := p["claims"].(string)
 		burst, _ := p["burst"].(bool)
 		return strings.Fields(ids), burst

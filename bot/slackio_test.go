@@ -122,6 +122,19 @@ func TestWebhookJSONIsJSONMarshal(t *testing.T) {
 			t.Errorf("webhookJSON:\n%s\njson.Marshal:\n%s", got, want)
 		}
 	}
+	// With metadata, which slack-go's WebhookMessage has no field for.
+	meta := &slack.SlackMetadata{EventType: "bookbot_offer_booked", EventPayload: map[string]any{"booking_id": "b<1>"}}
+	got, err := webhookJSON(&slack.WebhookMessage{Text: "Booked", ReplaceOriginal: true}, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := g["metadata"].(map[string]any); g["text"] != "Booked" || m["event_type"] != "bookbot_offer_booked" || m["event_payload"].(map[string]any)["booking_id"] != "b<1>" {
+		t.Errorf("webhookJSON with metadata: %s", got)
+	}
 }
 
 // fixedHistory answers one page: the channel's messages, then a thread's.

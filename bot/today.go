@@ -28,11 +28,11 @@ func (b *Bot) todayReply(ctx context.Context, user string) message {
 	if err != nil {
 		return b.failed("Today's bookings could not be loaded", err, upcomingButton())
 	}
-	return todayMessage(b.cfg.Command, list, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
+	return todayMessage(list, b.titles(ctx, cal), b.users.zone(ctx, user), b.cfg.Now())
 }
 
 // todayMessage is today's bookings in loc, as an agenda has them.
-func todayMessage(cmd string, list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
+func todayMessage(list []booking.Booking, types []booking.EventType, loc *time.Location, now time.Time) message {
 	d := personal.DateOf(now, loc)
 	day, full := personal.DayBookings(list, d, loc)
 	heading := dayHeading("Today", now, loc)
@@ -40,5 +40,5 @@ func todayMessage(cmd string, list []booking.Booking, types []booking.EventType,
 	if len(day) > 0 {
 		text = heading + ": " + plural(len(day), "booking")
 	}
-	return message{Text: text, Blocks: dayBlocks(cmd, heading, d, day, types, loc, "No bookings today.", "", full)}
+	return message{Text: text, Blocks: dayBlocks(heading, d, day, types, loc, "No bookings today.", "", full)}
 }

@@ -19,12 +19,13 @@ import (
 const nextActions = "next_actions"
 
 // createOutcome says what happened to a booking, for the modal and for the
-// message the person keeps. res is nil when nothing was sent (err says why).
-func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, types []booking.EventType, page string) message {
+// message the person keeps, where now is. res is nil when nothing was sent
+// (err says why).
+func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, now time.Time, types []booking.EventType, page string) message {
 	title := short(titleOf(booking.Some(meta.Event), types))
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
-	slotText := moment(start, requester)
+	slotText := at(start, now, requester, true)
 	var text, small string
 	var actions []slack.BlockElement
 	var next *slack.ActionBlock // what people do after a booking: look, undo, book again
@@ -35,7 +36,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 	again := func(label string) *slack.ButtonBlockElement { return button(actionEditBooking, label, formValue(meta)) }
 	switch {
 	case res == nil:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
+		text = fmt.Sprintf(":x: *Not booked.* %s %s for %s. %s", title, slotText, attendee, escape(failureText(err)))
 		switch {
 		case errors.Is(err, errFormCalendar):
 			actions = append(actions, again("Open the form again"))
@@ -44,7 +45,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		}
 		actions = append(actions, pick)
 	case res.Outcome == booking.DryRun:
-		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s on %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
+		text = fmt.Sprintf(":test_tube: *Dry run: nothing was booked.* %s %s for %s. %s", title, slotText, attendee, wouldSend(res.WouldSend))
 		actions = append(actions, pick)
 	case res.Outcome == booking.Confirmed:
 		bk := res.Booking
@@ -52,65 +53,63 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		if loc, err := booking.LoadZone(meta.TZ); err == nil {
 			attZone = loc
 		}
-		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n*Your time:* %s\n*Attendee's time:* %s (%s)",
-			title, attendee, span(bk.Start, bk.End, requester), localSpan(bk.Start, bk.End, attZone), attZone.String())
+		text = fmt.Sprintf(":white_check_mark: *Booked.* %s with %s\n%s", title, attendee, bookedTimes(*bk, requester, attZone, now))
 		switch {
 		case res.Reason == booking.ReasonBeyondList:
 			text += "\n_The booking service answered with this booking. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them._"
 		case res.Reconciled:
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
-		small = bookingID(bk.ID)
 		next = slack.NewActionBlock(nextActions, button(actionShowList, "Upcoming bookings", ""),
 			button(actionNewBooking, "Book another", meta.Event), cancelMenu(bk.ID))
 	case res.Outcome == booking.AlreadyBooked:
-		text = alreadyBookedText(title, slotText, attendee, start, res, requester)
+		text = alreadyBookedText(title, slotText, attendee, start, res, requester, now)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictTimeNotFree:
-		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s on %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
+		text = fmt.Sprintf(":x: *Not booked: that time is not free.* %s %s for %s: the time was just taken, has passed, or is no longer offered as shown. Pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
-		text = fmt.Sprintf(":envelope: *Not booked yet: the attendee may need to confirm by email.* %s on %s for %s.\nThe booking service answers so in two cases: the attendee had this booking before (even one cancelled since), or the event type needs them to confirm their email address, and the service has mailed them a link that books this time. Check with the attendee before booking another time: their link may still book this one.", title, slotText, attendee)
+		text = fmt.Sprintf(":envelope: *Not booked yet: the attendee may need to confirm by email.* %s %s for %s.\nThe booking service answers so in two cases: the attendee had this booking before (even one cancelled since), or the event type needs them to confirm their email address, and the service has mailed them a link that books this time. Check with the attendee before booking another time: their link may still book this one.", title, slotText, attendee)
 		small = "The service gives the same answer every time, so bookbot does not send it again. If the booking appears, its notice says it came after this attempt."
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
-		text = fmt.Sprintf(":no_entry: *Not booked: the booking service takes no new bookings.* %s on %s for %s was not booked. The service answered that it refuses new bookings, as it does once the calendar holds as many confirmed bookings as it takes, so another try will meet the same answer until bookings end or are cancelled. Tell the calendar's owner.", title, slotText, attendee)
+		text = fmt.Sprintf(":no_entry: *Not booked: the booking service takes no new bookings.* %s %s for %s was not booked. The service answered that it refuses new bookings, as it does once the calendar holds as many confirmed bookings as it takes, so another try will meet the same answer until bookings end or are cancelled. Tell the calendar's owner.", title, slotText, attendee)
 		actions = append(actions, button(actionShowList, "Upcoming bookings", ""))
 	case res.Outcome == booking.NotBooked:
-		text = fmt.Sprintf(":x: *Not booked.* %s on %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
+		text = fmt.Sprintf(":x: *Not booked.* %s %s for %s: the slot may just have been taken, the booking may be a duplicate, or the event may need email verification. bookbot does not resubmit it; pick another time.", title, slotText, attendee)
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotConfirmed:
-		text = fmt.Sprintf(":x: *Not confirmed.* %s on %s for %s: the API returned no booking, as it does for flows it does not support (required questions, email verification, team events), and the bookings list does not show one. Book it through %s.", title, slotText, attendee, publicPage(page))
+		text = fmt.Sprintf(":x: *Not confirmed.* %s %s for %s: the booking service did not confirm it, as happens when an event type asks for more than bookbot's form sends (answers to required questions, an email confirmation, a team's calendar), and the bookings list does not show it. Book it through %s.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, pick)
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonBlocked:
-		text = fmt.Sprintf(":no_entry: *Not booked: the booking service refused this booking for this attendee.* %s on %s for %s. The likely cause is the calendar owner's settings, which can refuse an attendee's email address or its whole domain (%s). Check the address with the attendee, or ask the calendar's owner.", title, slotText, attendee, escape(clip(domainOf(meta.Email), maxEmailRunes)))
+		text = fmt.Sprintf(":no_entry: *Not booked: the booking service refused this booking for this attendee.* %s %s for %s. The likely cause is the calendar owner's settings, which can refuse an attendee's email address or its whole domain (%s). Check the address with the attendee, or ask the calendar's owner.", title, slotText, attendee, escape(clip(domainOf(meta.Email), maxEmailRunes)))
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.Rejected && res.Reason == booking.ReasonUnanswered:
-		text = fmt.Sprintf(":x: *Not booked: the booking service refused the form.* %s on %s for %s. It gives no reason, and this booking went without a note: the event type may require one, or an answer to a question bookbot cannot send. Add a note and book again, or have the attendee book through %s, which asks every question.", title, slotText, attendee, publicPage(page))
+		text = fmt.Sprintf(":x: *Not booked: the booking service refused the form.* %s %s for %s. It gives no reason, and this booking went without a note: the event type may require one, or an answer to a question bookbot cannot send. Add a note and book again, or have the attendee book through %s, which asks every question.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, again("Add a note"), pick)
 	case res.Outcome == booking.Rejected:
-		text = fmt.Sprintf(":x: *Refused by the booking API.* %s on %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
+		text = fmt.Sprintf(":x: *Refused by the booking API.* %s %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
-		text = fmt.Sprintf(":stopwatch: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within the API's limits, and could not check them just now (its database did not answer). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within what the booking service takes, and could not check that just now. Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held:
-		text = fmt.Sprintf(":stopwatch: *Not sent.* bookbot holds bookings back to stay within the API's limits (5 attempts a minute, 20 an hour per event type; failed ones count). Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Not sent.* The booking service takes only a few bookings at a time, and bookbot held this one back so that it is not turned away. Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonEventLimit:
-		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts for this event type.* %s on %s for %s was not booked. The service limits booking attempts per event type (20 an hour, from every source, failed ones included), and such a limit can take up to an hour to clear. bookbot holds bookings of %s back for %s; other event types can be booked now.", title, slotText, attendee, title, waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts for this event type.* %s %s for %s was not booked. The service takes only so many attempts an hour for each event type, from everyone and failed ones included, and that can take up to an hour to clear. bookbot holds bookings of %s back for %s; other event types can be booked now.", title, slotText, attendee, title, waitText(res.RetryAfter))
 		actions = append(actions, button(actionNewBooking, "Book another event type", ""))
 	case res.Outcome == booking.RateLimited && res.Reason == booking.ReasonMinuteLimit:
-		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts a minute.* Nothing was booked. The service takes 5 booking attempts a minute from bookbot (failed ones included), so bookbot holds every booking back for %s. Try again then.", waitText(res.RetryAfter))
+		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts a minute.* Nothing was booked. The service takes only a few booking attempts a minute from bookbot, failed ones included, so bookbot holds every booking back for %s. Try again then.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.RateLimited:
 		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
-		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s on %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
+		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
 		actions = append(actions, recheck)
 	default:
-		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s on %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
+		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
 		actions = append(actions, recheck)
 	}
 	blocks := []slack.Block{section(text)}
@@ -127,12 +126,40 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		blocks = append(blocks, next)
 	}
 	// The notification says the headline with the data as it is: stripping
-	// the markup from the whole text would strip it from names and IDs too.
-	fallback := headline(text) + " " + title + " on " + start.In(requester).Format(momentLayout) + " for " + short(meta.Name)
-	if res != nil && res.Booking != nil {
-		fallback += " (booking " + escape(res.Booking.ID) + ")"
-	}
+	// the markup from the whole text would strip it from names too.
+	fallback := headline(text) + " " + title + " " + atPlain(start, now, requester) + " for " + short(meta.Name)
 	return message{Text: fallback, Blocks: blocks}
+}
+
+// bookedTimes says when a booking is, in the person's zone and in the
+// attendee's: once, when the attendee's zone shows the same times, as the
+// form's default zone does; otherwise the attendee's times in their own
+// words, with their day when it is another.
+func bookedTimes(b booking.Booking, yours, theirs *time.Location, now time.Time) string {
+	when := spanAt(b.Start, b.End, now, yours)
+	_, so1 := b.Start.In(yours).Zone()
+	_, eo1 := b.End.In(yours).Zone()
+	_, so2 := b.Start.In(theirs).Zone()
+	_, eo2 := b.End.In(theirs).Zone()
+	if so1 == so2 && eo1 == eo2 {
+		return "*When:* " + when + ", for you and the attendee alike"
+	}
+	from, to, sep := rangeText(b.Start, b.End, theirs, false)
+	day := ""
+	switch y, t := dateOf(b.Start, yours), dateOf(b.Start, theirs); {
+	case t.Before(y):
+		day = " the day before"
+	case y.Before(t):
+		day = " the day after"
+	}
+	return "*Your time:* " + when + "\n*Attendee's time:* " + from + sep + to + day + ", in " + escape(theirs.String())
+}
+
+// dateOf is the day of t in loc, as midnight UTC, so days in two zones
+// compare.
+func dateOf(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // headline is an outcome text's bold opening phrase, which every outcome
@@ -145,30 +172,30 @@ func headline(text string) string {
 
 // alreadyBookedText says why a create was not sent: the booking exists, is
 // being made, or an earlier unclear attempt waits for a person.
-func alreadyBookedText(title, slotText, attendee string, start time.Time, res *booking.Result, requester *time.Location) string {
+func alreadyBookedText(title, slotText, attendee string, start time.Time, res *booking.Result, requester *time.Location, now time.Time) string {
 	p, bk := res.Prior, res.Booking
 	by := "outside bookbot (the booking page or another tool)"
 	if p != nil {
-		by = "in Slack " + moment(p.At, requester)
+		by = "in Slack " + at(p.At, now, requester, true)
 		if p.Actor != "" {
-			by = "by " + mention(p.Actor) + " in Slack " + moment(p.At, requester)
+			by = "by " + mention(p.Actor) + " in Slack " + at(p.At, now, requester, true)
 		}
 	}
 	// What the list shows comes first: an earlier attempt whose outcome
 	// was not recorded yet did book it if the list shows it.
 	switch {
 	case bk != nil && bk.Start.Equal(start) && res.Err != nil:
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. The booking service refused to book it again; nothing new was booked. %s", title, slotText, attendee, by, bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked.* %s %s for %s exists, booked %s. The booking service refused to book it again; nothing new was booked.", title, slotText, attendee, by)
 	case bk != nil && bk.Start.Equal(start):
-		return fmt.Sprintf(":information_source: *Already booked.* %s on %s for %s exists, booked %s. Nothing was sent. %s", title, slotText, attendee, by, bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked.* %s %s for %s exists, booked %s. Nothing was sent.", title, slotText, attendee, by)
 	case p != nil && p.Outcome == "":
-		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s on %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
+		return fmt.Sprintf(":hourglass_flowing_sand: *Already being booked.* %s %s for %s was asked for %s and is on its way; its outcome goes to whoever asked. Nothing was sent again.", title, slotText, attendee, by)
 	case p != nil && p.Outcome != booking.Confirmed:
-		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s on %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
+		return fmt.Sprintf(":warning: *Not sent: an earlier attempt needs checking first.* %s %s for %s was tried %s, and whether it went through is unclear. Nothing was sent, so the attendee cannot be booked twice. Once someone has checked the calendar and pressed *Mark as checked* on its review, it can be booked again.", title, slotText, attendee, by)
 	case bk != nil:
-		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s. Nothing was sent. %s", title, attendee, slotText, by, moment(bk.Start, requester), bookingID(bk.ID))
+		return fmt.Sprintf(":information_source: *Already booked, at another time.* %s for %s was booked for %s %s, and has since moved to %s. Nothing was sent.", title, attendee, at(start, now, requester, false), by, at(bk.Start, now, requester, false))
 	default:
-		return fmt.Sprintf(":information_source: *Booked before.* %s on %s for %s was booked %s, and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time. %s", title, slotText, attendee, by, bookingID(p.BookingID))
+		return fmt.Sprintf(":information_source: *Booked before.* %s %s for %s was booked %s, and the bookings list no longer shows it: it was cancelled or moved outside Slack, or lies beyond the list's first 100. The booking service refuses the same attendee at the same time again, so nothing was sent; pick another time.", title, slotText, attendee, by)
 	}
 }
 
@@ -179,9 +206,9 @@ func alreadyBookedText(title, slotText, attendee string, start time.Time, res *b
 // first, so a cancel it confirmed of a booking the list did not show
 // before is not called bookbot's doing: it may have changed nothing.
 func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.EventType, loc *time.Location, now time.Time) message {
-	what, push := "This booking", "booking "+escape(id)
+	what, push := "This booking", "" // push: the notification's words after the head, "" for none
 	if b := res.Booking; b != nil {
-		what = bookingWhat(*b, types, span(b.Start, b.End, loc))
+		what = bookingWhat(*b, types, spanAt(b.Start, b.End, now, loc))
 		push = bookingWhat(*b, types, dayTime(b.Start, now, loc))
 	}
 	actions := []slack.BlockElement{upcomingButton()}
@@ -200,7 +227,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		// cancelled it and when.
 		b := res.Booking
 		head = "Cancelled"
-		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s\n~%s~\nCancelled by %s %s.", bookingWhat(*b, types, ""), span(b.Start, b.End, loc), mention(by), moment(now, loc))
+		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s\n~%s~\nCancelled by %s %s.", bookingWhat(*b, types, ""), spanAt(b.Start, b.End, now, loc), mention(by), at(now, now, loc, true))
 		if !res.Verified {
 			text += "\nThe booking service confirmed it; the bookings list could not confirm it too."
 		}
@@ -208,13 +235,13 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 			actions = append([]slack.BlockElement{button(actionPickAnother, "Book again", pickValue(bookAgainMeta(*b)))}, actions...)
 		}
 	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonBeyondList:
-		head, push = "Cancelled", "booking "+escape(id)
+		head, push = "Cancelled", "the booking service answered that it is cancelled"
 		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them."
 	case res.Outcome == booking.Cancelled:
-		head, push = "Cancel answered", "booking "+escape(id)+" was not among the upcoming bookings, so it may have been cancelled already"
+		head, push = "Cancel answered", "the booking was not among the upcoming bookings, so it may have been cancelled already"
 		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
 	case res.Outcome == booking.NotFound:
-		head = "Not found"
+		head, push = "Not found", "nothing was cancelled"
 		text = ":grey_question: *Not found: nothing was cancelled.* The booking service knows no such booking on this calendar."
 	case res.Outcome == booking.NotCancelled:
 		head = "Not cancelled"
@@ -232,10 +259,9 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		actions = append([]slack.BlockElement{button(actionCancelCheck, "Check again", id)}, actions...)
 	}
 	return message{
-		Text: head + ": " + push + ".",
+		Text: strings.TrimSuffix(head+": "+push, ": ") + ".",
 		Blocks: []slack.Block{
 			section(text),
-			contextLine(bookingID(id)),
 			slack.NewActionBlock("cancel_outcome", actions...),
 		},
 	}
@@ -370,9 +396,11 @@ func domainOf(email string) string {
 }
 
 // keptMessage answers "Keep it" on a cancel confirmation.
-func keptMessage(id string) message {
-	text := fmt.Sprintf("Kept: booking %s is not cancelled.", code(id))
-	return message{Text: "Kept: booking " + escape(id) + " is not cancelled.", Blocks: []slack.Block{section(":ok_hand: " + text)}}
+func keptMessage() message {
+	return message{Text: "Kept: nothing was cancelled.", Blocks: []slack.Block{
+		section(":ok_hand: *Kept.* Nothing was cancelled."),
+		slack.NewActionBlock("kept_actions", upcomingButton()),
+	}}
 }
 
 // said is an error bookbot words for the person it answers; any other

@@ -190,7 +190,7 @@ func (d Digest) IncompleteWarning() string {
 	if !d.MaybeIncomplete {
 		return ""
 	}
-	return fmt.Sprintf("Warning: the booking API lists at most %d upcoming bookings and returned that many, "+
+	return fmt.Sprintf("Warning: the booking service shows bookbot only the next %d bookings, and there are that many, "+
 		"so later bookings on this day may be missing. Check the calendar.", booking.MaxListed)
 }
 

@@ -92,7 +92,9 @@ const historyPage = 100
 
 // conversationsHistoryLocked answers with a conversation's top-level
 // messages and the thread replies also sent to it, newest first, between
-// oldest and latest (exclusive unless inclusive), a page at a time.
+// oldest and latest (exclusive unless inclusive), a page at a time. A
+// response_url's post to the whole conversation (in_channel) is one of
+// its messages; an ephemeral one is not.
 func (s *Server) conversationsHistoryLocked(q *request) map[string]any {
 	c, code := s.historyConvLocked(q)
 	if code != "" {
@@ -102,7 +104,8 @@ func (s *Server) conversationsHistoryLocked(q *request) map[string]any {
 	for i := len(s.messages) - 1; i >= 0; i-- {
 		m := s.messages[i]
 		p := s.posted[m.TS]
-		if m.Kind != "message" && m.Kind != "user" || p == nil || p.deleted || p.dm != c.id || (p.threadTS != "" && !p.broadcast) || !inRange(q, m.TS) {
+		posted := m.Kind == "message" || m.Kind == "user" || m.Kind == "response_url" && m.OriginalTS == ""
+		if !posted || p == nil || p.deleted || p.ephemeral || p.dm != c.id || (p.threadTS != "" && !p.broadcast) || !inRange(q, m.TS) {
 			continue
 		}
 		msgs = append(msgs, s.historyJSONLocked(m.TS, p, q.bool("include_all_metadata")))

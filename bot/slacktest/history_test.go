@@ -2,7 +2,10 @@ package slacktest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +173,114 @@ func TestThreadBroadcast(t *testing.T) {
 	}
 	if len(msgs) != 3 {
 		t.Errorf("replies: %d messages, want the root and both replies", len(msgs))
+	}
+}
+
+// Message metadata stays with its message: chat.update and a response_url
+// that replaces the message change it only when they send some, and
+// conversations.history returns it as it is now.
+func TestUpdatesKeepMetadata(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddUser(User{ID: "U1", Name: "ada"})
+	srv.AddChannel(Channel{ID: "CNOTES", Name: "notes", Members: []string{DefaultBotUserID, "U1"}})
+	b := startBot(t, srv)
+	ctx := testCtx(t)
+
+	first := slack.SlackMetadata{EventType: "bookbot_booking_new", EventPayload: map[string]any{"booking_id": "b1"}}
+	btn := slack.NewButtonBlockElement("cancel_booking", "b1", plain("Cancel"))
+	_, ts, err := b.api.PostMessageContext(ctx, "CNOTES", slack.MsgOptionText("New booking", false),
+		slack.MsgOptionBlocks(slack.NewActionBlock("", btn)), slack.MsgOptionMetadata(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := func() slack.SlackMetadata {
+		t.Helper()
+		h, err := b.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CNOTES", IncludeAllMetadata: true})
+		if err != nil || len(h.Messages) != 1 {
+			t.Fatalf("history: %v %+v", err, h)
+		}
+		return h.Messages[0].Metadata
+	}
+
+	if _, _, _, err := b.api.UpdateMessageContext(ctx, "CNOTES", ts, slack.MsgOptionText("New booking, edited", false)); err != nil {
+		t.Fatal(err)
+	}
+	if got := history(); got.EventType != "bookbot_booking_new" || got.EventPayload["booking_id"] != "b1" {
+		t.Errorf("after an update without metadata: %+v", got)
+	}
+	cancelled := slack.SlackMetadata{EventType: "bookbot_booking_cancelled", EventPayload: map[string]any{"booking_id": "b1"}}
+	if _, _, _, err := b.api.UpdateMessageContext(ctx, "CNOTES", ts, slack.MsgOptionText("Cancelled", false), slack.MsgOptionMetadata(cancelled)); err != nil {
+		t.Fatal(err)
+	}
+	if got := history(); got.EventType != "bookbot_booking_cancelled" {
+		t.Errorf("after an update with metadata: %+v", got)
+	}
+	if m := srv.Messages(); m[len(m)-1].Kind != "update" || len(m[len(m)-1].Metadata) == 0 {
+		t.Errorf("the update is recorded as %+v, want its metadata", m[len(m)-1])
+	}
+
+	// A response_url that replaces the message: its metadata replaces the
+	// message's.
+	posted, _ := srv.WaitMessage(ctx, func(m Message) bool { return m.Kind == "message" })
+	if _, err := srv.SendInteraction(ctx, BlockAction("U1", "cancel_booking", "", InMessage(posted))); err != nil {
+		t.Fatal(err)
+	}
+	ic := b.next(t).Data.(slack.InteractionCallback)
+	body := `{"replace_original":true,"text":"Booked","metadata":{"event_type":"bookbot_offer_booked","event_payload":{"booking_id":"b2"}}}`
+	resp, err := http.Post(ic.ResponseURL, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := history(); got.EventType != "bookbot_offer_booked" || got.EventPayload["booking_id"] != "b2" {
+		t.Errorf("after a response_url with metadata: %+v", got)
+	}
+	if m, _ := srv.WaitMessage(ctx, func(m Message) bool { return m.Kind == "response_url" }); len(m.Metadata) == 0 {
+		t.Errorf("the response_url post is recorded as %+v, want its metadata", m)
+	}
+	bad := `{"replace_original":true,"text":"x","metadata":{"event_payload":{}}}`
+	resp, err = http.Post(ic.ResponseURL, "application/json", strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer struct{ Error string }
+	_ = json.NewDecoder(resp.Body).Decode(&answer)
+	resp.Body.Close()
+	if answer.Error != "invalid_metadata_format" {
+		t.Errorf("metadata without event_type through a response_url: %q", answer.Error)
+	}
+}
+
+// A slash command's response_url post to the whole channel is one of its
+// messages in conversations.history, its metadata with it; an ephemeral
+// reply is not.
+func TestHistoryHasInChannelResponses(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	srv.AddUser(User{ID: "U1", Name: "ada"})
+	srv.AddChannel(Channel{ID: "CTEAM", Name: "team", Members: []string{DefaultBotUserID, "U1"}})
+	b := startBot(t, srv)
+	ctx := testCtx(t)
+	if _, err := srv.SendSlashCommand(ctx, SlashCommand{Command: "/booking", Text: "offer", UserID: "U1", ChannelID: "CTEAM"}); err != nil {
+		t.Fatal(err)
+	}
+	url := b.next(t).Data.(slack.SlashCommand).ResponseURL
+	for _, body := range []string{
+		`{"response_type":"ephemeral","text":"only you"}`,
+		`{"response_type":"in_channel","text":"Offer","metadata":{"event_type":"bookbot_offer","event_payload":{"offer_id":"o1"}}}`,
+	} {
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	h, err := b.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CTEAM", IncludeAllMetadata: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Messages) != 1 || h.Messages[0].Text != "Offer" || h.Messages[0].Metadata.EventPayload["offer_id"] != "o1" {
+		t.Errorf("history %+v, want the in_channel post alone, with its metadata", h.Messages)
 	}
 }

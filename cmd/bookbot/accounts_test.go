@@ -326,7 +326,7 @@ func TestOwnCalendarNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
-		return m.Kind == "message" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, booked)
+		return m.Kind == "message" && strings.HasPrefix(m.Text, "New booking") && carries(m, "bookbot_booking_new", booked)
 	})
 	if err != nil {
 		t.Fatalf("no notice of the new booking: %v", err)

@@ -53,7 +53,7 @@ func TestRunNamesTheEventTypeOfAMovedBookingAfterARestart(t *testing.T) {
 	}
 
 	cmd, out := startRun(ctx, t, sl, e)
-	named(t, "the list before the move", slashAs(ctx, t, sl, out, "UADA", "list", id).Blocks, id)
+	named(t, "the list before the move", slashAs(ctx, t, sl, out, "UADA", "list", "Grace Hopper").Blocks, "Grace Hopper")
 	stopRun(t, cmd, out)
 
 	to := later[len(later)-1]
@@ -70,25 +70,25 @@ func TestRunNamesTheEventTypeOfAMovedBookingAfterARestart(t *testing.T) {
 	// clock: its reminder and an agenda at that time are due at once.
 	clock.advance(t, time.Until(to.Add(-10*time.Minute)))
 	cmd, out = startRun(ctx, t, sl, e)
-	named(t, "the list", slashAs(ctx, t, sl, out, "UADA", "list", id).Blocks, id)
+	named(t, "the list", slashAs(ctx, t, sl, out, "UADA", "list", "Grace Hopper").Blocks, "Grace Hopper")
 
 	if _, err := sl.OpenAppHome(ctx, "UADA"); err != nil {
 		t.Fatal(err)
 	}
 	home, err := sl.WaitView(ctx, func(v slacktest.View) bool {
-		return v.Type == "home" && v.TriggerUser == "UADA" && strings.Contains(string(v.Blocks), id)
+		return v.Type == "home" && v.TriggerUser == "UADA" && strings.Contains(string(v.Blocks), "Grace Hopper")
 	})
 	if err != nil {
 		t.Fatalf("no App Home showing the booking: %v\n%s", err, out.String())
 	}
-	named(t, "App Home", home.Blocks, id)
+	named(t, "App Home", home.Blocks, "Grace Hopper")
 
 	slashAs(ctx, t, sl, out, "UADA", "remind 10m", "10 minutes")
 	reminder, err := sl.WaitMessage(ctx, isReminder)
 	if err != nil {
 		t.Fatalf("no reminder: %v\n%s", err, out.String())
 	}
-	if !strings.HasPrefix(reminder.Text, "Reminder: Consultation at") || !strings.Contains(reminder.Text, id) {
+	if !strings.HasPrefix(reminder.Text, "Reminder: Consultation at") || !carries(reminder, "bookbot_reminder", id) {
 		t.Errorf("reminder %q, want one of the consultation", reminder.Text)
 	}
 
@@ -100,7 +100,7 @@ func TestRunNamesTheEventTypeOfAMovedBookingAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no agenda: %v\n%s", err, out.String())
 	}
-	named(t, "the agenda", agenda.Blocks, id)
+	named(t, "the agenda", agenda.Blocks, "Grace Hopper")
 	stopRun(t, cmd, out)
 
 	dry := exec.CommandContext(ctx, binary, "digest", "-dry-run", "-date", to.In(berlin).Format(time.DateOnly))
@@ -122,9 +122,9 @@ func TestRunNamesTheEventTypeOfAMovedBookingAfterARestart(t *testing.T) {
 	noSecrets(t, sb, sl, out.String(), stderr.String())
 }
 
-// named fails unless the line of blocks' text that holds the booking id
-// names its event type, Consultation.
-func named(t *testing.T, what string, blocks json.RawMessage, id string) {
+// named fails unless the line of blocks' text that shows the booking, by
+// its attendee who, names its event type, Consultation.
+func named(t *testing.T, what string, blocks json.RawMessage, who string) {
 	t.Helper()
 	var texts []string
 	var walk func(any)
@@ -150,7 +150,7 @@ func named(t *testing.T, what string, blocks json.RawMessage, id string) {
 	walk(all)
 	for _, s := range texts {
 		for l := range strings.Lines(s) {
-			if strings.Contains(l, id) {
+			if strings.Contains(l, who) {
 				if !strings.Contains(l, "Consultation") {
 					t.Errorf("%s shows the booking as %q, without its event type", what, l)
 				}
@@ -158,5 +158,5 @@ func named(t *testing.T, what string, blocks json.RawMessage, id string) {
 			}
 		}
 	}
-	t.Errorf("%s does not show the booking %s:\n%s", what, id, blocks)
+	t.Errorf("%s does not show %s's booking:\n%s", what, who, blocks)
 }

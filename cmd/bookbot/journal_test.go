@@ -73,6 +73,16 @@ func messagesWhere(sl *slacktest.Server, match func(slacktest.Message) bool) []s
 	return out
 }
 
+// carries reports whether m's metadata is of event and names booking id,
+// where machines read it: people read no ID.
+func carries(m slacktest.Message, event, id string) bool {
+	var meta struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	return json.Unmarshal(m.Metadata, &meta) == nil && meta.EventType == event && meta.EventPayload["booking_id"] == id
+}
+
 func reviewReports(sl *slacktest.Server) []slacktest.Message {
 	return messagesWhere(sl, func(m slacktest.Message) bool {
 		return m.Kind == "message" && m.Channel == reviewRoom && strings.Contains(string(m.Blocks), "needs a human look")

@@ -154,8 +154,8 @@ func TestRunOfferTimesFromAMessagesMenu(t *testing.T) {
 		EventPayload map[string]string `json:"event_payload"`
 	}
 	if err := json.Unmarshal(booked.Metadata, &meta); err != nil || meta.EventType != "bookbot_offer_booked" || meta.EventPayload["booking_id"] == "" ||
-		!strings.Contains(booked.Text, meta.EventPayload["booking_id"]) {
-		t.Errorf("the booked card's metadata %s, %v", booked.Metadata, err)
+		strings.Contains(booked.Text, meta.EventPayload["booking_id"]) {
+		t.Errorf("the booked card's metadata %s, %v; its notification %q (the ID is for machines only)", booked.Metadata, err, booked.Text)
 	}
 	stopRun(t, cmd, out)
 	noSecrets(t, sb, sl, out.String())

@@ -70,13 +70,14 @@ func TestRunAnnouncesChangesOnceAcrossRestarts(t *testing.T) {
 	stopRun(t, cmd, out)
 	got := notes()
 	want := map[string]string{"New booking": booked, "Moved": moved.ID, "Cancelled": cancelled.ID}
+	event := map[string]string{"New booking": "bookbot_booking_new", "Moved": "bookbot_booking_moved", "Cancelled": "bookbot_booking_cancelled"}
 	if len(got) != len(want) {
 		t.Fatalf("%d notices after the restart, want %d: %+v\n%s", len(got), len(want), got, out.String())
 	}
 	for _, m := range got {
 		kind, _, _ := strings.Cut(m.Text, ":")
-		if id, ok := want[kind]; !ok || !strings.Contains(m.Text, id) {
-			t.Errorf("notice %q", m.Text)
+		if id, ok := want[kind]; !ok || !carries(m, event[kind], id) || strings.Contains(m.Text, id) {
+			t.Errorf("notice %q, metadata %s", m.Text, m.Metadata)
 		}
 		delete(want, kind)
 	}
@@ -127,7 +128,7 @@ func TestRunEmptyListAnnouncesNothing(t *testing.T) {
 	out.waitCount(ctx, t, "notices: list read", 1)
 	stopRun(t, cmd, out)
 	got := noticesIn(sl)
-	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !strings.Contains(got[0].Text, booked) {
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !carries(got[0], "bookbot_booking_new", booked) {
 		t.Fatalf("after an empty read: %d notices, want the new booking's only: %+v\n%s", len(got), got, out.String())
 	}
 	if !strings.Contains(out.String(), "reading again before announcing") {

@@ -376,8 +376,8 @@ func TestRunOfferBookingInFlightIsSettledAfterAKill(t *testing.T) {
 	second, out := startRun(ctx, t, sl, e)
 	w.out = out
 	booked := w.card(card, "Booked")
-	if id := bookedBy(sb, "grace@example.com"); !strings.Contains(booked.Text, id) {
-		t.Errorf("the card does not carry the booking %s: %q", id, booked.Text)
+	if id := bookedBy(sb, "grace@example.com"); !carries(booked, "bookbot_offer_booked", id) {
+		t.Errorf("the card does not carry the booking %s: %q %s", id, booked.Text, booked.Metadata)
 	}
 	if _, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
 		return m.Kind == "message" && m.Channel == ada && strings.HasPrefix(m.Text, "Booked from your offer")

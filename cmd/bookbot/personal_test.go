@@ -31,7 +31,7 @@ func TestRunRemindsOnceAcrossARestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no reminder: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(m.Text, id) || m.Channel != "UADA" && m.Channel != sl.DMChannel("UADA") || strings.Contains(m.Text+string(m.Blocks), "<!here>") {
+	if !carries(m, "bookbot_reminder", id) || strings.Contains(m.Text, id) || m.Channel != "UADA" && m.Channel != sl.DMChannel("UADA") || strings.Contains(m.Text+string(m.Blocks), "<!here>") {
 		t.Errorf("reminder %q to %s:\n%s", m.Text, m.Channel, m.Blocks)
 	}
 	stopRun(t, cmd, out)

@@ -122,7 +122,7 @@ func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
 	remind()
 	rs[next].out.waitCount(ctx, t, "personal: looking", 2)
 	stopRun(t, rs[next].cmd, rs[next].out)
-	got := messagesWhere(sl, func(m slacktest.Message) bool { return isReminder(m) && strings.Contains(m.Text, id) })
+	got := messagesWhere(sl, func(m slacktest.Message) bool { return isReminder(m) && carries(m, "bookbot_reminder", id) })
 	if len(got) != 1 {
 		t.Errorf("%d reminders of booking %s, want 1\n%s", len(got), id, rs[next].out.String())
 	}
@@ -131,6 +131,6 @@ func TestReplicasRemindOnceWhenTheLeaderDies(t *testing.T) {
 // noticesOf are the notices posted of a booking.
 func noticesOf(sl *slacktest.Server, id string) []slacktest.Message {
 	return messagesWhere(sl, func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0NOTES" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, id)
+		return m.Kind == "message" && m.Channel == "C0NOTES" && strings.HasPrefix(m.Text, "New booking") && carries(m, "bookbot_booking_new", id)
 	})
 }

@@ -695,6 +695,9 @@ func (c *Console) show() {
 		if body == "" {
 			body = r.Mrkdwn(m.Text)
 		}
+		if meta := metadataLine(m.Metadata); meta != "" {
+			body += "\n" + meta
+		}
 		fmt.Fprintf(c.Out, "\n%s\n%s\n", head, indent(body))
 	}
 	c.shownMsgs = len(msgs)
@@ -809,6 +812,25 @@ func (c *Console) messageHeading(m slacktest.Message) string {
 		return "── bookbot's card under the link " + m.Link + " in message " + m.TS + " (everyone there sees it) ──"
 	}
 	return ""
+}
+
+// metadataLine is what a message carries for machines about a booking,
+// which Slack does not show people: its event type and the booking's ID,
+// on a line of its own; "" for none. A notice's claims are bookbot's own,
+// and left out.
+func metadataLine(raw json.RawMessage) string {
+	var m struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m.EventType == "" {
+		return ""
+	}
+	id, ok := m.EventPayload["booking_id"].(string)
+	if !ok {
+		return ""
+	}
+	return "(for machines, not shown in Slack: " + m.EventType + ", booking_id " + id + ")"
 }
 
 func indent(s string) string {

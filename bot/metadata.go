@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/offer"
+)
+
+// The event types of the message metadata that automation reads, as the
+// contract names them: people read names and times, machines read the
+// booking's ID here.
+const (
+	eventBookingNew       = "bookbot_booking_new"
+	eventBookingCancelled = "bookbot_booking_cancelled"
+	eventBookingMoved     = "bookbot_booking_moved"
+	eventReminder         = "bookbot_reminder"
+	eventOfferBooked      = "bookbot_offer_booked"
+	// eventBookingChanges is a burst's list in its summary's thread: the
+	// IDs of the bookings its lines tell of, by kind of change.
+	eventBookingChanges = "bookbot_booking_changes"
+)
+
+// bookingMeta is the metadata of a message about one booking: its ID, its
+// start and end (RFC 3339, UTC) and, when the record has one, its event
+// type's slug.
+func bookingMeta(event string, b booking.Booking) *slack.SlackMetadata {
+	p := map[string]any{
+		"booking_id": b.ID,
+		"start":      b.Start.UTC().Format(time.RFC3339),
+		"end":        b.End.UTC().Format(time.RFC3339),
+	}
+	if b.EventType.Valid && b.EventType.String != "" {
+		p["event_slug"] = b.EventType.String
+	}
+	return &slack.SlackMetadata{EventType: event, EventPayload: p}
+}
+
+// noticeMeta is the metadata of a notice of n: its kind's event type and
+// its booking, and for a move, the time it had.
+func noticeMeta(n notices.Notice) *slack.SlackMetadata {
+	switch n.Kind {
+	case notices.Cancelled:
+		return bookingMeta(eventBookingCancelled, n.Booking)
+	case notices.Moved:
+		m := bookingMeta(eventBookingMoved, n.Booking)
+		m.EventPayload["was_start"] = n.Was.Start.UTC().Format(time.RFC3339)
+		m.EventPayload["was_end"] = n.Was.End.UTC().Format(time.RFC3339)
+		return m
+	}
+	return bookingMeta(eventBookingNew, n.Booking)
+}
+
+// changesMeta is the metadata of a burst's list: the IDs its lines tell
+// of, space-separated by kind ("new", "moved", "cancelled").
+func changesMeta(ns []notices.Notice) *slack.SlackMetadata {
+	ids := map[string][]string{}
+	for _, n := range ns {
+		k := kindWord(n.Kind)
+		ids[k] = append(ids[k], n.Booking.ID)
+	}
+	p := map[string]any{}
+	for k, v := range ids {
+		p[k] = strings.Join(v, " ")
+	}
+	return &slack.SlackMetadata{EventType: eventBookingChanges, EventPayload: p}
+}
+
+// kindWord is a kind of change as metadata names it.
+func kindWord(k notices.Kind) string {
+	switch k {
+	case notices.Cancelled:
+		return "cancelled"
+	case notices.Moved:
+		return "moved"
+	}
+	return "new"
+}
+
+// withClaims is m with the claims a notice's post carries added to its
+// payload, by which SlackFinder finds the post again (see carried); m
+// itself is not changed. A message without metadata gets noticeEvent's.
+func withClaims(m *slack.SlackMetadata, claims []string) *slack.SlackMetadata {
+	out := slack.SlackMetadata{EventType: noticeEvent, EventPayload: map[string]any{}}
+	if m != nil {
+		out.EventType, out.EventPayload = m.EventType, maps.Clone(m.EventPayload)
+	}
+	out.EventPayload["claims"] = strings.Join(claims, " ")
+	return &out
+}
+
+// offerBookedMeta is the metadata of an offer's card once booked: the first
+// meeting booked from it (booking_id, start, end, event_slug, and who
+// booked it), and, when the offer booked several, all their IDs; nil
+// while none is booked.
+func offerBookedMeta(o offer.Offer, booked []offer.Use) *slack.SlackMetadata {
+	if len(booked) == 0 {
+		return nil
+	}
+	first := booked[0]
+	start, _ := time.Parse(time.RFC3339Nano, first.Start)
+	m := bookingMeta(eventOfferBooked, booking.Booking{ID: first.Booking, Start: start, End: first.End, EventType: booking.Some(o.Event)})
+	m.EventPayload["offer_id"] = o.ID
+	m.EventPayload["booked_by"] = first.By
+	if len(booked) > 1 {
+		ids := make([]string, len(booked))
+		for i, u := range booked {
+			ids[i] = u.Booking
+		}
+		m.EventPayload["booking_ids"] = strings.Join(ids, " ")
+	}
+	return m
+}
