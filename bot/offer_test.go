@@ -493,6 +493,12 @@ func TestOfferGuestCancelsTheirOwnBooking(t *testing.T) {
 	if last := entries[len(entries)-1]; last.Op != booking.OpCancel || last.Actor != grace || last.BookingID != id || last.Outcome != booking.Cancelled {
 		t.Errorf("the journal's last entry %+v, want Grace's cancel of %s", last, id)
 	}
+
+	// Her time is the offer's again: she may book from it once more.
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	h.waitView("a new form for Grace", func(v slacktest.View) bool {
+		return v.ID != form.ID && v.TriggerUser == grace && v.CallbackID == "offer_book"
+	})
 }
 
 // A booking from an offer refused for now says what was not booked, and

@@ -93,7 +93,16 @@ func (b *Bot) offerCancelPressed(later *jobs, p press) {
 		b.log.Info("offer booking cancel finished", "offer", o.ID, "user", p.user, "result", res)
 		show(offerCancelOutcome(o, u, res, zone, b.cfg.Now()))
 		if res.Outcome == booking.Cancelled && (res.Booking != nil || res.Reason == booking.ReasonBeyondList) {
-			b.dm(ctx, o.Offerer, offerCancelledDM(o, u, b.users.zone(ctx, o.Offerer), b.cfg.Now()))
+			// The meeting is gone: its time is the offer's again, on the
+			// card, and the guest may book another.
+			if _, err := b.cfg.Offers.Update(ctx, o.ID, offer.Cancelled(bookingID)); err != nil {
+				b.log.Error("a booking cancelled through an offer could not be given back to it", "offer", o.ID, "booking", bookingID, "err", err)
+			} else if card := b.freshCard(ctx, o.ID); card != nil {
+				b.showCard(ctx, card.o, u.Card, card.m)
+			}
+			if o.Offerer != "" {
+				b.dm(ctx, o.Offerer, offerCancelledDM(o, u, b.users.zone(ctx, o.Offerer), b.cfg.Now()))
+			}
 		}
 		b.ReportReviews(ctx)
 	})

@@ -290,6 +290,16 @@ func Release(key string) func(*Offer) error {
 	}
 }
 
+// Cancelled gives back the time whose booking was cancelled through the
+// offer (its guest cancelled it): the meeting no longer counts against
+// Max, the time is free on the card again, and its guest may book another.
+func Cancelled(bookingID string) func(*Offer) error {
+	return func(o *Offer) error {
+		o.Uses = slices.DeleteFunc(o.Uses, func(u Use) bool { return u.Booking != "" && u.Booking == bookingID })
+		return nil
+	}
+}
+
 // Confirm records the booking the form key's time became.
 func Confirm(key, bookingID string, end time.Time) func(*Offer) error {
 	return func(o *Offer) error {

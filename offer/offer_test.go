@@ -197,3 +197,22 @@ func TestIDOf(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelled: a booking its guest cancelled through the offer gives its
+// time back; another booking, or a time being booked, stays.
+func TestCancelled(t *testing.T) {
+	o := offer.Offer{Max: 2, Uses: []offer.Use{
+		{Key: "V1", By: "UGRACE", Start: "2026-03-24T09:00:00Z", Booking: "bk_1"},
+		{Key: "V2", By: "UBOB", Start: "2026-03-24T10:00:00Z", Booking: "bk_2"},
+		{Key: "V3", By: "UEVE", Start: "2026-03-24T11:00:00Z"},
+	}}
+	if err := offer.Cancelled("bk_1")(&o); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := o.UseOf("UGRACE"); ok || len(o.Uses) != 2 || o.Left() != 0 {
+		t.Errorf("after bk_1's cancel: %+v", o.Uses)
+	}
+	if err := offer.Cancelled("")(&o); err != nil || len(o.Uses) != 2 {
+		t.Errorf("a cancel of no booking gave back %+v", o.Uses)
+	}
+}
