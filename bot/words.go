@@ -88,7 +88,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":x: *Not booked: the booking service refused the form.* %s %s for %s. It gives no reason, and this booking went without a note: the event type may require one, or an answer to a question bookbot cannot send. Add a note and book again, or have the attendee book through %s, which asks every question.", title, slotText, attendee, publicPage(page))
 		actions = append(actions, again("Add a note"), pick)
 	case res.Outcome == booking.Rejected:
-		text = fmt.Sprintf(":x: *Refused by the booking API.* %s %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
+		text = fmt.Sprintf(":x: *Refused by the booking service.* %s %s for %s was not booked: %s", title, slotText, attendee, escape(failureText(res.Err)))
 		actions = append(actions, again("Edit and try again"), pick)
 	case res.Outcome == booking.RateLimited && res.Held && errors.Is(res.Err, booking.ErrLimitUnchecked):
 		text = fmt.Sprintf(":stopwatch: *Not sent: the booking limit could not be checked.* bookbot keeps bookings within what the booking service takes, and could not check that just now. Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
@@ -106,7 +106,7 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		text = fmt.Sprintf(":stopwatch: *Refused by the booking service: too many attempts.* Nothing was booked. Try again in %s.", waitText(res.RetryAfter))
 		actions = append(actions, again("Open the form again"), pick)
 	case res.Outcome == booking.ProbablyNotBooked:
-		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s %s for %s. The booking API did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
+		text = fmt.Sprintf(":warning: *Probably not booked: check before trying again.* %s %s for %s. The booking service did not answer clearly, and the bookings list does not show this booking. A person should check the calendar (and the attendee's inbox) before booking it again.", title, slotText, attendee)
 		actions = append(actions, recheck)
 	default:
 		text = fmt.Sprintf(":warning: *Outcome unknown: a person must check.* %s %s for %s. bookbot could not tell whether it was booked. Do not book it again until someone has checked the calendar.", title, slotText, attendee)
@@ -331,7 +331,7 @@ func outcomeText(e journal.Entry) string {
 		case booking.ReasonUnanswered:
 			s = "not booked: the booking service refused the form, sent without a note, which the event type may require"
 		default:
-			s = "refused by the booking API"
+			s = "refused by the booking service"
 		}
 	case booking.RateLimited:
 		switch {
@@ -385,7 +385,7 @@ func reviewAdvice(e journal.Entry) string {
 	case booking.ProbablyNotBooked:
 		return "check the calendar and the attendee's inbox. If the booking is not there and is still wanted, book it again with the booking form."
 	default:
-		return "check the calendar before anyone tries this again; the booking API's answer did not settle it."
+		return "check the calendar before anyone tries this again; the booking service's answer did not settle it."
 	}
 }
 
