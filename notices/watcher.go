@@ -74,8 +74,10 @@ type Config struct {
 	// Skew is the booking API's clock minus bookbot's, as its latest
 	// answer told; ok is false while it is not known. nil: never known.
 	Skew func() (d time.Duration, ok bool)
-	// For waits d, or less when ctx ends first: then it returns ctx's
-	// error. nil: a timer. Tests replace it.
+	// Sleep is every wait of the watcher (between reads, and before a
+	// read again): it waits d, or less when ctx ends first, and then
+	// returns ctx's error. nil: a timer. Tests replace it, or end its
+	// waits by moving their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Log   *slog.Logger // nil: discarded
 }
@@ -111,11 +113,10 @@ func NewWatcher(cfg Config) *Watcher {
 // Run reads the list at once and then every Interval until ctx ends; a
 // read under way when ctx ends is finished first (PollTimeout at most).
 func (w *Watcher) Run(ctx context.Context) error {
-	tick := time.NewTicker(w.cfg.Interval)
-	defer tick.Stop()
 	var pruned time.Time
-	for {
-		if now := w.cfg.Now(); !now.Before(w.until) {
+	for ctx.Err() == nil {
+		began := w.cfg.Now()
+		if !began.Before(w.until) {
 			// A read under way is finished when ctx ends: a post cut off
 			// midway could not be known to be in the channel or not.
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PollTimeout)
@@ -130,12 +131,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			pruned = now
 		}
-		select {
-		case <-ctx.Done():
+		// The next read is an interval after this one began, at once after
+		// one that took longer.
+		if w.cfg.Sleep(ctx, w.cfg.Interval-w.cfg.Now().Sub(began)) != nil {
 			return nil
-		case <-tick.C:
 		}
 	}
+	return nil
 }
 
 // Poll reads the list once and posts what changed since the last read. The
