@@ -301,14 +301,17 @@ func TestOwnCalendars(t *testing.T) {
 
 // A connected person's own calendar's changes come to them as direct
 // messages, read with their key; connecting another key starts afresh;
-// `notices off` stops them.
+// `notices off` stops them. The read after a change is the next one, an
+// interval later on a clock the test moves.
 func TestOwnCalendarNotices(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	sb := calendarsSandbox(t)
 	sl := newStandIn(t)
-	e := env(sb, sl, "BOOKBOT_SECRET_KEY="+newSecretKey(t), "NOTIFY_INTERVAL=15s", "LOG_LEVEL=debug", "LOG_FORMAT=text")
+	const interval = 15 * time.Second
+	clock, moved := newMovedClock(t)
+	e := env(sb, sl, "BOOKBOT_SECRET_KEY="+newSecretKey(t), "NOTIFY_INTERVAL="+interval.String(), moved, "LOG_LEVEL=debug", "LOG_FORMAT=text")
 	cmd, out := startRun(ctx, t, sl, e)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -325,11 +328,15 @@ func TestOwnCalendarNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := sl.WaitMessage(ctx, func(m slacktest.Message) bool {
+	clock.advance(t, interval)
+	// Sooner than an interval: the clock was moved, not waited for.
+	soon, cancelSoon := context.WithTimeout(ctx, interval/2)
+	defer cancelSoon()
+	m, err := sl.WaitMessage(soon, func(m slacktest.Message) bool {
 		return m.Kind == "message" && strings.HasPrefix(m.Text, "New booking") && strings.Contains(m.Text, booked)
 	})
 	if err != nil {
-		t.Fatalf("no notice of the new booking: %v", err)
+		t.Fatalf("no notice of the new booking within half an interval of moving the clock by one: %v\n%s", err, out.String())
 	}
 	if m.Channel != ada && m.Channel != sl.DMChannel(ada) {
 		t.Errorf("the notice went to %s, not to ada", m.Channel)

@@ -27,11 +27,15 @@ var errStopped = errors.New("stopped while starting")
 // serve runs the bot until ctx is done: Socket Mode, the slash command,
 // modals, App Home and, when DIGEST_CHANNEL is set, the digest schedule.
 func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
-	var now func() time.Time // the machine's
+	var ( // the machine's
+		now   func() time.Time
+		sleep func(context.Context, time.Duration) error
+	)
 	if path := getenv(testClockVar); path != "" {
-		now = (&fileClock{path: path}).Now
+		c := &fileClock{path: path}
+		now, sleep = c.Now, c.Sleep
 	}
-	a, log, stop, err := start(ctx, getenv, stderr, now)
+	a, log, stop, err := start(ctx, getenv, stderr, now, sleep)
 	if errors.Is(err, errStopped) {
 		return nil
 	}
@@ -48,10 +52,11 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 }
 
 // start wires bookbot from the environment getenv gives, logging to logTo,
-// on the clock now (nil: the machine's): the one start-up of `bookbot run`
-// and `bookbot demo`. It serves the HTTP listener, opens the store and
-// checks Slack; stop closes them once the app has stopped.
-func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now func() time.Time) (a *app.App, log *slog.Logger, stop func(), err error) {
+// on the clock now, its waits ended by sleep (nil: the machine's): the one
+// start-up of `bookbot run` and `bookbot demo`. It serves the HTTP
+// listener, opens the store and checks Slack; stop closes them once the
+// app has stopped.
+func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now func() time.Time, sleep func(context.Context, time.Duration) error) (a *app.App, log *slog.Logger, stop func(), err error) {
 	cfg, err := config.Load(getenv, config.NeedAll)
 	if err != nil {
 		return nil, nil, nil, err
@@ -73,7 +78,7 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now
 		stopHTTP()
 	}
 	a, err = app.New(ctx, app.Deps{
-		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: now,
+		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: now, Sleep: sleep,
 		SlackTimeout: slackCallTimeout, Drain: drainTimeout, SocketUnhealthyAfter: socketUnhealthyAfter,
 	})
 	if err != nil {
