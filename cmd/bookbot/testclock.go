@@ -16,6 +16,37 @@ import (
 // configuration, and docs/configuration.md does not list it.
 const testClockVar = "BOOKBOT_TEST_CLOCK_FILE"
 
+// testLeaderCheckVar is how often, as a Go duration, a replica that does
+// not lead tries to (pg.LeaderOptions.Check): only the end-to-end tests set
+// it, so that a replica takes over from one they killed within a fraction
+// of the default 5 s. The store/pg tests prove the bounds in proportion to
+// it. Not configuration either.
+const testLeaderCheckVar = "BOOKBOT_TEST_LEADER_CHECK"
+
+// timing is how `bookbot run` keeps time: the zero value is the machine's
+// clock and the default intervals. Only the end-to-end tests change it
+// (testTiming), and the demo moves a clock of its own.
+type timing struct {
+	now         func() time.Time                           // nil: the machine's
+	sleep       func(context.Context, time.Duration) error // nil: the machine's timers
+	leaderCheck time.Duration                              // 0: pg.DefaultLeaderCheck
+}
+
+// testTiming is the timing the end-to-end tests ask for through the
+// environment, and the names of the variables they set.
+func testTiming(getenv func(string) string) (tm timing, set []string) {
+	if path := getenv(testClockVar); path != "" {
+		c := &fileClock{path: path}
+		tm.now, tm.sleep = c.Now, c.Sleep
+		set = append(set, testClockVar)
+	}
+	if d, err := time.ParseDuration(getenv(testLeaderCheckVar)); err == nil && d > 0 {
+		tm.leaderCheck = d
+		set = append(set, testLeaderCheckVar)
+	}
+	return tm, set
+}
+
 // fileReread is how stale fileClock's reading of its file may be.
 const fileReread = 20 * time.Millisecond
 

@@ -81,3 +81,23 @@ func TestFileClockSleep(t *testing.T) {
 		t.Errorf("a wait whose context ended: %v, want context.Canceled", err)
 	}
 }
+
+// The timing the end-to-end tests ask for: the machine's without the
+// variables, their clock and leader check with them, each named for the
+// warning the log gives.
+func TestTestTiming(t *testing.T) {
+	t.Parallel()
+	tm, set := testTiming(func(string) string { return "" })
+	if tm.now != nil || tm.sleep != nil || tm.leaderCheck != 0 || len(set) != 0 {
+		t.Errorf("without the variables: %+v, %v set", tm, set)
+	}
+	env := map[string]string{testClockVar: filepath.Join(t.TempDir(), "clock"), testLeaderCheckVar: "250ms"}
+	tm, set = testTiming(func(k string) string { return env[k] })
+	if tm.now == nil || tm.sleep == nil || tm.leaderCheck != 250*time.Millisecond || len(set) != 2 {
+		t.Errorf("with both: %+v, %v set", tm, set)
+	}
+	env[testLeaderCheckVar] = "soon"
+	if tm, _ = testTiming(func(k string) string { return env[k] }); tm.leaderCheck != 0 {
+		t.Errorf("a leader check that is no duration: %v", tm.leaderCheck)
+	}
+}
