@@ -91,6 +91,9 @@ type Watcher struct {
 	paused map[string]string
 	// until is when a 429's wait ends.
 	until time.Time
+	// running is Run's context while Run reads: a wait before reading
+	// again ends with it (wait). nil outside Run.
+	running context.Context
 }
 
 // NewWatcher returns a Watcher.
@@ -118,11 +121,14 @@ func (w *Watcher) Run(ctx context.Context) error {
 		began := w.cfg.Now()
 		if !began.Before(w.until) {
 			// A read under way is finished when ctx ends: a post cut off
-			// midway could not be known to be in the channel or not.
+			// midway could not be known to be in the channel or not. Its
+			// wait before reading again is not (wait).
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PollTimeout)
+			w.running = ctx
 			if err := w.Poll(pctx); err != nil {
 				w.cfg.Log.Warn("notices: read not announced", "error", err)
 			}
+			w.running = nil
 			cancel()
 		}
 		if now := w.cfg.Now(); now.Sub(pruned) > 24*time.Hour {
@@ -219,7 +225,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
 	if len(first.Bookings) == 0 {
 		w.cfg.Log.Info("notices: the first read lists no bookings; reading again before taking it as the baseline", "again_in", ConfirmAfter.String())
-		if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+		if err := w.wait(ctx, ConfirmAfter); err != nil {
 			return err
 		}
 		var err error
@@ -229,6 +235,19 @@ func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
 	}
 	w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(first.Bookings))
 	return w.cfg.Store.SaveLast(ctx, first)
+}
+
+// wait waits d before reading again, through Sleep, and ends sooner when
+// ctx ends or Run is stopped: nothing has been announced yet, and the next
+// read, or the next start's, reads again.
+func (w *Watcher) wait(ctx context.Context, d time.Duration) error {
+	if w.running != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(w.running, cancel)()
+	}
+	return w.cfg.Sleep(ctx, d)
 }
 
 // askedLister is a Lister that says when the list it returns was asked
@@ -268,7 +287,7 @@ func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
 func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]bool) (Snapshot, []Change, error) {
 	w.cfg.Log.Warn("notices: a read cancels many bookings; reading again before announcing anything",
 		"cancelled", len(first), "listed_before", len(prev.Bookings), "again_in", ConfirmAfter.String())
-	if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+	if err := w.wait(ctx, ConfirmAfter); err != nil {
 		return Snapshot{}, nil, err
 	}
 	next, err := w.read(ctx)

@@ -1550,6 +1550,40 @@ func TestRunWaitsThroughSleep(t *testing.T) {
 	}
 }
 
+// Stopping Run ends its wait before reading again: nothing is announced
+// yet, and the next start reads again. The read is not taken for the
+// baseline.
+func TestRunStoppedEndsItsWaitBeforeReadingAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.sb.FailNext(bookingtest.EndpointListBookings, emptyList)
+	waiting, ended := make(chan struct{}), make(chan error, 1)
+	cfg := w.cfg
+	cfg.Sleep = func(ctx context.Context, d time.Duration) error {
+		if d == notices.ConfirmAfter {
+			close(waiting)
+			<-ctx.Done()
+			ended <- ctx.Err()
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()
+	<-waiting
+	cancel()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the wait before reading again ended with %v, want Run's cancellation", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := w.store.Last(t.Context()); ok || err != nil {
+		t.Errorf("a baseline was taken (%v, %v)", ok, err)
+	}
+}
+
 // pruned is a Store that sends each prune's cutoff on cutoffs.
 type pruned struct {
 	notices.Store
