@@ -349,6 +349,12 @@ func TestOwnCalendarNotices(t *testing.T) {
 	// Ada connects another calendar's key: its first read is a first read,
 	// not a comparison with the other calendar's, which would say every
 	// booking there was cancelled.
+	// Bob's calendar has a booking, so that its first read is the baseline
+	// at once (an empty one is read again).
+	bs := sb.Slots(bobOwner, "bob-chat")
+	if _, err := sb.BookAsAttendee(bobOwner, "bob-chat", bs[0].Start, "Alan Turing", "alan@example.com"); err != nil {
+		t.Fatal(err)
+	}
 	connect(ctx, t, sl, ada, bobKey)
 	out.waitCount(ctx, t, "notices: first read recorded", 2)
 	for _, m := range sl.Messages() {
