@@ -37,8 +37,8 @@ type store struct {
 }
 
 // openStore opens the store BOOKBOT_DATABASE_URL or BOOKBOT_STATE_DIR names.
-// With PostgreSQL, a replica that does not lead tries to every leaderCheck
-// (0: pg.DefaultLeaderCheck).
+// With PostgreSQL, a replica that does not lead tries to lead every
+// leaderCheck (0: pg.DefaultLeaderCheck).
 func openStore(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger, leaderCheck time.Duration) (*store, error) {
 	if cfg.DatabaseURL.IsZero() {
 		return openEmbedded(cfg, log)

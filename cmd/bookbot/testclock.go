@@ -17,10 +17,10 @@ import (
 const testClockVar = "BOOKBOT_TEST_CLOCK_FILE"
 
 // testLeaderCheckVar is how often, as a Go duration, a replica that does
-// not lead tries to (pg.LeaderOptions.Check): only the end-to-end tests set
-// it, so that a replica takes over from one they killed within a fraction
-// of the default 5 s. The store/pg tests prove the bounds in proportion to
-// it. Not configuration either.
+// not lead tries to lead (pg.LeaderOptions.Check): only the end-to-end
+// tests set it, so that a replica takes over from one they killed within a
+// fraction of the default 5 s. The store/pg tests prove the bounds in
+// proportion to the check. Not configuration either.
 const testLeaderCheckVar = "BOOKBOT_TEST_LEADER_CHECK"
 
 // timing is how `bookbot run` keeps time: the zero value is the machine's
