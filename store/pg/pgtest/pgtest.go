@@ -72,22 +72,29 @@ func URL(t testing.TB) string {
 // dropped when the test ends.
 func Copy(t testing.TB, key string, build func(ctx context.Context, url string) error) string {
 	t.Helper()
-	admin, conn := connect(t)
-	defer conn.Close(context.Background())
 	sum := sha256.Sum256([]byte(key))
 	tpl := "bookbot_template_" + hex.EncodeToString(sum[:8])
+	reuse := dropping.under() // only Main drops the copies left at the end
+	if reuse {
+		if c, ok := reusing.take(tpl); ok {
+			t.Cleanup(func() { reusing.giveBack(c, tpl) })
+			return withDatabase(c.admin, c.name)
+		}
+	}
+	admin, conn := connect(t)
+	defer conn.Close(context.Background())
 	if err := templates.ready(t.Context(), admin, conn, tpl, build); err != nil {
 		t.Fatalf("PostgreSQL: template database %s: %v", tpl, err)
 	}
-	if !dropping.under() {
+	if !reuse {
 		return create(t, admin, conn, tpl)
 	}
-	name, err := reusing.take(t.Context(), admin, conn, tpl)
+	c, err := reusing.create(t.Context(), admin, conn, tpl)
 	if err != nil {
 		t.Fatalf("PostgreSQL: %v", err)
 	}
-	t.Cleanup(func() { reusing.giveBack(admin, tpl, name) })
-	return withDatabase(admin, name)
+	t.Cleanup(func() { reusing.giveBack(c, tpl) })
+	return withDatabase(admin, c.name)
 }
 
 // connect connects to the server as its admin, or skips or fails the test

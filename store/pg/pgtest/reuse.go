@@ -45,56 +45,65 @@ type plan struct {
 // emptyWait bounds emptying a copy; past it, the copy is dropped instead.
 const emptyWait = 30 * time.Second
 
-// take returns a copy of tpl for a test: one a test before emptied, or a
-// new one.
-func (p *pool) take(ctx context.Context, admin string, conn *pgx.Conn, tpl string) (string, error) {
+// take returns a copy of tpl a test before emptied, if there is one.
+func (p *pool) take(tpl string) (copyOf, bool) {
 	p.mu.Lock()
-	if free := p.free[tpl]; len(free) > 0 {
-		c := free[len(free)-1]
-		p.free[tpl] = free[:len(free)-1]
-		p.mu.Unlock()
-		return c.name, nil
+	defer p.mu.Unlock()
+	free := p.free[tpl]
+	if len(free) == 0 {
+		return copyOf{}, false
 	}
+	p.free[tpl] = free[:len(free)-1]
+	return free[len(free)-1], true
+}
+
+// create makes a new copy of tpl for a test. The first of a template, which
+// no test has used yet, says what the template made.
+func (p *pool) create(ctx context.Context, admin string, conn *pgx.Conn, tpl string) (copyOf, error) {
+	name, err := createDatabase(ctx, conn, tpl)
+	if err != nil {
+		return copyOf{}, err
+	}
+	c := copyOf{admin, name}
+	p.mu.Lock()
 	known := p.plans[tpl] != nil
 	p.mu.Unlock()
-	name, err := createDatabase(ctx, conn, tpl)
-	if err != nil || known {
-		return name, err
+	if known {
+		return c, nil
 	}
-	// A copy no test has used yet holds what the template made.
-	c, err := pgx.Connect(ctx, withDatabase(admin, name))
+	db, err := pgx.Connect(ctx, withDatabase(admin, name))
 	if err == nil {
 		var pl *plan
-		pl, err = look(ctx, c, nil)
-		c.Close(context.Background())
+		pl, err = look(ctx, db, nil)
+		db.Close(context.Background())
 		if err == nil {
 			p.mu.Lock()
 			if p.plans[tpl] == nil {
 				p.plans[tpl] = pl
 			}
 			p.mu.Unlock()
-			return name, nil
+			return c, nil
 		}
 	}
 	dropping.later(admin, name)
-	return "", err
+	return copyOf{}, err
 }
 
 // giveBack empties the copy a test is done with for the next test, or
 // drops it when the test changed more than the rows of tables the template
 // left empty (its schema, the rows the template made).
-func (p *pool) giveBack(admin, tpl, name string) {
+func (p *pool) giveBack(c copyOf, tpl string) {
 	ctx, cancel := context.WithTimeout(context.Background(), emptyWait)
 	defer cancel()
 	p.mu.Lock()
 	pl := p.plans[tpl]
 	p.mu.Unlock()
-	if err := empty(ctx, admin, name, pl); err != nil {
-		dropping.later(admin, name)
+	if err := empty(ctx, c, pl); err != nil {
+		dropping.later(c.admin, c.name)
 		return
 	}
 	p.mu.Lock()
-	p.free[tpl] = append(p.free[tpl], copyOf{admin, name})
+	p.free[tpl] = append(p.free[tpl], c)
 	p.mu.Unlock()
 }
 
@@ -113,29 +122,23 @@ func (p *pool) dropAll() {
 // errChanged is a copy a test changed beyond emptying.
 var errChanged = errors.New("the test changed more than rows")
 
-// empty ends the sessions a test left on the copy name (a handle not
-// closed, a connection pgx closes in the background), which could hold
-// locks or write later, checks that the copy holds what pl says but for
-// the rows of the tables the template left empty, and empties those.
-func empty(ctx context.Context, admin, name string, pl *plan) error {
+// empty ends the sessions a test left on the copy (a handle not closed, a
+// connection pgx closes in the background), which could hold locks or
+// write later, checks that the copy holds what pl says but for the rows of
+// the tables the template left empty, and empties those.
+func empty(ctx context.Context, c copyOf, pl *plan) error {
 	if pl == nil {
 		return errChanged
 	}
-	conn, err := pgx.Connect(ctx, admin)
+	db, err := pgx.Connect(ctx, withDatabase(c.admin, c.name))
 	if err != nil {
 		return err
 	}
-	err = endSessions(ctx, conn, name)
-	conn.Close(context.Background())
-	if err != nil {
+	defer db.Close(context.Background())
+	if err := endSessions(ctx, db); err != nil {
 		return err
 	}
-	c, err := pgx.Connect(ctx, withDatabase(admin, name))
-	if err != nil {
-		return err
-	}
-	defer c.Close(context.Background())
-	now, err := look(ctx, c, pl)
+	now, err := look(ctx, db, pl)
 	if err != nil {
 		return err
 	}
@@ -149,18 +152,19 @@ func empty(ctx context.Context, admin, name string, pl *plan) error {
 	for i, tb := range pl.empty {
 		tables[i] = pgx.Identifier{tb}.Sanitize()
 	}
-	_, err = c.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" RESTART IDENTITY")
+	_, err = db.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" RESTART IDENTITY")
 	return err
 }
 
-// endSessions ends the sessions on the database name, and waits for them
-// to end. The server ends only sessions the WHERE clause kept: a function
-// that ends a session belongs in the select list, never in the WHERE
-// clause, where the server may call it before it has looked at the
-// session's database.
-func endSessions(ctx context.Context, conn *pgx.Conn, name string) error {
+// endSessions ends the other sessions on the database db is connected to,
+// and waits for them to end. The server ends only sessions the WHERE
+// clause kept: a function that ends a session belongs in the select list,
+// never in the WHERE clause, where the server may call it before it has
+// looked at the session's database.
+func endSessions(ctx context.Context, db *pgx.Conn) error {
 	var ended *bool // NULL: there was none
-	err := conn.QueryRow(ctx, "SELECT bool_and(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE datname = $1", name).Scan(&ended)
+	err := db.QueryRow(ctx, `SELECT bool_and(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&ended)
 	if err == nil && ended != nil && !*ended {
 		err = errors.New("a session on the copy did not end")
 	}
