@@ -75,9 +75,19 @@ func TestCopyReused(t *testing.T) {
 	if again.name != fourth.name {
 		t.Errorf("a copy read and left alone: %s, then %s; want it again", fourth.name, again.name)
 	}
+	t.Run("a session left in a transaction", func(t *testing.T) {
+		c, err := pgx.Connect(context.Background(), Copy(t, key, build))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Never closed: its lock would hold up emptying the copy.
+		if _, err := c.Exec(t.Context(), "BEGIN; INSERT INTO rows (s) VALUES ('left')"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	last := use("last", "SELECT 1")
-	if strings.Join(last.rows, " ") != "" {
-		t.Errorf("rows left: %v", last.rows)
+	if last.name != again.name || strings.Join(last.rows, " ") != "" {
+		t.Errorf("after a session was left in a transaction on %s: %+v; want it emptied", again.name, last)
 	}
 	t.Run("counters start again", func(t *testing.T) {
 		c, err := pgx.Connect(t.Context(), Copy(t, key, build))
