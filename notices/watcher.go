@@ -75,8 +75,10 @@ type Config struct {
 	// Skew is the booking API's clock minus bookbot's, as its latest
 	// answer told; ok is false while it is not known. nil: never known.
 	Skew func() (d time.Duration, ok bool)
-	// For waits d, or less when ctx ends first: then it returns ctx's
-	// error. nil: a timer. Tests replace it.
+	// Sleep is every wait of the watcher (between reads, and before a
+	// read again): it waits d, or less when ctx ends first, and then
+	// returns ctx's error. nil: a timer. Tests replace it, or end its
+	// waits by moving their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Log   *slog.Logger // nil: discarded
 }
@@ -90,6 +92,9 @@ type Watcher struct {
 	paused map[string]string
 	// until is when a 429's wait ends.
 	until time.Time
+	// running is Run's context while Run reads: a wait before reading
+	// again ends with it (wait). nil outside Run.
+	running context.Context
 }
 
 // NewWatcher returns a Watcher.
@@ -112,17 +117,19 @@ func NewWatcher(cfg Config) *Watcher {
 // Run reads the list at once and then every Interval until ctx ends; a
 // read under way when ctx ends is finished first (PollTimeout at most).
 func (w *Watcher) Run(ctx context.Context) error {
-	tick := time.NewTicker(w.cfg.Interval)
-	defer tick.Stop()
 	var pruned time.Time
-	for {
-		if now := w.cfg.Now(); !now.Before(w.until) {
+	for ctx.Err() == nil {
+		began := w.cfg.Now()
+		if !began.Before(w.until) {
 			// A read under way is finished when ctx ends: a post cut off
-			// midway could not be known to be in the channel or not.
+			// midway could not be known to be in the channel or not. Its
+			// wait before reading again is not (wait).
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PollTimeout)
+			w.running = ctx
 			if err := w.Poll(pctx); err != nil {
 				w.cfg.Log.Warn("notices: read not announced", "error", err)
 			}
+			w.running = nil
 			cancel()
 		}
 		if now := w.cfg.Now(); now.Sub(pruned) > 24*time.Hour {
@@ -131,12 +138,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			pruned = now
 		}
-		select {
-		case <-ctx.Done():
+		// The next read is an interval after this one began, at once after
+		// one that took longer.
+		if w.cfg.Sleep(ctx, w.cfg.Interval-w.cfg.Now().Sub(began)) != nil {
 			return nil
-		case <-tick.C:
 		}
 	}
+	return nil
 }
 
 // Poll reads the list once and posts what changed since the last read. The
@@ -218,7 +226,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
 	if len(first.Bookings) == 0 {
 		w.cfg.Log.Info("notices: the first read lists no bookings; reading again before taking it as the baseline", "again_in", ConfirmAfter.String())
-		if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+		if err := w.wait(ctx, ConfirmAfter); err != nil {
 			return err
 		}
 		var err error
@@ -228,6 +236,19 @@ func (w *Watcher) baseline(ctx context.Context, first Snapshot) error {
 	}
 	w.cfg.Log.Info("notices: first read recorded; changes from now on are announced", "bookings", len(first.Bookings))
 	return w.cfg.Store.SaveLast(ctx, first)
+}
+
+// wait waits d before reading again, through Sleep, and ends sooner when
+// ctx ends or Run is stopped: nothing has been announced yet, and the next
+// read, or the next start's, reads again.
+func (w *Watcher) wait(ctx context.Context, d time.Duration) error {
+	if w.running != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(w.running, cancel)()
+	}
+	return w.cfg.Sleep(ctx, d)
 }
 
 // askedLister is a Lister that says when the list it returns was asked
@@ -267,7 +288,7 @@ func (w *Watcher) read(ctx context.Context) (Snapshot, error) {
 func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]bool) (Snapshot, []Change, error) {
 	w.cfg.Log.Warn("notices: a read cancels many bookings; reading again before announcing anything",
 		"cancelled", len(first), "listed_before", len(prev.Bookings), "again_in", ConfirmAfter.String())
-	if err := w.cfg.Sleep(ctx, ConfirmAfter); err != nil {
+	if err := w.wait(ctx, ConfirmAfter); err != nil {
 		return Snapshot{}, nil, err
 	}
 	next, err := w.read(ctx)

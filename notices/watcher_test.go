@@ -17,6 +17,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/internal/fakeclock"
+	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -1462,7 +1463,7 @@ func TestRateLimitedReadWaits(t *testing.T) {
 			lister := &limited{Lister: w.list, retryAfter: retryAfter, reads: make(chan int, 2)}
 			looked := make(chan struct{}, 1) // Run's loop looked at the clock
 			cfg := w.cfg
-			cfg.List, cfg.Interval = lister, time.Millisecond
+			cfg.List, cfg.Interval, cfg.Sleep = lister, time.Millisecond, pause.For // ticks of the machine's clock
 			cfg.Now = func() time.Time {
 				select {
 				case looked <- struct{}{}:
@@ -1498,6 +1499,96 @@ func TestRateLimitedReadWaits(t *testing.T) {
 	}
 }
 
+// slow is a Lister whose reads each take as long as it moves its clock by:
+// the first takes[0], the next takes[1], and so on; the last for the rest.
+type slow struct {
+	notices.Lister
+	clock *fakeclock.Clock
+	takes []time.Duration
+	n     atomic.Int32
+}
+
+func (l *slow) Bookings(ctx context.Context) ([]booking.Booking, error) {
+	n := min(int(l.n.Add(1)), len(l.takes)) - 1
+	l.clock.Advance(l.takes[n])
+	return l.Lister.Bookings(ctx)
+}
+
+// Run waits between reads through Sleep, so that a test moves its clock
+// rather than waiting: an interval after a read began, and not at all
+// after a read that took longer.
+func TestRunWaitsThroughSleep(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	cfg := w.cfg
+	cfg.List = &slow{Lister: w.list, clock: w.clock, takes: []time.Duration{10 * time.Second, 2 * cfg.Interval}}
+	waits := make(chan time.Duration)
+	cfg.Sleep = func(ctx context.Context, d time.Duration) error {
+		select {
+		case waits <- d:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()
+	wait := func() time.Duration {
+		select {
+		case d := <-waits:
+			return d
+		case <-time.After(10 * time.Second): // a broken Run's bound
+			t.Fatal("Run did not wait through Sleep")
+			return 0
+		}
+	}
+	if d := wait(); d != cfg.Interval-10*time.Second {
+		t.Errorf("after a read of 10 s, waited %v, want %v", d, cfg.Interval-10*time.Second)
+	}
+	if d := wait(); d > 0 {
+		t.Errorf("after a read of two intervals, waited %v, want nothing", d)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stopping Run ends its wait before reading again: nothing is announced
+// yet, and the next start reads again. The read is not taken for the
+// baseline.
+func TestRunStoppedEndsItsWaitBeforeReadingAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.sb.FailNext(bookingtest.EndpointListBookings, emptyList)
+	waiting, ended := make(chan struct{}), make(chan error, 1)
+	cfg := w.cfg
+	cfg.Sleep = func(ctx context.Context, d time.Duration) error {
+		if d == notices.ConfirmAfter {
+			close(waiting)
+			<-ctx.Done()
+			ended <- ctx.Err()
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()
+	<-waiting
+	cancel()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the wait before reading again ended with %v, want Run's cancellation", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := w.store.Last(t.Context()); ok || err != nil {
+		t.Errorf("a baseline was taken (%v, %v)", ok, err)
+	}
+}
+
 // pruned is a Store that sends each prune's cutoff on cutoffs.
 type pruned struct {
 	notices.Store
@@ -1516,7 +1607,7 @@ func TestRunPrunes(t *testing.T) {
 	w := newWorld(t)
 	st := &pruned{Store: w.store, cutoffs: make(chan time.Time, 1)}
 	cfg := w.cfg
-	cfg.Store, cfg.Interval = st, time.Hour // no tick comes during the test
+	cfg.Store, cfg.Interval, cfg.Sleep = st, time.Hour, pause.For // no tick comes during the test
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- notices.NewWatcher(cfg).Run(ctx) }()

@@ -163,15 +163,19 @@ func openState(dir string) (app.State, error) {
 
 // settledStats closes idle HTTP connections (the app's, to the booking
 // API and Slack, and http.DefaultTransport's), waits until the goroutine
-// count has held still for half a second (closed connections' goroutines
-// end on their own schedule), collects the heap twice (the second empties
-// what sync.Pools kept through the first) and reads the runtime's figures.
+// count has held still for half a second, collects the heap twice (the
+// second empties what sync.Pools kept through the first) and reads the
+// runtime's figures. Closed connections' goroutines end on their own
+// schedule and nothing says when: the count is looked at every 50 ms until
+// ten looks agree (5 s at most).
 func settledStats(a *app.App) runtimeStats {
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	a.CloseIdleConnections()
 	g, still := runtime.NumGoroutine(), 0
+	look := time.NewTicker(50 * time.Millisecond)
+	defer look.Stop()
 	for deadline := time.Now().Add(5 * time.Second); still < 10 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
+		<-look.C
 		if n := runtime.NumGoroutine(); n == g {
 			still++
 		} else {

@@ -141,7 +141,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"LOG_LEVEL":             "debug",
 		"LOG_FORMAT":            "text",
 	}
-	a, log, stop, err := start(ctx, func(k string) string { return env[k] }, logFile, clock.Now)
+	a, log, stop, err := start(ctx, func(k string) string { return env[k] }, logFile, timing{now: clock.Now})
 	if errors.Is(err, errStopped) {
 		return nil
 	}

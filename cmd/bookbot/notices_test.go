@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/notices"
 )
 
 // The real binary across restarts: the first start records a baseline and
@@ -104,15 +105,17 @@ func noticesIn(sl *slacktest.Server) []slacktest.Message {
 }
 
 // One empty list, answered while bookbot was down and read when it starts,
-// announces nothing: a second read lists the bookings again. A booking made
-// meanwhile is announced, once.
+// announces nothing: a second read, ConfirmAfter later on a clock the test
+// moves, lists the bookings again. A booking made meanwhile is announced,
+// once.
 func TestRunEmptyListAnnouncesNothing(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	sb := bookingtest.NewServer(t)
 	sl := slacktest.NewServer(t)
-	e := noticesRun(sb, sl)
+	clock, moved := newMovedClock(t)
+	e := append(noticesRun(sb, sl), moved)
 
 	cmd, out := startRun(ctx, t, sl, e)
 	out.waitCount(ctx, t, "notices: first read recorded", 1)
@@ -125,14 +128,13 @@ func TestRunEmptyListAnnouncesNothing(t *testing.T) {
 	}
 	sb.FailNext(bookingtest.EndpointListBookings, bookingtest.Fault{Status: http.StatusOK, ContentType: "application/json", Body: `{"bookings":[]}`})
 	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "reading again before announcing", 1)
+	clock.advance(t, notices.ConfirmAfter)
 	out.waitCount(ctx, t, "notices: list read", 1)
 	stopRun(t, cmd, out)
 	got := noticesIn(sl)
 	if len(got) != 1 || !strings.HasPrefix(got[0].Text, "New booking") || !carries(got[0], "bookbot_booking_new", booked) {
 		t.Fatalf("after an empty read: %d notices, want the new booking's only: %+v\n%s", len(got), got, out.String())
-	}
-	if !strings.Contains(out.String(), "reading again before announcing") {
-		t.Errorf("the empty read was not read again:\n%s", out.String())
 	}
 
 	cmd, out = startRun(ctx, t, sl, e)
@@ -145,15 +147,17 @@ func TestRunEmptyListAnnouncesNothing(t *testing.T) {
 }
 
 // A series cancelled at once is a burst: a summary, and the list in its
-// thread; Slack answers the second message with a 429. It is waited out
-// and posted, and every cancel is announced exactly once.
+// thread, once a second read (ConfirmAfter later, on a clock the test
+// moves) agrees; Slack answers the second message with a 429. It is waited
+// out and posted, and every cancel is announced exactly once.
 func TestRunRateLimitedBurstAnnouncesEachOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	sb := bookingtest.NewServer(t)
 	sl := slacktest.NewServer(t)
-	e := noticesRun(sb, sl)
+	clock, moved := newMovedClock(t)
+	e := append(noticesRun(sb, sl), moved)
 	slug := "intro-call"
 	first := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
 	for i := range 80 {
@@ -178,6 +182,8 @@ func TestRunRateLimitedBurstAnnouncesEachOnce(t *testing.T) {
 	}
 	sl.RateLimitAfter("chat.postMessage", 1, time.Second)
 	cmd, out = startRun(ctx, t, sl, e)
+	out.waitCount(ctx, t, "reading again before announcing", 1)
+	clock.advance(t, notices.ConfirmAfter)
 	out.waitCount(ctx, t, "notices: list read", 1)
 	stopRun(t, cmd, out)
 

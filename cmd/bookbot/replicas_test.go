@@ -42,7 +42,9 @@ func startReplica(t *testing.T, env []string) replica {
 }
 
 // startReplicas starts n `bookbot run` processes on one database and one
-// Slack stand-in, which spreads envelopes over their connections.
+// Slack stand-in, which spreads envelopes over their connections. A replica
+// that does not lead tries to every 250 ms (testLeaderCheckVar), so that
+// one takes over from a leader killed within a moment, not 5 s.
 func startReplicas(ctx context.Context, t *testing.T, n int, extra ...string) ([]replica, *bookingtest.Server, *slacktest.Server) {
 	t.Helper()
 	url := pgtest.URL(t)
@@ -51,7 +53,7 @@ func startReplicas(ctx context.Context, t *testing.T, n int, extra ...string) ([
 	sl.AddUser(slacktest.User{ID: "UBOB", Name: "bob", RealName: "Bob Kahn", TZ: "America/New_York"})
 	var rs []replica
 	for range n {
-		e := env(sb, sl, append([]string{"BOOKBOT_DATABASE_URL=" + url, "BOOKBOT_ALLOWED_USERS=UADA,UBOB", "LOG_LEVEL=debug", "LOG_FORMAT=text"}, extra...)...)
+		e := env(sb, sl, append([]string{"BOOKBOT_DATABASE_URL=" + url, testLeaderCheckVar + "=250ms", "BOOKBOT_ALLOWED_USERS=UADA,UBOB", "LOG_LEVEL=debug", "LOG_FORMAT=text"}, extra...)...)
 		rs = append(rs, startReplica(t, e))
 	}
 	if _, err := sl.WaitLiveConnections(ctx, n); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 )
@@ -138,12 +139,13 @@ func TestRunPostsTheScheduledDigestOncePerDate(t *testing.T) {
 	noSecrets(t, sb, sl, out.String())
 }
 
-// When the bookings cannot be read the channel hears so once; the digest
-// itself follows at a later firing, once the API answers again.
+// When the bookings cannot be read the channel hears so once, though two
+// runs fail; the digest itself follows at a later firing, once the API
+// answers again.
 func TestRunPostsAFailureNoticeThenTheDigest(t *testing.T) {
 	t.Parallel()
 	ctx, sb, sl, e := digestSetup(t)
-	for range 30 {
+	for range 2 * booking.DefaultBackoff.Attempts { // two runs' reads, retries and all
 		sb.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(503))
 	}
 
@@ -159,6 +161,9 @@ func TestRunPostsAFailureNoticeThenTheDigest(t *testing.T) {
 
 	if digests, notices := digestPosts(sl, "C0DIGEST"); digests != 1 || notices != 1 {
 		t.Errorf("%d digests and %d failure notices posted, want 1 and 1", digests, notices)
+	}
+	if !strings.Contains(out.String(), "the failure notice was sent earlier") {
+		t.Errorf("no second run failed:\n%s", out.String())
 	}
 	if strings.Contains(out.String(), "<html") {
 		t.Error("the API's HTML error page reached the log")

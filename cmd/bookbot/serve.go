@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
@@ -27,11 +26,8 @@ var errStopped = errors.New("stopped while starting")
 // serve runs the bot until ctx is done: Socket Mode, the slash command,
 // modals, App Home and, when DIGEST_CHANNEL is set, the digest schedule.
 func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
-	var now func() time.Time // the machine's
-	if path := getenv(testClockVar); path != "" {
-		now = (&fileClock{path: path}).Now
-	}
-	a, log, stop, err := start(ctx, getenv, stderr, now)
+	tm, set := testTiming(getenv)
+	a, log, stop, err := start(ctx, getenv, stderr, tm)
 	if errors.Is(err, errStopped) {
 		return nil
 	}
@@ -39,8 +35,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	defer stop()
-	if now != nil {
-		log.Warn("the clock is moved by " + testClockVar + ", which only tests set")
+	for _, name := range set {
+		log.Warn(name + " is set, which only tests set: bookbot keeps time as they say")
 	}
 	err = a.Run(ctx)
 	log.Info("bookbot stopped")
@@ -48,10 +44,10 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 }
 
 // start wires bookbot from the environment getenv gives, logging to logTo,
-// on the clock now (nil: the machine's): the one start-up of `bookbot run`
-// and `bookbot demo`. It serves the HTTP listener, opens the store and
-// checks Slack; stop closes them once the app has stopped.
-func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now func() time.Time) (a *app.App, log *slog.Logger, stop func(), err error) {
+// keeping time as tm says: the one start-up of `bookbot run` and `bookbot
+// demo`. It serves the HTTP listener, opens the store and checks Slack;
+// stop closes them once the app has stopped.
+func start(ctx context.Context, getenv func(string) string, logTo io.Writer, tm timing) (a *app.App, log *slog.Logger, stop func(), err error) {
 	cfg, err := config.Load(getenv, config.NeedAll)
 	if err != nil {
 		return nil, nil, nil, err
@@ -63,7 +59,7 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := openStore(ctx, cfg, m, log)
+	st, err := openStore(ctx, cfg, m, log, tm.leaderCheck)
 	if err != nil {
 		stopHTTP()
 		return nil, nil, nil, err
@@ -73,7 +69,7 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, now
 		stopHTTP()
 	}
 	a, err = app.New(ctx, app.Deps{
-		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: now,
+		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: tm.now, Sleep: tm.sleep,
 		SlackTimeout: slackCallTimeout, Drain: drainTimeout, SocketUnhealthyAfter: socketUnhealthyAfter,
 	})
 	if err != nil {

@@ -37,11 +37,13 @@ type store struct {
 }
 
 // openStore opens the store BOOKBOT_DATABASE_URL or BOOKBOT_STATE_DIR names.
-func openStore(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
+// With PostgreSQL, a replica that does not lead tries to lead every
+// leaderCheck (0: pg.DefaultLeaderCheck).
+func openStore(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger, leaderCheck time.Duration) (*store, error) {
 	if cfg.DatabaseURL.IsZero() {
 		return openEmbedded(cfg, log)
 	}
-	return openShared(ctx, cfg, m, log)
+	return openShared(ctx, cfg, m, log, leaderCheck)
 }
 
 func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
@@ -67,7 +69,7 @@ func openEmbedded(cfg *config.Config, log *slog.Logger) (*store, error) {
 	return st, nil
 }
 
-func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger) (*store, error) {
+func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, log *slog.Logger, leaderCheck time.Duration) (*store, error) {
 	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
 	db, err := pg.Open(octx, cfg.DatabaseURL.Value(), pg.OnQueryError(m.StoreError))
@@ -105,7 +107,7 @@ func openShared(ctx context.Context, cfg *config.Config, m *metrics.Recorder, lo
 			log.Error("settings saved on other replicas wake reminders only at their next look", "error", err)
 		}
 	}
-	leader := db.Leader("bookbot", pg.LeaderOptions{Replica: owner, Log: log})
+	leader := db.Leader("bookbot", pg.LeaderOptions{Replica: owner, Check: leaderCheck, Log: log})
 	st.Singleton = func(ctx context.Context, work func(context.Context)) {
 		err := leader.Run(ctx, func(ctx context.Context, term pg.Term) {
 			log.Info("leading: the digest, notices, reminders and settling writes run here", "replica", owner, "term", term.Token)

@@ -139,7 +139,7 @@ func (a *App) personNotices(ctx context.Context) {
 			stop(u)
 		}
 	}()
-	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
+	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now, Sleep: a.sleep}
 	look := func() {
 		all, err := st.Accounts.All(ctx)
 		if err != nil {
@@ -175,6 +175,7 @@ func (a *App) personNotices(ctx context.Context) {
 				Channel:   channel,
 				Interval:  a.cfg.NotifyInterval,
 				Now:       a.now,
+				Sleep:     a.sleep,
 				Log:       a.log.With("calendar", acc.User),
 			})
 			wctx, cancel := context.WithCancel(ctx)

@@ -96,6 +96,11 @@ type Deps struct {
 	// demo's :later moves it ahead, and bookbot-perf moves it to see the
 	// bot's time windows close.
 	Now func() time.Time
+	// Sleep is every component's wait on the clock (between reads for
+	// notices, before a read again, out a 429): it waits d, or less when
+	// ctx ends first, and then returns ctx's error. nil: the machine's
+	// timers. The end-to-end tests end a wait by moving their clock past it.
+	Sleep func(ctx context.Context, d time.Duration) error
 
 	// SlackTimeout bounds each Slack Web API call; 0: SlackCallTimeout.
 	SlackTimeout time.Duration
@@ -121,6 +126,7 @@ type App struct {
 	m     *metrics.Recorder
 	log   *slog.Logger
 	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error // nil: the machine's
 	slack *slack.Client
 	// slackTransport carries every call to Slack: the Web API's and
 	// response URLs'.
@@ -158,7 +164,7 @@ func (e *AuthTestError) Unwrap() error { return e.Err }
 func New(ctx context.Context, d Deps) (*App, error) {
 	cfg, st, m, log := d.Config, d.State, d.Metrics, d.Log
 	a := &App{
-		State: st, cfg: cfg, m: m, log: log, now: d.Now,
+		State: st, cfg: cfg, m: m, log: log, now: d.Now, sleep: d.Sleep,
 		drain: cmp.Or(d.Drain, DrainTimeout), down: cmp.Or(d.SocketUnhealthyAfter, SocketUnhealthyAfter),
 	}
 	a.release = newQuietRelease(releaseAfter, a.CloseIdleConnections)
@@ -175,6 +181,9 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	if d.Now != nil {
 		writes = append(writes, booking.WithClock(d.Now))
+	}
+	if d.Sleep != nil {
+		writes = append(writes, booking.WithSleep(d.Sleep))
 	}
 	if cfg.DryRun {
 		writes = append(writes, booking.WithDryRun())
@@ -329,7 +338,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 	if !a.cfg.NoticesOn() || a.Booking == nil {
 		return nil
 	}
-	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now}
+	pub := bot.SlackNoticePublisher{Slack: a.slack, Zone: a.cfg.DigestZone, IncludeEmails: a.cfg.NotifyIncludeEmails, Now: a.now, Sleep: a.sleep}
 	return notices.NewWatcher(notices.Config{
 		List:      a.Booking.Recent(recentList),
 		Store:     a.State.Notices,
@@ -343,6 +352,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 		Interval:  a.cfg.NotifyInterval,
 		Skew:      a.Booking.Skew,
 		Now:       a.now,
+		Sleep:     a.sleep,
 		Log:       a.log,
 	})
 }

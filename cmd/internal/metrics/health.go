@@ -57,9 +57,12 @@ type socketWatch struct {
 	after     time.Duration
 	up        bool
 	downSince time.Time
-	timer     *time.Timer
-	gen       int // the current timer's; an older one that fires does nothing
+	stopTimer func() bool // the current timer's Stop; nil: none
+	gen       int         // the current timer's; an older one that fires does nothing
 	unhealthy bool
+
+	// afterFunc is time.AfterFunc (nil), or the timers a test fires.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 func (w *socketWatch) start(ctx context.Context, after time.Duration, log *slog.Logger) (stop func()) {
@@ -106,14 +109,19 @@ func (w *socketWatch) armLocked() {
 	}
 	w.disarmLocked()
 	gen := w.gen
-	w.timer = time.AfterFunc(w.after, func() { w.expired(gen) })
+	fire := func() { w.expired(gen) }
+	if w.afterFunc != nil {
+		w.stopTimer = w.afterFunc(w.after, fire)
+		return
+	}
+	w.stopTimer = time.AfterFunc(w.after, fire).Stop
 }
 
 func (w *socketWatch) disarmLocked() {
 	w.gen++
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
+	if w.stopTimer != nil {
+		w.stopTimer()
+		w.stopTimer = nil
 	}
 }
 

@@ -2,32 +2,55 @@ package metrics
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bookbot/bookbot/internal/testutil"
 )
 
-// waitLive waits until live says want, and returns its reason.
-func waitLive(t *testing.T, m *Recorder, want bool) (reason string) {
-	t.Helper()
-	testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("live to be %v", want), func() bool {
-		var ok bool
-		ok, reason = m.live()
-		return ok == want
-	})
-	return reason
+// timers stand for time.AfterFunc in a socketWatch: a timer fires when the
+// test says.
+type timers struct {
+	mu    sync.Mutex
+	after []time.Duration // of each timer armed
+	funcs []func()
+}
+
+func watchedBy(m *Recorder) *timers {
+	ts := &timers{}
+	m.socket.afterFunc = func(d time.Duration, f func()) func() bool {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		ts.after, ts.funcs = append(ts.after, d), append(ts.funcs, f)
+		return func() bool { return true }
+	}
+	return ts
+}
+
+// fireAll fires every timer armed so far, stopped or not, as time.AfterFunc
+// may fire one that is being stopped, and returns how long each was set
+// for.
+func (ts *timers) fireAll() []time.Duration {
+	ts.mu.Lock()
+	after, funcs := slices.Clone(ts.after), slices.Clone(ts.funcs)
+	ts.mu.Unlock()
+	for _, f := range funcs {
+		f()
+	}
+	return after
 }
 
 // Socket Mode down for longer than allowed fails liveness, said once in
 // the log; connecting again passes it, also said once. Without a watch, or
-// once stopped, nothing fails.
+// once stopped, nothing fails, whatever timer fires.
 func TestWatchSocket(t *testing.T) {
 	t.Parallel()
 	m := New()
+	ts := watchedBy(m)
 	m.Connected(false)
 	if ok, _ := m.live(); !ok {
 		t.Fatal("live fails before anything watches")
@@ -38,12 +61,26 @@ func TestWatchSocket(t *testing.T) {
 	m.Connected(true)
 	m.Connected(false)
 	m.Connected(false) // every failed attempt is reported; the clock runs from the first
-	reason := waitLive(t, m, false)
-	if !strings.HasPrefix(reason, "socket mode not connected for over 20ms (since ") {
-		t.Errorf("reason = %q", reason)
+	if ok, _ := m.live(); !ok {
+		t.Fatal("live fails before its time")
+	}
+	for _, d := range ts.fireAll() {
+		if d != 20*time.Millisecond {
+			t.Errorf("a timer set for %v, want 20ms", d)
+		}
+	}
+	ok, reason := m.live()
+	if ok || !strings.HasPrefix(reason, "socket mode not connected for over 20ms (since ") {
+		t.Errorf("live = %v, %q", ok, reason)
 	}
 	m.Connected(true)
-	waitLive(t, m, true)
+	if ok, reason := m.live(); !ok {
+		t.Errorf("live fails once connected again: %q", reason)
+	}
+	ts.fireAll() // their time is past
+	if ok, reason := m.live(); !ok {
+		t.Errorf("live fails once connected again, when old timers fire: %q", reason)
+	}
 	if got := strings.Count(logs.String(), "Socket Mode not connected for too long"); got != 1 {
 		t.Errorf("failure logged %d times, want once:\n%s", got, logs.String())
 	}
@@ -53,7 +90,7 @@ func TestWatchSocket(t *testing.T) {
 
 	stop()
 	m.Connected(false)
-	time.Sleep(60 * time.Millisecond)
+	ts.fireAll()
 	if ok, reason := m.live(); !ok {
 		t.Errorf("live fails after stop: %q", reason)
 	}
@@ -63,6 +100,7 @@ func TestWatchSocket(t *testing.T) {
 func TestWatchSocketShutdown(t *testing.T) {
 	t.Parallel()
 	m := New()
+	ts := watchedBy(m)
 	ctx, cancel := context.WithCancel(t.Context())
 	var logs testutil.Buffer
 	stop := m.WatchSocket(ctx, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
@@ -70,7 +108,9 @@ func TestWatchSocketShutdown(t *testing.T) {
 	m.Connected(true)
 	cancel()
 	m.Connected(false)
-	time.Sleep(60 * time.Millisecond)
+	if len(ts.fireAll()) == 0 {
+		t.Fatal("no timer was armed")
+	}
 	if ok, reason := m.live(); !ok || logs.String() != "" {
 		t.Errorf("live after a shutdown = %v %q; log:\n%s", ok, reason, logs.String())
 	}

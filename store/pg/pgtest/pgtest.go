@@ -1,6 +1,8 @@
 // Package pgtest gives tests a PostgreSQL database of their own: an empty
-// one (URL), or a copy of a template built once (Copy). A package whose
-// tests use it runs them through Main. It is for tests only.
+// one (URL), or a copy of a template built once (Copy), which under Main is
+// one a test before used, emptied, when that test left its schema as it
+// found it. A package whose tests use it runs them through Main. It is for
+// tests only.
 //
 // The server is the one at BOOKBOT_TEST_DATABASE_URL (by default
 // postgres://postgres@127.0.0.1:5432/test), as a user who may create
@@ -52,27 +54,47 @@ func URL(t testing.TB) string {
 	return create(t, admin, conn, "")
 }
 
-// Copy creates a database for the test as a copy of a template database,
-// dropped when the test ends, and returns its URL. Copying is much quicker
-// than building: build runs once, on an empty database, the first time a
-// template of key is asked for on the server, and leaves the template at
-// url as every copy starts; it must close its connections to it.
+// Copy gives the test a database as a copy of a template database, and
+// returns its URL. Copying is much quicker than building: build runs once,
+// on an empty database, the first time a template of key is asked for on
+// the server, and leaves the template at url as every copy starts; it must
+// close its connections to it.
 //
 // key says what build makes, say the text of the migrations it runs:
 // another key is another template, so a changed build never meets a stale
 // template. The template is named after a hash of key, is kept on the
 // server for the next test run, and is built under an advisory lock, so
 // that test binaries running at once build it once.
+//
+// Under Main, a copy a test is done with is emptied for the next test
+// rather than dropped, when the test left it as the template made it but
+// for the rows of tables the template left empty (see reuse); else it is
+// dropped when the test ends.
 func Copy(t testing.TB, key string, build func(ctx context.Context, url string) error) string {
 	t.Helper()
-	admin, conn := connect(t)
-	defer conn.Close(context.Background())
 	sum := sha256.Sum256([]byte(key))
 	tpl := "bookbot_template_" + hex.EncodeToString(sum[:8])
+	reuse := dropping.under() // only Main drops the copies left at the end
+	if reuse {
+		if c, ok := reusing.take(tpl); ok {
+			t.Cleanup(func() { reusing.giveBack(c, tpl) })
+			return withDatabase(c.admin, c.name)
+		}
+	}
+	admin, conn := connect(t)
+	defer conn.Close(context.Background())
 	if err := templates.ready(t.Context(), admin, conn, tpl, build); err != nil {
 		t.Fatalf("PostgreSQL: template database %s: %v", tpl, err)
 	}
-	return create(t, admin, conn, tpl)
+	if !reuse {
+		return create(t, admin, conn, tpl)
+	}
+	c, err := reusing.create(t.Context(), admin, conn, tpl)
+	if err != nil {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { reusing.giveBack(c, tpl) })
+	return withDatabase(admin, c.name)
 }
 
 // connect connects to the server as its admin, or skips or fails the test
@@ -114,16 +136,24 @@ func connect(t testing.TB) (admin string, conn *pgx.Conn) {
 // default), dropped when the test ends.
 func create(t testing.TB, admin string, conn *pgx.Conn, tpl string) string {
 	t.Helper()
+	name, err := createDatabase(t.Context(), conn, tpl)
+	if err != nil {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { drop(t, admin, name) })
+	return withDatabase(admin, name)
+}
+
+// createDatabase creates a database of a new name, from template tpl ("":
+// the server's default), and returns its name.
+func createDatabase(ctx context.Context, conn *pgx.Conn, tpl string) (string, error) {
 	name := "bookbot_t_" + hex.EncodeToString(random(8))
 	sql := "CREATE DATABASE " + name
 	if tpl != "" {
 		sql += " TEMPLATE " + tpl
 	}
-	if _, err := conn.Exec(t.Context(), sql); err != nil {
-		t.Fatalf("PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() { drop(t, admin, name) })
-	return withDatabase(admin, name)
+	_, err := conn.Exec(ctx, sql)
+	return name, err
 }
 
 // templates are the templates this process has found or built.
@@ -226,13 +256,16 @@ const dropsAtOnce = 16
 //
 // Such tests wait on the server, not on this machine's processors, whose
 // number is the default of -test.parallel: Main runs Parallel of them at
-// once. And it drops each test's database in the background once the test
-// has ended, and waits for the drops before it returns: DROP DATABASE
-// waits for a checkpoint of the whole server, which drops at once share.
+// once. It empties a copy a test is done with for the next (see Copy),
+// and drops each other database in the background once its test has
+// ended, the copies left at the end too; it waits for the drops before it
+// returns: DROP DATABASE waits for a checkpoint of the whole server, which
+// drops at once share.
 func Main(m *testing.M) int {
 	testutil.Parallel(Parallel)
 	dropping.start()
 	code := m.Run()
+	reusing.dropAll()
 	if err := dropping.wait(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = max(code, 1)
@@ -276,6 +309,13 @@ func (d *drops) later(admin, name string) bool {
 		}
 	})
 	return true
+}
+
+// under reports whether the tests run under Main.
+func (d *drops) under() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.on
 }
 
 // wait waits for the drops under way, and returns their errors.
