@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,9 +156,14 @@ func newFlakyJournal(t *testing.T) *journaltest.Flaky {
 func TestCreateOutcomeRecordedOnceTheJournalIsBack(t *testing.T) {
 	t.Parallel()
 	j := newFlakyJournal(t)
-	waits := make(chan time.Duration, 10)
+	// The background waits before each try; the journal is back by the
+	// end of the second wait, as the sleep says, so that the try after it
+	// is the one that records, whatever the goroutines' order.
+	var waits atomic.Int32
 	c, srv := sandbox(t, booking.WithJournal(j), booking.WithSleep(func(ctx context.Context, d time.Duration) error {
-		waits <- d
+		if waits.Add(1) == 2 {
+			j.Down.Store(false)
+		}
 		return ctx.Err()
 	}))
 	slot := firstSlot(t, c, "intro-call")
@@ -166,13 +172,10 @@ func TestCreateOutcomeRecordedOnceTheJournalIsBack(t *testing.T) {
 	if err != nil || first.Outcome != booking.Confirmed {
 		t.Fatalf("first create: %+v, %v", first, err)
 	}
-	// The background waits before each try; the journal is back after
-	// the second wait.
-	for range 2 {
-		receive(t, waits, "a wait before trying again")
-	}
-	j.Down.Store(false)
 	recorded := receive(t, j.Recorded, "the outcome recorded once the journal was back")
+	if n := waits.Load(); n != 2 {
+		t.Errorf("recorded after %d waits, want 2: one before each try again", n)
+	}
 	if recorded.Outcome != booking.Confirmed {
 		t.Errorf("recorded %+v", recorded)
 	}
