@@ -325,7 +325,8 @@ func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lis
 // reader as long as the calendar acts with the same key. It takes the
 // account already read, as the notices look at every account in turn.
 func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices.Lister, error) {
-	bk, err := b.ownCalendar(ctx, a, false)
+	key, err := a.Key(b.cfg.Sealer)
+	bk, err := b.ownCalendar(ctx, a, key, err, false)
 	if err != nil {
 		return "", nil, err
 	}
@@ -355,12 +356,13 @@ func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader,
 // resolve is calendarFor; touch records the use of a person's own key.
 func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, error) {
 	if b.cfg.Accounts != nil {
-		a, ok, err := b.cfg.Accounts.Get(ctx, user)
-		if err != nil {
+		a, key, err := account.Open(ctx, b.cfg.Accounts, b.cfg.Sealer, user)
+		switch {
+		case errors.Is(err, account.ErrNotConnected): // the owner's
+		case err == nil, account.Unusable(err):
+			return b.ownCalendar(ctx, a, key, err, touch)
+		default:
 			return nil, fmt.Errorf("which calendar you act on could not be read: %w", err)
-		}
-		if ok {
-			return b.ownCalendar(ctx, a, touch)
 		}
 	}
 	b.cals.actsOnOwner(user)
@@ -370,16 +372,15 @@ func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, err
 	return b.cals.owner(b.booking), nil
 }
 
-// ownCalendar is the calendar of a's key.
-func (b *Bot) ownCalendar(ctx context.Context, a account.Account, touch bool) (Booker, error) {
-	if a.State == account.Reconnect {
+// ownCalendar is the calendar of a's key, as account.Open or
+// Account.Key gave it: key, or err, why it cannot be used.
+func (b *Bot) ownCalendar(ctx context.Context, a account.Account, key booking.Key, err error, touch bool) (Booker, error) {
+	switch {
+	case errors.Is(err, account.ErrReconnect):
 		return nil, &NoCalendarError{Reconnect: true}
-	}
-	if b.cfg.Sealer == nil || b.cfg.Calendars == nil {
+	case errors.Is(err, account.ErrNoSealer), b.cfg.Calendars == nil:
 		return nil, errNoSecretKey
-	}
-	key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
-	if err != nil {
+	case err != nil:
 		b.log.Error("a stored key does not open under BOOKBOT_SECRET_KEY: it changed without `bookbot keys rotate`; set the secret key the keys were sealed with (`bookbot check` counts the keys that do not open). The key is kept; the person is told to ask you", "user", a.User, "err", err)
 		return nil, &NoCalendarError{Unopened: true, Err: err}
 	}

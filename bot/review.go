@@ -241,10 +241,10 @@ func (b *Bot) peopleOn(ctx context.Context, e journal.Entry) []string {
 	}
 	var out []string
 	for _, a := range all {
-		if a.State != account.OK || !b.cfg.Allowed(a.User) {
+		if !b.cfg.Allowed(a.User) {
 			continue
 		}
-		key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
+		key, err := a.Key(b.cfg.Sealer)
 		if err != nil {
 			continue
 		}
