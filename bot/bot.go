@@ -33,6 +33,9 @@ type Booker interface {
 	Create(ctx context.Context, req booking.CreateRequest) (*booking.Result, error)
 	Cancel(ctx context.Context, id string) (*booking.Result, error)
 	Recheck(ctx context.Context, eventType string, start time.Time, email string) *booking.Result
+	// Recent is a reader of the bookings list for one kind of periodic
+	// work, taking a list up to maxAge old (see Config.RecentList).
+	Recent(maxAge time.Duration) *booking.Recent
 }
 
 // SlackAPI is what the bot needs of Slack's Web API (*slack.Client).

@@ -87,10 +87,8 @@ func (c *calendar) reader(kind string) *reader {
 		return r
 	}
 	r := &reader{c: c}
-	if rc, ok := c.Booker.(interface {
-		Recent(time.Duration) *booking.Recent
-	}); ok && c.recent > 0 {
-		r.recent = rc.Recent(c.recent)
+	if c.recent > 0 {
+		r.recent = c.Booker.Recent(c.recent)
 	}
 	if c.readers == nil {
 		c.readers = map[string]*reader{}
@@ -132,12 +130,11 @@ func (r *reader) EventTypes(ctx context.Context) ([]booking.EventType, error) {
 	return r.c.EventTypes(ctx)
 }
 
-// calendarID names the calendar bk is, a calendar calendarFor gave, and
-// which connection of it: what an offer or a form read is tied to, so
-// that nothing books on a calendar connected (or disconnected) since.
-func calendarID(bk Booker) string {
-	c, ok := bk.(*calendar)
-	if !ok || c.label == booking.Owner {
+// calendarID names the calendar c is, and which connection of it: what
+// an offer or a form read is tied to, so that nothing books on a calendar
+// connected (or disconnected) since.
+func (c *calendar) calendarID() string {
+	if c.label == booking.Owner {
 		return booking.Owner
 	}
 	return c.label + "@" + strconv.FormatInt(c.gen, 10)
@@ -258,7 +255,7 @@ func (s *calendarSet) onOwner(user string) bool {
 // key, or when their key was refused, it is a *NoCalendarError, which
 // the messages turn into "connect your calendar" with a Connect button;
 // nothing falls back to the owner's calendar then.
-func (b *Bot) calendarFor(ctx context.Context, user string) (Booker, error) {
+func (b *Bot) calendarFor(ctx context.Context, user string) (*calendar, error) {
 	return b.resolve(ctx, user, true)
 }
 
@@ -275,35 +272,29 @@ func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lis
 // account already read, as the notices look at every account in turn.
 func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices.Lister, error) {
 	key, err := a.Key(b.cfg.Sealer)
-	bk, err := b.ownCalendar(ctx, a, key, err, false)
+	cal, err := b.ownCalendar(ctx, a, key, err, false)
 	if err != nil {
 		return "", nil, err
 	}
-	cal := bk.(*calendar) // what ownCalendar gives, from b.cals
 	return cal.label, cal.reader("notices"), nil
 }
 
 // actsOn is the calendar user acts on, as calendarFor gives it, without
 // counting as their use of it.
 func (b *Bot) actsOn(ctx context.Context, user string) (*calendar, error) {
-	bk, err := b.resolve(ctx, user, false)
-	if err != nil {
-		return nil, err
-	}
-	return bk.(*calendar), nil // what resolve gives, from b.cals
+	return b.resolve(ctx, user, false)
 }
 
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
-	bk, err := b.resolve(ctx, user, false)
+	cal, err := b.actsOn(ctx, user)
 	if err != nil {
 		return "", nil, err
 	}
-	cal := bk.(*calendar) // what resolve gives, from b.cals
 	return cal.label, cal.reader(kind), nil
 }
 
 // resolve is calendarFor; touch records the use of a person's own key.
-func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, error) {
+func (b *Bot) resolve(ctx context.Context, user string, touch bool) (*calendar, error) {
 	if b.cfg.Accounts != nil {
 		a, key, err := account.Open(ctx, b.cfg.Accounts, b.cfg.Sealer, user)
 		switch {
@@ -323,7 +314,7 @@ func (b *Bot) resolve(ctx context.Context, user string, touch bool) (Booker, err
 
 // ownCalendar is the calendar of a's key, as account.Open or
 // Account.Key gave it: key, or err, why it cannot be used.
-func (b *Bot) ownCalendar(ctx context.Context, a account.Account, key booking.Key, err error, touch bool) (Booker, error) {
+func (b *Bot) ownCalendar(ctx context.Context, a account.Account, key booking.Key, err error, touch bool) (*calendar, error) {
 	switch {
 	case errors.Is(err, account.ErrReconnect):
 		return nil, &NoCalendarError{Reconnect: true}
@@ -346,22 +337,6 @@ func (b *Bot) ownCalendar(ctx context.Context, a account.Account, key booking.Ke
 	return b.cals.of(user, id, a.ConnectedAt.UnixNano(), bk), nil
 }
 
-// labelOf is the label of bk, a calendar calendarFor gave.
-func labelOf(bk Booker) string {
-	if c, ok := bk.(*calendar); ok {
-		return c.label
-	}
-	return booking.Owner
-}
-
-// typesOf is the event types cache of bk, a calendar calendarFor gave.
-func typesOf(bk Booker) *eventTypeCache {
-	if c, ok := bk.(*calendar); ok {
-		return c.types
-	}
-	return newEventTypeCache(bk, 0, time.Now)
-}
-
 // recentTypes is the event types of user's calendar if they are cached,
 // from memory only (at ack time), and the calendar (calendarID) they are
 // of: their own calendar's when one is in use, the owner's when this
@@ -377,7 +352,7 @@ func (b *Bot) recentTypes(user string) ([]booking.EventType, string, bool) {
 		return nil, "", false
 	}
 	t, fresh := c.types.recent()
-	return t, calendarID(c), fresh
+	return t, c.calendarID(), fresh
 }
 
 // keptTypes are the event types of label's calendar if they are cached.
@@ -408,15 +383,15 @@ func (b *Bot) calendarTypes(ctx context.Context, label string) []booking.EventTy
 	return b.titlesFor(ctx, label)
 }
 
-// titles are the event types of bk, for titles; slugs do when they cannot
-// be read. bk nil: the owner's, if any are cached.
-func (b *Bot) titles(ctx context.Context, bk Booker) []booking.EventType {
-	if bk == nil {
+// titles are the event types of cal, for titles; slugs do when they
+// cannot be read. cal nil: the owner's, if any are cached.
+func (b *Bot) titles(ctx context.Context, cal *calendar) []booking.EventType {
+	if cal == nil {
 		return b.keptTypes(booking.Owner)
 	}
-	types, _ := typesOf(bk).recent()
+	types, _ := cal.types.recent()
 	if types == nil {
-		types, _ = typesOf(bk).get(ctx)
+		types, _ = cal.types.get(ctx)
 	}
 	return types
 }

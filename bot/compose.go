@@ -70,7 +70,7 @@ func (b *Bot) offerTimesChosen(later *jobs, cb slack.InteractionCallback) {
 		problem := ""
 		cal, err := b.calendarFor(ctx, user)
 		if err == nil {
-			types, err = typesOf(cal).get(ctx)
+			types, err = cal.types.get(ctx)
 		}
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the offer form", "user", user, "err", err)

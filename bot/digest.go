@@ -87,7 +87,7 @@ func (b *Bot) digestReply(ctx context.Context, user string) []message {
 		return []message{b.failed("Tomorrow's digest could not be built", err)}
 	}
 	previewer := b.cfg.Digest
-	if labelOf(cal) != booking.Owner {
+	if cal.label != booking.Owner {
 		previewer = &digest.Runner{Source: cal, Zone: b.cfg.DigestZone, IncludeEmails: b.cfg.IncludeEmails, Log: b.log}
 	}
 	if previewer == nil {

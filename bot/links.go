@@ -144,7 +144,7 @@ func (b *Bot) bookingPages(ctx context.Context) []bookingPage {
 // page has no such event type or bookbot cannot book it. ok is false when
 // the link is left alone: its calendar or free times could not be read.
 func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p bookingPage, slug string) (message, bool) {
-	var cal Booker
+	var cal *calendar
 	var err error
 	name := ""
 	if p.user == "" {
@@ -155,7 +155,7 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 	}
 	var types []booking.EventType
 	if err == nil {
-		types, err = typesOf(cal).get(ctx)
+		types, err = cal.types.get(ctx)
 	}
 	if err != nil {
 		b.log.Warn("a booking link was not unfurled: its calendar's event types could not be read", "err", err)
@@ -170,7 +170,7 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 	}
 	now := b.cfg.Now()
 	o := offer.Offer{
-		ID: offer.IDOf("link", ls.Channel, ls.MessageTS, link), Offerer: p.user, Calendar: calendarID(cal), Name: name, Max: linkMeetings,
+		ID: offer.IDOf("link", ls.Channel, ls.MessageTS, link), Offerer: p.user, Calendar: cal.calendarID(), Name: name, Max: linkMeetings,
 		Contact: b.cfg.Contact,
 		Event:   et.Slug, Title: et.Title, Minutes: et.DurationMinutes, Created: now, Expires: now.Add(b.offerTTL()),
 		Channel: ls.Channel, TS: ls.MessageTS, Link: link,

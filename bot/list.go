@@ -126,7 +126,7 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listM
 // above the rows; outcome when the list cannot be read. The list the
 // cancel was settled by is shown when there is one: it was read a moment
 // ago. res is nil when the cancel failed before an answer.
-func (b *Bot) listAfterCancel(ctx context.Context, cal Booker, user string, page int, res *booking.Result, outcome message) message {
+func (b *Bot) listAfterCancel(ctx context.Context, cal *calendar, user string, page int, res *booking.Result, outcome message) message {
 	var list []booking.Booking
 	mark := listMark{note: outcome.Blocks[0]}
 	if res != nil {

@@ -226,21 +226,21 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 		}
 		return
 	}
-	if err == nil && f.meta.Cal != "" && f.meta.Cal != calendarID(cal) {
+	if err == nil && f.meta.Cal != "" && f.meta.Cal != cal.calendarID() {
 		f.slots, f.loadedAt = nil, false // another calendar's: read this one's
 	}
-	if f.types == nil || (err == nil && f.typesCal != calendarID(cal)) {
+	if f.types == nil || (err == nil && f.typesCal != cal.calendarID()) {
 		// none yet, or another calendar's (connected or disconnected since)
 		var types []booking.EventType
 		if err == nil {
-			types, err = typesOf(cal).get(ctx)
+			types, err = cal.types.get(ctx)
 		}
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the booking form", "err", err)
 			f.problem = "Event types could not be loaded. " + failureText(err)
 			f.types = []booking.EventType{}
 		} else {
-			f.types, f.typesCal = types, calendarID(cal)
+			f.types, f.typesCal = types, cal.calendarID()
 		}
 	}
 	if f.meta.Event != "" && !f.loadedAt {
@@ -265,12 +265,12 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			}
 			f.slots, f.loadedAt, f.meta.Cal = slots, true, ""
 			if err == nil {
-				f.meta.Cal = calendarID(cal)
+				f.meta.Cal = cal.calendarID()
 			}
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.putFor(viewID, calendarID(cal), et.Slug, slots)
+			b.modals.putFor(viewID, cal.calendarID(), et.Slug, slots)
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
@@ -372,7 +372,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
 		cal, err := b.calendarFor(ctx, userID)
-		if err == nil && calendarID(cal) != meta.Cal {
+		if err == nil && cal.calendarID() != meta.Cal {
 			err = errFormCalendar
 		}
 		if err != nil {
@@ -391,7 +391,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
-			b.modals.putFor(viewID, calendarID(cal), in.event, slots)
+			b.modals.putFor(viewID, cal.calendarID(), in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
 				b.finishCreate(ctx, asked, nil, errSlotGone)

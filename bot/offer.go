@@ -182,7 +182,7 @@ func (b *Bot) makeOffer(ctx context.Context, user, name string, args offerArgs) 
 		}})
 	}
 	o := offer.Offer{
-		ID: offer.NewID(), Offerer: user, Calendar: calendarID(cal), Name: b.displayName(ctx, user, name), For: args.named, Max: args.n,
+		ID: offer.NewID(), Offerer: user, Calendar: cal.calendarID(), Name: b.displayName(ctx, user, name), For: args.named, Max: args.n,
 		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
 		Created: now, Expires: now.Add(b.offerTTL()),
 	}
@@ -708,7 +708,7 @@ var errOfferCalendarGone error = said("this offer was made on a calendar that is
 // offerCalendar is the calendar o books on: the one it was made on, or
 // errOfferCalendarGone when its offerer has connected or disconnected a
 // calendar since.
-func (b *Bot) offerCalendar(ctx context.Context, o offer.Offer) (Booker, error) {
+func (b *Bot) offerCalendar(ctx context.Context, o offer.Offer) (*calendar, error) {
 	if o.Offerer == "" {
 		if b.booking == nil {
 			return nil, errOfferCalendarGone
@@ -716,7 +716,7 @@ func (b *Bot) offerCalendar(ctx context.Context, o offer.Offer) (Booker, error) 
 		return b.cals.owner(b.booking), nil
 	}
 	cal, err := b.calendarFor(ctx, o.Offerer)
-	if err == nil && o.Calendar != "" && calendarID(cal) != o.Calendar {
+	if err == nil && o.Calendar != "" && cal.calendarID() != o.Calendar {
 		return nil, errOfferCalendarGone
 	}
 	return cal, err

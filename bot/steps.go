@@ -121,7 +121,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		return
 	}
 	cal := b.cals.owner(b.booking)
-	types, err := typesOf(cal).get(ctx)
+	types, err := cal.types.get(ctx)
 	if err != nil {
 		fail("The calendar's event types could not be read: " + failureText(err) + " Run the workflow again.")
 		return
@@ -146,7 +146,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		return
 	}
 	o := offer.Offer{
-		ID: offer.IDOf("step", run.execution), Calendar: calendarID(cal), For: run.people, Max: run.count, Contact: b.cfg.Contact,
+		ID: offer.IDOf("step", run.execution), Calendar: cal.calendarID(), For: run.people, Max: run.count, Contact: b.cfg.Contact,
 		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
 		Created: now, Expires: now.Add(b.offerTTL()), Step: run.execution,
 	}
