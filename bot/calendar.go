@@ -259,6 +259,17 @@ func (b *Bot) calendarFor(ctx context.Context, user string) (*calendar, error) {
 	return b.resolve(ctx, user, true)
 }
 
+// upcoming is the calendar user acts on, as calendarFor gives it, and its
+// upcoming bookings; the calendar is nil when there is none (err says why).
+func (b *Bot) upcoming(ctx context.Context, user string) (*calendar, []booking.Booking, error) {
+	cal, err := b.calendarFor(ctx, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := cal.Bookings(ctx)
+	return cal, list, err
+}
+
 // CalendarOf is the calendar user's reminders and agenda come from, as
 // calendarFor gives it, without counting as their use of it: its label
 // and the reminders' reader of its bookings (see Config.RecentList).

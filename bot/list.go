@@ -110,11 +110,7 @@ const listPageSize = 15
 // types' titles are fetched when none are recent, so every page, the one
 // asking about a cancel too, names them alike.
 func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
-	cal, err := b.calendarFor(ctx, userID)
-	var list []booking.Booking
-	if err == nil {
-		list, err = cal.Bookings(ctx)
-	}
+	cal, list, err := b.upcoming(ctx, userID)
 	if err != nil {
 		return b.failed("The bookings could not be loaded", err, tryAgain(actionListPage, strconv.Itoa(page)))
 	}
@@ -147,11 +143,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, cal *calendar, user string, p
 }
 
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
-	cal, err := b.calendarFor(ctx, userID)
-	var list []booking.Booking
-	if err == nil {
-		list, err = cal.Bookings(ctx)
-	}
+	cal, list, err := b.upcoming(ctx, userID)
 	if err != nil {
 		return b.failed("The bookings could not be loaded to show this booking", err, upcomingButton())
 	}

@@ -95,11 +95,7 @@ func (b *Bot) remindReply(ctx context.Context, user string, change func(*persona
 	loc, known := b.personZone(ctx, user)
 	next := reminderNext{}
 	if s.Remind > 0 {
-		cal, err := b.calendarFor(ctx, user)
-		var list []booking.Booking
-		if err == nil {
-			list, err = cal.Bookings(ctx)
-		}
+		cal, list, err := b.upcoming(ctx, user)
 		if err != nil {
 			b.log.Warn("the bookings could not be loaded to say the next reminder", "user", user, "err", err)
 			next.err = err
