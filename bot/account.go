@@ -17,7 +17,6 @@ import (
 const (
 	callbackConnect = "account_connect" // contract
 	actionAPIKey    = "api_key"         // contract
-	actionConnect   = "connect_calendar"
 )
 
 // connectCheck bounds the GET /event-types that checks a key before the
@@ -365,11 +364,6 @@ func (b *Bot) PurgeAccounts(ctx context.Context, gone func(ctx context.Context, 
 func (b *Bot) Deactivated(ctx context.Context, user string) bool {
 	u, err := b.slack.GetUserInfoContext(ctx, user)
 	return err == nil && u.Deleted
-}
-
-// connectButton opens the connect form.
-func connectButton(text string) *slack.ButtonBlockElement {
-	return button(actionConnect, text, "").WithStyle(slack.StylePrimary)
 }
 
 // connectModal asks for a person's API key, and their booking page.

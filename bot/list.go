@@ -103,9 +103,6 @@ func (b *Bot) cancelChosen(later *jobs, p press) {
 	later.add("list", func(ctx context.Context) { p.replace(b.listReply(ctx, p.user, page, listMark{asking: v})) })
 }
 
-// listPageSize keeps a page of bookings well inside 50 blocks.
-const listPageSize = 15
-
 // listReply is a page of the bookings list, marked as mark says. The event
 // types' titles are fetched when none are recent, so every page, the one
 // asking about a cancel too, names them alike.

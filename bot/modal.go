@@ -627,13 +627,6 @@ func zoneOption(name string) *slack.OptionBlockObject {
 	return slack.NewOptionBlockObject(name, plain(strings.ReplaceAll(name, "_", " ")), nil)
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func readInputs(v slack.View) inputs {
 	var in inputs
 	if v.State == nil {

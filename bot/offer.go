@@ -384,8 +384,6 @@ func (b *Bot) offerMorePressed(later *jobs, p press) {
 	})
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // calendarSlots are the free slots of the offer's event on the offerer's
 // calendar.
 func (b *Bot) calendarSlots(ctx context.Context, o offer.Offer) ([]booking.Slot, error) {

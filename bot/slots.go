@@ -202,6 +202,3 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	}
 	return message{Text: fallback + ": " + plural(len(slots), "slot"), Blocks: blocks}
 }
-
-// kindText is an event type's scheduling kind in words, as data.
-func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }

@@ -453,6 +453,18 @@ func failureText(err error) string {
 	return "Something went wrong inside bookbot. Try again in a few minutes; if it keeps happening, tell the calendar's owner, who finds the details in bookbot's log."
 }
 
+// errorMessage says what failed and what to do, in words, and offers next,
+// the next step (usually the same request again); the error itself goes
+// to the log (see Bot.failed).
+func errorMessage(what string, err error, next ...slack.BlockElement) message {
+	text := escape(what + ". " + failureText(err))
+	blocks := []slack.Block{section(":warning: " + text)}
+	if len(next) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("error_actions", next...))
+	}
+	return message{Text: text, Blocks: blocks}
+}
+
 // failed is errorMessage for a person, with the error itself in the log,
 // where the technical detail the message leaves out can be found.
 func (b *Bot) failed(what string, err error, next ...slack.BlockElement) message {
