@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/personal"
 )
@@ -296,6 +299,22 @@ func (b *Bot) actsOn(ctx context.Context, user string) (*calendar, error) {
 	return b.resolve(ctx, user, false)
 }
 
+// entryOn reports whether e went to the calendar c: by the calendar's ID,
+// or, for an entry older than IDs, by its person.
+func entryOn(e journal.Entry, c *calendar) bool {
+	if id := e.CalendarOf(); id != "" {
+		return id == c.id
+	}
+	return e.Calendar == c.label
+}
+
+// mayReview reports whether user acts on the calendar e went to, so may
+// mark it checked or look for it again: only they can check it.
+func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
+	cal, err := b.actsOn(ctx, user)
+	return err == nil && entryOn(e, cal)
+}
+
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
 	cal, err := b.actsOn(ctx, user)
 	if err != nil {
@@ -416,6 +435,8 @@ func (b *Bot) titlesFor(ctx context.Context, user string) []booking.EventType {
 	return b.titles(ctx, cal)
 }
 
+// reconnectMessage tells a person the booking service refused their key,
+// so bookbot stopped using it, and offers to connect again.
 func reconnectMessage() message {
 	text := "Your calendar's key was refused by the booking service (revoked or rotated), so bookbot stopped using it. Connect your calendar again with a new key."
 	return message{Text: text, Blocks: []slack.Block{
@@ -441,4 +462,56 @@ func noCalendarMessage(e *NoCalendarError) message {
 		section(":calendar: " + escape(text)),
 		slack.NewActionBlock("connect_actions", connectButton("Connect your calendar")),
 	}}
+}
+
+// Booking pages' addresses. A link to one of a page's event types is the
+// page's address, then /event-slug, with any query or fragment and a
+// trailing slash or not; the scheme may differ, the host's case too.
+
+// pageOf checks the address of a booking page a person gave, and returns
+// it as kept, without query, fragment or trailing slash; problem says
+// what is wrong with it (plain text), "" when nothing.
+func pageOf(raw string) (page, problem string) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		return "", "Give the page's whole address, such as https://book.example.com/you."
+	case u.User != nil:
+		return "", "Give the page's address without a name or password in it."
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), ""
+	return u.String(), ""
+}
+
+// pageParts are a page's host, in lower case, and path, without a
+// trailing slash; ok is false when addr is no http(s) address.
+func pageParts(addr string) (host, path string, ok bool) {
+	u, err := url.Parse(addr)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", "", false
+	}
+	return strings.ToLower(u.Host), strings.TrimRight(u.Path, "/"), true
+}
+
+// samePage reports whether two addresses are of one booking page.
+func samePage(a, b string) bool {
+	ah, ap, aok := pageParts(a)
+	bh, bp, bok := pageParts(b)
+	return aok && bok && ah == bh && ap == bp
+}
+
+// slugOf is the event slug link names on page; ok is false when link is
+// not to one of page's event types.
+func slugOf(page, link string) (slug string, ok bool) {
+	ph, pp, pok := pageParts(page)
+	lh, lp, lok := pageParts(link)
+	if !pok || !lok || ph != lh {
+		return "", false
+	}
+	rest, found := strings.CutPrefix(lp, pp+"/")
+	if !found || rest == "" || strings.Contains(rest, "/") {
+		return "", false
+	}
+	return rest, true
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -218,58 +216,6 @@ func (b *Bot) displayName(ctx context.Context, user, fallback string) string {
 		return firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, fallback))
 	}
 	return fallback
-}
-
-// Booking pages' addresses. A link to one of a page's event types is the
-// page's address, then /event-slug, with any query or fragment and a
-// trailing slash or not; the scheme may differ, the host's case too.
-
-// pageOf checks the address of a booking page a person gave, and returns
-// it as kept, without query, fragment or trailing slash; problem says
-// what is wrong with it (plain text), "" when nothing.
-func pageOf(raw string) (page, problem string) {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return "", "Give the page's whole address, such as https://book.example.com/you."
-	case u.User != nil:
-		return "", "Give the page's address without a name or password in it."
-	}
-	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
-	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), ""
-	return u.String(), ""
-}
-
-// pageParts are a page's host, in lower case, and path, without a
-// trailing slash; ok is false when addr is no http(s) address.
-func pageParts(addr string) (host, path string, ok bool) {
-	u, err := url.Parse(addr)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", "", false
-	}
-	return strings.ToLower(u.Host), strings.TrimRight(u.Path, "/"), true
-}
-
-// samePage reports whether two addresses are of one booking page.
-func samePage(a, b string) bool {
-	ah, ap, aok := pageParts(a)
-	bh, bp, bok := pageParts(b)
-	return aok && bok && ah == bh && ap == bp
-}
-
-// slugOf is the event slug link names on page; ok is false when link is
-// not to one of page's event types.
-func slugOf(page, link string) (slug string, ok bool) {
-	ph, pp, pok := pageParts(page)
-	lh, lp, lok := pageParts(link)
-	if !pok || !lok || ph != lh {
-		return "", false
-	}
-	rest, found := strings.CutPrefix(lp, pp+"/")
-	if !found || rest == "" || strings.Contains(rest, "/") {
-		return "", false
-	}
-	return rest, true
 }
 
 // The short cards of links bookbot cannot offer times of.

@@ -362,12 +362,6 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 	return fmt.Sprintf("*%s* · %s\n%s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee)
 }
 
-// bookAgainMeta is what booking the attendee again fills in the form: the
-// event and the attendee, not the time.
-func bookAgainMeta(b booking.Booking) modalMeta {
-	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
-}
-
 // bookAgain marks the row menu's "Book again" option, and showID its
 // "Booking ID"; the Cancel… option's value is the booking ID, as the
 // contract has it for cancel_booking.

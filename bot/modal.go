@@ -102,15 +102,6 @@ type form struct {
 	page      string // the public booking page's address, "" when not set
 }
 
-// inputs are the values a modal holds.
-type inputs struct {
-	event, day, slot, name, email, tz, note string
-}
-
-var errSlotGone error = said("that time is no longer free; nothing was booked")
-
-var errFormCalendar error = said("the calendar you act on changed since this form read its times (a calendar was connected or disconnected), so nothing was booked. Open the form again to see the times of the calendar you act on now")
-
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
 // only the day changed.
@@ -625,39 +616,6 @@ func slotBlocks(f form) []slack.Block {
 
 func zoneOption(name string) *slack.OptionBlockObject {
 	return slack.NewOptionBlockObject(name, plain(strings.ReplaceAll(name, "_", " ")), nil)
-}
-
-func readInputs(v slack.View) inputs {
-	var in inputs
-	if v.State == nil {
-		return in
-	}
-	for blockID, actions := range v.State.Values {
-		for actionID, a := range actions {
-			switch actionID {
-			case actionEventType:
-				in.event = a.SelectedOption.Value
-			case actionSlotDay:
-				in.day = a.SelectedOption.Value
-			case actionSlot:
-				if strings.HasPrefix(blockID, actionSlot) {
-					in.slot = a.SelectedOption.Value
-				}
-			case actionName:
-				in.name = strings.TrimSpace(a.Value)
-			case actionEmail:
-				in.email = strings.TrimSpace(a.Value)
-			case actionBookerTZ:
-				in.tz = a.SelectedOption.Value
-				if in.tz == "" {
-					in.tz = strings.TrimSpace(a.Value)
-				}
-			case actionNote:
-				in.note = a.Value
-			}
-		}
-	}
-	return in
 }
 
 // slotBlockID finds the block ID of the slot select, for error messages.

@@ -488,6 +488,10 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
 }
 
+// errOfferTimeGivenBack is why a form books nothing when the offers'
+// sweep gave its time back while it waited (SettleOffers).
+var errOfferTimeGivenBack error = said("This form waited so long that its time was given back: nothing was sent. Pick a time on the card again")
+
 // bookOffer takes the time from the offer, checks it is still free and
 // books it on the offerer's calendar, through the write path every booking
 // takes (journal, limits, verification; never retried). It returns what

@@ -37,8 +37,6 @@ const (
 	offerClockSlack = time.Hour
 )
 
-var errOfferTimeGivenBack error = said("This form waited so long that its time was given back: nothing was sent. Pick a time on the card again")
-
 // offerLoop settles offers' times left unsettled at start, then every
 // offerSweepEvery until ctx ends.
 func (b *Bot) offerLoop(ctx context.Context) {
@@ -255,15 +253,6 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 	if !recovered {
 		b.dm(ctx, l.u.By, offerBookedMessage(o, bk, e.Email, b.users.zone(ctx, l.u.By)))
 	}
-}
-
-// reviewReaches reports whether e's review report goes to user.
-func (b *Bot) reviewReaches(ctx context.Context, e journal.Entry, user string) bool {
-	if b.cfg.Journal == nil || !e.NeedsReview {
-		return false
-	}
-	to, _ := b.reviewRecipients(ctx, e)
-	return slices.Contains(to, user)
 }
 
 // leftCard shows o as it is now on its card, through the response_url of

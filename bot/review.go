@@ -256,15 +256,6 @@ func (b *Bot) peopleOn(ctx context.Context, e journal.Entry) []string {
 	return out
 }
 
-// entryOn reports whether e went to the calendar c: by the calendar's ID,
-// or, for an entry older than IDs, by its person.
-func entryOn(e journal.Entry, c *calendar) bool {
-	if id := e.CalendarOf(); id != "" {
-		return id == c.id
-	}
-	return e.Calendar == c.label
-}
-
 // reviewsByDMTo reports whether the report of an unclear write of user's
 // reaches them by direct message: they act on the calendar it went to, a
 // person's own or the owner's without a review channel whose reports go
@@ -281,6 +272,15 @@ func (b *Bot) reviewsByDMTo(ctx context.Context, user string) bool {
 		return true
 	}
 	return b.cfg.ReviewChannel == "" && b.ownerReviewer(ctx) == user
+}
+
+// reviewReaches reports whether e's review report goes to user.
+func (b *Bot) reviewReaches(ctx context.Context, e journal.Entry, user string) bool {
+	if b.cfg.Journal == nil || !e.NeedsReview {
+		return false
+	}
+	to, _ := b.reviewRecipients(ctx, e)
+	return slices.Contains(to, user)
 }
 
 // reviewKeep is how long the outbox keeps a review report's record: its
@@ -337,24 +337,6 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
 		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar), b.reviewZone(ctx, user)))
 	})
-}
-
-// mayReview reports whether user acts on the calendar e went to, so may
-// mark it checked or look for it again: only they can check it.
-func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
-	cal, err := b.actsOn(ctx, user)
-	return err == nil && entryOn(e, cal)
-}
-
-// notYoursToCheck answers a review's button pressed by someone who does
-// not act on its calendar.
-func notYoursToCheck(e journal.Entry) message {
-	whose := "the owner's calendar"
-	if e.CalendarOf() != booking.Owner && e.Calendar != "" {
-		whose = mention(e.Calendar) + "'s calendar"
-	}
-	text := "Only people acting on " + whose + " can check this write, and you act on another calendar: nothing was changed. `account` says which calendar you act on."
-	return message{Text: "Only people acting on that calendar can check this write: nothing was changed.", Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
 // auditReply lists the recent journal entries of the calendar the asker
