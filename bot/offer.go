@@ -34,7 +34,6 @@ func offerFlow() flow {
 			actionOfferMore:     (*Bot).offerMorePressed,
 			actionOfferWithdraw: (*Bot).offerWithdrawPressed,
 			actionOfferRetry:    (*Bot).offerSlotPressed,
-			actionOfferCancel:   (*Bot).offerCancelPressed,
 		},
 		submissions: map[string]func(*Bot, *jobs, slack.InteractionCallback) any{
 			callbackOfferBook: func(b *Bot, later *jobs, cb slack.InteractionCallback) any { return b.submitOffer(later, cb) },

@@ -19,6 +19,18 @@ import (
 // the write path every cancel takes (journal, never retried, settled by
 // listing).
 
+// offerCancelFlow is a guest's Cancel of the booking they made from an
+// offer: like the offer's own buttons, it answers people not on the
+// allow-list, and only about the booking their use of the offer made.
+func offerCancelFlow() flow {
+	return flow{
+		actions: map[string]func(*Bot, *jobs, press){
+			actionOfferCancel: (*Bot).offerCancelPressed,
+		},
+		public: true,
+	}
+}
+
 // offerCancelValue is what a guest's Cancel carries: the offer and the
 // booking their use of it made.
 func offerCancelValue(offerID, bookingID string) string { return offerID + " " + bookingID }

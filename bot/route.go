@@ -32,7 +32,7 @@ type flow struct {
 // flows are bookbot's flows, each registered by its file. The help lists
 // their subcommands in this order.
 func flows() []flow {
-	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), composeFlow(), linkFlow(), stepFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
+	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), offerCancelFlow(), composeFlow(), linkFlow(), stepFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
 }
 
 // A command is a subcommand of the slash command.
