@@ -31,18 +31,6 @@ func offerCancelFlow() flow {
 	}
 }
 
-// offerCancelValue is what a guest's Cancel carries: the offer and the
-// booking their use of it made.
-func offerCancelValue(offerID, bookingID string) string { return offerID + " " + bookingID }
-
-// offerCancelButton cancels the booking a guest made from an offer, after
-// Slack's own dialog has asked, as every Cancel does.
-func offerCancelButton(offerID, bookingID, label string) *slack.ButtonBlockElement {
-	btn := button(actionOfferCancel, label, offerCancelValue(offerID, bookingID))
-	btn.Confirm = cancelButton(bookingID).Confirm
-	return btn
-}
-
 // offerCancelPressed answers a guest's Cancel, in the message or the form
 // it was pressed in. Only the person whose use of the offer made the
 // booking may cancel it; a double press cancels once.

@@ -24,12 +24,6 @@ import (
 // person's check.
 
 const (
-	// offerLeftAfter is how long a taken time may stay unsettled before
-	// the sweep takes the process that took it for gone: the form's work
-	// (the free slots read, then the list before the create, the create
-	// and the list after it, each with its own bound) is long done by
-	// then. It is the bound replicas give each other's writes in flight.
-	offerLeftAfter = 5 * time.Minute
 	// offerSweepEvery is how often the sweep looks, after it looks at start.
 	offerSweepEvery = time.Minute
 	// offerClockSlack widens the journal read around a time's take, for
