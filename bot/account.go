@@ -359,13 +359,6 @@ func (b *Bot) PurgeAccounts(ctx context.Context, gone func(ctx context.Context, 
 	return nil
 }
 
-// Deactivated reports whether Slack says user was deactivated
-// (users.info), for PurgeAccounts; an error counts as not.
-func (b *Bot) Deactivated(ctx context.Context, user string) bool {
-	u, err := b.slack.GetUserInfoContext(ctx, user)
-	return err == nil && u.Deleted
-}
-
 // connectModal asks for a person's API key, and their booking page.
 func connectModal() slack.ModalViewRequest {
 	input := slack.NewPlainTextInputBlockElement(plain("Paste your API key"), actionAPIKey)

@@ -64,6 +64,14 @@ type Journal interface {
 	Entry(seq uint64) (journal.Entry, error)
 }
 
+// StepEnder ends Workflow Builder steps: functions.completeSuccess with
+// the step's outputs, functions.completeError with a reason. FunctionSteps
+// is bookbot's.
+type StepEnder interface {
+	CompleteStep(ctx context.Context, executionID string, outputs map[string]any) error
+	FailStep(ctx context.Context, executionID, reason string) error
+}
+
 // Config is how the bot behaves.
 type Config struct {
 	Command string                   // the slash command, e.g. "/booking"

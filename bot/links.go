@@ -198,26 +198,6 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 	return offerCard(o, slots, b.users.zone(ctx, ls.User), now), true
 }
 
-// unfurl shows cards under the links they are for, in the message channel
-// and ts (chat.unfurl); unfurling again replaces them.
-func (b *Bot) unfurl(ctx context.Context, channel, ts string, cards map[string]message) error {
-	unfurls := make(map[string]slack.Attachment, len(cards))
-	for link, m := range cards {
-		unfurls[link] = slack.Attachment{Fallback: m.Text, Blocks: slack.Blocks{BlockSet: m.Blocks}}
-	}
-	_, _, _, err := b.slack.UnfurlMessageContext(ctx, channel, ts, unfurls)
-	return err
-}
-
-// displayName is a person's name as their Slack profile gives it, or
-// fallback when Slack does not say.
-func (b *Bot) displayName(ctx context.Context, user, fallback string) string {
-	if info, err := b.slack.GetUserInfoContext(ctx, user); err == nil {
-		return firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, fallback))
-	}
-	return fallback
-}
-
 // The short cards of links bookbot cannot offer times of.
 
 // linkUnknownMessage answers a link to an event type the page does not

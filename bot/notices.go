@@ -190,7 +190,8 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 	if to == "" {
 		return errors.New("no review channel and no one to tell")
 	}
-	return b.post(ctx, to, message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
+	_, _, err := b.post(ctx, to, message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
+	return err
 }
 
 // noticeMessage is a booking's first notice, showing the booking as it is

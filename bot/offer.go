@@ -113,6 +113,7 @@ func (b *Bot) postOffer(ctx context.Context, c call, args offerArgs) {
 		c.reply(*problem)
 		return
 	}
+	card = b.mark(card)
 	msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, Text: card.Text, Blocks: &slack.Blocks{BlockSet: card.Blocks}}
 	if err := b.postResponse(ctx, c.ResponseURL, msg, nil); err != nil {
 		b.log.Warn("offer card not posted", "offer", o.ID, "err", err)
@@ -277,29 +278,6 @@ func (b *Bot) offerWithdrawPressed(later *jobs, p press) {
 		b.log.Info("offer withdrawn", "offer", o.ID, "user", p.user)
 		b.showCard(ctx, o, card, offerCard(o, nil, time.UTC, b.cfg.Now()))
 	})
-}
-
-// person is what Slack's profile says of someone who books from an offer.
-type person struct {
-	name, email string
-	zone        *time.Location
-}
-
-// profile is the person's name, email and zone from users.info; what Slack
-// does not say is left for them to type (the zone: UTC).
-func (b *Bot) profile(ctx context.Context, user string) person {
-	p := person{zone: time.UTC}
-	info, err := b.slack.GetUserInfoContext(ctx, user)
-	if err != nil {
-		b.log.Info("users.info failed; the offer's form is left for the person to fill in", "user", user, "err", slackErr(err))
-		return p
-	}
-	p.name = firstNonEmpty(info.RealName, info.Profile.RealName)
-	p.email = info.Profile.Email
-	if loc, err := booking.LoadZone(info.TZ); err == nil && info.TZ != "" {
-		p.zone = loc
-	}
-	return p
 }
 
 // submitOffer checks the offer's form in memory and answers at once: field

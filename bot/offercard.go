@@ -44,8 +44,8 @@ type offerArgs struct {
 }
 
 // makeOffer makes user's offer of args on their calendar and keeps it,
-// and returns it with its card, marked, ready to post; or, when it cannot
-// be made, why, for user alone. name is theirs when Slack's profile has
+// and returns it with its card, ready to post; or, when it cannot be
+// made, why, for user alone. name is theirs when Slack's profile has
 // none.
 func (b *Bot) makeOffer(ctx context.Context, user, name string, args offerArgs) (offer.Offer, message, *message) {
 	fail := func(m message) (offer.Offer, message, *message) { return offer.Offer{}, message{}, &m }
@@ -91,7 +91,7 @@ func (b *Bot) makeOffer(ctx context.Context, user, name string, args offerArgs) 
 	if err := b.cfg.Offers.Prune(ctx, now.Add(-offerKeep)); err != nil {
 		b.log.Warn("old offers could not be pruned", "err", err)
 	}
-	return o, b.mark(offerCard(o, slots, zone, now)), nil
+	return o, offerCard(o, slots, zone, now), nil
 }
 
 // offerKeep is how long an expired offer is kept, so a late click on its
@@ -138,7 +138,7 @@ func (b *Bot) showCard(ctx context.Context, o offer.Offer, responseURL string, m
 	case o.Link != "":
 		err = b.unfurl(ctx, o.Channel, o.TS, map[string]message{o.Link: m})
 	case o.TS != "":
-		err = updateMessage(ctx, b.slack, o.Channel, o.TS, m)
+		err = b.update(ctx, o.Channel, o.TS, m)
 	case responseURL != "":
 		msg := &slack.WebhookMessage{ResponseType: slack.ResponseTypeInChannel, ReplaceOriginal: true, Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}}
 		err = b.postResponse(ctx, responseURL, msg, m.Metadata)

@@ -230,7 +230,7 @@ func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location
 // connection never made prove it was not posted; any other error is
 // returned as it is, as it may have been.
 func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
-	err := b.post(ctx, user, m, noUnfurl()...)
+	_, _, err := b.post(ctx, user, m, noUnfurl()...)
 	if err != nil && notPosted(err) {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}

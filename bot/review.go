@@ -76,7 +76,7 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		to, asker := b.reviewRecipients(ctx, e)
 		var sent []string
 		send := func(to string, m message) {
-			if err := b.post(ctx, to, m); err != nil {
+			if _, _, err := b.post(ctx, to, m); err != nil {
 				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
 				return
 			}

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -91,21 +90,6 @@ func (s signer) view(v slack.ModalViewRequest) slack.ModalViewRequest {
 		v.PrivateMetadata = s.sign(v.CallbackID, v.PrivateMetadata)
 	}
 	return v
-}
-
-// signedViews signs every booking form bookbot opens or updates, whichever
-// flow builds it.
-type signedViews struct {
-	SlackAPI
-	signer signer
-}
-
-func (s signedViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
-	return s.SlackAPI.OpenViewContext(ctx, triggerID, s.signer.view(v))
-}
-
-func (s signedViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
-	return s.SlackAPI.UpdateViewContext(ctx, s.signer.view(v), externalID, hash, viewID)
 }
 
 // What a booking form carries, in its private_metadata and in the
