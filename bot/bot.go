@@ -261,12 +261,14 @@ func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Dur
 	var lastAck atomic.Int64 // when the last ack was queued, Unix ns
 	errc := make(chan error, 1)
 	go func() { errc <- b.connect(connCtx, client) }()
-	reviewCtx, stopReviews := context.WithCancel(ctx)
-	reviews := make(chan struct{})
-	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
-	offers := make(chan struct{})
-	go func() { defer close(offers); b.offerLoop(reviewCtx) }()
-	defer func() { stopReviews(); <-reviews; <-offers }()
+	// The flows' own work (the review reports, the offers' sweep) stops
+	// with ctx, before the drain.
+	ownCtx, stopOwn := context.WithCancel(ctx)
+	var own sync.WaitGroup
+	for _, work := range b.routes.background {
+		own.Go(func() { work(b, ownCtx) })
+	}
+	defer func() { stopOwn(); own.Wait() }()
 	var runErr error
 	connected := true
 loop:

@@ -31,6 +31,11 @@ const (
 	offerClockSlack = time.Hour
 )
 
+// offerLeftFlow is the offers' sweep, which runs on its own.
+func offerLeftFlow() flow {
+	return flow{background: (*Bot).offerLoop}
+}
+
 // offerLoop settles offers' times left unsettled at start, then every
 // offerSweepEvery until ctx ends.
 func (b *Bot) offerLoop(ctx context.Context) {

@@ -18,7 +18,8 @@ import (
 	"github.com/bookbot/bookbot/outbox"
 )
 
-// reviewFlow is `audit`, and "Mark as checked" on a review report.
+// reviewFlow is `audit`, "Mark as checked" on a review report, and the
+// review reports, made at start and every few minutes.
 func reviewFlow() flow {
 	return flow{
 		commands: []command{
@@ -30,6 +31,7 @@ func reviewFlow() flow {
 		actions: map[string]func(*Bot, *jobs, press){
 			actionReviewed: (*Bot).markReviewed,
 		},
+		background: (*Bot).reviewLoop,
 	}
 }
 
