@@ -47,11 +47,7 @@ var handOvers = map[string]string{
 // TestLayout keeps doc.go's rules true.
 func TestLayout(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, "_test.go") })
+	files := botFiles(t)
 	for _, v := range layoutViolations(t, files, nil, sharedFiles) {
 		t.Error(v)
 	}
@@ -75,11 +71,7 @@ func TestLayout(t *testing.T) {
 // breaks it, and a hand-over pass.
 func TestLayoutCatches(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, "_test.go") })
+	files := botFiles(t)
 	extra := map[string]string{
 		"zzflow.go": `package bot
 
@@ -114,6 +106,16 @@ func zzSharedUsesAFlow() string { return bookingIDMessage("1").Text }
 	if len(got) != len(want) {
 		t.Errorf("%d violations, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
+}
+
+// botFiles are the files of bot but its tests.
+func botFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, "_test.go") })
 }
 
 // layoutViolations type-checks bot's files, and extra ones (by name, their
