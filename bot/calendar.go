@@ -22,7 +22,8 @@ import (
 // The calendar a person acts on: their own when they connected it, else
 // the owner's. Every flow reaches the booking API through calendarFor (or
 // actsOn, which does not count as their use of it), and tells a person who
-// has no calendar to act on so with noCalendarMessage.
+// has no calendar to act on so with noCalendarMessage. A calendar's public
+// booking page is known by its address (pageOf, slugOf).
 
 // Calendars makes the client of a person's own calendar
 // (*booking.Calendars, adapted): one per key, kept while it is used.
