@@ -261,7 +261,9 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.putFor(viewID, cal.calendarID(), et.Slug, slots)
+			if cal != nil { // the slots of a calendar read, none or some
+				b.modals.putFor(viewID, cal.calendarID(), et.Slug, slots)
+			}
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
