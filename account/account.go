@@ -97,19 +97,66 @@ var ErrKeyChanged = errors.New("a stored key changed while the keys were re-encr
 // since, or disconnected).
 var ErrNotHeld = errors.New("the refused key is not the account's key")
 
+// Why a person's own key cannot be used (see Open): besides these, a key
+// that does not open is ErrOpen.
+var (
+	// ErrNotConnected: the person has no account; they act on the owner's
+	// calendar, if there is one.
+	ErrNotConnected = errors.New("no calendar of their own is connected")
+	// ErrReconnect: the API refused the account's key, which is deleted;
+	// the person must connect again.
+	ErrReconnect = errors.New("the calendar's key was refused: it must be connected again")
+	// ErrNoSealer: keys cannot be opened, as BOOKBOT_SECRET_KEY is not set.
+	ErrNoSealer = errors.New("keys cannot be opened: BOOKBOT_SECRET_KEY is not set")
+)
+
+// Open is the one way bookbot gets a person's own calendar: it gets
+// user's account from s, checks that it is connected and opens its key
+// with sealer (see Account.Key). An error that is none of ErrNotConnected,
+// ErrReconnect, ErrNoSealer and ErrOpen is s's: the account could not be
+// read.
+func Open(ctx context.Context, s Store, sealer *Sealer, user string) (Account, booking.Key, error) {
+	a, ok, err := s.Get(ctx, user)
+	switch {
+	case err != nil:
+		return Account{}, booking.Key{}, err
+	case !ok:
+		return Account{}, booking.Key{}, ErrNotConnected
+	}
+	key, err := a.Key(sealer)
+	return a, key, err
+}
+
+// Key checks that a is connected, and opens its key with s: ErrReconnect
+// when the API refused it, ErrNoSealer when s is nil, ErrOpen when it does
+// not open (s is not the secret key it was sealed with).
+func (a Account) Key(s *Sealer) (booking.Key, error) {
+	switch {
+	case a.State != OK:
+		return booking.Key{}, ErrReconnect
+	case s == nil:
+		return booking.Key{}, ErrNoSealer
+	}
+	return s.Open(a.User, a.Sealed)
+}
+
+// Unusable reports whether err, of Open or Account.Key, says why a
+// person's own key cannot be used, rather than that the accounts could
+// not be read.
+func Unusable(err error) bool {
+	return errors.Is(err, ErrNotConnected) || errors.Is(err, ErrReconnect) || errors.Is(err, ErrNoSealer) || errors.Is(err, ErrOpen)
+}
+
 // Refused marks user's account Reconnect and deletes its key when key,
 // which the API refused, is still its key; ErrNotHeld when it is not: an
 // older key's refusal never touches a newer one.
 func Refused(ctx context.Context, s Store, sealer *Sealer, user string, key booking.Key) error {
-	a, ok, err := s.Get(ctx, user)
-	if err != nil {
+	a, held, err := Open(ctx, s, sealer, user)
+	switch {
+	case Unusable(err), err == nil && !held.Equal(key):
+		return ErrNotHeld
+	case err != nil:
 		return err
-	}
-	if !ok || a.State != OK || sealer == nil {
-		return ErrNotHeld
-	}
-	if held, err := sealer.Open(user, a.Sealed); err != nil || !held.Equal(key) {
-		return ErrNotHeld
 	}
 	marked, err := s.Refuse(ctx, user, a.Sealed)
 	if err == nil && !marked {

@@ -33,6 +33,9 @@ type Booker interface {
 	Create(ctx context.Context, req booking.CreateRequest) (*booking.Result, error)
 	Cancel(ctx context.Context, id string) (*booking.Result, error)
 	Recheck(ctx context.Context, eventType string, start time.Time, email string) *booking.Result
+	// Recent is a reader of the bookings list for one kind of periodic
+	// work, taking a list up to maxAge old (see Config.RecentList).
+	Recent(maxAge time.Duration) *booking.Recent
 }
 
 // SlackAPI is what the bot needs of Slack's Web API (*slack.Client).
@@ -59,6 +62,14 @@ type Journal interface {
 	MarkReported(seq uint64, to string) error
 	MarkReviewed(seq uint64, by string) (journal.Entry, error)
 	Entry(seq uint64) (journal.Entry, error)
+}
+
+// StepEnder ends Workflow Builder steps: functions.completeSuccess with
+// the step's outputs, functions.completeError with a reason. FunctionSteps
+// is bookbot's.
+type StepEnder interface {
+	CompleteStep(ctx context.Context, executionID string, outputs map[string]any) error
+	FailStep(ctx context.Context, executionID, reason string) error
 }
 
 // Config is how the bot behaves.
@@ -250,12 +261,14 @@ func (b *Bot) Run(ctx context.Context, client *socketmode.Client, drain time.Dur
 	var lastAck atomic.Int64 // when the last ack was queued, Unix ns
 	errc := make(chan error, 1)
 	go func() { errc <- b.connect(connCtx, client) }()
-	reviewCtx, stopReviews := context.WithCancel(ctx)
-	reviews := make(chan struct{})
-	go func() { defer close(reviews); b.reviewLoop(reviewCtx) }()
-	offers := make(chan struct{})
-	go func() { defer close(offers); b.offerLoop(reviewCtx) }()
-	defer func() { stopReviews(); <-reviews; <-offers }()
+	// The flows' own work (the review reports, the offers' sweep) stops
+	// with ctx, before the drain.
+	ownCtx, stopOwn := context.WithCancel(ctx)
+	var own sync.WaitGroup
+	for _, work := range b.routes.background {
+		own.Go(func() { work(b, ownCtx) })
+	}
+	defer func() { stopOwn(); own.Wait() }()
 	var runErr error
 	connected := true
 loop:

@@ -3,6 +3,8 @@ package bot_test
 import (
 	"context"
 	"crypto/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,6 +30,7 @@ const (
 type ownCalendars struct {
 	accounts *bolt.Accounts
 	sealer   *account.Sealer
+	dir      string // of the embedded store
 }
 
 // calendarsFor adapts *booking.Calendars to bot.Calendars.
@@ -46,7 +49,8 @@ func (c calendarsFor) For(user, id string, key booking.Key) (bot.Booker, error) 
 // sandbox; the returned value is filled in when the bot is made.
 func withOwnCalendars(own *ownCalendars) func(*harness, *bot.Config) {
 	return func(h *harness, c *bot.Config) {
-		db, err := bolt.Open(h.t.TempDir(), bolt.Options{Beside: true})
+		own.dir = h.t.TempDir()
+		db, err := bolt.Open(own.dir, bolt.Options{Beside: true})
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -149,6 +153,27 @@ func TestFormRefusedAfterItsCalendarChanged(t *testing.T) {
 	posts := h.requests("POST /bookings")
 	if len(posts) != 1 || posts[0].Owner != adaOwner {
 		t.Errorf("POST /bookings: %+v; want one, on Ada's calendar", posts)
+	}
+}
+
+// A form whose person's calendar cannot be read now says so when they pick
+// another event type, and shows no times: Bob's form read the owner's
+// calendar, then the accounts could no longer be read (the store's file
+// is gone), so which calendar he acts on is not known.
+func TestFormSaysItsCalendarCannotBeRead(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	v := h.openModal(bob, "intro-call")
+	if err := os.Remove(filepath.Join(own.dir, bolt.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	h.interact(slacktest.BlockAction(bob, "event_type", "consultation", slacktest.InView(v)))
+	out := h.waitView("the problem", func(w slacktest.View) bool {
+		return w.ID == v.ID && strings.Contains(textOf(w.Blocks), "Free slots could not be loaded")
+	})
+	if len(elements(out.Blocks, "slot")) != 0 {
+		t.Errorf("the form offers times of a calendar it could not read:\n%s", textOf(out.Blocks))
 	}
 }
 

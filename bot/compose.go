@@ -70,7 +70,7 @@ func (b *Bot) offerTimesChosen(later *jobs, cb slack.InteractionCallback) {
 		problem := ""
 		cal, err := b.calendarFor(ctx, user)
 		if err == nil {
-			types, err = typesOf(cal).get(ctx)
+			types, err = cal.types.get(ctx)
 		}
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the offer form", "user", user, "err", err)
@@ -149,7 +149,7 @@ func (b *Bot) composeOffer(ctx context.Context, user, name string, meta composeM
 	if meta.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(meta.Thread))
 	}
-	channel, ts, err := postMessage(ctx, b.slack, meta.Channel, card, opts...)
+	channel, ts, err := b.post(ctx, meta.Channel, card, opts...)
 	if err != nil {
 		b.log.Warn("offer card not posted", "offer", o.ID, "channel", meta.Channel, "err", slackErr(err))
 		// Perhaps posted after all, when Slack's answer was lost: nobody

@@ -51,11 +51,6 @@ type DigestPoster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 }
 
-// digestEvent is the metadata event type of a digest's first message; its
-// payload's date (YYYY-MM-DD) is the day it is for, by which SlackFinder
-// finds it again.
-const digestEvent = "bookbot_digest"
-
 var _ DigestPoster = (*slack.Client)(nil)
 
 // SlackDigestPublisher implements digest.Publisher with chat.postMessage.
@@ -87,7 +82,7 @@ func (b *Bot) digestReply(ctx context.Context, user string) []message {
 		return []message{b.failed("Tomorrow's digest could not be built", err)}
 	}
 	previewer := b.cfg.Digest
-	if labelOf(cal) != booking.Owner {
+	if cal.label != booking.Owner {
 		previewer = &digest.Runner{Source: cal, Zone: b.cfg.DigestZone, IncludeEmails: b.cfg.IncludeEmails, Log: b.log}
 	}
 	if previewer == nil {

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"sort"
 	"strings"
 
@@ -36,25 +35,6 @@ func (b *Bot) markView(v *slack.ModalViewRequest) *slack.ModalViewRequest {
 
 func withBanner(blocks []slack.Block) []slack.Block {
 	return append([]slack.Block{dryRunBanner()}, blocks...)
-}
-
-// dryRunViews puts the banner on every view bookbot opens, updates or
-// publishes, whichever flow builds it.
-type dryRunViews struct{ SlackAPI }
-
-func (d dryRunViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
-	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
-	return d.SlackAPI.OpenViewContext(ctx, triggerID, v)
-}
-
-func (d dryRunViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
-	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
-	return d.SlackAPI.UpdateViewContext(ctx, v, externalID, hash, viewID)
-}
-
-func (d dryRunViews) PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error) {
-	req.View.Blocks.BlockSet = withBanner(req.View.Blocks.BlockSet)
-	return d.SlackAPI.PublishViewContext(ctx, req)
 }
 
 // wouldSend shows the request a dry run did not send: the endpoint and

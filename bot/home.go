@@ -51,11 +51,7 @@ func (b *Bot) publishHome(ctx context.Context, userID string) {
 	if !b.cfg.Allowed(userID) {
 		blocks = refusalMessage(userID, b.cfg.Contact).Blocks
 	} else {
-		cal, err := b.calendarFor(ctx, userID)
-		var list []booking.Booking
-		if err == nil {
-			list, err = cal.Bookings(ctx)
-		}
+		cal, list, err := b.upcoming(ctx, userID)
 		if err != nil {
 			// App Home says it in words (see homeBlocks); the detail is here.
 			b.log.Warn(homeFailed, "user", userID, "err", err)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -144,7 +142,7 @@ func (b *Bot) bookingPages(ctx context.Context) []bookingPage {
 // page has no such event type or bookbot cannot book it. ok is false when
 // the link is left alone: its calendar or free times could not be read.
 func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p bookingPage, slug string) (message, bool) {
-	var cal Booker
+	var cal *calendar
 	var err error
 	name := ""
 	if p.user == "" {
@@ -155,7 +153,7 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 	}
 	var types []booking.EventType
 	if err == nil {
-		types, err = typesOf(cal).get(ctx)
+		types, err = cal.types.get(ctx)
 	}
 	if err != nil {
 		b.log.Warn("a booking link was not unfurled: its calendar's event types could not be read", "err", err)
@@ -170,7 +168,7 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 	}
 	now := b.cfg.Now()
 	o := offer.Offer{
-		ID: offer.IDOf("link", ls.Channel, ls.MessageTS, link), Offerer: p.user, Calendar: calendarID(cal), Name: name, Max: linkMeetings,
+		ID: offer.IDOf("link", ls.Channel, ls.MessageTS, link), Offerer: p.user, Calendar: cal.calendarID(), Name: name, Max: linkMeetings,
 		Contact: b.cfg.Contact,
 		Event:   et.Slug, Title: et.Title, Minutes: et.DurationMinutes, Created: now, Expires: now.Add(b.offerTTL()),
 		Channel: ls.Channel, TS: ls.MessageTS, Link: link,
@@ -198,78 +196,6 @@ func (b *Bot) linkCard(ctx context.Context, ls sharedLinks, link string, p booki
 		return message{}, false
 	}
 	return offerCard(o, slots, b.users.zone(ctx, ls.User), now), true
-}
-
-// unfurl shows cards under the links they are for, in the message channel
-// and ts (chat.unfurl); unfurling again replaces them.
-func (b *Bot) unfurl(ctx context.Context, channel, ts string, cards map[string]message) error {
-	unfurls := make(map[string]slack.Attachment, len(cards))
-	for link, m := range cards {
-		unfurls[link] = slack.Attachment{Fallback: m.Text, Blocks: slack.Blocks{BlockSet: m.Blocks}}
-	}
-	_, _, _, err := b.slack.UnfurlMessageContext(ctx, channel, ts, unfurls)
-	return err
-}
-
-// displayName is a person's name as their Slack profile gives it, or
-// fallback when Slack does not say.
-func (b *Bot) displayName(ctx context.Context, user, fallback string) string {
-	if info, err := b.slack.GetUserInfoContext(ctx, user); err == nil {
-		return firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, fallback))
-	}
-	return fallback
-}
-
-// Booking pages' addresses. A link to one of a page's event types is the
-// page's address, then /event-slug, with any query or fragment and a
-// trailing slash or not; the scheme may differ, the host's case too.
-
-// pageOf checks the address of a booking page a person gave, and returns
-// it as kept, without query, fragment or trailing slash; problem says
-// what is wrong with it (plain text), "" when nothing.
-func pageOf(raw string) (page, problem string) {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return "", "Give the page's whole address, such as https://book.example.com/you."
-	case u.User != nil:
-		return "", "Give the page's address without a name or password in it."
-	}
-	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
-	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), ""
-	return u.String(), ""
-}
-
-// pageParts are a page's host, in lower case, and path, without a
-// trailing slash; ok is false when addr is no http(s) address.
-func pageParts(addr string) (host, path string, ok bool) {
-	u, err := url.Parse(addr)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", "", false
-	}
-	return strings.ToLower(u.Host), strings.TrimRight(u.Path, "/"), true
-}
-
-// samePage reports whether two addresses are of one booking page.
-func samePage(a, b string) bool {
-	ah, ap, aok := pageParts(a)
-	bh, bp, bok := pageParts(b)
-	return aok && bok && ah == bh && ap == bp
-}
-
-// slugOf is the event slug link names on page; ok is false when link is
-// not to one of page's event types.
-func slugOf(page, link string) (slug string, ok bool) {
-	ph, pp, pok := pageParts(page)
-	lh, lp, lok := pageParts(link)
-	if !pok || !lok || ph != lh {
-		return "", false
-	}
-	rest, found := strings.CutPrefix(lp, pp+"/")
-	if !found || rest == "" || strings.Contains(rest, "/") {
-		return "", false
-	}
-	return rest, true
 }
 
 // The short cards of links bookbot cannot offer times of.

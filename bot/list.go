@@ -103,18 +103,11 @@ func (b *Bot) cancelChosen(later *jobs, p press) {
 	later.add("list", func(ctx context.Context) { p.replace(b.listReply(ctx, p.user, page, listMark{asking: v})) })
 }
 
-// listPageSize keeps a page of bookings well inside 50 blocks.
-const listPageSize = 15
-
 // listReply is a page of the bookings list, marked as mark says. The event
 // types' titles are fetched when none are recent, so every page, the one
 // asking about a cancel too, names them alike.
 func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listMark) message {
-	cal, err := b.calendarFor(ctx, userID)
-	var list []booking.Booking
-	if err == nil {
-		list, err = cal.Bookings(ctx)
-	}
+	cal, list, err := b.upcoming(ctx, userID)
 	if err != nil {
 		return b.failed("The bookings could not be loaded", err, tryAgain(actionListPage, strconv.Itoa(page)))
 	}
@@ -126,7 +119,7 @@ func (b *Bot) listReply(ctx context.Context, userID string, page int, mark listM
 // above the rows; outcome when the list cannot be read. The list the
 // cancel was settled by is shown when there is one: it was read a moment
 // ago. res is nil when the cancel failed before an answer.
-func (b *Bot) listAfterCancel(ctx context.Context, cal Booker, user string, page int, res *booking.Result, outcome message) message {
+func (b *Bot) listAfterCancel(ctx context.Context, cal *calendar, user string, page int, res *booking.Result, outcome message) message {
 	var list []booking.Booking
 	mark := listMark{note: outcome.Blocks[0]}
 	if res != nil {
@@ -147,11 +140,7 @@ func (b *Bot) listAfterCancel(ctx context.Context, cal Booker, user string, page
 }
 
 func (b *Bot) cancelConfirmReply(ctx context.Context, userID, id string) message {
-	cal, err := b.calendarFor(ctx, userID)
-	var list []booking.Booking
-	if err == nil {
-		list, err = cal.Bookings(ctx)
-	}
+	cal, list, err := b.upcoming(ctx, userID)
 	if err != nil {
 		return b.failed("The bookings could not be loaded to show this booking", err, upcomingButton())
 	}
@@ -371,12 +360,6 @@ func bookingLine(b booking.Booking, types []booking.EventType, loc *time.Locatio
 		attendee += " · " + orMissing(address(b.BookerEmail.String))
 	}
 	return fmt.Sprintf("*%s* · %s\n%s", span(b.Start, b.End, loc), orMissing(short(titleOf(b.EventType, types))), attendee)
-}
-
-// bookAgainMeta is what booking the attendee again fills in the form: the
-// event and the attendee, not the time.
-func bookAgainMeta(b booking.Booking) modalMeta {
-	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
 }
 
 // bookAgain marks the row menu's "Book again" option, and showID its

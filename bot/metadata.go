@@ -26,6 +26,18 @@ const (
 	eventBookingChanges = "bookbot_booking_changes"
 )
 
+// The event types by which SlackFinder finds a post again (see carried).
+const (
+	// noticeEvent is the metadata event type of a burst's summary, and of
+	// every notice an earlier bookbot posted; a notice of one change has
+	// its kind's (eventBookingNew, …). Either's payload's claims are the
+	// IDs (notices.Key.ID) of the changes a message tells of.
+	noticeEvent = "bookbot_notice"
+	// digestEvent is the metadata event type of a digest's first message;
+	// its payload's date (YYYY-MM-DD) is the day it is for.
+	digestEvent = "bookbot_digest"
+)
+
 // bookingMeta is the metadata of a message about one booking: its ID, its
 // start and end (RFC 3339, UTC) and, when the record has one, its event
 // type's slug.

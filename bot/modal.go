@@ -102,15 +102,6 @@ type form struct {
 	page      string // the public booking page's address, "" when not set
 }
 
-// inputs are the values a modal holds.
-type inputs struct {
-	event, day, slot, name, email, tz, note string
-}
-
-var errSlotGone error = said("that time is no longer free; nothing was booked")
-
-var errFormCalendar error = said("the calendar you act on changed since this form read its times (a calendar was connected or disconnected), so nothing was booked. Open the form again to see the times of the calendar you act on now")
-
 // formChanged redraws the form after the event type or the day changed, or
 // "Pick another time" was pressed in it; slots are loaded afresh unless
 // only the day changed.
@@ -226,21 +217,21 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 		}
 		return
 	}
-	if err == nil && f.meta.Cal != "" && f.meta.Cal != calendarID(cal) {
+	if err == nil && f.meta.Cal != "" && f.meta.Cal != cal.calendarID() {
 		f.slots, f.loadedAt = nil, false // another calendar's: read this one's
 	}
-	if f.types == nil || (err == nil && f.typesCal != calendarID(cal)) {
+	if f.types == nil || (err == nil && f.typesCal != cal.calendarID()) {
 		// none yet, or another calendar's (connected or disconnected since)
 		var types []booking.EventType
 		if err == nil {
-			types, err = typesOf(cal).get(ctx)
+			types, err = cal.types.get(ctx)
 		}
 		if err != nil {
 			b.log.Warn("event types could not be loaded for the booking form", "err", err)
 			f.problem = "Event types could not be loaded. " + failureText(err)
 			f.types = []booking.EventType{}
 		} else {
-			f.types, f.typesCal = types, calendarID(cal)
+			f.types, f.typesCal = types, cal.calendarID()
 		}
 	}
 	if f.meta.Event != "" && !f.loadedAt {
@@ -265,12 +256,14 @@ func (b *Bot) refreshForm(ctx context.Context, viewID, userID string, f form, lo
 			}
 			f.slots, f.loadedAt, f.meta.Cal = slots, true, ""
 			if err == nil {
-				f.meta.Cal = calendarID(cal)
+				f.meta.Cal = cal.calendarID()
 			}
 			if !b.modals.wanted(viewID, et.Slug) {
 				return // the person picked another event meanwhile
 			}
-			b.modals.putFor(viewID, calendarID(cal), et.Slug, slots)
+			if cal != nil { // the slots of a calendar read, none or some
+				b.modals.putFor(viewID, cal.calendarID(), et.Slug, slots)
+			}
 		}
 	}
 	if err := b.updateView(ctx, bookingForm(f), viewID); err != nil {
@@ -372,7 +365,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 	later.add("create", func(ctx context.Context) {
 		defer b.creating.unlock(key)
 		cal, err := b.calendarFor(ctx, userID)
-		if err == nil && calendarID(cal) != meta.Cal {
+		if err == nil && cal.calendarID() != meta.Cal {
 			err = errFormCalendar
 		}
 		if err != nil {
@@ -391,7 +384,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 				b.finishCreate(ctx, asked, nil, fmt.Errorf("the slot could not be re-checked, so nothing was booked: %w", err))
 				return
 			}
-			b.modals.putFor(viewID, calendarID(cal), in.event, slots)
+			b.modals.putFor(viewID, cal.calendarID(), in.event, slots)
 			slot, haveSlots = shownSlots{slots: slots}.find(in.slot)
 			if !haveSlots {
 				b.finishCreate(ctx, asked, nil, errSlotGone)
@@ -625,46 +618,6 @@ func slotBlocks(f form) []slack.Block {
 
 func zoneOption(name string) *slack.OptionBlockObject {
 	return slack.NewOptionBlockObject(name, plain(strings.ReplaceAll(name, "_", " ")), nil)
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-func readInputs(v slack.View) inputs {
-	var in inputs
-	if v.State == nil {
-		return in
-	}
-	for blockID, actions := range v.State.Values {
-		for actionID, a := range actions {
-			switch actionID {
-			case actionEventType:
-				in.event = a.SelectedOption.Value
-			case actionSlotDay:
-				in.day = a.SelectedOption.Value
-			case actionSlot:
-				if strings.HasPrefix(blockID, actionSlot) {
-					in.slot = a.SelectedOption.Value
-				}
-			case actionName:
-				in.name = strings.TrimSpace(a.Value)
-			case actionEmail:
-				in.email = strings.TrimSpace(a.Value)
-			case actionBookerTZ:
-				in.tz = a.SelectedOption.Value
-				if in.tz == "" {
-					in.tz = strings.TrimSpace(a.Value)
-				}
-			case actionNote:
-				in.note = a.Value
-			}
-		}
-	}
-	return in
 }
 
 // slotBlockID finds the block ID of the slot select, for error messages.

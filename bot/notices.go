@@ -22,13 +22,6 @@ type NoticeSlack interface {
 	HistoryReader
 }
 
-// noticeEvent is the metadata event type of a burst's summary, and of
-// every notice an earlier bookbot posted; a notice of one change has its
-// kind's (eventBookingNew, …). Either's payload's claims are the IDs
-// (notices.Key.ID) of the changes a message tells of, by which
-// SlackFinder finds it again.
-const noticeEvent = "bookbot_notice"
-
 var _ NoticeSlack = (*slack.Client)(nil)
 
 // SlackNoticePublisher implements notices.Publisher: a booking's first
@@ -197,7 +190,8 @@ func (b *Bot) Alert(ctx context.Context, text string) error {
 	if to == "" {
 		return errors.New("no review channel and no one to tell")
 	}
-	return b.post(ctx, to, message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
+	_, _, err := b.post(ctx, to, message{Text: escape(text), Blocks: []slack.Block{section(":warning: " + escape(text))}})
+	return err
 }
 
 // noticeMessage is a booking's first notice, showing the booking as it is

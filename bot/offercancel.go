@@ -19,16 +19,16 @@ import (
 // the write path every cancel takes (journal, never retried, settled by
 // listing).
 
-// offerCancelValue is what a guest's Cancel carries: the offer and the
-// booking their use of it made.
-func offerCancelValue(offerID, bookingID string) string { return offerID + " " + bookingID }
-
-// offerCancelButton cancels the booking a guest made from an offer, after
-// Slack's own dialog has asked, as every Cancel does.
-func offerCancelButton(offerID, bookingID, label string) *slack.ButtonBlockElement {
-	btn := button(actionOfferCancel, label, offerCancelValue(offerID, bookingID))
-	btn.Confirm = cancelButton(bookingID).Confirm
-	return btn
+// offerCancelFlow is a guest's Cancel of the booking they made from an
+// offer: like the offer's own buttons, it answers people not on the
+// allow-list, and only about the booking their use of the offer made.
+func offerCancelFlow() flow {
+	return flow{
+		actions: map[string]func(*Bot, *jobs, press){
+			actionOfferCancel: (*Bot).offerCancelPressed,
+		},
+		public: true,
+	}
 }
 
 // offerCancelPressed answers a guest's Cancel, in the message or the form

@@ -24,12 +24,6 @@ import (
 // person's check.
 
 const (
-	// offerLeftAfter is how long a taken time may stay unsettled before
-	// the sweep takes the process that took it for gone: the form's work
-	// (the free slots read, then the list before the create, the create
-	// and the list after it, each with its own bound) is long done by
-	// then. It is the bound replicas give each other's writes in flight.
-	offerLeftAfter = 5 * time.Minute
 	// offerSweepEvery is how often the sweep looks, after it looks at start.
 	offerSweepEvery = time.Minute
 	// offerClockSlack widens the journal read around a time's take, for
@@ -37,7 +31,10 @@ const (
 	offerClockSlack = time.Hour
 )
 
-var errOfferTimeGivenBack error = said("This form waited so long that its time was given back: nothing was sent. Pick a time on the card again")
+// offerLeftFlow is the offers' sweep, which runs on its own.
+func offerLeftFlow() flow {
+	return flow{background: (*Bot).offerLoop}
+}
 
 // offerLoop settles offers' times left unsettled at start, then every
 // offerSweepEvery until ctx ends.
@@ -255,15 +252,6 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 	if !recovered {
 		b.dm(ctx, l.u.By, offerBookedMessage(o, bk, e.Email, b.users.zone(ctx, l.u.By)))
 	}
-}
-
-// reviewReaches reports whether e's review report goes to user.
-func (b *Bot) reviewReaches(ctx context.Context, e journal.Entry, user string) bool {
-	if b.cfg.Journal == nil || !e.NeedsReview {
-		return false
-	}
-	to, _ := b.reviewRecipients(ctx, e)
-	return slices.Contains(to, user)
 }
 
 // leftCard shows o as it is now on its card, through the response_url of

@@ -95,11 +95,7 @@ func (b *Bot) remindReply(ctx context.Context, user string, change func(*persona
 	loc, known := b.personZone(ctx, user)
 	next := reminderNext{}
 	if s.Remind > 0 {
-		cal, err := b.calendarFor(ctx, user)
-		var list []booking.Booking
-		if err == nil {
-			list, err = cal.Bookings(ctx)
-		}
+		cal, list, err := b.upcoming(ctx, user)
 		if err != nil {
 			b.log.Warn("the bookings could not be loaded to say the next reminder", "user", user, "err", err)
 			next.err = err
@@ -234,7 +230,7 @@ func (b *Bot) SendAgenda(ctx context.Context, d personal.Due, loc *time.Location
 // connection never made prove it was not posted; any other error is
 // returned as it is, as it may have been.
 func (b *Bot) sendPersonal(ctx context.Context, user string, m message) error {
-	err := b.post(ctx, user, m, noUnfurl()...)
+	_, _, err := b.post(ctx, user, m, noUnfurl()...)
 	if err != nil && notPosted(err) {
 		return fmt.Errorf("%w: slack chat.postMessage: %w", personal.ErrNotSent, err)
 	}

@@ -51,6 +51,7 @@ const (
 	actionSlotsBack   = "slots_back"
 	actionHomeRefresh = "home_refresh"
 	actionReviewed    = "review_checked"
+	actionConnect     = "connect_calendar"
 
 	actionPersonalSettings = "personal_settings"
 	actionRemindOff        = "remind_off"
@@ -95,6 +96,17 @@ func orMissing(s string) string {
 	}
 	return s
 }
+
+// firstNonEmpty is a, or b when a is empty.
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// ptr is v's address: a view made here, for what takes one by pointer.
+func ptr[T any](v T) *T { return &v }
 
 func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, clip(s, 150), true, false)
@@ -354,18 +366,6 @@ func refusalMessage(userID, contact string) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// errorMessage says what failed and what to do, in words, and offers next,
-// the next step (usually the same request again); the error itself goes
-// to the log (see Bot.failed).
-func errorMessage(what string, err error, next ...slack.BlockElement) message {
-	text := escape(what + ". " + failureText(err))
-	blocks := []slack.Block{section(":warning: " + text)}
-	if len(next) > 0 {
-		blocks = append(blocks, slack.NewActionBlock("error_actions", next...))
-	}
-	return message{Text: text, Blocks: blocks}
-}
-
 // tryAgain is a button that asks for the same thing again.
 func tryAgain(actionID, value string) *slack.ButtonBlockElement {
 	return button(actionID, "Try again", value)
@@ -544,6 +544,11 @@ func settingsButton() *slack.ButtonBlockElement {
 	return button(actionPersonalSettings, "Change…", "")
 }
 
+// connectButton opens the connect form.
+func connectButton(text string) *slack.ButtonBlockElement {
+	return button(actionConnect, text, "").WithStyle(slack.StylePrimary)
+}
+
 // reviewButton marks a journal entry checked.
 func reviewButton(seq uint64) *slack.ButtonBlockElement {
 	return button(actionReviewed, "Mark as checked", strconv.FormatUint(seq, 10)).WithStyle(slack.StylePrimary)
@@ -558,6 +563,9 @@ func findType(types []booking.EventType, slug string) (booking.EventType, bool) 
 	}
 	return booking.EventType{}, false
 }
+
+// kindText is an event type's scheduling kind in words, as data.
+func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }
 
 // Free slots by day, as the slots message and the booking form offer them.
 
@@ -624,6 +632,10 @@ func groupByDay(slots []booking.Slot, loc *time.Location, now time.Time) []daySl
 }
 
 // A day's bookings, as today and the agenda list them.
+
+// listPageSize keeps a page of the upcoming bookings list well inside 50
+// blocks.
+const listPageSize = 15
 
 // dayRows is the most bookings today and the agenda show, the day's
 // first: a phone shows them without scrolling far. The upcoming bookings

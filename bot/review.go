@@ -18,7 +18,8 @@ import (
 	"github.com/bookbot/bookbot/outbox"
 )
 
-// reviewFlow is `audit`, and "Mark as checked" on a review report.
+// reviewFlow is `audit`, "Mark as checked" on a review report, and the
+// review reports, made at start and every few minutes.
 func reviewFlow() flow {
 	return flow{
 		commands: []command{
@@ -30,6 +31,7 @@ func reviewFlow() flow {
 		actions: map[string]func(*Bot, *jobs, press){
 			actionReviewed: (*Bot).markReviewed,
 		},
+		background: (*Bot).reviewLoop,
 	}
 }
 
@@ -76,7 +78,7 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		to, asker := b.reviewRecipients(ctx, e)
 		var sent []string
 		send := func(to string, m message) {
-			if err := b.post(ctx, to, m); err != nil {
+			if _, _, err := b.post(ctx, to, m); err != nil {
 				b.log.Warn("review report not posted", "seq", e.Seq, "to", to, "err", slackErr(err))
 				return
 			}
@@ -241,10 +243,10 @@ func (b *Bot) peopleOn(ctx context.Context, e journal.Entry) []string {
 	}
 	var out []string
 	for _, a := range all {
-		if a.State != account.OK || !b.cfg.Allowed(a.User) {
+		if !b.cfg.Allowed(a.User) {
 			continue
 		}
-		key, err := b.cfg.Sealer.Open(a.User, a.Sealed)
+		key, err := a.Key(b.cfg.Sealer)
 		if err != nil {
 			continue
 		}
@@ -254,15 +256,6 @@ func (b *Bot) peopleOn(ctx context.Context, e journal.Entry) []string {
 		}
 	}
 	return out
-}
-
-// entryOn reports whether e went to the calendar c: by the calendar's ID,
-// or, for an entry older than IDs, by its person.
-func entryOn(e journal.Entry, c *calendar) bool {
-	if id := e.CalendarOf(); id != "" {
-		return id == c.id
-	}
-	return e.Calendar == c.label
 }
 
 // reviewsByDMTo reports whether the report of an unclear write of user's
@@ -281,6 +274,15 @@ func (b *Bot) reviewsByDMTo(ctx context.Context, user string) bool {
 		return true
 	}
 	return b.cfg.ReviewChannel == "" && b.ownerReviewer(ctx) == user
+}
+
+// reviewReaches reports whether e's review report goes to user.
+func (b *Bot) reviewReaches(ctx context.Context, e journal.Entry, user string) bool {
+	if b.cfg.Journal == nil || !e.NeedsReview {
+		return false
+	}
+	to, _ := b.reviewRecipients(ctx, e)
+	return slices.Contains(to, user)
 }
 
 // reviewKeep is how long the outbox keeps a review report's record: its
@@ -337,24 +339,6 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
 		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar), b.reviewZone(ctx, user)))
 	})
-}
-
-// mayReview reports whether user acts on the calendar e went to, so may
-// mark it checked or look for it again: only they can check it.
-func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
-	cal, err := b.actsOn(ctx, user)
-	return err == nil && entryOn(e, cal)
-}
-
-// notYoursToCheck answers a review's button pressed by someone who does
-// not act on its calendar.
-func notYoursToCheck(e journal.Entry) message {
-	whose := "the owner's calendar"
-	if e.CalendarOf() != booking.Owner && e.Calendar != "" {
-		whose = mention(e.Calendar) + "'s calendar"
-	}
-	text := "Only people acting on " + whose + " can check this write, and you act on another calendar: nothing was changed. `account` says which calendar you act on."
-	return message{Text: "Only people acting on that calendar can check this write: nothing was changed.", Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
 // auditReply lists the recent journal entries of the calendar the asker

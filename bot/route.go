@@ -27,12 +27,15 @@ type flow struct {
 	// actions and submissions (not its commands): an offer is their
 	// permission, and the handlers answer only about it.
 	public bool
+	// background is work the flow does on its own while Run serves,
+	// until ctx ends (reports, sweeps); nil: none.
+	background func(b *Bot, ctx context.Context)
 }
 
 // flows are bookbot's flows, each registered by its file. The help lists
 // their subcommands in this order.
 func flows() []flow {
-	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), composeFlow(), linkFlow(), stepFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
+	return []flow{slotsFlow(), bookingFlow(), listFlow(), todayFlow(), offerFlow(), offerCancelFlow(), offerLeftFlow(), composeFlow(), linkFlow(), stepFlow(), personalFlow(), accountFlow(), digestFlow(), reviewFlow(), homeFlow()}
 }
 
 // A command is a subcommand of the slash command.
@@ -80,6 +83,7 @@ type routes struct {
 	shortcuts   map[string]func(b *Bot, later *jobs, cb slack.InteractionCallback)
 	events      map[slackevents.EventsAPIType]func(b *Bot, later *jobs, ev slackevents.EventsAPIEvent)
 	public      map[string]bool
+	background  []func(b *Bot, ctx context.Context)
 }
 
 func newRoutes(fs []flow) routes {
@@ -93,6 +97,9 @@ func newRoutes(fs []flow) routes {
 		public:      map[string]bool{},
 	}
 	for _, f := range fs {
+		if f.background != nil {
+			r.background = append(r.background, f.background)
+		}
 		if f.public {
 			for id := range f.actions {
 				r.public[id] = true

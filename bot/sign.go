@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -91,21 +90,6 @@ func (s signer) view(v slack.ModalViewRequest) slack.ModalViewRequest {
 		v.PrivateMetadata = s.sign(v.CallbackID, v.PrivateMetadata)
 	}
 	return v
-}
-
-// signedViews signs every booking form bookbot opens or updates, whichever
-// flow builds it.
-type signedViews struct {
-	SlackAPI
-	signer signer
-}
-
-func (s signedViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
-	return s.SlackAPI.OpenViewContext(ctx, triggerID, s.signer.view(v))
-}
-
-func (s signedViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
-	return s.SlackAPI.UpdateViewContext(ctx, s.signer.view(v), externalID, hash, viewID)
 }
 
 // What a booking form carries, in its private_metadata and in the
@@ -208,6 +192,12 @@ func pickedMeta(value string) modalMeta {
 	return m
 }
 
+// bookAgainMeta is what booking the attendee again fills in the form: the
+// event and the attendee, not the time.
+func bookAgainMeta(b booking.Booking) modalMeta {
+	return modalMeta{Event: b.EventType.String, Name: b.BookerName.String, Email: b.BookerEmail.String}
+}
+
 // slotValue is what a book_slot option carries: the event and the slot's
 // start exactly as the API sent it.
 func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart() }
@@ -215,4 +205,44 @@ func slotValue(s booking.Slot) string { return s.EventType() + " " + s.RawStart(
 func parseSlotValue(v string) (eventType, rawStart string, ok bool) {
 	eventType, rawStart, ok = strings.Cut(v, " ")
 	return eventType, rawStart, ok && eventType != "" && rawStart != ""
+}
+
+// inputs are the values a booking form holds, the booking form's and an
+// offer's alike: their inputs have the contract's action IDs.
+type inputs struct {
+	event, day, slot, name, email, tz, note string
+}
+
+// readInputs reads a form's inputs from its view's state.
+func readInputs(v slack.View) inputs {
+	var in inputs
+	if v.State == nil {
+		return in
+	}
+	for blockID, actions := range v.State.Values {
+		for actionID, a := range actions {
+			switch actionID {
+			case actionEventType:
+				in.event = a.SelectedOption.Value
+			case actionSlotDay:
+				in.day = a.SelectedOption.Value
+			case actionSlot:
+				if strings.HasPrefix(blockID, actionSlot) {
+					in.slot = a.SelectedOption.Value
+				}
+			case actionName:
+				in.name = strings.TrimSpace(a.Value)
+			case actionEmail:
+				in.email = strings.TrimSpace(a.Value)
+			case actionBookerTZ:
+				in.tz = a.SelectedOption.Value
+				if in.tz == "" {
+					in.tz = strings.TrimSpace(a.Value)
+				}
+			case actionNote:
+				in.note = a.Value
+			}
+		}
+	}
+	return in
 }

@@ -10,11 +10,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/pause"
 	"github.com/bookbot/bookbot/outbox"
@@ -111,16 +113,16 @@ func webhookJSON(msg *slack.WebhookMessage, metadata *slack.SlackMetadata) ([]by
 }
 
 func (b *Bot) dm(ctx context.Context, userID string, msg message) {
-	if err := b.post(ctx, userID, msg); err != nil {
+	if _, _, err := b.post(ctx, userID, msg); err != nil {
 		b.log.Warn("direct message failed", "user", userID, "err", err)
 	}
 }
 
 // post sends m, marked as a dry run's when it is one, to channel: a
-// channel's ID, or a person's, for their DM with bookbot.
-func (b *Bot) post(ctx context.Context, channel string, m message, opts ...slack.MsgOption) error {
-	_, _, err := postMessage(ctx, b.slack, channel, b.mark(m), opts...)
-	return err
+// channel's ID, or a person's, for their DM with bookbot. It returns the
+// channel and the message's timestamp.
+func (b *Bot) post(ctx context.Context, channel string, m message, opts ...slack.MsgOption) (string, string, error) {
+	return postMessage(ctx, b.slack, channel, b.mark(m), opts...)
 }
 
 // messagePoster posts chat messages: the Bot's SlackAPI, and the digest's
@@ -178,6 +180,40 @@ func (b *Bot) publishHomeView(ctx context.Context, userID string, blocks []slack
 	}
 }
 
+// signedViews signs every booking form bookbot opens or updates, whichever
+// flow builds it.
+type signedViews struct {
+	SlackAPI
+	signer signer
+}
+
+func (s signedViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
+	return s.SlackAPI.OpenViewContext(ctx, triggerID, s.signer.view(v))
+}
+
+func (s signedViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
+	return s.SlackAPI.UpdateViewContext(ctx, s.signer.view(v), externalID, hash, viewID)
+}
+
+// dryRunViews puts the banner on every view bookbot opens, updates or
+// publishes, whichever flow builds it.
+type dryRunViews struct{ SlackAPI }
+
+func (d dryRunViews) OpenViewContext(ctx context.Context, triggerID string, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
+	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
+	return d.SlackAPI.OpenViewContext(ctx, triggerID, v)
+}
+
+func (d dryRunViews) UpdateViewContext(ctx context.Context, v slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
+	v.Blocks.BlockSet = withBanner(v.Blocks.BlockSet)
+	return d.SlackAPI.UpdateViewContext(ctx, v, externalID, hash, viewID)
+}
+
+func (d dryRunViews) PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error) {
+	req.View.Blocks.BlockSet = withBanner(req.View.Blocks.BlockSet)
+	return d.SlackAPI.PublishViewContext(ctx, req)
+}
+
 // profileZone asks Slack for the zone a person's profile names
 // (users.info).
 func profileZone(sl SlackAPI) func(ctx context.Context, user string) (string, error) {
@@ -190,6 +226,45 @@ func profileZone(sl SlackAPI) func(ctx context.Context, user string) (string, er
 	}
 }
 
+// displayName is a person's name as their Slack profile gives it, or
+// fallback when Slack does not say.
+func (b *Bot) displayName(ctx context.Context, user, fallback string) string {
+	if info, err := b.slack.GetUserInfoContext(ctx, user); err == nil {
+		return firstNonEmpty(info.RealName, firstNonEmpty(info.Profile.DisplayName, fallback))
+	}
+	return fallback
+}
+
+// person is what Slack's profile says of someone who books from an offer.
+type person struct {
+	name, email string
+	zone        *time.Location
+}
+
+// profile is the person's name, email and zone from users.info; what Slack
+// does not say is left for them to type (the zone: UTC).
+func (b *Bot) profile(ctx context.Context, user string) person {
+	p := person{zone: time.UTC}
+	info, err := b.slack.GetUserInfoContext(ctx, user)
+	if err != nil {
+		b.log.Info("users.info failed; the offer's form is left for the person to fill in", "user", user, "err", slackErr(err))
+		return p
+	}
+	p.name = firstNonEmpty(info.RealName, info.Profile.RealName)
+	p.email = info.Profile.Email
+	if loc, err := booking.LoadZone(info.TZ); err == nil && info.TZ != "" {
+		p.zone = loc
+	}
+	return p
+}
+
+// Deactivated reports whether Slack says user was deactivated
+// (users.info), for PurgeAccounts; an error counts as not.
+func (b *Bot) Deactivated(ctx context.Context, user string) bool {
+	u, err := b.slack.GetUserInfoContext(ctx, user)
+	return err == nil && u.Deleted
+}
+
 // messageUpdater rewrites chat messages: the notices' publisher's
 // interface.
 type messageUpdater interface {
@@ -199,6 +274,23 @@ type messageUpdater interface {
 // updateMessage rewrites a message bookbot posted (chat.update) to m.
 func updateMessage(ctx context.Context, sl messageUpdater, channel, ts string, m message) error {
 	_, _, _, err := sl.UpdateMessageContext(ctx, channel, ts, m.options()...)
+	return err
+}
+
+// update rewrites a message bookbot posted (chat.update) to m, marked
+// already when it is to be.
+func (b *Bot) update(ctx context.Context, channel, ts string, m message) error {
+	return updateMessage(ctx, b.slack, channel, ts, m)
+}
+
+// unfurl shows cards under the links they are for, in the message channel
+// and ts (chat.unfurl); unfurling again replaces them.
+func (b *Bot) unfurl(ctx context.Context, channel, ts string, cards map[string]message) error {
+	unfurls := make(map[string]slack.Attachment, len(cards))
+	for link, m := range cards {
+		unfurls[link] = slack.Attachment{Fallback: m.Text, Blocks: slack.Blocks{BlockSet: m.Blocks}}
+	}
+	_, _, _, err := b.slack.UnfurlMessageContext(ctx, channel, ts, unfurls)
 	return err
 }
 
@@ -438,3 +530,68 @@ func notPosted(err error) bool {
 	}
 	return false
 }
+
+// FunctionSteps ends Workflow Builder steps with Slack's
+// functions.completeSuccess and functions.completeError, with bookbot's
+// bot token: slack-go's FunctionCompleteSuccess sends every output as a
+// string, and a step's timestamp output must be a number.
+type FunctionSteps struct {
+	http  *http.Client
+	api   string        // the Web API's base URL, ending in "/"
+	token func() string // the bot token, kept out of anything printed
+}
+
+// NewFunctionSteps calls the Web API at apiURL (SLACK_API_URL) with
+// token, the bot token, through client.
+func NewFunctionSteps(client *http.Client, apiURL, token string) FunctionSteps {
+	return FunctionSteps{http: client, api: apiURL, token: func() string { return token }}
+}
+
+// CompleteStep is functions.completeSuccess.
+func (f FunctionSteps) CompleteStep(ctx context.Context, executionID string, outputs map[string]any) error {
+	return f.call(ctx, "functions.completeSuccess", map[string]any{"function_execution_id": executionID, "outputs": outputs})
+}
+
+// FailStep is functions.completeError.
+func (f FunctionSteps) FailStep(ctx context.Context, executionID, reason string) error {
+	return f.call(ctx, "functions.completeError", map[string]any{"function_execution_id": executionID, "error": reason})
+}
+
+// call posts body to method as JSON, with slack-go's errors: a
+// RateLimitedError for a 429, a StatusCodeError for any other status but
+// 200, a SlackErrorResponse for "ok": false.
+func (f FunctionSteps) call(ctx context.Context, method string, body any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.api+method, bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("Authorization", "Bearer "+f.token())
+	resp, err := f.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return &slack.RateLimitedError{RetryAfter: time.Duration(wait) * time.Second}
+	case resp.StatusCode != http.StatusOK:
+		return slack.StatusCodeError{Code: resp.StatusCode, Status: resp.Status}
+	}
+	var r slack.SlackResponse
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if !r.Ok {
+		return slack.SlackErrorResponse{Err: r.Error, ResponseMetadata: r.ResponseMetadata}
+	}
+	return nil
+}
+
+var _ StepEnder = FunctionSteps{}

@@ -65,7 +65,7 @@ func (b *Bot) typesReply(ctx context.Context, user string, page int) message {
 	cal, err := b.calendarFor(ctx, user)
 	var types []booking.EventType
 	if err == nil {
-		types, err = typesOf(cal).get(ctx)
+		types, err = cal.types.get(ctx)
 	}
 	if err != nil {
 		return b.failed("The event types could not be loaded", err, tryAgain(actionTypesPage, strconv.Itoa(page)))
@@ -77,7 +77,7 @@ func (b *Bot) slotsReply(ctx context.Context, userID, slug string, page int) mes
 	cal, err := b.calendarFor(ctx, userID)
 	var types []booking.EventType
 	if err == nil {
-		types, err = typesOf(cal).get(ctx)
+		types, err = cal.types.get(ctx)
 	}
 	if err != nil {
 		return b.failed("The event types could not be loaded", err, tryAgain(actionShowSlots, slug))
@@ -202,6 +202,3 @@ func slotsMessage(et booking.EventType, slots []booking.Slot, loc *time.Location
 	}
 	return message{Text: fallback + ": " + plural(len(slots), "slot"), Blocks: blocks}
 }
-
-// kindText is an event type's scheduling kind in words, as data.
-func kindText(k booking.Kind) string { return escape(strings.ReplaceAll(string(k), "_", " ")) }

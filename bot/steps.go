@@ -1,19 +1,13 @@
 package bot
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
-	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/bookbot/bookbot/offer"
@@ -37,14 +31,6 @@ func stepFlow() flow {
 			slackevents.FunctionExecuted: (*Bot).functionExecuted,
 		},
 	}
-}
-
-// StepEnder ends Workflow Builder steps: functions.completeSuccess with
-// the step's outputs, functions.completeError with a reason. FunctionSteps
-// is bookbot's.
-type StepEnder interface {
-	CompleteStep(ctx context.Context, executionID string, outputs map[string]any) error
-	FailStep(ctx context.Context, executionID, reason string) error
 }
 
 // stepRun is a run of the step, as its inputs give it.
@@ -121,7 +107,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		return
 	}
 	cal := b.cals.owner(b.booking)
-	types, err := typesOf(cal).get(ctx)
+	types, err := cal.types.get(ctx)
 	if err != nil {
 		fail("The calendar's event types could not be read: " + failureText(err) + " Run the workflow again.")
 		return
@@ -146,7 +132,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		return
 	}
 	o := offer.Offer{
-		ID: offer.IDOf("step", run.execution), Calendar: calendarID(cal), For: run.people, Max: run.count, Contact: b.cfg.Contact,
+		ID: offer.IDOf("step", run.execution), Calendar: cal.calendarID(), For: run.people, Max: run.count, Contact: b.cfg.Contact,
 		Event: et.Slug, Title: et.Title, Minutes: et.DurationMinutes,
 		Created: now, Expires: now.Add(b.offerTTL()), Step: run.execution,
 	}
@@ -158,7 +144,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		fail("bookbot could not keep the offer: " + failureText(err) + " Run the workflow again.")
 		return
 	}
-	channel, ts, postErr := postMessage(ctx, b.slack, run.channel, b.mark(offerCard(o, slots, zone, now)), noUnfurl()...)
+	channel, ts, postErr := b.post(ctx, run.channel, offerCard(o, slots, zone, now), noUnfurl()...)
 	if postErr != nil {
 		b.log.Warn("a Workflow Builder step's card was not posted", "offer", o.ID, "channel", run.channel, "err", slackErr(postErr))
 		// Perhaps posted after all, when Slack's answer was lost: nobody
@@ -353,68 +339,3 @@ func (b *Bot) settleSteps(ctx context.Context) {
 		cancel()
 	}
 }
-
-// FunctionSteps ends Workflow Builder steps with Slack's
-// functions.completeSuccess and functions.completeError, with bookbot's
-// bot token: slack-go's FunctionCompleteSuccess sends every output as a
-// string, and a step's timestamp output must be a number.
-type FunctionSteps struct {
-	http  *http.Client
-	api   string        // the Web API's base URL, ending in "/"
-	token func() string // the bot token, kept out of anything printed
-}
-
-// NewFunctionSteps calls the Web API at apiURL (SLACK_API_URL) with
-// token, the bot token, through client.
-func NewFunctionSteps(client *http.Client, apiURL, token string) FunctionSteps {
-	return FunctionSteps{http: client, api: apiURL, token: func() string { return token }}
-}
-
-// CompleteStep is functions.completeSuccess.
-func (f FunctionSteps) CompleteStep(ctx context.Context, executionID string, outputs map[string]any) error {
-	return f.call(ctx, "functions.completeSuccess", map[string]any{"function_execution_id": executionID, "outputs": outputs})
-}
-
-// FailStep is functions.completeError.
-func (f FunctionSteps) FailStep(ctx context.Context, executionID, reason string) error {
-	return f.call(ctx, "functions.completeError", map[string]any{"function_execution_id": executionID, "error": reason})
-}
-
-// call posts body to method as JSON, with slack-go's errors: a
-// RateLimitedError for a 429, a StatusCodeError for any other status but
-// 200, a SlackErrorResponse for "ok": false.
-func (f FunctionSteps) call(ctx context.Context, method string, body any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.api+method, bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("Authorization", "Bearer "+f.token())
-	resp, err := f.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		return &slack.RateLimitedError{RetryAfter: time.Duration(wait) * time.Second}
-	case resp.StatusCode != http.StatusOK:
-		return slack.StatusCodeError{Code: resp.StatusCode, Status: resp.Status}
-	}
-	var r slack.SlackResponse
-	if err := json.Unmarshal(answer, &r); err != nil {
-		return fmt.Errorf("%s: %w", method, err)
-	}
-	if !r.Ok {
-		return slack.SlackErrorResponse{Err: r.Error, ResponseMetadata: r.ResponseMetadata}
-	}
-	return nil
-}
-
-var _ StepEnder = FunctionSteps{}

@@ -20,11 +20,7 @@ func todayFlow() flow {
 
 // todayReply lists today's bookings in the person's zone.
 func (b *Bot) todayReply(ctx context.Context, user string) message {
-	cal, err := b.calendarFor(ctx, user)
-	var list []booking.Booking
-	if err == nil {
-		list, err = cal.Bookings(ctx)
-	}
+	cal, list, err := b.upcoming(ctx, user)
 	if err != nil {
 		return b.failed("Today's bookings could not be loaded", err, upcomingButton())
 	}

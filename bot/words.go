@@ -389,6 +389,17 @@ func reviewAdvice(e journal.Entry) string {
 	}
 }
 
+// notYoursToCheck answers a review's button pressed by someone who does
+// not act on its calendar.
+func notYoursToCheck(e journal.Entry) message {
+	whose := "the owner's calendar"
+	if e.CalendarOf() != booking.Owner && e.Calendar != "" {
+		whose = mention(e.Calendar) + "'s calendar"
+	}
+	text := "Only people acting on " + whose + " can check this write, and you act on another calendar: nothing was changed. `account` says which calendar you act on."
+	return message{Text: "Only people acting on that calendar can check this write: nothing was changed.", Blocks: []slack.Block{section(":lock: " + text)}}
+}
+
 // domainOf is the part of an email address after its @.
 func domainOf(email string) string {
 	_, domain, _ := strings.Cut(email, "@")
@@ -408,6 +419,12 @@ func keptMessage() message {
 type said string
 
 func (s said) Error() string { return string(s) }
+
+// What a booking form's outcome says when nothing was sent.
+var (
+	errSlotGone     error = said("that time is no longer free; nothing was booked")
+	errFormCalendar error = said("the calendar you act on changed since this form read its times (a calendar was connected or disconnected), so nothing was booked. Open the form again to see the times of the calendar you act on now")
+)
 
 // failureText says in words what an error from the booking client means
 // for the person and what they can do; the technical detail is for the log.
@@ -451,6 +468,18 @@ func failureText(err error) string {
 	// What else goes wrong is bookbot's own trouble (its journal, its
 	// database): the detail is for the log, not the person.
 	return "Something went wrong inside bookbot. Try again in a few minutes; if it keeps happening, tell the calendar's owner, who finds the details in bookbot's log."
+}
+
+// errorMessage says what failed and what to do, in words, and offers next,
+// the next step (usually the same request again); the error itself goes
+// to the log (see Bot.failed).
+func errorMessage(what string, err error, next ...slack.BlockElement) message {
+	text := escape(what + ". " + failureText(err))
+	blocks := []slack.Block{section(":warning: " + text)}
+	if len(next) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("error_actions", next...))
+	}
+	return message{Text: text, Blocks: blocks}
 }
 
 // failed is errorMessage for a person, with the error itself in the log,

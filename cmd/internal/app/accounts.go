@@ -95,13 +95,12 @@ func reconciler(owner *booking.Client, cals *booking.Calendars, accounts account
 		if accounts == nil || sealer == nil {
 			return unknown(w, "own calendars are not set up")
 		}
-		a, ok, err := accounts.Get(ctx, w.Calendar)
-		if err != nil || !ok || a.State != account.OK {
-			return unknown(w, "the person's calendar is no longer connected")
-		}
-		key, err := sealer.Open(a.User, a.Sealed)
-		if err != nil {
+		a, key, err := account.Open(ctx, accounts, sealer, w.Calendar)
+		switch {
+		case errors.Is(err, account.ErrOpen):
 			return unknown(w, "the person's key does not open")
+		case err != nil:
+			return unknown(w, "the person's calendar is no longer connected")
 		}
 		c, err := cals.For(a.User, account.CalendarOf(a, key, sealer, isOwnerKey(owner)), key)
 		if err != nil {
