@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 )
@@ -15,15 +16,10 @@ type Dedupe struct {
 	ttl time.Duration
 
 	mu    sync.Mutex
-	seen  map[string]seenEnvelope
-	swept time.Time // the last removal of expired envelopes, by the callers' clock
-}
-
-// seenEnvelope is an envelope seen at at, and the ack kept for it.
-type seenEnvelope struct {
-	at   time.Time
-	ack  []byte
-	kept bool
+	seen  map[string]time.Time // when each envelope was seen
+	acks  map[string][]byte    // the acks kept, of envelopes in seen
+	peak  int                  // the most envelopes seen has held since it was made
+	swept time.Time            // the last removal of expired envelopes, by the callers' clock
 }
 
 // NewDedupe returns an empty memory of envelopes, each remembered for ttl
@@ -33,7 +29,7 @@ func NewDedupe(ttl time.Duration) *Dedupe {
 	if ttl <= 0 {
 		panic("bolt: NewDedupe with a non-positive TTL")
 	}
-	return &Dedupe{ttl: ttl, seen: make(map[string]seenEnvelope)}
+	return &Dedupe{ttl: ttl, seen: make(map[string]time.Time), acks: make(map[string][]byte)}
 }
 
 // FirstTime reports whether the envelope id is seen for the first time
@@ -47,18 +43,35 @@ func (d *Dedupe) FirstTime(ctx context.Context, id string, now time.Time) (bool,
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if now.Sub(d.swept) > time.Minute || now.Before(d.swept) { // a sweep per envelope would cost O(n) each
-		d.swept = now
-		for k, e := range d.seen {
-			if now.Sub(e.at) > d.ttl {
-				delete(d.seen, k)
-			}
-		}
+		d.sweep(now)
 	}
-	if e, ok := d.seen[id]; ok && now.Sub(e.at) <= d.ttl {
+	if at, ok := d.seen[id]; ok && now.Sub(at) <= d.ttl {
 		return false, nil
 	}
-	d.seen[id] = seenEnvelope{at: now}
+	d.seen[id] = now
+	d.peak = max(d.peak, len(d.seen))
+	if len(d.acks) > 0 {
+		delete(d.acks, id)
+	}
 	return true, nil
+}
+
+// sweep forgets the envelopes expired at now, and makes the maps anew
+// once a burst they grew for has expired: a map keeps its size.
+func (d *Dedupe) sweep(now time.Time) {
+	d.swept = now
+	for id, at := range d.seen {
+		if now.Sub(at) > d.ttl {
+			delete(d.seen, id)
+			delete(d.acks, id)
+		}
+	}
+	if 4*len(d.seen) < d.peak {
+		seen, acks := make(map[string]time.Time, len(d.seen)), make(map[string][]byte, len(d.acks))
+		maps.Copy(seen, d.seen)
+		maps.Copy(acks, d.acks)
+		d.seen, d.acks, d.peak = seen, acks, len(seen)
+	}
 }
 
 // KeepAck records ack, the JSON payload of the ack sent for the envelope id
@@ -70,9 +83,8 @@ func (d *Dedupe) KeepAck(ctx context.Context, id string, ack []byte) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e, ok := d.seen[id]; ok {
-		e.ack, e.kept = append([]byte{}, ack...), true
-		d.seen[id] = e
+	if _, ok := d.seen[id]; ok {
+		d.acks[id] = append([]byte{}, ack...)
 	}
 	return nil
 }
@@ -84,9 +96,9 @@ func (d *Dedupe) Ack(ctx context.Context, id string) (ack []byte, kept bool, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e, ok := d.seen[id]
-	if !ok || !e.kept {
+	a, ok := d.acks[id]
+	if !ok {
 		return nil, false, nil
 	}
-	return append([]byte{}, e.ack...), true, nil
+	return append([]byte{}, a...), true, nil
 }
