@@ -10,11 +10,13 @@ import (
 
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // BenchmarkAck is what an envelope costs until its ack, for a command
 // from another workspace (acked, nothing started): Handle alone (the seen
-// set, the team check, the route; the refusal's warning is logged to
+// set and the embedded state's envelopes seen, as `bookbot run` gives
+// them, the team check, the route; the refusal's warning is logged to
 // nowhere), and the whole way from the stand-in writing it on the
 // WebSocket, through slack-go's reading and decoding and Handle, to the
 // ack read back, the stand-in's own work and allocations included. One
@@ -22,7 +24,10 @@ import (
 // throughput.
 func BenchmarkAck(b *testing.B) {
 	b.Run("handle", func(b *testing.B) {
-		h := newHarness(b, func(_ *harness, c *bot.Config) { c.Log = slog.New(slog.DiscardHandler) })
+		h := newHarness(b, func(_ *harness, c *bot.Config) {
+			c.Log = slog.New(slog.DiscardHandler)
+			c.Seen = bolt.NewDedupe(bot.SeenTTL)
+		})
 		cmd := slack.SlashCommand{
 			TeamID: "TFOREIGN", ChannelID: "D1", UserID: ada, Command: "/booking", Text: "list",
 			ResponseURL: h.sl.URL + "/commands/none", TriggerID: "1.2.3",

@@ -32,6 +32,10 @@ func NewDedupe(ttl time.Duration) *Dedupe {
 	return &Dedupe{ttl: ttl, seen: make(map[string]time.Time), acks: make(map[string][]byte)}
 }
 
+// Local says that the envelopes are in this process's memory, which
+// answers at once: the bot asks it directly (bot.Seen).
+func (*Dedupe) Local() bool { return true }
+
 // FirstTime reports whether the envelope id is seen for the first time
 // within the TTL, and records it as seen at now: an envelope is forgotten
 // once now is more than the TTL after it was seen. Of concurrent calls for
