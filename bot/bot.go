@@ -118,7 +118,9 @@ type Config struct {
 
 	// Seen, when set, is the memory of envelopes seen that replicas share
 	// (pg.Dedupe made with SeenTTL), so a redelivery that lands on
-	// another replica is not acted on twice. nil: this replica's only.
+	// another replica is not acted on twice, or the embedded state's, in
+	// this process's memory (bolt.Dedupe, Local). nil: this replica's
+	// only.
 	Seen Seen
 
 	// Accounts keeps people's own calendars, Sealer seals and opens their

@@ -121,6 +121,37 @@ func TestSeenShared(t *testing.T) {
 	}
 }
 
+// localSeen is a Seen in this process's memory that notes whether a
+// question came with a deadline.
+type localSeen struct {
+	memSeen
+	bounded atomic.Bool
+}
+
+func (l *localSeen) Local() bool { return true }
+
+func (l *localSeen) FirstTime(ctx context.Context, id string, now time.Time) (bool, error) {
+	if _, ok := ctx.Deadline(); ok {
+		l.bounded.Store(true)
+	}
+	return l.memSeen.FirstTime(ctx, id, now)
+}
+
+// A Seen in this process's memory is asked directly, not within
+// sharedSeenWait on a goroutine of its own, and what it says holds.
+func TestSeenLocal(t *testing.T) {
+	now := time.Date(2026, 3, 23, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	l := &localSeen{memSeen: newMemSeen(clock)}
+	s := newSeenSet(SeenTTL, clock).sharing(l, nil)
+	if !s.sharedFirst("E1") || s.sharedFirst("E1") {
+		t.Error("E1 not first once")
+	}
+	if l.bounded.Load() {
+		t.Error("a Seen in memory asked within a deadline, on a goroutine of its own")
+	}
+}
+
 // A shared Seen that fails, is slow or hangs leaves the answer to the
 // replica's memory, within sharedSeenWait, and is logged.
 func TestSeenSharedFails(t *testing.T) {

@@ -21,6 +21,11 @@ const SeenTTL = 15 * time.Minute
 // A submission's ack is the view the person sees next, and only the
 // replica that acts on the submission can make it: that replica keeps it
 // there (KeepAck), and one a redelivery reaches sends the same (Ack).
+//
+// A Seen of one process, in its memory (the embedded store's,
+// bolt.Dedupe), says so with Local: it answers at once, and is asked
+// directly rather than on a goroutine bounded by sharedSeenWait, which
+// costs an envelope several times what the rest of its ack does.
 type Seen interface {
 	// FirstTime reports whether id is seen for the first time within the
 	// TTL, and records it as seen at now. Of concurrent calls for one id,
@@ -31,6 +36,9 @@ type Seen interface {
 	// Ack returns the ack kept for id; kept is false while none is.
 	Ack(ctx context.Context, id string) (ack []byte, kept bool, err error)
 }
+
+// local is a Seen in this process's memory.
+type local interface{ Local() bool }
 
 // sharedSeenWait bounds each question to the shared Seen: the ack waits
 // for the answer, and must reach Slack within 3 s. Without an answer in
@@ -56,6 +64,7 @@ type seenSet struct {
 	now func() time.Time
 
 	shared Seen         // nil: this replica's memory only
+	local  bool         // shared is in this process's memory: asked directly
 	log    *slog.Logger // with shared: its failures
 
 	mu      sync.Mutex
@@ -80,6 +89,9 @@ func (s *seenSet) sharing(shared Seen, log *slog.Logger) *seenSet {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s.shared, s.log = shared, log
+	if l, ok := shared.(local); ok {
+		s.local = l.Local()
+	}
 	return s
 }
 
@@ -102,7 +114,13 @@ func (s *seenSet) sharedFirst(id string) bool {
 		return true
 	}
 	now := s.now()
-	first, err := bounded(func(ctx context.Context) (bool, error) { return s.shared.FirstTime(ctx, id, now) })
+	var first bool
+	var err error
+	if s.local {
+		first, err = s.shared.FirstTime(context.Background(), id, now)
+	} else {
+		first, err = bounded(func(ctx context.Context) (bool, error) { return s.shared.FirstTime(ctx, id, now) })
+	}
 	if err != nil {
 		s.log.Warn("shared envelope memory failed; this replica's memory answers", "envelope_id", id, "err", err)
 		return true

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/digest/ledgertest"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -22,17 +21,6 @@ func init() {
 		}
 		return digest.NewLedger(db.Outbox(), o)
 	}
-}
-
-// TestLedger runs the ledger's suite once, over the embedded store's
-// outbox: the ledger is the same over any outbox, and the outbox's own
-// suite proves each backend.
-func TestLedger(t *testing.T) {
-	t.Parallel()
-	ledgertest.Run(t, func(t *testing.T, now func() time.Time) func() digest.Ledger {
-		dir := t.TempDir()
-		return func() digest.Ledger { return digest.OpenTestLedger(t, dir, digest.LedgerOptions{Now: now}) }
-	})
 }
 
 var berlin = func() *time.Location {

@@ -19,7 +19,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/store/bolt"
+	"github.com/bookbot/bookbot/store"
 )
 
 // What cannot be seen from outside the bookbot binary (the live heap,
@@ -73,14 +73,17 @@ func serveBot(ctx context.Context) error {
 		return err
 	}
 	log := app.NewLogger(cfg, os.Stderr)
-	st, err := openState(cfg.StateDir)
+	var ahead atomic.Int64 // how far the bot's clock is moved forward
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	// The state as `bookbot run` opens it, holding the directory until the
+	// process ends.
+	st, err := store.Open(ctx, store.Options{StateDir: cfg.StateDir, DatabaseURL: cfg.DatabaseURL, Migrate: true, Now: now, Log: log})
 	if err != nil {
 		return err
 	}
-	var ahead atomic.Int64 // how far the bot's clock is moved forward
+	defer st.Close()
 	a, err := app.New(ctx, app.Deps{
-		Config: cfg, State: st, Metrics: metrics.New(), Log: log, Version: "perf",
-		Now: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) },
+		Config: cfg, State: st, Metrics: metrics.New(), Log: log, Version: "perf", Now: now,
 	})
 	if err != nil {
 		return err
@@ -146,19 +149,6 @@ func serveBot(ctx context.Context) error {
 	go func() { _ = stats.Serve(ln) }()
 	defer stats.Close()
 	return a.Run(ctx)
-}
-
-// openState opens the embedded store the measured bot keeps its journal,
-// people's settings and the event types of bookings in, under
-// BOOKBOT_STATE_DIR, holding the directory until the process ends. The
-// environment the parent gives it turns the digest and notices off, so it
-// needs no more.
-func openState(dir string) (app.State, error) {
-	db, err := bolt.Open(dir, bolt.Options{})
-	if err != nil {
-		return app.State{}, err
-	}
-	return app.State{Journal: db.Journal(), Personal: db.Personal(), Offers: db.Offers(), Types: db.Types()}, nil
 }
 
 // settledStats closes idle HTTP connections (the app's, to the booking

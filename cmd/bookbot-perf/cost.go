@@ -16,7 +16,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/personal"
-	"github.com/bookbot/bookbot/store/bolt"
+	"github.com/bookbot/bookbot/store"
 )
 
 // costFigures runs the bookbot binary at rest for d with notices on, once
@@ -147,11 +147,11 @@ func connectCalendars(ctx context.Context, dir string, users []slacktest.User) (
 	if err != nil {
 		return "", nil, err
 	}
-	db, err := bolt.Open(dir, bolt.Options{})
+	st, err := store.Open(ctx, store.Options{StateDir: dir})
 	if err != nil {
 		return "", nil, err
 	}
-	defer db.Close()
+	defer st.Close()
 	keys := map[string]string{}
 	for i, u := range users {
 		owner, text := fmt.Sprintf("ocal%04d", i), fmt.Sprintf("perf_calendar_key_%04d_%x", i, b[:4])
@@ -164,32 +164,32 @@ func connectCalendars(ctx context.Context, dir string, users []slacktest.User) (
 			return "", nil, err
 		}
 		a := account.Account{User: u.ID, Sealed: sealed, ConnectedAt: time.Now(), State: account.OK, Notices: account.NoticesDM}
-		if err := db.Accounts().Put(ctx, a); err != nil {
+		if err := st.Accounts.Put(ctx, a); err != nil {
 			return "", nil, err
 		}
 		keys[owner] = text
 	}
-	return secret, keys, db.Close()
+	return secret, keys, nil
 }
 
 // givePeopleSettings gives n people a reminder 15 minutes before each
 // booking and a daily agenda, in the store under dir, and returns them as
 // the Slack stand-in should know them.
 func givePeopleSettings(ctx context.Context, dir string, n int) ([]slacktest.User, error) {
-	db, err := bolt.Open(dir, bolt.Options{})
+	st, err := store.Open(ctx, store.Options{StateDir: dir})
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer st.Close()
 	users := make([]slacktest.User, n)
 	for i := range users {
 		users[i] = slacktest.User{ID: fmt.Sprintf("UCOST%04d", i), Name: fmt.Sprintf("cost%d", i), TZ: "Europe/Berlin"}
 		set := personal.Settings{Remind: 15 * time.Minute, Agenda: &personal.Agenda{Minute: 8 * 60}, Updated: time.Now()}
-		if err := db.Personal().SaveSettings(ctx, users[i].ID, set); err != nil {
+		if err := st.Personal.SaveSettings(ctx, users[i].ID, set); err != nil {
 			return nil, err
 		}
 	}
-	return users, db.Close()
+	return users, nil
 }
 
 // costWarmUp is how long after connecting the cost measurement begins:

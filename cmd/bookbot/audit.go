@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,13 +15,14 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/internal/plaintext"
+	"github.com/bookbot/bookbot/store"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
 // runAudit prints the write journal: every create and cancel bookbot sent
 // (or, in a dry run, would have), who asked, the outcome and its review.
 // It only reads, so it can run beside `bookbot run`.
-func runAudit(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runAudit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	since := fs.Duration("since", 24*time.Hour, "how far back to show, such as 2h or 720h")
@@ -42,13 +44,13 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	cfg.LogWarnings(app.NewLogger(cfg, stderr))
-	db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
+	st, err := store.Open(ctx, stateOf(cfg, store.ReadOnly))
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	jr := db.Journal()
+	defer st.Close()
 	from := time.Now().Add(-*since)
-	list, err := jr.Since(from)
+	list, err := st.Journal.Since(from)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -69,7 +71,7 @@ func runAudit(_ context.Context, args []string, getenv func(string) string, stdo
 		}
 	}
 	fmt.Fprintf(stdout, "%d writes since %s in %s; %d awaiting a human check.\n",
-		len(list), from.In(time.Local).Format("2006-01-02 15:04 MST"), jr.Path(), waiting)
+		len(list), from.In(time.Local).Format("2006-01-02 15:04 MST"), filepath.Join(cfg.StateDir, bolt.FileName), waiting)
 	return nil
 }
 

@@ -20,8 +20,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/store/bolt"
-	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store"
 )
 
 // checkTimeout bounds each network check on its own, so one hung service
@@ -192,7 +191,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if cfg.DatabaseURL.IsZero() {
 		list.add(checkStateDir(cfg.StateDir))
 	} else {
-		list.add(checkDatabase(ctx, cfg.DatabaseURL.Value()))
+		list.add(checkDatabase(ctx, cfg))
 	}
 	return list.done()
 }
@@ -230,24 +229,16 @@ func checkSecretKey(ctx context.Context, cfg *config.Config) result {
 
 // storedAccounts reads every account, beside a running bookbot.
 func storedAccounts(ctx context.Context, cfg *config.Config) ([]account.Account, error) {
-	if cfg.DatabaseURL.IsZero() {
-		db, err := bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true})
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		all, err := db.Accounts().All(ctx)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil // bookbot never ran here: no keys yet
-		}
-		return all, err
-	}
-	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
+	st, err := store.Open(ctx, stateOf(cfg, store.ReadOnly))
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	return db.Accounts().All(ctx)
+	defer st.Close()
+	all, err := st.Accounts.All(ctx)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // bookbot never ran here: no keys yet
+	}
+	return all, err
 }
 
 // configFailure shows every configuration problem; config.Error's messages
@@ -506,14 +497,15 @@ func fileReason(err error) error {
 
 // checkDatabase makes sure the database answers, its schema is this
 // binary's, and says which replica leads the scheduled work.
-func checkDatabase(ctx context.Context, url string) result {
+func checkDatabase(ctx context.Context, cfg *config.Config) result {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	db, err := pg.Open(ctx, url)
+	st, err := store.Open(ctx, stateOf(cfg, store.ReadOnly))
 	if err != nil {
-		return fail("database (BOOKBOT_DATABASE_URL): "+err.Error(), "check the URL, that PostgreSQL runs and accepts bookbot's connections from here")
+		return fail(err.Error(), "check the URL, that PostgreSQL runs and accepts bookbot's connections from here")
 	}
-	defer db.Close()
+	defer st.Close()
+	db := st.Database
 	current, latest, err := db.Version(ctx)
 	switch {
 	case err != nil:

@@ -14,7 +14,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
-	"github.com/bookbot/bookbot/store/bolt"
+	"github.com/bookbot/bookbot/store"
 )
 
 // digestReadTimeout bounds all of `bookbot digest`'s reads of the booking
@@ -89,22 +89,28 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 	// The event types kept beside a `bookbot run` name the bookings the
 	// list shows without one, as in the digest it posts.
 	var (
-		db    *bolt.DB
+		st    store.State
 		types booking.TypeStore
 	)
 	if *dryRun {
 		// A preview keeps nothing, and goes without them when the state
 		// cannot be read.
-		if db, err = bolt.Open(cfg.StateDir, bolt.Options{ReadOnly: true}); err == nil {
-			types = previewTypes{db.Types()}
+		o := stateOf(cfg, store.ReadOnly)
+		o.Log = log
+		if st, err = store.Open(ctx, o); err == nil {
+			defer st.Close()
+			types = previewTypes{st.Types}
 		}
 	} else {
 		// Beside a `bookbot run` on the same state directory: the ledger
 		// is claimed per date in the file they share.
-		if db, err = bolt.Open(cfg.StateDir, bolt.Options{Beside: true, Log: log}); err != nil {
-			return fmt.Errorf("digest state (BOOKBOT_STATE_DIR %s): %w", cfg.StateDir, err)
+		o := stateOf(cfg, store.Beside)
+		o.Log = log
+		if st, err = store.Open(ctx, o); err != nil {
+			return fmt.Errorf("digest: %w", err)
 		}
-		types = db.Types()
+		defer st.Close()
+		types = st.Types
 	}
 	bk, err := app.NewBookingClient(cfg, version, log, booking.WithCalendar(booking.Owner, booking.Owner), booking.WithTypeStore(types))
 	if err != nil {
@@ -115,7 +121,7 @@ func runDigest(ctx context.Context, args []string, getenv func(string) string, s
 		ledger digest.Ledger
 	)
 	if !*dryRun {
-		api, ledger = app.NewSlack(cfg, slackCallTimeout), digest.NewLedger(db.Outbox(), digest.LedgerOptions{Log: log})
+		api, ledger = app.NewSlack(cfg, slackCallTimeout), st.Ledger
 	}
 	runner := app.NewDigestRunner(cfg, bk, api, ledger, log)
 	day := digest.Tomorrow(time.Now(), cfg.DigestZone)

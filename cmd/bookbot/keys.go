@@ -10,8 +10,7 @@ import (
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
-	"github.com/bookbot/bookbot/store/bolt"
-	"github.com/bookbot/bookbot/store/pg"
+	"github.com/bookbot/bookbot/store"
 )
 
 // runKeys is `bookbot keys rotate -old FILE -new FILE`: every stored key
@@ -51,7 +50,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	log := app.NewLogger(cfg, stderr)
 	cfg.LogWarnings(log)
-	store, running, closeStore, err := openAccounts(ctx, cfg)
+	accounts, running, closeStore, err := openAccounts(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("keys rotate: %w", err)
 	}
@@ -59,7 +58,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if err := running(ctx); err != nil {
 		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
 	}
-	all, err := store.All(ctx)
+	all, err := accounts.All(ctx)
 	if err != nil {
 		return fmt.Errorf("keys rotate: %w", err)
 	}
@@ -73,7 +72,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("keys rotate: nothing was changed: %w", err)
 	}
-	if err := store.SwapKeys(ctx, resealed); err != nil {
+	if err := accounts.SwapKeys(ctx, resealed); err != nil {
 		return fmt.Errorf("keys rotate: nothing was changed: %w; stop bookbot (every replica) and run it again", err)
 	}
 	fmt.Fprintf(stdout, "Re-encrypted %d stored keys. Now set BOOKBOT_SECRET_KEY (or BOOKBOT_SECRET_KEY_FILE) to the new secret key and start bookbot.\n", len(resealed))
@@ -104,25 +103,19 @@ func sealerFrom(path string) (*account.Sealer, error) {
 // (so no bookbot runs on it); running says whether a bookbot replica
 // runs on the database (one leads).
 func openAccounts(ctx context.Context, cfg *config.Config) (s account.Store, running func(context.Context) error, closeStore func(), err error) {
-	if cfg.DatabaseURL.IsZero() {
-		db, err := bolt.Open(cfg.StateDir, bolt.Options{})
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("state (BOOKBOT_STATE_DIR %s): %w; stop bookbot first", cfg.StateDir, err)
-		}
-		return db.Accounts(), func(context.Context) error { return nil }, func() { _ = db.Close() }, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	o := stateOf(cfg, store.Hold)
+	o.Migrate = true
+	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
+	st, err := store.Open(octx, o)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
-	}
-	if _, _, err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, nil, nil, fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
+		return nil, nil, nil, err
 	}
 	running = func(ctx context.Context) error {
-		who, err := db.WhoLeads(ctx, "bookbot")
+		if st.Database == nil {
+			return nil // the embedded store's directory is held: no bookbot runs on it
+		}
+		who, err := st.Database.WhoLeads(ctx, "bookbot")
 		switch {
 		case err != nil:
 			return fmt.Errorf("database (BOOKBOT_DATABASE_URL): %w", err)
@@ -131,5 +124,5 @@ func openAccounts(ctx context.Context, cfg *config.Config) (s account.Store, run
 		}
 		return nil
 	}
-	return db.Accounts(), running, db.Close, nil
+	return st.Accounts, running, st.Close, nil
 }

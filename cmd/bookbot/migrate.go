@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/store"
 	"github.com/bookbot/bookbot/store/pg"
 )
 
@@ -50,11 +51,17 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	db, err := pg.Open(ctx, cfg.DatabaseURL.Value())
+	// Opened as it is: what migrating changes is said here.
+	mode := store.Hold
+	if *status {
+		mode = store.ReadOnly
+	}
+	st, err := store.Open(ctx, stateOf(cfg, mode))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer db.Close()
+	defer st.Close()
+	db := st.Database
 	if *status {
 		current, latest, err := db.Version(ctx)
 		if err != nil {

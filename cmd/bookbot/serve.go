@@ -9,6 +9,7 @@ import (
 	"github.com/bookbot/bookbot/cmd/internal/app"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
+	"github.com/bookbot/bookbot/store"
 )
 
 // socketUnhealthyAfter is how long Socket Mode may stay down before
@@ -59,17 +60,24 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, tm 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := openStore(ctx, cfg, m, log, tm.leaderCheck)
+	o := stateOf(cfg, store.Hold)
+	o.Migrate, o.LeaderCheck, o.OnQueryError, o.Now, o.Log = true, tm.leaderCheck, m.StoreError, tm.now, log
+	octx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	st, err := store.Open(octx, o)
+	cancel()
 	if err != nil {
 		stopHTTP()
 		return nil, nil, nil, err
 	}
+	if st.Database != nil {
+		m.SetDatabase(st.Database.Ping)
+	}
 	stop = func() {
-		st.close()
+		st.Close()
 		stopHTTP()
 	}
 	a, err = app.New(ctx, app.Deps{
-		Config: cfg, State: st.State, Metrics: m, Log: log, Version: version, Now: tm.now, Sleep: tm.sleep,
+		Config: cfg, State: st, Metrics: m, Log: log, Version: version, Now: tm.now, Sleep: tm.sleep,
 		SlackTimeout: slackCallTimeout, Drain: drainTimeout, SocketUnhealthyAfter: socketUnhealthyAfter,
 	})
 	if err != nil {
@@ -86,5 +94,9 @@ func start(ctx context.Context, getenv func(string) string, logTo io.Writer, tm 
 	return a, log, stop, nil
 }
 
-// noticesOn says whether live notices are posted (config.Config.NoticesOn).
-func noticesOn(cfg *config.Config) bool { return cfg.NoticesOn() }
+// stateOf is how a command opens the state cfg names, in mode: PostgreSQL
+// when BOOKBOT_DATABASE_URL is set, else the embedded store under
+// BOOKBOT_STATE_DIR.
+func stateOf(cfg *config.Config, mode store.Mode) store.Options {
+	return store.Options{StateDir: cfg.StateDir, DatabaseURL: cfg.DatabaseURL, Mode: mode}
+}

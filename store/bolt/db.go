@@ -7,7 +7,8 @@
 // offer cards posted in conversations (offer.Store) and people's own
 // calendars, their keys sealed (account.Store), and the event type each
 // upcoming booking was last listed with (booking.TypeStore), each in
-// buckets of its own.
+// buckets of its own. The envelopes seen (Dedupe) are kept in the memory
+// of the one process that serves Slack, not in the file.
 // A backup of the embedded state is a copy of this one file.
 //
 // The file is opened for each transaction and closed again

@@ -10,11 +10,13 @@ import (
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store/bolt"
 	"github.com/bookbot/bookbot/store/storetest"
 )
 
@@ -33,6 +35,7 @@ func TestStore(t *testing.T) {
 			Accounts:       func() account.Store { return openBeside(t, dir).Accounts() },
 			AccountNotices: func() notices.Snapshots { return openBeside(t, dir).Accounts() },
 			Types:          func() booking.TypeStore { return openBeside(t, dir).Types() },
+			Dedupe:         func() bot.Seen { return bolt.NewDedupe(bot.SeenTTL) },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				j := openBeside(t, dir).Journal()
 				j.Now, j.Owner = now, owner

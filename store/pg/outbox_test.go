@@ -18,6 +18,7 @@ import (
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/journal"
+	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
@@ -44,6 +45,7 @@ func TestStore(t *testing.T) {
 			Accounts:       func() account.Store { return open(t, u).Accounts() },
 			AccountNotices: func() notices.Snapshots { return open(t, u).AccountNotices() },
 			Types:          func() booking.TypeStore { return open(t, u).Types() },
+			Dedupe:         func() bot.Seen { return open(t, u).Dedupe(bot.SeenTTL) },
 			Journal: func(owner string, now func() time.Time) journal.Store {
 				return open(t, u).Journal(owner, pg.JournalClock(now))
 			},

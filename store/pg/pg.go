@@ -73,6 +73,12 @@ func OnQueryError(f func()) Option {
 	return func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = errorTracer(f) }
 }
 
+// ReadOnly opens sessions whose transactions change nothing
+// (default_transaction_read_only), for a command that only reads.
+func ReadOnly() Option {
+	return func(cfg *pgxpool.Config) { cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on" }
+}
+
 // errorTracer counts the statements that failed.
 type errorTracer func()
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
+	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/store/pg"
 	"github.com/bookbot/bookbot/store/pg/pgtest"
 )
@@ -333,6 +334,29 @@ func BenchmarkNoticeClaim(b *testing.B) {
 		if ok, err := s.Claim(b.Context(), k, start); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// A store opened ReadOnly reads, and writes nothing.
+func TestReadOnly(t *testing.T) {
+	t.Parallel()
+	url := migrated(t)
+	if err := open(t, url).Personal().SaveSettings(t.Context(), "UADA", personal.Settings{Remind: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pg.Open(t.Context(), url, pg.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if set, ok, err := db.Personal().Settings(t.Context(), "UADA"); err != nil || !ok || set.Remind != time.Hour {
+		t.Errorf("read: %+v, %v, %v", set, ok, err)
+	}
+	if err := db.Personal().SaveSettings(t.Context(), "UBOB", personal.Settings{Remind: time.Hour}); err == nil {
+		t.Error("a read-only store saved settings")
+	}
+	if _, ok, _ := open(t, url).Personal().Settings(t.Context(), "UBOB"); ok {
+		t.Error("the settings a read-only store was given are in the database")
 	}
 }
 

@@ -1,10 +1,14 @@
 // Package storetest runs every conformance suite of bookbot's state
-// against one backend: the outbox (outboxtest), the notices
-// (noticestest), the personal settings (personaltest), the write journal
-// (journaltest), the offers (offertest), people's own calendars
-// (accounttest) and the event types of bookings (typestoretest). store/bolt and store/pg each call Run once, so a backend
-// is proven by the same tests as the other. The digest ledger is one, over
-// any outbox, and runs its suite in package digest. It is for tests only.
+// against one backend: the outbox (outboxtest), the digest's ledger over
+// it (ledgertest), the notices (noticestest), the personal settings
+// (personaltest), the write journal (journaltest), the offers
+// (offertest), people's own calendars (accounttest), the event types of
+// bookings (typestoretest) and the envelopes seen (dedupetest). store/bolt
+// and store/pg each call Run once, so a backend is proven by the same
+// tests as the other. The booking limits are the one part of the state
+// whose suite (guardtest) runs elsewhere: the embedded state's limiter is
+// booking's own guard, checked in booking, and PostgreSQL's is checked in
+// store/pg. It is for tests only.
 package storetest
 
 import (
@@ -17,6 +21,9 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/booking/journal/journaltest"
 	"github.com/bookbot/bookbot/booking/typestoretest"
+	"github.com/bookbot/bookbot/bot"
+	"github.com/bookbot/bookbot/digest"
+	"github.com/bookbot/bookbot/digest/ledgertest"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/notices/noticestest"
 	"github.com/bookbot/bookbot/offer"
@@ -25,6 +32,7 @@ import (
 	"github.com/bookbot/bookbot/outbox/outboxtest"
 	"github.com/bookbot/bookbot/personal"
 	"github.com/bookbot/bookbot/personal/personaltest"
+	"github.com/bookbot/bookbot/store/dedupetest"
 )
 
 // Backend opens handles on one store: each call a new handle, as another
@@ -44,6 +52,9 @@ type Backend struct {
 	AccountNotices func() notices.Snapshots
 	// Types are the event types bookings were last listed with.
 	Types func() booking.TypeStore
+	// Dedupe is the envelopes seen, remembered for bot.SeenTTL. Unlike the
+	// others it is called once for each store: the suite asks one handle.
+	Dedupe func() bot.Seen
 }
 
 // Run runs every suite, each of their subtests against a store of its
@@ -54,6 +65,13 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 	t.Run("Outbox", func(t *testing.T) {
 		t.Parallel()
 		outboxtest.Run(t, func(t *testing.T) func() outbox.Store { return fresh(t).Outbox })
+	})
+	t.Run("Ledger", func(t *testing.T) {
+		t.Parallel()
+		ledgertest.Run(t, func(t *testing.T, now func() time.Time) func() digest.Ledger {
+			b := fresh(t)
+			return func() digest.Ledger { return digest.NewLedger(b.Outbox(), digest.LedgerOptions{Now: now}) }
+		})
 	})
 	t.Run("Notices", func(t *testing.T) {
 		t.Parallel()
@@ -80,6 +98,10 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 	t.Run("Types", func(t *testing.T) {
 		t.Parallel()
 		typestoretest.Run(t, func(t *testing.T) func() booking.TypeStore { return fresh(t).Types })
+	})
+	t.Run("Dedupe", func(t *testing.T) {
+		t.Parallel()
+		dedupetest.Run(t, func(t *testing.T) func() bot.Seen { return fresh(t).Dedupe })
 	})
 	t.Run("Journal", func(t *testing.T) {
 		t.Parallel()

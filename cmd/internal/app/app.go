@@ -23,15 +23,13 @@ import (
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
-	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/cmd/internal/metrics"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/digest"
 	"github.com/bookbot/bookbot/notices"
-	"github.com/bookbot/bookbot/offer"
-	"github.com/bookbot/bookbot/outbox"
 	"github.com/bookbot/bookbot/personal"
+	"github.com/bookbot/bookbot/store"
 )
 
 const (
@@ -53,41 +51,12 @@ const (
 	SocketUnhealthyAfter = 2 * time.Minute
 )
 
-// State is where the bot keeps what must outlive the process, as bookbot's
-// store opens it: embedded files one process holds, or PostgreSQL, which
-// replicas share.
-type State struct {
-	Journal  journal.Store
-	Ledger   digest.Ledger // nil without DIGEST_CHANNEL
-	Notices  notices.Store // nil with notices off and no own calendars
-	Personal personal.Store
-	Offers   offer.Store
-	Accounts account.Store // people's own calendars
-	// Types keeps the event type each upcoming booking of each calendar
-	// was last listed with; nil: each client knows only its own lists.
-	Types booking.TypeStore
-	// AccountNotices keeps the last read of each person's own calendar,
-	// for their live notices.
-	AccountNotices notices.Snapshots
-	Seen           bot.Seen // nil: this process's memory
-	// Outbox is where review reports are claimed before they are posted;
-	// nil: this process reports alone.
-	Outbox  outbox.Store
-	Limiter booking.Limiter // nil: this process's guard
-	// Singleton runs work that must run in one process at a time (the
-	// digest schedule, notices, reminders, settling writes left behind,
-	// pruning) until ctx ends, while this process may. nil: at once.
-	Singleton func(ctx context.Context, work func(ctx context.Context))
-	// PersonalSaved calls wake whenever any replica saves someone's
-	// settings, until ctx ends; nil where bot.Config.PersonalChanged is
-	// enough (one process).
-	PersonalSaved func(ctx context.Context, wake func())
-}
-
 // Deps is what New wires the bot from.
 type Deps struct {
-	Config  *config.Config
-	State   State
+	Config *config.Config
+	// State is what the bot keeps beyond the process, as store.Open opens
+	// it for either backend.
+	State   store.State
 	Metrics *metrics.Recorder
 	Log     *slog.Logger
 	// Version is bookbot's, sent in the booking client's User-Agent.
@@ -120,7 +89,7 @@ type App struct {
 	Calendars *booking.Calendars
 	Digest    *digest.Runner // also behind `/booking digest` previews, so made even with the schedule off
 	Bot       *bot.Bot
-	State     State
+	State     store.State
 
 	cfg   *config.Config
 	m     *metrics.Recorder
@@ -169,16 +138,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.release = newQuietRelease(releaseAfter, a.CloseIdleConnections)
 	m.SetAwaitingReview(st.Journal.AwaitingReview)
-	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal)}
-	if st.Types != nil {
-		writes = append(writes, booking.WithTypeStore(st.Types))
-	}
+	writes := []booking.Option{booking.WithObserver(m), booking.WithJournal(st.Journal), booking.WithTypeStore(st.Types)}
 	limiter := st.Limiter
-	if limiter == nil {
-		// One guard for the owner's calendar and people's own: the API
-		// counts attempts a minute per IP address.
-		limiter = booking.NewGuard(booking.DefaultLimits, d.Now)
-	}
 	if d.Now != nil {
 		writes = append(writes, booking.WithClock(d.Now))
 	}
@@ -286,11 +247,7 @@ func (a *App) Run(ctx context.Context) error {
 	singletonDone := make(chan struct{})
 	go func() {
 		defer close(singletonDone)
-		singleton := a.State.Singleton
-		if singleton == nil {
-			singleton = func(ctx context.Context, work func(context.Context)) { work(ctx) }
-		}
-		singleton(singletonCtx, func(ctx context.Context) {
+		a.State.Singleton(singletonCtx, func(ctx context.Context) {
 			a.m.SetLeader(true)
 			defer a.m.SetLeader(false)
 			a.scheduled(ctx)
@@ -383,9 +340,7 @@ func (a *App) scheduled(ctx context.Context) {
 		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
 	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
-	if st.Types != nil {
-		wg.Go(func() { pruneTypes(ctx, st.Types, log) })
-	}
+	wg.Go(func() { pruneTypes(ctx, st.Types, log) })
 	if cfg.DigestChannel != "" {
 		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, a.Digest, log)
 		if err == nil {
@@ -413,9 +368,7 @@ func (a *App) scheduled(ctx context.Context) {
 	a.reminders.Store(r)
 	defer a.reminders.Store(nil)
 	wg.Go(func() { _ = r.Run(ctx) })
-	if st.PersonalSaved != nil {
-		wg.Go(func() { st.PersonalSaved(ctx, r.Wake) })
-	}
+	wg.Go(func() { st.PersonalSaved(ctx, r.Wake) })
 	wg.Go(func() { a.personNotices(ctx) })
 	<-ctx.Done()
 }
