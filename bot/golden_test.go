@@ -291,6 +291,8 @@ func goldenPlainEntries() []journal.Entry {
 		{Seq: 16, At: at(20), Write: create, Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: time.Minute},
 		{Seq: 17, At: at(10), Write: create, Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Created: "bk_beyond", NeedsReview: true},
 		{Seq: 18, At: at(5), Write: cancel, Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList},
+		{Seq: 19, At: at(4), Write: create, Outcome: booking.Confirmed, Reason: booking.ReasonListUnread, Created: "bk_unread", NeedsReview: true},
+		{Seq: 20, At: at(3), Write: cancel, Outcome: booking.Cancelled, Reason: booking.ReasonListUnread},
 	}
 }
 
@@ -472,6 +474,8 @@ func goldenCases() []goldenCase {
 	create("rate_limited_minute", &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: 2 * time.Minute, Err: goldenNotBooked(http.StatusTooManyRequests)}, nil)
 	create("confirmed_beyond_list", &booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Booking: goldenCreated("bk_beyond"),
 		Receipt: &booking.Receipt{ID: "bk_beyond", Start: goldenCreated("bk_beyond").Start, End: goldenCreated("bk_beyond").End}}, nil)
+	create("confirmed_list_unread", &booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonListUnread, Booking: goldenCreated("bk_unread"),
+		Receipt: &booking.Receipt{ID: "bk_unread", Start: goldenCreated("bk_unread").Start, End: goldenCreated("bk_unread").End}}, nil)
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
@@ -494,6 +498,8 @@ func goldenCases() []goldenCase {
 	cancel("cancelled_not_listed_before", &booking.Result{Outcome: booking.Cancelled})
 	// Beyond the first 100: the full list could not show it before or after.
 	cancel("cancelled_beyond_list", &booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList})
+	// The list before could not be read: which booking it was is not known.
+	cancel("cancelled_list_unread", &booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonListUnread})
 	cancel("not_found", &booking.Result{Outcome: booking.NotFound})
 	cancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]})
 	cancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 3*time.Minute + 10*time.Second, Booking: &list[0]})
@@ -524,6 +530,10 @@ func goldenCases() []goldenCase {
 	beyond.Reason, beyond.Verified, beyond.NeedsReview, beyond.Created = booking.ReasonBeyondList, false, true, "bk_beyond"
 	beyond.Seen = []string{"POST /bookings answered 201 with receipt bk_beyond", "GET /bookings is full (100) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered"}
 	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types))
+	unread := entries[0]
+	unread.Reason, unread.Verified, unread.NeedsReview, unread.Created = booking.ReasonListUnread, false, true, "bk_unread"
+	unread.Seen = []string{"POST /bookings answered 201 with receipt bk_unread", "GET /bookings could not be read, so the receipt could not be checked: booked as the service answered"}
+	fixed("review_confirmed_list_unread", rowsFree, reviewMessage(unread, types))
 	// An outcome this bookbot does not know, from a journal written by
 	// another version.
 	strange := entries[6]
@@ -1035,6 +1045,7 @@ func goldenPlain(name string) bool {
 		"create_not_booked_email_check", "create_not_booked_full", "create_not_booked_time_not_free",
 		"create_refused_blocked", "create_refused_unanswered", "create_rate_limited_event", "create_rate_limited_minute",
 		"create_confirmed_beyond_list", "cancel_cancelled_beyond_list", "review_confirmed_beyond_list", "audit_plain_answers",
+		"create_confirmed_list_unread", "cancel_cancelled_list_unread", "review_confirmed_list_unread",
 		"offer_not_booked_email_check", "offer_not_booked_full", "offer_not_booked_blocked", "offer_not_booked_unanswered",
 		"offer_not_booked_event_limit",
 	}, name)
