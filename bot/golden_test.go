@@ -749,6 +749,15 @@ func goldenCases() []goldenCase {
 	afterCheck.EmailCheck = &notices.By{Actor: "U012ADA", At: now.Add(-3 * time.Hour)}
 	fixed("notice_new_after_email_check", rowsFree, noticeMessage(afterCheck, berlin, true, now))
 	fixed("notice_new_in_slack", rowsFree, noticeMessage(notice(notices.New, list[0], byAda), berlin, true, now))
+	// bookbot's own write, whose answer was unclear, may have made it.
+	unclearBy := &notices.By{Actor: "U012ADA", At: now.Add(-2 * time.Hour)}
+	mayBe := notice(notices.New, list[0], nil)
+	mayBe.Unclear = unclearBy
+	fixed("notice_new_unclear_attempt", rowsFree, noticeMessage(mayBe, berlin, false, now))
+	mayBeGone := notice(notices.Cancelled, list[0], nil)
+	mayBeGone.Unclear = unclearBy
+	fixed("notice_cancelled_unclear_cancel", rowsFree, noticeMessage(mayBeGone, berlin, false, now))
+	fixed("notice_cancelled_reply_unclear_cancel", rowsFree, noticeReply(mayBeGone, berlin, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
 	fixed("notice_moved_reply", rowsFree, noticeReply(movedN, berlin, now))

@@ -217,6 +217,9 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		head = ":wastebasket: *Cancelled* · ~" + title + "~"
 		timeLine = "~" + timeLine + "~"
 		by = "Cancelled " + madeWhere(n.By, "outside Slack", now, zone)
+		if n.Unclear != nil {
+			by = "Cancelled: " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
+		}
 		fallback = "Cancelled"
 	case notices.Moved:
 		head = ":arrow_right: *Moved* · " + title
@@ -226,9 +229,13 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	default:
 		head = ":calendar: *New booking* · " + title
 		by = "Booked " + madeWhere(n.By, "outside bookbot", now, zone)
-		if n.EmailCheck != nil {
+		switch {
+		case n.EmailCheck != nil:
 			by = fmt.Sprintf("Booked once the attendee confirmed by email: bookbot's attempt %s %s needed their email confirmation. Noticed %s",
 				madeBy(n.EmailCheck, "in Slack"), moment(n.EmailCheck.At, zone), moment(now, zone))
+		case n.Unclear != nil:
+			by = fmt.Sprintf("Booked: bookbot's attempt %s %s had no clear answer, and this booking matches it. Noticed %s",
+				madeBy(n.Unclear, "in Slack"), moment(n.Unclear.At, zone), moment(now, zone))
 		}
 		fallback = "New booking"
 	}
@@ -247,11 +254,14 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	b := n.Booking
 	var text, fallback string
-	switch n.Kind {
-	case notices.Cancelled:
+	switch {
+	case n.Kind == notices.Cancelled && n.Unclear != nil:
+		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s, %s with %s. %s", noticeTitle(n), span(b.Start, b.End, zone), noticeName(n), unclearCancel(n.Unclear, zone))
+		fallback = "Cancelled"
+	case n.Kind == notices.Cancelled:
 		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeBy(n.By, "outside Slack"), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
 		fallback = "Cancelled"
-	case notices.Moved:
+	case n.Kind == notices.Moved:
 		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), noticeName(n), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
 		fallback = "Moved"
 	default:
@@ -494,6 +504,12 @@ func madeBy(by *notices.By, outside string) string {
 	default:
 		return outside
 	}
+}
+
+// unclearCancel says that bookbot's cancel may have cancelled a booking:
+// the cancel by, whose answer was unclear, and the booking gone since.
+func unclearCancel(by *notices.By, zone *time.Location) string {
+	return fmt.Sprintf("bookbot's cancel %s %s had no clear answer, and the booking is gone since.", madeBy(by, "in Slack"), moment(by.At, zone))
 }
 
 // madeWhere is madeBy and when: when it was made through bookbot, or else

@@ -677,6 +677,9 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, 
 		n.By, inFlight = madeBy(c, writes)
 		if n.By == nil && inFlight == nil {
 			n.EmailCheck = emailChecked(c, writes)
+			if n.EmailCheck == nil {
+				n.Unclear = unclearWrite(c, writes)
+			}
 		}
 		if inFlight != nil {
 			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
@@ -743,6 +746,31 @@ func emailChecked(c Change, writes []journal.Entry) *By {
 		}
 		start, err := time.Parse(time.RFC3339Nano, e.Start)
 		if found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email); err == nil && found != nil {
+			return &By{Actor: e.Actor, At: e.At}
+		}
+	}
+	return nil
+}
+
+// unclearWrite finds bookbot's latest write that may have made a change
+// and whose answer was unclear, with the list unable to settle it then: a
+// create of a New booking's event, start and attendee that is unknown or
+// probably not booked, or an unknown cancel of a Cancelled booking. The
+// change may be that write's; bookbot cannot vouch for it, nor call it a
+// stranger's.
+func unclearWrite(c Change, writes []journal.Entry) *By {
+	for i := len(writes) - 1; i >= 0; i-- {
+		e := writes[i]
+		if e.DryRun {
+			continue
+		}
+		switch {
+		case c.Kind == New && e.Op == booking.OpCreate && (e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked):
+			start, err := time.Parse(time.RFC3339Nano, e.Start)
+			if found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email); err == nil && found != nil {
+				return &By{Actor: e.Actor, At: e.At}
+			}
+		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == c.Booking.ID && e.Outcome == booking.Unknown:
 			return &By{Actor: e.Actor, At: e.At}
 		}
 	}

@@ -962,6 +962,64 @@ func TestOnlyConfirmedCancelsAreCredited(t *testing.T) {
 	}
 }
 
+// A change that bookbot's own write may have made, a write whose answer
+// was unclear and that the list could not settle then, is not credited,
+// and it is not called a stranger's either: its notice names that write.
+// A change no such write matches names none.
+func TestChangeAnUnclearWriteMayHaveMadeNamesIt(t *testing.T) {
+	t.Parallel()
+	for _, o := range []booking.Outcome{booking.Unknown, booking.ProbablyNotBooked} {
+		t.Run("create "+string(o), func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			e.Outcome = o
+			ws = writes{e}
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			other := w.book("consultation", 0, "Alan", "alan@example.com")
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			byID := map[string]notices.Notice{}
+			for _, c := range w.pub.take() {
+				for _, n := range c.ns {
+					byID[n.Booking.ID] = n
+				}
+			}
+			if n := byID[id]; n.By != nil || n.Unclear == nil || n.Unclear.Actor != "UADA" || !n.Unclear.At.Equal(e.At) {
+				t.Errorf("the booking bookbot's %s create may have made: by %+v, unclear %+v; want bookbot's attempt by UADA", o, n.By, n.Unclear)
+			}
+			if n, ok := byID[other]; !ok || n.Unclear != nil {
+				t.Errorf("another booking's notice: %+v", n)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		outcome booking.Outcome
+		named   bool
+	}{{booking.Unknown, true}, {booking.NotCancelled, false}} {
+		t.Run("cancel "+string(tc.outcome), func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			id := w.last().Bookings[len(w.last().Bookings)-1].ID
+			ws = writes{{At: w.clock.Now(), Outcome: tc.outcome, Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}}
+			if err := w.sb.CancelAsAttendee(id); err != nil {
+				t.Fatal(err)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+				t.Fatalf("after the cancel: %v", got)
+			}
+			if n := calls[0].ns[0]; n.By != nil || (n.Unclear != nil) != tc.named || (n.Unclear != nil && n.Unclear.Actor != "UBOB") {
+				t.Errorf("by %+v, unclear %+v; want bookbot's cancel named: %v", n.By, n.Unclear, tc.named)
+			}
+		})
+	}
+}
+
 // A change that a write of bookbot's still in flight may have made waits
 // for its answer: credited once it is confirmed, not once it is refused,
 // and announced as made elsewhere when no answer comes within HoldFor.
