@@ -701,16 +701,21 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, unliste
 // booking's start as listed before the cancel, zero when it was not listed
 // then: once it has passed (by the API's clock, which the list goes by), or
 // when it is not known, the list (upcoming bookings only) may not show the
-// booking either way, so its absence settles nothing. unlisted says the
-// list before was full and did not show it: a cancel the API confirmed is
-// then one the list cannot check, not one of a booking gone already.
+// booking either way, so its absence settles nothing; nor does it from
+// the last start of a full list on. unlisted says the list before was full
+// and did not show it: a cancel the API confirmed is then one the list
+// cannot check, not one of a booking gone already.
 func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, unlisted bool, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
 	if err != nil {
 		res.saw("GET /bookings failed, so the cancel could not be checked: %v", err)
-		if !said {
+		switch {
+		case !said:
 			res.Outcome = Unknown
+		case unlisted:
+			res.Reason = ReasonBeyondList
+			res.saw("GET /bookings, full before the cancel, did not list %s: it lies beyond the first %d, where the list cannot check the cancel", id, MaxListed)
 		}
 		return
 	}
@@ -734,9 +739,9 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, u
 		return
 	}
 	// The booking's absence settles the cancel only where the list would
-	// show it.
+	// show it: before the last start of a full list.
 	switch {
-	case len(list) >= MaxListed:
+	case len(list) >= MaxListed && !start.Before(list[len(list)-1].Start):
 		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
 	case start.IsZero():
 		res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)

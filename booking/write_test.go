@@ -465,6 +465,46 @@ func TestCreateBeyondFullListWithReceiptIsBooked(t *testing.T) {
 	}
 }
 
+// A cancel the service confirmed of a booking beyond the full list is
+// cancelled as the service answered, beyond the list, also when the list
+// read after it fails: the list before said where it lies.
+func TestCancelBeyondFullListWithTheListDownAfter(t *testing.T) {
+	t.Parallel()
+	_, srv := sandbox(t)
+	c := listsFailAfterWrite(t, srv)
+	fillList(srv)
+	id := srv.AddBooking(bookingtest.DemoOwner, booking30(monday.Add(5*24*time.Hour)))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || res.Reason != booking.ReasonBeyondList || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+}
+
+// A full list settles a cancel of a booking it showed before, at a start
+// before its last: absent, it is cancelled. Only from where the list ends
+// can a booking lie beyond it.
+func TestCancelUnclearSettledByAFullList(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	fillList(srv)
+	list, err := c.Bookings(t.Context())
+	if err != nil || len(list) != booking.MaxListed {
+		t.Fatalf("the list: %d, %v", len(list), err)
+	}
+	id := list[10].ID
+	srv.CommitThenFail(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || !res.Verified || !res.Reconciled || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+}
+
 // A create answered 201 with a receipt for its slot is booked as the
 // service answered when the list that would check it cannot be read: the
 // result says the list could not check it, and that is no unclear answer.
