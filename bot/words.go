@@ -211,7 +211,7 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		}
 	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonBeyondList:
 		head, push = "Cancelled", "booking "+escape(id)
-		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them."
+		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings and did not show this one: it lies beyond them, unless it was cancelled already."
 	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonListUnread:
 		head, push = "Cancelled", "booking "+escape(id)
 		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not read the bookings list before the cancel, so it cannot say which booking this was, nor whether it was still upcoming."
@@ -334,7 +334,7 @@ func outcomeText(e journal.Entry) string {
 		s = "cancelled"
 		switch {
 		case e.Reason == booking.ReasonBeyondList:
-			s += ", as the booking service answered; it lies beyond the first 100 upcoming bookings the list shows, so bookbot could not check it there"
+			s += ", as the booking service answered; the list, which shows the first 100 upcoming bookings, did not show it (it lies beyond them, unless it was cancelled already), so bookbot could not check it there"
 		case e.Reason == booking.ReasonListUnread:
 			s += ", as the booking service answered; the bookings list could not be read before it, so bookbot cannot say which booking it was"
 		case !e.Verified:
