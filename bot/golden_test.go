@@ -758,6 +758,16 @@ func goldenCases() []goldenCase {
 	mayBeGone.Unclear = unclearBy
 	fixed("notice_cancelled_unclear_cancel", rowsFree, noticeMessage(mayBeGone, berlin, false, now))
 	fixed("notice_cancelled_reply_unclear_cancel", rowsFree, noticeReply(mayBeGone, berlin, now))
+	// Gone from a full list before its end: cancelled, or moved beyond it.
+	outOfView := notice(notices.Cancelled, list[2], nil)
+	outOfView.Unsure = true
+	fixed("notice_cancelled_or_moved_out", rowsFree, noticeMessage(outOfView, berlin, false, now))
+	fixed("notice_cancelled_or_moved_out_reply", rowsFree, noticeReply(outOfView, berlin, now))
+	// A rescheduled booking appearing where a full list ended: new, or
+	// moved in from beyond.
+	movedIn := notice(notices.New, list[4], nil)
+	movedIn.Unsure = true
+	fixed("notice_new_or_moved_in", rowsFree, noticeMessage(movedIn, berlin, false, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
 	fixed("notice_moved_reply", rowsFree, noticeReply(movedN, berlin, now))

@@ -217,10 +217,14 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		head = ":wastebasket: *Cancelled* · ~" + title + "~"
 		timeLine = "~" + timeLine + "~"
 		by = "Cancelled " + madeWhere(n.By, "outside Slack", now, zone)
-		if n.Unclear != nil {
+		switch {
+		case n.Unclear != nil:
 			by = "Cancelled: " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
+		case unsure(n):
+			head = ":wastebasket: *Cancelled, or moved beyond the list* · ~" + title + "~"
+			by = "No longer listed: the list shows only the first 100 upcoming bookings, so this one was cancelled or moved beyond them. Noticed " + moment(now, zone)
 		}
-		fallback = "Cancelled"
+		fallback = noticeWord(n)
 	case notices.Moved:
 		head = ":arrow_right: *Moved* · " + title
 		timeLine += "\n_was " + span(n.Was.Start, n.Was.End, zone) + "_"
@@ -229,6 +233,10 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	default:
 		head = ":calendar: *New booking* · " + title
 		by = "Booked " + madeWhere(n.By, "outside bookbot", now, zone)
+		if unsure(n) {
+			head = ":calendar: *New booking, or moved into the list* · " + title
+			by = "Listed without its event type, as a booking its attendee moved is: booked, or moved here from beyond the first 100 upcoming bookings the list shows. Noticed " + moment(now, zone)
+		}
 		switch {
 		case n.EmailCheck != nil:
 			by = fmt.Sprintf("Booked once the attendee confirmed by email: bookbot's attempt %s %s needed their email confirmation. Noticed %s",
@@ -237,7 +245,7 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 			by = fmt.Sprintf("Booked: bookbot's attempt %s %s had no clear answer, and this booking matches it. Noticed %s",
 				madeBy(n.Unclear, "in Slack"), moment(n.Unclear.At, zone), moment(now, zone))
 		}
-		fallback = "New booking"
+		fallback = noticeWord(n)
 	}
 	fallback += ": " + noticeFallback(n, zone)
 	return message{
@@ -258,6 +266,9 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	case n.Kind == notices.Cancelled && n.Unclear != nil:
 		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s, %s with %s. %s", noticeTitle(n), span(b.Start, b.End, zone), noticeName(n), unclearCancel(n.Unclear, zone))
 		fallback = "Cancelled"
+	case n.Kind == notices.Cancelled && unsure(n):
+		text = fmt.Sprintf(":wastebasket: *Cancelled, or moved beyond the list:* %s, %s with %s. The list shows only the first 100 upcoming bookings, and no longer this one.", noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
+		fallback = noticeWord(n)
 	case n.Kind == notices.Cancelled:
 		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeBy(n.By, "outside Slack"), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
 		fallback = "Cancelled"
@@ -442,22 +453,30 @@ func burstLines(ns []notices.Notice, zone *time.Location, withIDs, emails bool) 
 		if withIDs {
 			line += " · " + bookingID(n.Booking.ID)
 		}
-		lines, ids = append(lines, line), append(ids, noticeWord(n.Kind)+" "+escape(n.Booking.ID))
+		lines, ids = append(lines, line), append(ids, noticeWord(n)+" "+escape(n.Booking.ID))
 	}
 	return lines, ids
 }
 
 // noticeWord is the one word for a kind of change, wherever a notice names
-// it.
-func noticeWord(k notices.Kind) string {
-	switch k {
-	case notices.Cancelled:
+// it; a change that may be a move across the list's end says so.
+func noticeWord(n notices.Notice) string {
+	switch {
+	case n.Kind == notices.Cancelled && unsure(n):
+		return "Cancelled or moved"
+	case n.Kind == notices.Cancelled:
 		return "Cancelled"
-	case notices.Moved:
+	case n.Kind == notices.Moved:
 		return "Moved"
+	case unsure(n):
+		return "New booking or moved"
 	}
 	return "New booking"
 }
+
+// unsure reports whether n may be a move across the end of a full list,
+// and nothing bookbot did says otherwise.
+func unsure(n notices.Notice) bool { return n.Unsure && n.By == nil }
 
 // burstLine is one change under its day's heading: the time (struck when
 // cancelled), the kind, the event and the attendee. No email, no ID: the
@@ -469,7 +488,7 @@ func burstLine(n notices.Notice, zone *time.Location) string {
 	if n.Title != "" {
 		title = "*" + escape(clip(n.Title, burstNameRunes)) + "*"
 	}
-	what := noticeWord(n.Kind)
+	what := noticeWord(n)
 	switch n.Kind {
 	case notices.Cancelled:
 		when = "~" + when + "~"

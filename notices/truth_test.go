@@ -134,3 +134,62 @@ func TestClockOffsetsAnnounceOnlyWhatHappened(t *testing.T) {
 func listed(s notices.Snapshot, id string) bool {
 	return slices.ContainsFunc(s.Bookings, func(b booking.Booking) bool { return b.ID == id })
 }
+
+// A booking its attendee moves beyond the end of a full list leaves it as
+// a cancelled one would: the notice says it was cancelled or moved, never
+// that it was cancelled; moved back into view, it is announced moved from
+// where it was, not new.
+func TestAMoveBeyondAFullListIsNoCancellation(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	// Another tool's bookings, every quarter hour of the night, fill the
+	// list well before the last days the slots reach.
+	name := "Night"
+	for day := 1; len(w.sb.Bookings(bookingtest.DemoOwner)) < booking.MaxListed+20; day++ {
+		for q := range 28 {
+			start := time.Date(t0.Year(), t0.Month(), t0.Day()+day, 0, 15*q, 0, 0, time.UTC)
+			w.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(10 * time.Minute), BookerName: &name})
+		}
+	}
+	wt := w.watcher()
+	w.poll(wt)
+	if !w.last().Full() {
+		t.Fatal("test setup: the list is not full")
+	}
+	var moved booking.Booking
+	for _, b := range w.last().Bookings {
+		if b.EventType.Valid && moved.ID == "" {
+			moved = b
+		}
+	}
+	id := moved.ID
+	slots := w.sb.Slots(bookingtest.DemoOwner, moved.EventType.String)
+	later := slots[len(slots)-1].Start // the last one offered, beyond the list's end
+	if err := w.sb.MoveAsAttendee(id, later); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if len(calls) != 1 || len(calls[0].ns) != 1 || calls[0].ns[0].Kind != notices.Cancelled || !calls[0].ns[0].Unsure {
+		t.Fatalf("after the move out of view: %v; want one notice, cancelled or moved", kinds(calls))
+	}
+
+	// Back into view: moved from where it was listed.
+	back := slots[0].Start
+	if err := w.sb.MoveAsAttendee(id, back); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher()) // after a restart, too
+	calls = w.pub.take()
+	var got []notices.Notice
+	for _, c := range calls {
+		if c.call != "update" {
+			got = append(got, c.ns...)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != notices.Moved || got[0].Booking.ID != id || !got[0].Was.Start.Equal(moved.Start) || !got[0].Booking.Start.Equal(back) {
+		t.Fatalf("back in view: %v; want it moved", kinds(calls))
+	}
+}
