@@ -768,6 +768,10 @@ func goldenCases() []goldenCase {
 	movedIn := notice(notices.New, list[4], nil)
 	movedIn.Unsure = true
 	fixed("notice_new_or_moved_in", rowsFree, noticeMessage(movedIn, berlin, false, now))
+	// One bookbot booked beyond the list's end, moved into it since.
+	bookedBefore := notice(notices.New, list[0], &notices.By{Actor: "U012ADA", At: now.Add(-26 * time.Hour)})
+	bookedBefore.Unsure = true
+	fixed("notice_new_booked_before_moved_in", rowsFree, noticeMessage(bookedBefore, berlin, false, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
 	fixed("notice_moved_reply", rowsFree, noticeReply(movedN, berlin, now))

@@ -233,7 +233,11 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	default:
 		head = ":calendar: *New booking* · " + title
 		by = "Booked " + madeWhere(n.By, "outside bookbot", now, zone)
-		if unsure(n) {
+		switch {
+		case unsure(n) && n.By != nil:
+			head = ":calendar: *New booking, or moved into the list* · " + title
+			by += ", beyond the first 100 upcoming bookings the list shows, and moved here since"
+		case unsure(n):
 			head = ":calendar: *New booking, or moved into the list* · " + title
 			by = "Listed without its event type, as a booking its attendee moved is: booked, or moved here from beyond the first 100 upcoming bookings the list shows. Noticed " + moment(now, zone)
 		}
@@ -474,9 +478,9 @@ func noticeWord(n notices.Notice) string {
 	return "New booking"
 }
 
-// unsure reports whether n may be a move across the end of a full list,
-// and nothing bookbot did says otherwise.
-func unsure(n notices.Notice) bool { return n.Unsure && n.By == nil }
+// unsure reports whether n may be a move across the end of a full list:
+// for a cancellation, when no cancel of bookbot's says otherwise.
+func unsure(n notices.Notice) bool { return n.Unsure && (n.Kind == notices.New || n.By == nil) }
 
 // burstLine is one change under its day's heading: the time (struck when
 // cancelled), the kind, the event and the attendee. No email, no ID: the

@@ -24,11 +24,12 @@ type Snapshot struct {
 	// Of names which connection of a person's own calendar was read (see
 	// ForCalendar); "" for the owner's.
 	Of string
-	// Unseen are bookings an earlier read listed that left a full list
-	// before its end: cancelled, or moved beyond the end, which no read of
-	// a full list can tell apart. They are kept, as last listed, until a
-	// read lists them again (moved), a complete read does not (they are
-	// gone), or they would have started (see Unseen).
+	// Unseen are bookings an earlier read listed that a full list no
+	// longer shows: cut off beyond its end, cancelled, or moved beyond the
+	// end, which no read of a full list can tell apart. They are kept, as
+	// last listed, until a read lists them again (moved, or back in view),
+	// a complete read does not (they are gone), or they would have started
+	// (see Unseen).
 	Unseen []booking.Booking
 }
 
@@ -87,7 +88,8 @@ type Change struct {
 	// Unsure marks a change that may be a move across a full list's end:
 	// a Cancelled booking that left a full list before its end (or moved
 	// beyond it), a New one listed without an event type (a reschedule)
-	// where a full list ended before (or moved into it from beyond).
+	// where a full list ended before (or moved into it from beyond), or
+	// one bookbot booked before that list was read (see Watcher).
 	Unsure bool
 }
 
@@ -102,8 +104,9 @@ type Change struct {
 //     start may just have been cut off, so it is not Cancelled;
 //   - a booking that vanished from a full next list before its last start
 //     was cancelled, or moved beyond that start (an attendee's reschedule
-//     keeps the ID), so it is Cancelled and Unsure, and kept in next's
-//     Unseen (see Unseen): listed again, it is Moved from where it was;
+//     keeps the ID), so it is Cancelled and Unsure;
+//   - either is kept in next's Unseen (see Unseen): listed again, it is
+//     Moved from where it was listed last, or no change at that time;
 //   - a booking that appeared at or after the last start of a full prev
 //     list may have been cut off then, so it is not New; one before it,
 //     listed without an event type (as a reschedule is), may have moved in
@@ -122,8 +125,8 @@ func Diff(prev, next Snapshot) []Change {
 }
 
 // Unseen is what next's Unseen is to be, read after prev: the bookings that
-// left a full next list before its end, and those of prev's Unseen that
-// next, full again, does not list and that have not started.
+// left a full next list, and those of prev's Unseen that next, full again,
+// does not list and that have not started.
 func Unseen(prev, next Snapshot) []booking.Booking {
 	_, unseen := track(prev, next)
 	return unseen
@@ -157,14 +160,17 @@ func track(prev, next Snapshot) ([]Change, []booking.Booking) {
 		}
 	}
 	for id, old := range was {
-		if _, ok := is[id]; ok {
+		if _, ok := is[id]; ok || !old.Start.After(started) {
 			continue
 		}
-		if old.Start.After(started) && after.shows(old.Start) {
-			changes = append(changes, Change{Kind: Cancelled, Booking: old, Unsure: after.cut})
-			if after.cut {
-				unseen = append(unseen, old)
-			}
+		switch {
+		case !after.shows(old.Start):
+			unseen = append(unseen, old) // cut off, beyond the end
+		case after.cut:
+			changes = append(changes, Change{Kind: Cancelled, Booking: old, Unsure: true})
+			unseen = append(unseen, old)
+		default:
+			changes = append(changes, Change{Kind: Cancelled, Booking: old})
 		}
 	}
 	for id, h := range hidden {

@@ -407,6 +407,33 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if u := Unseen(later, passed); len(u) != 0 {
 		t.Errorf("unseen once it would have started: %v", u)
 	}
+
+	// Pushed beyond the end by new bookings: no change, and kept; back in
+	// view at its time, no change; moved into view, moved.
+	pushed := snap(5, list(bk("n", 30), bk("m", 40), f[1:99]), nil)
+	if got, want := Diff(prev, pushed), []Change{added(bk("n", 30)), added(bk("m", 40))}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("pushed: got %s, want %s", show(got), show(want))
+	}
+	pushed.Unseen = Unseen(prev, pushed)
+	if ids := bookingIDs(pushed.Unseen); !slices.Equal(ids, []string{"f99", "z"}) {
+		t.Fatalf("unseen once pushed beyond: %v", ids)
+	}
+	inView := snap(10, list(bk("n", 30), f[1:99], f[99]), nil)
+	if got := Diff(pushed, inView); slices.ContainsFunc(got, func(c Change) bool { return c.Booking.ID == "f99" }) {
+		t.Errorf("back in view at its time: %s", show(got))
+	}
+	movedIn := bk("z", 35)
+	if got := Diff(pushed, snap(10, list(bk("n", 30), movedIn, bk("m", 40), f[1:98]), nil)); !slices.Contains(got, moved(bk("z", 9000), movedIn)) {
+		t.Errorf("moved into view: %s", show(got))
+	}
+}
+
+func bookingIDs(bs []booking.Booking) []string {
+	var ids []string
+	for _, b := range bs {
+		ids = append(ids, b.ID)
+	}
+	return ids
 }
 
 func TestSnapshotFull(t *testing.T) {

@@ -167,7 +167,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
-	notices, held := w.notices(ctx, changes)
+	notices, held := w.notices(ctx, prev, changes)
 
 	// Notices go out channel by channel, in the order of the changes.
 	byChannel := map[string][]routed{}
@@ -656,7 +656,7 @@ func (w *Watcher) alert(ctx context.Context, text string) {
 // notices turns changes into notices: titles, and who made them through
 // bookbot. It holds back, and counts, the changes a write of bookbot's
 // still in flight may have made, for at most HoldFor.
-func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, held int) {
+func (w *Watcher) notices(ctx context.Context, prev Snapshot, changes []Change) (out []Notice, held int) {
 	titles := map[string]string{}
 	if types, err := w.cfg.List.EventTypes(ctx); err == nil {
 		for _, t := range types {
@@ -682,6 +682,11 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, 
 			if n.EmailCheck == nil {
 				n.Unclear = unclearWrite(c, writes)
 			}
+		}
+		if c.Kind == New && prev.Full() && n.By != nil && n.By.At.Before(prev.At) {
+			// Booked through bookbot before the last read, which did not
+			// list it where it is now: it was beyond the end, and moved in.
+			n.Unsure = true
 		}
 		if inFlight != nil {
 			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
@@ -756,8 +761,9 @@ func emailChecked(c Change, writes []journal.Entry) *By {
 
 // unclearWrite finds bookbot's latest write that may have made a change
 // and whose answer was unclear, with the list unable to settle it then: a
-// create of a New booking's event, start and attendee that is unknown or
-// probably not booked, or an unknown cancel of a Cancelled booking. The
+// create of a New booking's event, start and attendee, or whose receipt
+// named it, that is unknown or probably not booked, or an unknown cancel
+// of a Cancelled booking. The
 // change may be that write's; bookbot cannot vouch for it, nor call it a
 // stranger's.
 func unclearWrite(c Change, writes []journal.Entry) *By {
@@ -769,7 +775,8 @@ func unclearWrite(c Change, writes []journal.Entry) *By {
 		switch {
 		case c.Kind == New && e.Op == booking.OpCreate && (e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked):
 			start, err := time.Parse(time.RFC3339Nano, e.Start)
-			if found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email); err == nil && found != nil {
+			found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email)
+			if (err == nil && found != nil) || (e.Created != "" && e.Created == c.Booking.ID) {
 				return &By{Actor: e.Actor, At: e.At}
 			}
 		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == c.Booking.ID && e.Outcome == booking.Unknown:

@@ -246,6 +246,7 @@ func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 		t.Fatal(err)
 	}
 	w.journal, w.store = db.Journal(), db.Notices()
+	w.journal.Now = w.clock.Now // the watcher's clock, as bookbot's are one
 	w.client = w.newClient(t, bookingtest.DemoKey)
 	w.list = &switchable{}
 	w.list.c.Store(w.client)
@@ -994,6 +995,27 @@ func TestChangeAnUnclearWriteMayHaveMadeNamesIt(t *testing.T) {
 			}
 		})
 	}
+	t.Run("create unknown, its receipt's booking moved", func(t *testing.T) {
+		t.Parallel()
+		var ws writes
+		w, wt := creditWorld(t, &ws)
+		id := w.book("intro-call", 0, "Ada", "ada@example.com")
+		if err := w.sb.MoveAsAttendee(id, w.slot("intro-call", 3)); err != nil {
+			t.Fatal(err)
+		}
+		e := w.createOf(0)
+		e.Outcome, e.Created = booking.Unknown, id
+		ws = writes{e}
+		w.clock.Advance(time.Minute)
+		w.poll(wt)
+		calls := w.pub.take()
+		if len(calls) != 1 || calls[0].ns[0].Booking.ID != id {
+			t.Fatalf("after the booking: %v", kinds(calls))
+		}
+		if n := calls[0].ns[0]; n.By != nil || n.Unclear == nil || n.Unclear.Actor != "UADA" {
+			t.Errorf("by %+v, unclear %+v; want bookbot's attempt by UADA, which named it", n.By, n.Unclear)
+		}
+	})
 	for _, tc := range []struct {
 		outcome booking.Outcome
 		named   bool
