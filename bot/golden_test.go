@@ -763,6 +763,10 @@ func goldenCases() []goldenCase {
 	outOfView.Unsure = true
 	fixed("notice_cancelled_or_moved_out", rowsFree, noticeMessage(outOfView, berlin, false, now))
 	fixed("notice_cancelled_or_moved_out_reply", rowsFree, noticeReply(outOfView, berlin, now))
+	// And an unclear cancel of bookbot's may have cancelled it.
+	outOfView.Unclear = unclearBy
+	fixed("notice_cancelled_or_moved_out_unclear_cancel", rowsFree, noticeMessage(outOfView, berlin, false, now))
+	fixed("notice_cancelled_or_moved_out_reply_unclear_cancel", rowsFree, noticeReply(outOfView, berlin, now))
 	// A rescheduled booking appearing where a full list ended: new, or
 	// moved in from beyond.
 	movedIn := notice(notices.New, list[4], nil)

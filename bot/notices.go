@@ -218,6 +218,9 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		timeLine = "~" + timeLine + "~"
 		by = "Cancelled " + madeWhere(n.By, "outside Slack", now, zone)
 		switch {
+		case unsure(n) && n.Unclear != nil:
+			head = ":wastebasket: *Cancelled, or moved beyond the list* · ~" + title + "~"
+			by = "No longer listed: the list shows only the first 100 upcoming bookings, so this one was cancelled or moved beyond them; " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
 		case n.Unclear != nil:
 			by = "Cancelled: " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
 		case unsure(n):
@@ -267,11 +270,15 @@ func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	b := n.Booking
 	var text, fallback string
 	switch {
-	case n.Kind == notices.Cancelled && n.Unclear != nil:
-		text = fmt.Sprintf(":wastebasket: *Cancelled:* %s, %s with %s. %s", noticeTitle(n), span(b.Start, b.End, zone), noticeName(n), unclearCancel(n.Unclear, zone))
-		fallback = "Cancelled"
-	case n.Kind == notices.Cancelled && unsure(n):
-		text = fmt.Sprintf(":wastebasket: *Cancelled, or moved beyond the list:* %s, %s with %s. The list shows only the first 100 upcoming bookings, and no longer this one.", noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
+	case n.Kind == notices.Cancelled && (unsure(n) || n.Unclear != nil):
+		head, tail := "*Cancelled:*", ""
+		if unsure(n) {
+			head, tail = "*Cancelled, or moved beyond the list:*", " The list shows only the first 100 upcoming bookings, and no longer this one."
+		}
+		if n.Unclear != nil {
+			tail += " " + unclearCancel(n.Unclear, zone)
+		}
+		text = fmt.Sprintf(":wastebasket: %s %s, %s with %s.%s", head, noticeTitle(n), span(b.Start, b.End, zone), noticeName(n), tail)
 		fallback = noticeWord(n)
 	case n.Kind == notices.Cancelled:
 		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeBy(n.By, "outside Slack"), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
@@ -530,9 +537,10 @@ func madeBy(by *notices.By, outside string) string {
 }
 
 // unclearCancel says that bookbot's cancel may have cancelled a booking:
-// the cancel by, whose answer was unclear, and the booking gone since.
+// the cancel by, whose answer was unclear, and the booking gone from the
+// list since.
 func unclearCancel(by *notices.By, zone *time.Location) string {
-	return fmt.Sprintf("bookbot's cancel %s %s had no clear answer, and the booking is gone since.", madeBy(by, "in Slack"), moment(by.At, zone))
+	return fmt.Sprintf("bookbot's cancel %s %s had no clear answer, and the booking is gone from the list since.", madeBy(by, "in Slack"), moment(by.At, zone))
 }
 
 // madeWhere is madeBy and when: when it was made through bookbot, or else
