@@ -570,7 +570,7 @@ func (w *world) notice(m slacktest.Message) {
 			by = "slack"
 		}
 		orMoved := strings.HasSuffix(word, " or moved")
-		if orMoved {
+		if orMoved && by == "outside" {
 			by = "" // it names no one
 		}
 		w.holdNotice(kind, ids[len(ids)-1], by, oneLine(body), orMoved)
@@ -609,8 +609,8 @@ func (w *world) holdNotice(kind notices.Kind, id, by, text string, orMoved bool)
 	switch kind {
 	case notices.New:
 		switch {
-		case r.told[told] > 1:
-			w.disagree("booking %s was announced new %d times: %s", r, r.told[told], text)
+		case !orMoved && r.told[told] > 1, orMoved && r.told[told] > r.moves+1:
+			w.disagree("booking %s was announced new %d times (moved %d times): %s", r, r.told[told], r.moves, text)
 		case orMoved && r.step != w.step && r.moves == 0:
 			w.disagree("booking %s was announced new or moved into the list, long after it was made, and never moved: %s", r, text)
 		case orMoved:
@@ -631,8 +631,10 @@ func (w *world) holdNotice(kind notices.Kind, id, by, text string, orMoved bool)
 		}
 	case notices.Cancelled:
 		switch {
-		case r.told[told] > 1:
-			w.disagree("booking %s was announced cancelled %d times: %s", r, r.told[told], text)
+		case !orMoved && r.told[told] > 1, orMoved && r.told[told] > r.moves+1:
+			// Each time it leaves a full list, by a move or its cancel,
+			// it may be said to have: never more often.
+			w.disagree("booking %s was announced cancelled %d times (moved %d times): %s", r, r.told[told], r.moves, text)
 		case orMoved && r.cancelled == "" && r.moves == 0:
 			w.disagree("booking %s was announced cancelled or moved, and it was neither: %s", r, text)
 		case r.cancelled == "" && !orMoved:
