@@ -183,7 +183,14 @@ func (t *truth) refresh() {
 // baseline records the bookings the sandbox was seeded with.
 func (t *truth) baseline() {
 	t.refresh()
-	ids := slices.Sorted(maps.Keys(t.now))
+	// By start and name, not by ID: the sandbox draws IDs at random, and
+	// the seed alone picks the steps.
+	ids := slices.SortedFunc(maps.Keys(t.now), func(a, b string) int {
+		if c := t.now[a].Start.Compare(t.now[b].Start); c != 0 {
+			return c
+		}
+		return strings.Compare(str(t.now[a].BookerName), str(t.now[b].BookerName))
+	})
 	for _, id := range ids {
 		kind := "seed"
 		if strings.HasPrefix(str(t.now[id].BookerName), "Filler ") {

@@ -167,7 +167,6 @@ func (w *world) begin() {
 	w.msgs += len(w.sl.MessagesFrom(w.msgs))
 	w.views += len(w.sl.ViewsFrom(w.views))
 	w.sb.ResetRequests()
-	w.truth.begin()
 	// Mostly a minute or three between steps, as people work; now and
 	// then a rush, within the API's minute.
 	d := time.Duration(30+w.rng.IntN(150)) * time.Second
@@ -175,6 +174,8 @@ func (w *world) begin() {
 		d = time.Duration(w.rng.IntN(8)) * time.Second
 	}
 	w.clock.Advance(d)
+	// What the list shows now, bookings that started meanwhile gone.
+	w.truth.begin()
 }
 
 // end settles a step: the bot's work done, the notices read, and every
