@@ -94,6 +94,13 @@ const (
 	// does not show: it lies beyond the first MaxListed, so the list could
 	// not check the answer (§7 rule 3: a person may look).
 	ReasonBeyondList Reason = "beyond_list"
+	// ReasonListUnread: Confirmed or Cancelled as the service answered,
+	// with the bookings list unread where it was to check the answer: no
+	// try of GET /bookings answered after a create answered with a receipt
+	// for its slot, or none could be read before a cancel, so that which
+	// booking it was, and whether it was still upcoming, is not known (§7
+	// rule 3: a person may look).
+	ReasonListUnread Reason = "list_unread"
 )
 
 // Request is a write as it would have gone to the API, for a dry run.
@@ -542,12 +549,20 @@ func (c *Client) Recheck(ctx context.Context, eventType string, start time.Time,
 // not show it (it failed, or it is full and the slot lies beyond its end).
 func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Result, absent Outcome) {
 	list, err := c.freshList(ctx)
+	slot := req.Slot
+	if err != nil && !errors.Is(err, ErrBadResponse) && answered(res, slot) {
+		// The service answered with a receipt for this slot, and the list
+		// gave no answer (one it gave and bookbot cannot read may say
+		// otherwise): booked, as the service said, unchecked.
+		res.Outcome, res.Reason, res.Booking = Confirmed, ReasonListUnread, receiptBooking(res, req)
+		res.saw("GET /bookings could not be read, so the receipt could not be checked: booked as the service answered: %v", err)
+		return
+	}
 	if err != nil {
 		res.Outcome = Unknown
 		res.saw("GET /bookings failed, so the booking could not be checked: %v", err)
 		return
 	}
-	slot := req.Slot
 	if res.Receipt != nil {
 		for i, b := range list {
 			if b.ID != res.Receipt.ID {
@@ -572,14 +587,10 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 		res.saw("GET /bookings lists %s with the same event, start and attendee", found.ID)
 		return
 	}
-	if !conclusive && res.Receipt != nil && res.Receipt.Start.Equal(slot.Start) && res.Receipt.End.Equal(slot.End) {
+	if !conclusive && answered(res, slot) {
 		// The service answered with a receipt for this slot, and the list
 		// cannot show it: booked, as the service said, unchecked.
-		res.Outcome, res.Reason = Confirmed, ReasonBeyondList
-		res.Booking = &Booking{
-			ID: res.Receipt.ID, Start: res.Receipt.Start, End: res.Receipt.End, Status: StatusConfirmed,
-			EventType: Some(slot.eventType), BookerName: Some(strings.TrimSpace(req.Name)), BookerEmail: Some(req.Email),
-		}
+		res.Outcome, res.Reason, res.Booking = Confirmed, ReasonBeyondList, receiptBooking(res, req)
 		res.saw("GET /bookings is full (%d) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered", len(list))
 		return
 	}
@@ -595,6 +606,21 @@ func (c *Client) settleCreate(ctx context.Context, req CreateRequest, res *Resul
 	}
 	res.Outcome = absent
 	res.saw("GET /bookings (%d listed) does not show a booking for this event, start and attendee", len(list))
+}
+
+// answered reports whether the service answered a create with a receipt
+// for slot.
+func answered(res *Result, slot Slot) bool {
+	return res.Receipt != nil && res.Receipt.Start.Equal(slot.Start) && res.Receipt.End.Equal(slot.End)
+}
+
+// receiptBooking is the booking a create's receipt and request say was
+// made, where the list cannot show it.
+func receiptBooking(res *Result, req CreateRequest) *Booking {
+	return &Booking{
+		ID: res.Receipt.ID, Start: res.Receipt.Start, End: res.Receipt.End, Status: StatusConfirmed,
+		EventType: Some(req.Slot.eventType), BookerName: Some(strings.TrimSpace(req.Name)), BookerEmail: Some(req.Email),
+	}
 }
 
 // Cancel cancels a booking (POST /bookings/{id}/cancel), once, and checks
@@ -618,7 +644,8 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	var listed *Booking
 	var start time.Time
 	unlisted := false // the full list does not show it: it lies beyond
-	if list, err := c.freshList(ctx); err == nil {
+	list, unread := c.freshList(ctx)
+	if unread == nil {
 		if listed = byID(list, id); listed != nil {
 			start = listed.Start
 			w.Start, w.EventType, w.Name = listed.Start.UTC().Format(time.RFC3339Nano), listed.EventType.String, listed.BookerName.String
@@ -632,6 +659,12 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Result, error) {
 	return c.write(ctx, w, ep, nil, nil, func(res *Result) {
 		res.Booking = listed
 		c.cancel(ctx, id, start, unlisted, ep, res)
+		if unread != nil && res.Outcome == Cancelled && res.Booking == nil {
+			// The service confirmed it; what the booking was before, the
+			// list could not say.
+			res.Reason = ReasonListUnread
+			res.saw("GET /bookings could not be read before the cancel, so whether the booking was still upcoming is not known: %v", unread)
+		}
 	})
 }
 
@@ -671,16 +704,21 @@ func (c *Client) cancel(ctx context.Context, id string, start time.Time, unliste
 // booking's start as listed before the cancel, zero when it was not listed
 // then: once it has passed (by the API's clock, which the list goes by), or
 // when it is not known, the list (upcoming bookings only) may not show the
-// booking either way, so its absence settles nothing. unlisted says the
-// list before was full and did not show it: a cancel the API confirmed is
-// then one the list cannot check, not one of a booking gone already.
+// booking either way, so its absence settles nothing; nor does it from
+// the last start of a full list on. unlisted says the list before was full
+// and did not show it: a cancel the API confirmed is then one the list
+// cannot check, not one of a booking gone already.
 func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, unlisted bool, res *Result) {
 	said := res.Outcome == Cancelled
 	list, err := c.freshList(ctx)
 	if err != nil {
 		res.saw("GET /bookings failed, so the cancel could not be checked: %v", err)
-		if !said {
+		switch {
+		case !said:
 			res.Outcome = Unknown
+		case unlisted:
+			res.Reason = ReasonBeyondList
+			res.saw("GET /bookings, full before the cancel, did not list %s: it lies beyond the first %d, where the list cannot check the cancel", id, MaxListed)
 		}
 		return
 	}
@@ -704,9 +742,9 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, u
 		return
 	}
 	// The booking's absence settles the cancel only where the list would
-	// show it.
+	// show it: before the last start of a full list.
 	switch {
-	case len(list) >= MaxListed:
+	case len(list) >= MaxListed && !start.Before(list[len(list)-1].Start):
 		res.saw("GET /bookings is full (%d) and does not list %s; it may lie beyond the list", len(list), id)
 	case start.IsZero():
 		res.saw("GET /bookings does not list %s, but it did not list it before the cancel either: it may have started, and the list shows only bookings that have not", id)

@@ -465,6 +465,99 @@ func TestCreateBeyondFullListWithReceiptIsBooked(t *testing.T) {
 	}
 }
 
+// A cancel the service confirmed of a booking beyond the full list is
+// cancelled as the service answered, beyond the list, also when the list
+// read after it fails: the list before said where it lies.
+func TestCancelBeyondFullListWithTheListDownAfter(t *testing.T) {
+	t.Parallel()
+	_, srv := sandbox(t)
+	c := listsFailAfterWrite(t, srv)
+	fillList(srv)
+	id := srv.AddBooking(bookingtest.DemoOwner, booking30(monday.Add(5*24*time.Hour)))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || res.Reason != booking.ReasonBeyondList || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+}
+
+// A full list settles a cancel of a booking it showed before, at a start
+// before its last: absent, it is cancelled. Only from where the list ends
+// can a booking lie beyond it.
+func TestCancelUnclearSettledByAFullList(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	fillList(srv)
+	list, err := c.Bookings(t.Context())
+	if err != nil || len(list) != booking.MaxListed {
+		t.Fatalf("the list: %d, %v", len(list), err)
+	}
+	id := list[10].ID
+	srv.CommitThenFail(bookingtest.EndpointCancelBooking, bookingtest.HTMLError(503))
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || !res.Verified || !res.Reconciled || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+}
+
+// A create answered 201 with a receipt for its slot is booked as the
+// service answered when the list that would check it cannot be read: the
+// result says the list could not check it, and that is no unclear answer.
+// An unclear answer with the list down stays unknown
+// (TestCreateUnclearAnswersAreReconciled).
+func TestCreateWithReceiptIsBookedWhenTheListIsDown(t *testing.T) {
+	t.Parallel()
+	_, srv := sandbox(t)
+	c := listsFailAfterWrite(t, srv)
+	slot := firstSlot(t, c, "intro-call")
+	res, err := c.Create(t.Context(), request(slot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Confirmed || res.Reason != booking.ReasonListUnread || res.Verified || res.NeedsHuman() {
+		t.Fatalf("result = %+v; seen %q", res, res.Seen)
+	}
+	b := res.Booking
+	if b == nil || res.Receipt == nil || b.ID != res.Receipt.ID || !b.Start.Equal(slot.Start) || !b.End.Equal(slot.End) ||
+		b.EventType != booking.Some("intro-call") || b.BookerEmail != booking.Some("ada@example.com") {
+		t.Fatalf("booking %+v, receipt %+v", b, res.Receipt)
+	}
+	if seen := strings.Join(res.Seen, " "); strings.Contains(seen, "unclear") || !strings.Contains(seen, "could not be read") {
+		t.Errorf("Seen = %q, want the list unread and no unclear answer", res.Seen)
+	}
+}
+
+// A cancel the service confirmed when the list before it could not be
+// read is cancelled as the service answered, with the list before it
+// unread: not "most likely cancelled already", which bookbot cannot know.
+func TestCancelConfirmedWithTheListUnreadBefore(t *testing.T) {
+	t.Parallel()
+	c, srv := sandbox(t)
+	list, err := c.Bookings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := list[0].ID
+	for range booking.DefaultBackoff.Attempts {
+		srv.FailNext(bookingtest.EndpointListBookings, bookingtest.HTMLError(503))
+	}
+	res, err := c.Cancel(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Cancelled || res.Reason != booking.ReasonListUnread || res.Booking != nil || res.NeedsHuman() {
+		t.Fatalf("cancel = %+v; seen %q", res, res.Seen)
+	}
+	if !cancelledInSandbox(t, srv, id) {
+		t.Error("the sandbox did not cancel it")
+	}
+}
+
 // A cancel the service confirmed, of a booking the full list did not show,
 // is Cancelled as the service answered, beyond the list; not "most likely
 // cancelled already". An unclear answer there stays unknown.

@@ -293,6 +293,8 @@ func goldenPlainEntries() []journal.Entry {
 		{Seq: 16, At: at(20), Write: create, Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: time.Minute},
 		{Seq: 17, At: at(10), Write: create, Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Created: "bk_beyond", NeedsReview: true},
 		{Seq: 18, At: at(5), Write: cancel, Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList},
+		{Seq: 19, At: at(4), Write: create, Outcome: booking.Confirmed, Reason: booking.ReasonListUnread, Created: "bk_unread", NeedsReview: true},
+		{Seq: 20, At: at(3), Write: cancel, Outcome: booking.Cancelled, Reason: booking.ReasonListUnread},
 	}
 }
 
@@ -475,6 +477,8 @@ func goldenCases() []goldenCase {
 	create("rate_limited_minute", &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonMinuteLimit, RetryAfter: 2 * time.Minute, Err: goldenNotBooked(http.StatusTooManyRequests)}, nil)
 	create("confirmed_beyond_list", &booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList, Booking: goldenCreated("bk_beyond"),
 		Receipt: &booking.Receipt{ID: "bk_beyond", Start: goldenCreated("bk_beyond").Start, End: goldenCreated("bk_beyond").End}}, nil)
+	create("confirmed_list_unread", &booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonListUnread, Booking: goldenCreated("bk_unread"),
+		Receipt: &booking.Receipt{ID: "bk_unread", Start: goldenCreated("bk_unread").Start, End: goldenCreated("bk_unread").End}}, nil)
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
@@ -497,6 +501,8 @@ func goldenCases() []goldenCase {
 	cancel("cancelled_not_listed_before", &booking.Result{Outcome: booking.Cancelled})
 	// Beyond the first 100: the full list could not show it before or after.
 	cancel("cancelled_beyond_list", &booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList})
+	// The list before could not be read: which booking it was is not known.
+	cancel("cancelled_list_unread", &booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonListUnread})
 	cancel("not_found", &booking.Result{Outcome: booking.NotFound})
 	cancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &list[0]})
 	cancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 3*time.Minute + 10*time.Second, Booking: &list[0]})
@@ -530,6 +536,10 @@ func goldenCases() []goldenCase {
 	beyond.Reason, beyond.Verified, beyond.NeedsReview, beyond.Created = booking.ReasonBeyondList, false, true, "bk_beyond"
 	beyond.Seen = []string{"POST /bookings answered 201 with receipt bk_beyond", "GET /bookings is full (100) and the slot lies beyond its last booking, so it cannot check the receipt: booked as the service answered"}
 	fixed("review_confirmed_beyond_list", rowsFree, reviewMessage(beyond, types, berlin))
+	unread := entries[0]
+	unread.Reason, unread.Verified, unread.NeedsReview, unread.Created = booking.ReasonListUnread, false, true, "bk_unread"
+	unread.Seen = []string{"POST /bookings answered 201 with receipt bk_unread", "GET /bookings could not be read, so the receipt could not be checked: booked as the service answered"}
+	fixed("review_confirmed_list_unread", rowsFree, reviewMessage(unread, types, berlin))
 	// An outcome this bookbot does not know, from a journal written by
 	// another version.
 	strange := entries[6]
@@ -746,6 +756,33 @@ func goldenCases() []goldenCase {
 	afterCheck.EmailCheck = &notices.By{Actor: "U012ADA", At: now.Add(-3 * time.Hour)}
 	fixed("notice_new_after_email_check", rowsFree, noticeMessage(afterCheck, berlin, true, now))
 	fixed("notice_new_in_slack", rowsFree, noticeMessage(notice(notices.New, list[0], byAda), berlin, true, now))
+	// bookbot's own write, whose answer was unclear, may have made it.
+	unclearBy := &notices.By{Actor: "U012ADA", At: now.Add(-2 * time.Hour)}
+	mayBe := notice(notices.New, list[0], nil)
+	mayBe.Unclear = unclearBy
+	fixed("notice_new_unclear_attempt", rowsFree, noticeMessage(mayBe, berlin, false, now))
+	mayBeGone := notice(notices.Cancelled, list[0], nil)
+	mayBeGone.Unclear = unclearBy
+	fixed("notice_cancelled_unclear_cancel", rowsFree, noticeMessage(mayBeGone, berlin, false, now))
+	fixed("notice_cancelled_reply_unclear_cancel", rowsFree, noticeReply(mayBeGone, berlin, now))
+	// Gone from a full list before its end: cancelled, or moved beyond it.
+	outOfView := notice(notices.Cancelled, list[2], nil)
+	outOfView.Unsure = true
+	fixed("notice_cancelled_or_moved_out", rowsFree, noticeMessage(outOfView, berlin, false, now))
+	fixed("notice_cancelled_or_moved_out_reply", rowsFree, noticeReply(outOfView, berlin, now))
+	// And an unclear cancel of bookbot's may have cancelled it.
+	outOfView.Unclear = unclearBy
+	fixed("notice_cancelled_or_moved_out_unclear_cancel", rowsFree, noticeMessage(outOfView, berlin, false, now))
+	fixed("notice_cancelled_or_moved_out_reply_unclear_cancel", rowsFree, noticeReply(outOfView, berlin, now))
+	// A rescheduled booking appearing where a full list ended: new, or
+	// moved in from beyond.
+	movedIn := notice(notices.New, list[4], nil)
+	movedIn.Unsure = true
+	fixed("notice_new_or_moved_in", rowsFree, noticeMessage(movedIn, berlin, false, now))
+	// One bookbot booked beyond the list's end, moved into it since.
+	bookedBefore := notice(notices.New, list[0], &notices.By{Actor: "U012ADA", At: now.Add(-26 * time.Hour)})
+	bookedBefore.Unsure = true
+	fixed("notice_new_booked_before_moved_in", rowsFree, noticeMessage(bookedBefore, berlin, false, now))
 	fixed("notice_new_legacy", rowsFree, noticeMessage(notice(notices.New, list[4], nil), berlin, true, now))
 	fixed("notice_moved", rowsFree, noticeMessage(movedN, berlin, false, now))
 	fixed("notice_moved_reply", rowsFree, noticeReply(movedN, berlin, now))
@@ -1133,6 +1170,7 @@ func goldenPlain(name string) bool {
 		"create_not_booked_email_check", "create_not_booked_full", "create_not_booked_time_not_free",
 		"create_refused_blocked", "create_refused_unanswered", "create_rate_limited_event", "create_rate_limited_minute",
 		"create_confirmed_beyond_list", "cancel_cancelled_beyond_list", "review_confirmed_beyond_list", "audit_plain_answers",
+		"create_confirmed_list_unread", "cancel_cancelled_list_unread", "review_confirmed_list_unread",
 		"offer_not_booked_email_check", "offer_not_booked_full", "offer_not_booked_blocked", "offer_not_booked_unanswered",
 		"offer_not_booked_event_limit",
 	}, name)

@@ -54,26 +54,39 @@ func bookingMeta(event string, b booking.Booking) *slack.SlackMetadata {
 }
 
 // noticeMeta is the metadata of a notice of n: its kind's event type and
-// its booking, and for a move, the time it had.
+// its booking, and for a move, the time it had. A change that may be a
+// move across the end of a full list instead (its text says both) carries
+// "or_moved": true, so that automation tells it from a sure one as people
+// do.
 func noticeMeta(n notices.Notice) *slack.SlackMetadata {
+	var m *slack.SlackMetadata
 	switch n.Kind {
 	case notices.Cancelled:
-		return bookingMeta(eventBookingCancelled, n.Booking)
+		m = bookingMeta(eventBookingCancelled, n.Booking)
 	case notices.Moved:
-		m := bookingMeta(eventBookingMoved, n.Booking)
+		m = bookingMeta(eventBookingMoved, n.Booking)
 		m.EventPayload["was_start"] = n.Was.Start.UTC().Format(time.RFC3339)
 		m.EventPayload["was_end"] = n.Was.End.UTC().Format(time.RFC3339)
-		return m
+	default:
+		m = bookingMeta(eventBookingNew, n.Booking)
 	}
-	return bookingMeta(eventBookingNew, n.Booking)
+	if unsure(n) {
+		m.EventPayload["or_moved"] = true
+	}
+	return m
 }
 
 // changesMeta is the metadata of a burst's list: the IDs its lines tell
-// of, space-separated by kind ("new", "moved", "cancelled").
+// of, space-separated by kind ("new", "moved", "cancelled", and
+// "new_or_moved", "cancelled_or_moved" for changes that may be a move
+// across the end of a full list).
 func changesMeta(ns []notices.Notice) *slack.SlackMetadata {
 	ids := map[string][]string{}
 	for _, n := range ns {
 		k := kindWord(n.Kind)
+		if unsure(n) {
+			k += "_or_moved" // as noticeMeta's or_moved
+		}
 		ids[k] = append(ids[k], n.Booking.ID)
 	}
 	p := map[string]any{}

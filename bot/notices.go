@@ -211,7 +211,17 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 		head = ":wastebasket: *Cancelled* · ~" + title + "~"
 		timeLine = "~" + timeLine + "~"
 		by = "Cancelled " + madeWhere(n.By, "outside Slack", now, zone)
-		fallback = "Cancelled"
+		switch {
+		case unsure(n) && n.Unclear != nil:
+			head = ":wastebasket: *Cancelled, or moved beyond the list* · ~" + title + "~"
+			by = "No longer listed: the list shows only the first 100 upcoming bookings, so this one was cancelled or moved beyond them; " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
+		case n.Unclear != nil:
+			by = "Cancelled: " + unclearCancel(n.Unclear, zone) + " Noticed " + moment(now, zone)
+		case unsure(n):
+			head = ":wastebasket: *Cancelled, or moved beyond the list* · ~" + title + "~"
+			by = "No longer listed: the list shows only the first 100 upcoming bookings, so this one was cancelled or moved beyond them. Noticed " + moment(now, zone)
+		}
+		fallback = noticeWord(n)
 	case notices.Moved:
 		head = ":arrow_right: *Moved* · " + title
 		timeLine += "\n_was " + span(n.Was.Start, n.Was.End, zone) + "_"
@@ -220,11 +230,23 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 	default:
 		head = ":calendar: *New booking* · " + title
 		by = "Booked " + madeWhere(n.By, "outside bookbot", now, zone)
-		if n.EmailCheck != nil {
+		switch {
+		case unsure(n) && n.By != nil:
+			head = ":calendar: *New booking, or moved into the list* · " + title
+			by += ", beyond the first 100 upcoming bookings the list shows, and moved here since"
+		case unsure(n):
+			head = ":calendar: *New booking, or moved into the list* · " + title
+			by = "Listed without its event type, as a booking its attendee moved is: booked, or moved here from beyond the first 100 upcoming bookings the list shows. Noticed " + moment(now, zone)
+		}
+		switch {
+		case n.EmailCheck != nil:
 			by = fmt.Sprintf("Booked once the attendee confirmed by email: bookbot's attempt %s %s needed their email confirmation. Noticed %s",
 				madeBy(n.EmailCheck, "in Slack"), moment(n.EmailCheck.At, zone), moment(now, zone))
+		case n.Unclear != nil:
+			by = fmt.Sprintf("Booked: bookbot's attempt %s %s had no clear answer, and this booking matches it. Noticed %s",
+				madeBy(n.Unclear, "in Slack"), moment(n.Unclear.At, zone), moment(now, zone))
 		}
-		fallback = "New booking"
+		fallback = noticeWord(n)
 	}
 	fallback += ": " + noticeFallback(n, zone)
 	return message{
@@ -242,11 +264,21 @@ func noticeMessage(n notices.Notice, zone *time.Location, emails bool, now time.
 func noticeReply(n notices.Notice, zone *time.Location, now time.Time) message {
 	b := n.Booking
 	var text, fallback string
-	switch n.Kind {
-	case notices.Cancelled:
+	switch {
+	case n.Kind == notices.Cancelled && (unsure(n) || n.Unclear != nil):
+		head, tail := "*Cancelled:*", ""
+		if unsure(n) {
+			head, tail = "*Cancelled, or moved beyond the list:*", " The list shows only the first 100 upcoming bookings, and no longer this one."
+		}
+		if n.Unclear != nil {
+			tail += " " + unclearCancel(n.Unclear, zone)
+		}
+		text = fmt.Sprintf(":wastebasket: %s %s, %s with %s.%s", head, noticeTitle(n), span(b.Start, b.End, zone), noticeName(n), tail)
+		fallback = noticeWord(n)
+	case n.Kind == notices.Cancelled:
 		text = fmt.Sprintf(":wastebasket: *Cancelled* %s: %s, %s with %s.", madeBy(n.By, "outside Slack"), noticeTitle(n), span(b.Start, b.End, zone), noticeName(n))
 		fallback = "Cancelled"
-	case notices.Moved:
+	case n.Kind == notices.Moved:
 		text = fmt.Sprintf(":arrow_right: *Moved* outside Slack: %s with %s, %s → %s.", noticeTitle(n), noticeName(n), span(n.Was.Start, n.Was.End, zone), span(b.Start, b.End, zone))
 		fallback = "Moved"
 	default:
@@ -442,16 +474,24 @@ func burstLines(ns []notices.Notice, zone *time.Location, emails bool, of *[]*no
 }
 
 // noticeWord is the one word for a kind of change, wherever a notice names
-// it.
-func noticeWord(k notices.Kind) string {
-	switch k {
-	case notices.Cancelled:
+// it; a change that may be a move across the list's end says so.
+func noticeWord(n notices.Notice) string {
+	switch {
+	case n.Kind == notices.Cancelled && unsure(n):
+		return "Cancelled or moved"
+	case n.Kind == notices.Cancelled:
 		return "Cancelled"
-	case notices.Moved:
+	case n.Kind == notices.Moved:
 		return "Moved"
+	case unsure(n):
+		return "New booking or moved"
 	}
 	return "New booking"
 }
+
+// unsure reports whether n may be a move across the end of a full list:
+// for a cancellation, when no cancel of bookbot's says otherwise.
+func unsure(n notices.Notice) bool { return n.Unsure && (n.Kind == notices.New || n.By == nil) }
 
 // burstLine is one change under its day's heading: the time (struck when
 // cancelled), the kind, the event and the attendee. No email: the line is
@@ -463,7 +503,7 @@ func burstLine(n notices.Notice, zone *time.Location) string {
 	if n.Title != "" {
 		title = "*" + escape(clip(n.Title, burstNameRunes)) + "*"
 	}
-	what := noticeWord(n.Kind)
+	what := noticeWord(n)
 	switch n.Kind {
 	case notices.Cancelled:
 		when = "~" + when + "~"
@@ -498,6 +538,13 @@ func madeBy(by *notices.By, outside string) string {
 	default:
 		return outside
 	}
+}
+
+// unclearCancel says that bookbot's cancel may have cancelled a booking:
+// the cancel by, whose answer was unclear, and the booking gone from the
+// list since.
+func unclearCancel(by *notices.By, zone *time.Location) string {
+	return fmt.Sprintf("bookbot's cancel %s %s had no clear answer, and the booking is gone from the list since.", madeBy(by, "in Slack"), moment(by.At, zone))
 }
 
 // madeWhere is madeBy and when: when it was made through bookbot, or else

@@ -57,6 +57,8 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		switch {
 		case res.Reason == booking.ReasonBeyondList:
 			text += "\n_The booking service answered with this booking. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them._"
+		case res.Reason == booking.ReasonListUnread:
+			text += "\n_The booking service answered with this booking. bookbot could not check it in the bookings list, which could not be read just then._"
 		case res.Reconciled:
 			text += "\n_The API's answer was unclear; the booking was confirmed by finding it in the bookings list._"
 		}
@@ -236,7 +238,10 @@ func cancelOutcomeMessage(id, by string, res *booking.Result, types []booking.Ev
 		}
 	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonBeyondList:
 		head, push = "Cancelled", "the booking service answered that it is cancelled"
-		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings: this one lies beyond them."
+		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not check it in the bookings list, which shows only the first 100 upcoming bookings and did not show this one: it lies beyond them, unless it was cancelled already."
+	case res.Outcome == booking.Cancelled && res.Reason == booking.ReasonListUnread:
+		head, push = "Cancelled", "the booking service answered that it is cancelled"
+		text = ":wastebasket: *Cancelled.* The booking service answered that this booking is cancelled. bookbot could not read the bookings list before the cancel, so it cannot say which booking this was, nor whether it was still upcoming."
 	case res.Outcome == booking.Cancelled:
 		head, push = "Cancel answered", "the booking was not among the upcoming bookings, so it may have been cancelled already"
 		text = ":information_source: *The booking service answers that this booking is cancelled.* It was not among the upcoming bookings bookbot saw before, so this cancel may have changed nothing: it was most likely cancelled already."
@@ -308,8 +313,11 @@ func outcomeText(e journal.Entry) string {
 		s = "in flight (no answer recorded yet)"
 	case booking.Confirmed:
 		s = "booked, and the bookings list shows it"
-		if e.Reason == booking.ReasonBeyondList {
+		switch e.Reason {
+		case booking.ReasonBeyondList:
 			s = "booked, as the booking service answered with its receipt; it lies beyond the first 100 upcoming bookings the list shows, so bookbot could not check it there"
+		case booking.ReasonListUnread:
+			s = "booked, as the booking service answered with its receipt; the bookings list could not be read, so bookbot could not check it there"
 		}
 	case booking.NotBooked:
 		switch {
@@ -352,7 +360,9 @@ func outcomeText(e journal.Entry) string {
 		s = "cancelled"
 		switch {
 		case e.Reason == booking.ReasonBeyondList:
-			s += ", as the booking service answered; it lies beyond the first 100 upcoming bookings the list shows, so bookbot could not check it there"
+			s += ", as the booking service answered; the list, which shows the first 100 upcoming bookings, did not show it (it lies beyond them, unless it was cancelled already), so bookbot could not check it there"
+		case e.Reason == booking.ReasonListUnread:
+			s += ", as the booking service answered; the bookings list could not be read before it, so bookbot cannot say which booking it was"
 		case !e.Verified:
 			s += " (not confirmed by the list)"
 		}
@@ -374,6 +384,8 @@ func reviewAdvice(e journal.Entry) string {
 	switch {
 	case e.Outcome == booking.Confirmed && e.Reason == booking.ReasonBeyondList:
 		return "nothing to book again: the booking service booked it. The API asks that a person look at a booking beyond the first 100, so open the calendar once to see it there."
+	case e.Outcome == booking.Confirmed && e.Reason == booking.ReasonListUnread:
+		return "nothing to book again: the booking service booked it. bookbot could not read the bookings list to check it, so open the calendar once to see it there."
 	}
 	switch e.Outcome {
 	case booking.Confirmed:

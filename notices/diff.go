@@ -24,6 +24,13 @@ type Snapshot struct {
 	// Of names which connection of a person's own calendar was read (see
 	// ForCalendar); "" for the owner's.
 	Of string
+	// Unseen are bookings an earlier read listed that a full list no
+	// longer shows: cut off beyond its end, cancelled, or moved beyond the
+	// end, which no read of a full list can tell apart. They are kept, as
+	// last listed, until a read lists them again (moved, or back in view),
+	// a complete read does not (they are gone), or they would have started
+	// (see Unseen).
+	Unseen []booking.Booking
 }
 
 // serviceTime is when the read was made on the service's clock, or on
@@ -78,6 +85,12 @@ type Change struct {
 	Kind    Kind
 	Booking booking.Booking // as now listed; for Cancelled, as last listed
 	Was     booking.Booking // Moved only: as listed before
+	// Unsure marks a change that may be a move across a full list's end:
+	// a Cancelled booking that left a full list before its end (or moved
+	// beyond it), a New one listed without an event type (a reschedule)
+	// where a full list ended before (or moved into it from beyond), or
+	// one bookbot booked before that list was read (see Watcher).
+	Unsure bool
 }
 
 // Diff returns what happened between prev and next, in order of the
@@ -89,8 +102,15 @@ type Change struct {
 //     clock;
 //   - a booking that vanished from a full next list at or after its last
 //     start may just have been cut off, so it is not Cancelled;
+//   - a booking that vanished from a full next list before its last start
+//     was cancelled, or moved beyond that start (an attendee's reschedule
+//     keeps the ID), so it is Cancelled and Unsure;
+//   - either is kept in next's Unseen (see Unseen): listed again, it is
+//     Moved from where it was listed last, or no change at that time;
 //   - a booking that appeared at or after the last start of a full prev
-//     list may have been cut off then, so it is not New;
+//     list may have been cut off then, so it is not New; one before it,
+//     listed without an event type (as a reschedule is), may have moved in
+//     from beyond, so it is New and Unsure;
 //   - a listed ID with a different start or end is Moved, wherever it lies;
 //   - a reschedule under a new ID is a Cancelled and a New;
 //   - changes to other fields (booker, event type) are not reported.
@@ -100,30 +120,73 @@ type Change struct {
 // any booking new. When an answer lists an ID twice, its first entry
 // counts. Diff does not modify the snapshots.
 func Diff(prev, next Snapshot) []Change {
+	changes, _ := track(prev, next)
+	return changes
+}
+
+// Unseen is what next's Unseen is to be, read after prev: the bookings that
+// left a full next list, and those of prev's Unseen that next, full again,
+// does not list and that have not started.
+func Unseen(prev, next Snapshot) []booking.Booking {
+	_, unseen := track(prev, next)
+	return unseen
+}
+
+// track is Diff and Unseen.
+func track(prev, next Snapshot) ([]Change, []booking.Booking) {
 	was, is := byID(prev.Bookings), byID(next.Bookings)
+	hidden := byID(prev.Unseen)
 	before, after := prev.view(), next.view()
 	started := next.serviceTime().Add(StartSlack)
 
 	var changes []Change
+	var unseen []booking.Booking
 	for id, b := range is {
 		old, ok := was[id]
+		if h, out := hidden[id]; !ok && out {
+			// Back from beyond a full list's end.
+			if !b.Start.Equal(h.Start) || !b.End.Equal(h.End) {
+				changes = append(changes, Change{Kind: Moved, Booking: b, Was: h})
+			}
+			continue
+		}
 		switch {
 		case !ok:
 			if before.shows(b.Start) {
-				changes = append(changes, Change{Kind: New, Booking: b})
+				changes = append(changes, Change{Kind: New, Booking: b, Unsure: before.cut && !b.EventType.Valid})
 			}
 		case !b.Start.Equal(old.Start) || !b.End.Equal(old.End):
 			changes = append(changes, Change{Kind: Moved, Booking: b, Was: old})
 		}
 	}
 	for id, old := range was {
-		if _, ok := is[id]; ok {
+		if _, ok := is[id]; ok || !old.Start.After(started) {
 			continue
 		}
-		if old.Start.After(started) && after.shows(old.Start) {
+		switch {
+		case !after.shows(old.Start):
+			unseen = append(unseen, old) // cut off, beyond the end
+		case after.cut:
+			changes = append(changes, Change{Kind: Cancelled, Booking: old, Unsure: true})
+			unseen = append(unseen, old)
+		default:
 			changes = append(changes, Change{Kind: Cancelled, Booking: old})
 		}
 	}
+	for id, h := range hidden {
+		if _, ok := is[id]; ok || !after.cut || !h.Start.After(started) {
+			continue // listed again, gone for sure, or started
+		}
+		if _, ok := was[id]; !ok {
+			unseen = append(unseen, h)
+		}
+	}
+	slices.SortFunc(unseen, func(a, b booking.Booking) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	// IDs are unique among the changes, so the order is total.
 	slices.SortFunc(changes, func(a, b Change) int {
 		if c := a.Booking.Start.Compare(b.Booking.Start); c != 0 {
@@ -131,7 +194,7 @@ func Diff(prev, next Snapshot) []Change {
 		}
 		return strings.Compare(a.Booking.ID, b.Booking.ID)
 	})
-	return changes
+	return changes, unseen
 }
 
 // byID indexes a list by ID, keeping the first entry of an ID listed twice.

@@ -66,6 +66,17 @@ func added(b booking.Booking) Change      { return Change{Kind: New, Booking: b}
 func cancelled(b booking.Booking) Change  { return Change{Kind: Cancelled, Booking: b} }
 func moved(was, b booking.Booking) Change { return Change{Kind: Moved, Booking: b, Was: was} }
 
+// hidden is a booking that left a full list before its end: cancelled, or
+// moved beyond the end.
+func hidden(b booking.Booking) Change { return Change{Kind: Cancelled, Booking: b, Unsure: true} }
+
+// untyped is b listed without an event type, as a booking its attendee
+// rescheduled is.
+func untyped(b booking.Booking) booking.Booking {
+	b.EventType = booking.NullString{}
+	return b
+}
+
 // f is a full list: f00 at base (started once next is read), f99 at +5940,
 // the horizon.
 var f = series("f", booking.MaxListed, 0)
@@ -125,10 +136,10 @@ func TestDiff(t *testing.T) {
 			prev: list(f[1:99], bk("z", 9000)),
 			next: list(bk("n", 30), bk("m", 45), f[1:99]),
 			want: []Change{added(bk("n", 30)), added(bk("m", 45))}},
-		{name: "full next: booking vanished before the horizon is cancelled", full: nextFull,
+		{name: "full next: booking vanished before the horizon is cancelled, or moved beyond it", full: nextFull,
 			prev: list(f[1:99], bk("z", 9000)),
 			next: list(bk("n", 30), bk("m", 45), bk("o", 50), f[1:5], f[6:99]),
-			want: []Change{added(bk("n", 30)), added(bk("m", 45)), added(bk("o", 50)), cancelled(f[5])}},
+			want: []Change{added(bk("n", 30)), added(bk("m", 45)), added(bk("o", 50)), hidden(f[5])}},
 		{name: "full next: vanished booking at exactly the horizon is not cancelled", full: nextFull,
 			// y at the horizon may have been listed in z's place.
 			prev: list(f[1:99], bk("z", 5940)),
@@ -166,7 +177,7 @@ func TestDiff(t *testing.T) {
 		{name: "both full: changes before both horizons are seen", full: bothFull,
 			prev: f,
 			next: list(f[2:10], bk("n", 630), f[11:], bk("late", 6000), bk("later", 6060)), at: 60,
-			want: []Change{cancelled(f[10]), added(bk("n", 630))}},
+			want: []Change{hidden(f[10]), added(bk("n", 630))}},
 		{name: "both full: identical lists are no change", full: bothFull,
 			prev: f, next: f},
 		{name: "more than the cap is full too", full: bothFull,
@@ -199,6 +210,13 @@ func TestDiff(t *testing.T) {
 			prev: f,
 			next: list(f[:5], f[6:], bk("f05", 5940)),
 			want: []Change{moved(f[5], bk("f05", 5940))}},
+		{name: "full prev: a rescheduled booking appearing before the horizon may have moved in", full: prevFull,
+			prev: f,
+			next: list(f[2:50], untyped(bk("r", 3030)), f[50:]), at: 60,
+			want: []Change{{Kind: New, Booking: untyped(bk("r", 3030)), Unsure: true}}},
+		{name: "complete prev: a rescheduled booking appearing is new",
+			prev: list(bk("a", 60)), next: list(bk("a", 60), untyped(bk("r", 90))),
+			want: []Change{added(untyped(bk("r", 90)))}},
 		{name: "reschedule under a new ID is cancelled and new",
 			prev: list(bk("a", 60), bk("b", 120)), next: list(bk("b", 120), bk("a2", 240)),
 			want: []Change{cancelled(bk("a", 60)), added(bk("a2", 240))}},
@@ -230,7 +248,7 @@ func TestDiff(t *testing.T) {
 			// Read by list order, the horizon would be m's start and f30's
 			// cancellation would be missed.
 			next: list(f[50:99], bk("n", 30), f[1:30], f[31:50], bk("o", 50), bk("m", 45)),
-			want: []Change{added(bk("n", 30)), added(bk("m", 45)), added(bk("o", 50)), cancelled(f[30])}},
+			want: []Change{added(bk("n", 30)), added(bk("m", 45)), added(bk("o", 50)), hidden(f[30])}},
 
 		// Rule 7: empty lists.
 		{name: "empty prev: every booking is new",
@@ -332,6 +350,91 @@ func show(cs []Change) string {
 }
 
 func clock(t time.Time) string { return fmt.Sprintf("%+dm", int(t.Sub(base)/time.Minute)) }
+
+// A booking that left a full list before its end is kept as unseen: when
+// a read lists it again it is Moved from where it was last listed, once;
+// when a complete read does not list it, or it would have started, it is
+// forgotten, and nothing more is said of it.
+func TestUnseenBookingsAreTracked(t *testing.T) {
+	t.Parallel()
+	at := func(min int) time.Time { return base.Add(time.Duration(min) * time.Minute) }
+	snap := func(min int, bs []booking.Booking, unseen []booking.Booking) Snapshot {
+		return Snapshot{At: at(min), Bookings: bs, Unseen: unseen}
+	}
+	// f05 leaves the full list: moved beyond its end, or cancelled.
+	z := bk("z", 9000)
+	prev := snap(0, list(f[1:], z), nil)
+	next := snap(5, list(bk("n", 30), f[1:5], f[6:], z), nil)
+	if got, want := Diff(prev, next), []Change{added(bk("n", 30)), hidden(f[5])}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("leaving: got %s, want %s", show(got), show(want))
+	}
+	next.Unseen = Unseen(prev, next)
+	if !reflect.DeepEqual(next.Unseen, []booking.Booking{f[5]}) {
+		t.Fatalf("unseen after leaving: %v", next.Unseen)
+	}
+
+	// Still full, still not listed: kept, no change.
+	later := snap(10, next.Bookings, nil)
+	if got := Diff(next, later); len(got) != 0 {
+		t.Errorf("a read that still does not list it: %s", show(got))
+	}
+	later.Unseen = Unseen(next, later)
+	if !reflect.DeepEqual(later.Unseen, []booking.Booking{f[5]}) {
+		t.Fatalf("unseen kept: %v", later.Unseen)
+	}
+
+	// Listed again at another time: moved from where it was, once.
+	back := bk("f05", 400)
+	again := snap(15, list(bk("n", 30), f[1:5], back, f[6:], z), nil)
+	if got, want := Diff(later, again), []Change{moved(f[5], back)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("back in view: got %s, want %s", show(got), show(want))
+	}
+	if u := Unseen(later, again); len(u) != 0 {
+		t.Errorf("unseen once listed again: %v", u)
+	}
+
+	// A complete read that does not list it: gone, and forgotten.
+	complete := snap(15, f[1:5], nil)
+	if got := Diff(later, complete); slices.ContainsFunc(got, func(c Change) bool { return c.Booking.ID == "f05" }) {
+		t.Errorf("a complete read: %s", show(got))
+	}
+	if u := Unseen(later, complete); len(u) != 0 {
+		t.Errorf("unseen after a complete read: %v", u)
+	}
+
+	// Its start passed: forgotten.
+	passed := snap(300, later.Bookings, nil)
+	if u := Unseen(later, passed); len(u) != 0 {
+		t.Errorf("unseen once it would have started: %v", u)
+	}
+
+	// Pushed beyond the end by new bookings: no change, and kept; back in
+	// view at its time, no change; moved into view, moved.
+	pushed := snap(5, list(bk("n", 30), bk("m", 40), f[1:99]), nil)
+	if got, want := Diff(prev, pushed), []Change{added(bk("n", 30)), added(bk("m", 40))}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("pushed: got %s, want %s", show(got), show(want))
+	}
+	pushed.Unseen = Unseen(prev, pushed)
+	if ids := bookingIDs(pushed.Unseen); !slices.Equal(ids, []string{"f99", "z"}) {
+		t.Fatalf("unseen once pushed beyond: %v", ids)
+	}
+	inView := snap(10, list(bk("n", 30), f[1:99], f[99]), nil)
+	if got := Diff(pushed, inView); slices.ContainsFunc(got, func(c Change) bool { return c.Booking.ID == "f99" }) {
+		t.Errorf("back in view at its time: %s", show(got))
+	}
+	movedIn := bk("z", 35)
+	if got := Diff(pushed, snap(10, list(bk("n", 30), movedIn, bk("m", 40), f[1:98]), nil)); !slices.Contains(got, moved(bk("z", 9000), movedIn)) {
+		t.Errorf("moved into view: %s", show(got))
+	}
+}
+
+func bookingIDs(bs []booking.Booking) []string {
+	var ids []string
+	for _, b := range bs {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
 
 func TestSnapshotFull(t *testing.T) {
 	t.Parallel()

@@ -32,6 +32,13 @@ type Notice struct {
 	// New booking made elsewhere follows one: the attendee confirmed by
 	// email, with the link the service mailed them. nil otherwise.
 	EmailCheck *By
+	// Unclear is bookbot's write that may have made the change, when
+	// nothing made it through bookbot for sure: a create of a New
+	// booking's event, start and attendee, or a cancel of a Cancelled
+	// booking, whose answer was unclear and that the list could not settle
+	// then. It is not credited (By), nor is the change a stranger's. nil
+	// otherwise.
+	Unclear *By
 	// Since is when the list was read before the read that found it: a
 	// burst says "since" then. Zero when not known.
 	Since time.Time

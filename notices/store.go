@@ -99,19 +99,23 @@ func appendInstant(b []byte, t time.Time) []byte {
 // Message is a Slack message a notice lives in.
 type Message = outbox.Message
 
-// EncodeSnapshot is s as every Store keeps it: JSON of its times and its
-// bookings.
+// EncodeSnapshot is s as every Store keeps it: JSON of its times, its
+// bookings and its unseen ones.
 func EncodeSnapshot(s Snapshot) ([]byte, error) {
 	w := wireSnapshot{At: s.At, ServiceAt: s.ServiceAt, Of: s.Of, Bookings: make([]wireBooking, len(s.Bookings))}
 	for i, b := range s.Bookings {
 		w.Bookings[i] = wireBooking(b)
+	}
+	for _, b := range s.Unseen {
+		w.Unseen = append(w.Unseen, wireBooking(b))
 	}
 	return json.Marshal(w)
 }
 
 // DecodeSnapshot reads a snapshot EncodeSnapshot wrote. Its times are the
 // saved instants, without their zone names or monotonic readings. One
-// saved before snapshots kept the service's time has none.
+// saved before snapshots kept the service's time has none, nor unseen
+// bookings one saved before they were kept.
 func DecodeSnapshot(v []byte) (Snapshot, error) {
 	var w wireSnapshot
 	if err := json.Unmarshal(v, &w); err != nil {
@@ -120,6 +124,9 @@ func DecodeSnapshot(v []byte) (Snapshot, error) {
 	s := Snapshot{At: w.At, ServiceAt: w.ServiceAt, Of: w.Of, Bookings: make([]booking.Booking, len(w.Bookings))}
 	for i, b := range w.Bookings {
 		s.Bookings[i] = booking.Booking(b)
+	}
+	for _, b := range w.Unseen {
+		s.Unseen = append(s.Unseen, booking.Booking(b))
 	}
 	return s, nil
 }
@@ -130,6 +137,7 @@ type wireSnapshot struct {
 	ServiceAt time.Time     `json:"service_at,omitzero"`
 	Of        string        `json:"of,omitempty"`
 	Bookings  []wireBooking `json:"bookings"`
+	Unseen    []wireBooking `json:"unseen,omitempty"`
 }
 
 // wireBooking is a booking.Booking as stored. It converts to and from

@@ -134,3 +134,103 @@ func TestClockOffsetsAnnounceOnlyWhatHappened(t *testing.T) {
 func listed(s notices.Snapshot, id string) bool {
 	return slices.ContainsFunc(s.Bookings, func(b booking.Booking) bool { return b.ID == id })
 }
+
+// fillNights fills the owner's calendar with another tool's bookings, every
+// quarter hour of the nights from tomorrow, until the list is full well
+// before the last days the slots reach.
+func fillNights(w *world) {
+	name := "Night"
+	for day := 1; len(w.sb.Bookings(bookingtest.DemoOwner)) < booking.MaxListed+20; day++ {
+		for q := range 28 {
+			start := time.Date(t0.Year(), t0.Month(), t0.Day()+day, 0, 15*q, 0, 0, time.UTC)
+			w.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(10 * time.Minute), BookerName: &name})
+		}
+	}
+}
+
+// A booking bookbot made beyond the end of a full list, which its attendee
+// then moves into the list, is not announced as new and nothing more: its
+// notice says it was booked through bookbot before, and moved in since.
+func TestABookingMovedIntoAFullListIsNotJustNew(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fillNights(w)
+	wt := w.watcher()
+	w.poll(wt)
+	slots, err := w.client.Slots(t.Context(), "consultation")
+	if err != nil || len(slots) < 2 {
+		t.Fatalf("slots: %d, %v", len(slots), err)
+	}
+	res, err := w.client.Create(booking.WithActor(t.Context(), "UADA"), booking.CreateRequest{Slot: slots[len(slots)-1], Name: "Grace Hopper", Email: "grace@example.com"})
+	if err != nil || res.Outcome != booking.Confirmed || res.Reason != booking.ReasonBeyondList {
+		t.Fatalf("create beyond the list: %+v, %v", res, err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Fatalf("a booking beyond the list was announced: %v", kinds(calls))
+	}
+	if err := w.sb.MoveAsAttendee(res.Booking.ID, slots[0].Start); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if len(calls) != 1 || len(calls[0].ns) != 1 {
+		t.Fatalf("after the move into the list: %v", kinds(calls))
+	}
+	if n := calls[0].ns[0]; n.Kind != notices.New || !n.Unsure || n.By == nil || n.By.Actor != "UADA" {
+		t.Errorf("the notice: %s, unsure %v, by %+v; want it new or moved in, booked by UADA", n.Kind, n.Unsure, n.By)
+	}
+}
+
+// A booking its attendee moves beyond the end of a full list leaves it as
+// a cancelled one would: the notice says it was cancelled or moved, never
+// that it was cancelled; moved back into view, it is announced moved from
+// where it was, not new.
+func TestAMoveBeyondAFullListIsNoCancellation(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fillNights(w)
+	wt := w.watcher()
+	w.poll(wt)
+	if !w.last().Full() {
+		t.Fatal("test setup: the list is not full")
+	}
+	var moved booking.Booking
+	for _, b := range w.last().Bookings {
+		if b.EventType.Valid && moved.ID == "" {
+			moved = b
+		}
+	}
+	id := moved.ID
+	slots := w.sb.Slots(bookingtest.DemoOwner, moved.EventType.String)
+	later := slots[len(slots)-1].Start // the last one offered, beyond the list's end
+	if err := w.sb.MoveAsAttendee(id, later); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if len(calls) != 1 || len(calls[0].ns) != 1 || calls[0].ns[0].Kind != notices.Cancelled || !calls[0].ns[0].Unsure {
+		t.Fatalf("after the move out of view: %v; want one notice, cancelled or moved", kinds(calls))
+	}
+
+	// Back into view: moved from where it was listed.
+	back := slots[0].Start
+	if err := w.sb.MoveAsAttendee(id, back); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher()) // after a restart, too
+	calls = w.pub.take()
+	var got []notices.Notice
+	for _, c := range calls {
+		if c.call != "update" {
+			got = append(got, c.ns...)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != notices.Moved || got[0].Booking.ID != id || !got[0].Was.Start.Equal(moved.Start) || !got[0].Booking.Start.Equal(back) {
+		t.Fatalf("back in view: %v; want it moved", kinds(calls))
+	}
+}

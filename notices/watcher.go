@@ -165,6 +165,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
+	next.Unseen = Unseen(prev, next)
 	if first := cancelledIDs(changes); cancelsMany(prev, first) {
 		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
 			return err
@@ -174,7 +175,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	if len(changes) == 0 {
 		return w.cfg.Store.SaveLast(ctx, next)
 	}
-	notices, held := w.notices(ctx, changes)
+	notices, held := w.notices(ctx, prev, changes)
 
 	// Notices go out channel by channel, in the order of the changes.
 	byChannel := map[string][]routed{}
@@ -297,6 +298,7 @@ func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]b
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
+	next.Unseen = Unseen(prev, next)
 	second := cancelledIDs(changes)
 	for id := range second {
 		if !first[id] {
@@ -675,7 +677,7 @@ func (w *Watcher) alert(ctx context.Context, text string) {
 // notices turns changes into notices: titles, and who made them through
 // bookbot. It holds back, and counts, the changes a write of bookbot's
 // still in flight may have made, for at most HoldFor.
-func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, held int) {
+func (w *Watcher) notices(ctx context.Context, prev Snapshot, changes []Change) (out []Notice, held int) {
 	titles := map[string]string{}
 	if types, err := w.cfg.List.EventTypes(ctx); err == nil {
 		for _, t := range types {
@@ -698,6 +700,14 @@ func (w *Watcher) notices(ctx context.Context, changes []Change) (out []Notice, 
 		n.By, inFlight = madeBy(c, writes)
 		if n.By == nil && inFlight == nil {
 			n.EmailCheck = emailChecked(c, writes)
+			if n.EmailCheck == nil {
+				n.Unclear = unclearWrite(c, writes)
+			}
+		}
+		if c.Kind == New && prev.Full() && n.By != nil && n.By.At.Before(prev.At) {
+			// Booked through bookbot before the last read, which did not
+			// list it where it is now: it was beyond the end, and moved in.
+			n.Unsure = true
 		}
 		if inFlight != nil {
 			if w.cfg.Now().Sub(inFlight.At) < HoldFor {
@@ -764,6 +774,33 @@ func emailChecked(c Change, writes []journal.Entry) *By {
 		}
 		start, err := time.Parse(time.RFC3339Nano, e.Start)
 		if found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email); err == nil && found != nil {
+			return &By{Actor: e.Actor, At: e.At}
+		}
+	}
+	return nil
+}
+
+// unclearWrite finds bookbot's latest write that may have made a change
+// and whose answer was unclear, with the list unable to settle it then: a
+// create of a New booking's event, start and attendee, or whose receipt
+// named it, that is unknown or probably not booked, or an unknown cancel
+// of a Cancelled booking. The
+// change may be that write's; bookbot cannot vouch for it, nor call it a
+// stranger's.
+func unclearWrite(c Change, writes []journal.Entry) *By {
+	for i := len(writes) - 1; i >= 0; i-- {
+		e := writes[i]
+		if e.DryRun {
+			continue
+		}
+		switch {
+		case c.Kind == New && e.Op == booking.OpCreate && (e.Outcome == booking.Unknown || e.Outcome == booking.ProbablyNotBooked):
+			start, err := time.Parse(time.RFC3339Nano, e.Start)
+			found, _ := booking.Find([]booking.Booking{c.Booking}, e.EventType, start, e.Email)
+			if (err == nil && found != nil) || (e.Created != "" && e.Created == c.Booking.ID) {
+				return &By{Actor: e.Actor, At: e.At}
+			}
+		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == c.Booking.ID && e.Outcome == booking.Unknown:
 			return &By{Actor: e.Actor, At: e.At}
 		}
 	}

@@ -247,6 +247,7 @@ func newWorld(t *testing.T, opts ...func(*notices.Config)) *world {
 		t.Fatal(err)
 	}
 	w.journal, w.store = db.Journal(), db.Notices()
+	w.journal.Now = w.clock.Now // the watcher's clock, as bookbot's are one
 	w.client = w.newClient(t, bookingtest.DemoKey)
 	w.list = &switchable{}
 	w.list.c.Store(w.client)
@@ -958,6 +959,85 @@ func TestOnlyConfirmedCancelsAreCredited(t *testing.T) {
 			}
 			if by := calls[0].ns[0].By; (by != nil) != tc.credited || (by != nil && by.Actor != "UBOB") {
 				t.Errorf("credited to %+v, want credited: %v", by, tc.credited)
+			}
+		})
+	}
+}
+
+// A change that bookbot's own write may have made, a write whose answer
+// was unclear and that the list could not settle then, is not credited,
+// and it is not called a stranger's either: its notice names that write.
+// A change no such write matches names none.
+func TestChangeAnUnclearWriteMayHaveMadeNamesIt(t *testing.T) {
+	t.Parallel()
+	for _, o := range []booking.Outcome{booking.Unknown, booking.ProbablyNotBooked} {
+		t.Run("create "+string(o), func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			e := w.createOf(0)
+			e.Outcome = o
+			ws = writes{e}
+			id := w.book("intro-call", 0, "Ada", "ada@example.com")
+			other := w.book("consultation", 0, "Alan", "alan@example.com")
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			byID := map[string]notices.Notice{}
+			for _, c := range w.pub.take() {
+				for _, n := range c.ns {
+					byID[n.Booking.ID] = n
+				}
+			}
+			if n := byID[id]; n.By != nil || n.Unclear == nil || n.Unclear.Actor != "UADA" || !n.Unclear.At.Equal(e.At) {
+				t.Errorf("the booking bookbot's %s create may have made: by %+v, unclear %+v; want bookbot's attempt by UADA", o, n.By, n.Unclear)
+			}
+			if n, ok := byID[other]; !ok || n.Unclear != nil {
+				t.Errorf("another booking's notice: %+v", n)
+			}
+		})
+	}
+	t.Run("create unknown, its receipt's booking moved", func(t *testing.T) {
+		t.Parallel()
+		var ws writes
+		w, wt := creditWorld(t, &ws)
+		id := w.book("intro-call", 0, "Ada", "ada@example.com")
+		if err := w.sb.MoveAsAttendee(id, w.slot("intro-call", 3)); err != nil {
+			t.Fatal(err)
+		}
+		e := w.createOf(0)
+		e.Outcome, e.Created = booking.Unknown, id
+		ws = writes{e}
+		w.clock.Advance(time.Minute)
+		w.poll(wt)
+		calls := w.pub.take()
+		if len(calls) != 1 || calls[0].ns[0].Booking.ID != id {
+			t.Fatalf("after the booking: %v", kinds(calls))
+		}
+		if n := calls[0].ns[0]; n.By != nil || n.Unclear == nil || n.Unclear.Actor != "UADA" {
+			t.Errorf("by %+v, unclear %+v; want bookbot's attempt by UADA, which named it", n.By, n.Unclear)
+		}
+	})
+	for _, tc := range []struct {
+		outcome booking.Outcome
+		named   bool
+	}{{booking.Unknown, true}, {booking.NotCancelled, false}} {
+		t.Run("cancel "+string(tc.outcome), func(t *testing.T) {
+			t.Parallel()
+			var ws writes
+			w, wt := creditWorld(t, &ws)
+			id := w.last().Bookings[len(w.last().Bookings)-1].ID
+			ws = writes{{At: w.clock.Now(), Outcome: tc.outcome, Write: booking.Write{Op: booking.OpCancel, Actor: "UBOB", BookingID: id}}}
+			if err := w.sb.CancelAsAttendee(id); err != nil {
+				t.Fatal(err)
+			}
+			w.clock.Advance(time.Minute)
+			w.poll(wt)
+			calls := w.pub.take()
+			if got := kinds(calls); !slices.Equal(got, []string{"post cancelled " + id}) {
+				t.Fatalf("after the cancel: %v", got)
+			}
+			if n := calls[0].ns[0]; n.By != nil || (n.Unclear != nil) != tc.named || (n.Unclear != nil && n.Unclear.Actor != "UBOB") {
+				t.Errorf("by %+v, unclear %+v; want bookbot's cancel named: %v", n.By, n.Unclear, tc.named)
 			}
 		})
 	}

@@ -201,13 +201,16 @@ func (rep reply) edited(edit func(map[string]any)) reply {
 	return jsonReply(rep.status, body)
 }
 
-// ClearFaults removes all queued faults, latencies and answer edits.
+// ClearFaults removes all queued faults, latencies and answer edits, and
+// the holds (HoldNext) no call has taken yet; a call held already stays
+// held until its release.
 func (s *Sandbox) ClearFaults() {
 	s.lock()
 	defer s.mu.Unlock()
 	clear(s.faults)
 	clear(s.latency)
 	clear(s.edits)
+	clear(s.holds)
 }
 
 func (s *Sandbox) enqueue(endpoint string, f fault) {

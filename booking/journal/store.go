@@ -142,7 +142,8 @@ func (e Entry) NeedsAttention() bool { return e.Open() || e.AwaitingReview() }
 
 // Settle records res as the entry's outcome, known at at. recovered says
 // it was settled after a restart, by listing; such an entry, an unclear
-// one, and a create booked beyond what the list shows (the API asks that a
+// one, and a create booked as the service answered where the list could
+// not check it (beyond what it shows, or unread: the API asks that a
 // person look at it) need a person, unless it was a dry run.
 func (e *Entry) Settle(res *booking.Result, recovered bool, at time.Time) {
 	e.Outcome, e.DoneAt = res.Outcome, at
@@ -155,8 +156,8 @@ func (e *Entry) Settle(res *booking.Result, recovered bool, at time.Time) {
 	case res.Receipt != nil:
 		e.Created = res.Receipt.ID
 	}
-	beyond := e.Op == booking.OpCreate && res.Reason == booking.ReasonBeyondList
-	e.NeedsReview = !e.DryRun && (res.NeedsHuman() || recovered || beyond)
+	unchecked := e.Op == booking.OpCreate && (res.Reason == booking.ReasonBeyondList || res.Reason == booking.ReasonListUnread)
+	e.NeedsReview = !e.DryRun && (res.NeedsHuman() || recovered || unchecked)
 }
 
 // LeftBehind reports whether Recover by owner settles e: it is in flight,

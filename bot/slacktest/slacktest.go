@@ -566,6 +566,22 @@ func (s *Server) Messages() []Message {
 	return out
 }
 
+// MessagesFrom returns what Messages returns from the i-th message on: a
+// long test reads what each of its steps added without copying all that
+// came before.
+func (s *Server) MessagesFrom(i int) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.messages) {
+		return nil
+	}
+	out := make([]Message, 0, len(s.messages)-i)
+	for _, m := range s.messages[max(i, 0):] {
+		out = append(out, copyMessage(m))
+	}
+	return out
+}
+
 // Acks returns every ack received, in order, including dropped ones.
 func (s *Server) Acks() []Ack {
 	s.mu.Lock()
@@ -583,6 +599,20 @@ func (s *Server) Views() []View {
 	defer s.mu.Unlock()
 	out := make([]View, 0, len(s.viewOrder))
 	for _, id := range s.viewOrder {
+		out = append(out, s.views[id].snapshot())
+	}
+	return out
+}
+
+// ViewsFrom returns what Views returns from the i-th view opened on.
+func (s *Server) ViewsFrom(i int) []View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.viewOrder) {
+		return nil
+	}
+	out := make([]View, 0, len(s.viewOrder)-i)
+	for _, id := range s.viewOrder[max(i, 0):] {
 		out = append(out, s.views[id].snapshot())
 	}
 	return out

@@ -872,6 +872,17 @@ func TestViewsUpdatePushAndHash(t *testing.T) {
 	if _, err := push("Fourth"); err == nil || err.Error() != "push_limit_reached" {
 		t.Errorf("fourth push: %v", err)
 	}
+	// The views opened from the second on, as a long test reads them.
+	var ids []string
+	for _, v := range srv.ViewsFrom(1) {
+		ids = append(ids, v.ID)
+	}
+	if want := []string{second.ID, third.ID}; !slices.Equal(ids, want) {
+		t.Errorf("ViewsFrom(1) = %v, want %v", ids, want)
+	}
+	if vs := srv.ViewsFrom(3); len(vs) != 0 {
+		t.Errorf("ViewsFrom past the last: %v", vs)
+	}
 	// The person cannot use a modal that is under another one.
 	root, _ := srv.View(opened.ID)
 	if _, err := srv.SendInteraction(ctx, BlockAction("U1", "more", "", InView(root))); !errors.Is(err, ErrInvalidAction) {
@@ -1296,6 +1307,17 @@ func TestChatMessages(t *testing.T) {
 	}
 	if m := srv.Messages()[0]; m.Channel != "C1" || m.User != "U1" || m.Text != "hi" {
 		t.Errorf("ephemeral = %+v", m)
+	}
+	// What a long test reads of each of its steps: from an index on.
+	kinds = kinds[:0]
+	for _, m := range srv.MessagesFrom(2) {
+		kinds = append(kinds, m.Kind)
+	}
+	if want := []string{"message", "update", "delete"}; !slices.Equal(kinds, want) {
+		t.Errorf("MessagesFrom(2) kinds = %v, want %v", kinds, want)
+	}
+	if ms := srv.MessagesFrom(5); len(ms) != 0 {
+		t.Errorf("MessagesFrom past the last: %v", ms)
 	}
 }
 

@@ -54,6 +54,7 @@ var cases = testutil.Suite[notices.Store]{
 	{"SaveLast/full list", saveLastFull},
 	{"SaveLast/no bookings", saveLastEmpty},
 	{"SaveLast/replaces", saveLastReplaces},
+	{"SaveLast/unseen", saveLastUnseen},
 	{"Claim/once", claimOnce},
 	{"Claim/distinct changes", claimDistinct},
 	{"Claim/same instants in other zones", claimSameInstants},
@@ -147,14 +148,20 @@ func sameSnapshot(t *testing.T, got, want notices.Snapshot) {
 	if !got.ServiceAt.Equal(want.ServiceAt) {
 		t.Errorf("ServiceAt = %v, want %v", got.ServiceAt, want.ServiceAt)
 	}
-	if len(got.Bookings) != len(want.Bookings) {
-		t.Fatalf("%d bookings, want %d", len(got.Bookings), len(want.Bookings))
+	sameBookings(t, "bookings", got.Bookings, want.Bookings)
+	sameBookings(t, "unseen", got.Unseen, want.Unseen)
+}
+
+func sameBookings(t *testing.T, what string, got, want []booking.Booking) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d %s, want %d", len(got), what, len(want))
 	}
-	for i, w := range want.Bookings {
-		g := got.Bookings[i]
+	for i, w := range want {
+		g := got[i]
 		if g.ID != w.ID || g.Status != w.Status || !g.Start.Equal(w.Start) || !g.End.Equal(w.End) ||
 			g.BookerName != w.BookerName || g.BookerEmail != w.BookerEmail || g.EventType != w.EventType {
-			t.Errorf("booking %d = %+v\nwant %+v", i, g, w)
+			t.Errorf("%s %d = %+v\nwant %+v", what, i, g, w)
 		}
 	}
 }
@@ -222,6 +229,17 @@ func saveLastFull(t *testing.T, open func() notices.Store) {
 func saveLastEmpty(t *testing.T, open func() notices.Store) {
 	roundTrip(t, open, notices.Snapshot{At: at(1)})
 	roundTrip(t, open, notices.Snapshot{At: at(2), Bookings: []booking.Booking{}})
+}
+
+// The bookings that left a full list before its end are kept with the
+// list, and replaced with it.
+func saveLastUnseen(t *testing.T, open func() notices.Store) {
+	list := make([]booking.Booking, booking.MaxListed)
+	for i := range list {
+		list[i] = bk(fmt.Sprintf("b%03d", i), 60*i)
+	}
+	roundTrip(t, open, notices.Snapshot{At: base, Bookings: list, Unseen: []booking.Booking{bk("gone", 90), bk("moved", 150)}})
+	roundTrip(t, open, notices.Snapshot{At: base, Bookings: list})
 }
 
 func saveLastReplaces(t *testing.T, open func() notices.Store) {

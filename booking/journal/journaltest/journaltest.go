@@ -540,8 +540,9 @@ func finishCreated(t *testing.T, e env) {
 	equal(t, "Finish", []journal.Entry{got}, list[:1])
 }
 
-// Unclear outcomes, recovered writes and a create booked beyond what the
-// list shows (§7 rule 3 of the API) need a person; dry runs never do.
+// Unclear outcomes, recovered writes and a create booked as the service
+// answered where the list could not check it, beyond what it shows or
+// unread (§7 rule 3 of the API), need a person; dry runs never do.
 func finishNeedsReview(t *testing.T, e env) {
 	j := e.open("")
 	dry := createAt(9)
@@ -557,7 +558,9 @@ func finishNeedsReview(t *testing.T, e env) {
 		{createAt(3), booking.Result{Outcome: booking.Confirmed}, false, false},
 		{createAt(4), booking.Result{Outcome: booking.Confirmed, Reconciled: true}, true, true},
 		{createAt(5), booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonBeyondList}, false, true},
+		{createAt(6), booking.Result{Outcome: booking.Confirmed, Reason: booking.ReasonListUnread}, false, true},
 		{cancelOf("bk_3"), booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonBeyondList}, false, false},
+		{cancelOf("bk_4"), booking.Result{Outcome: booking.Cancelled, Reason: booking.ReasonListUnread}, false, false},
 		{cancelOf("bk_1"), booking.Result{Outcome: booking.NotCancelled}, false, false},
 		{cancelOf("bk_2"), booking.Result{Outcome: booking.Cancelled}, true, true},
 		{dry, booking.Result{Outcome: booking.Unknown}, true, false},
@@ -570,8 +573,8 @@ func finishNeedsReview(t *testing.T, e env) {
 			t.Errorf("%+v finished with %+v (recovered %v): %+v; want needs review %v", tt.w, tt.res, tt.recovered, got, tt.want)
 		}
 	}
-	if n := awaiting(t, e.open("")); n != 5 {
-		t.Errorf("awaiting review = %d, want 5", n)
+	if n := awaiting(t, e.open("")); n != 6 {
+		t.Errorf("awaiting review = %d, want 6", n)
 	}
 }
 

@@ -79,6 +79,10 @@ type Deps struct {
 	// SocketUnhealthyAfter is how long Socket Mode may stay down before
 	// /healthz fails; 0: SocketUnhealthyAfter.
 	SocketUnhealthyAfter time.Duration
+	// Booking adds options to every booking client, after bookbot's own:
+	// a test shortens a write's wait for an answer that never comes, or
+	// skips the waits between a read's retries (their number stays).
+	Booking []booking.Option
 }
 
 // App is the bot wired and started up: connected to nothing yet but
@@ -146,6 +150,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if d.Sleep != nil {
 		writes = append(writes, booking.WithSleep(d.Sleep))
 	}
+	writes = append(writes, d.Booking...)
 	if cfg.DryRun {
 		writes = append(writes, booking.WithDryRun())
 		log.Warn("dry run: bookings and cancellations are not sent to the booking API (BOOKBOT_DRY_RUN=true)")
