@@ -141,3 +141,7 @@ func offerBookedMeta(o offer.Offer, booked []offer.Use) *slack.SlackMetadata {
 	}
 	return m
 }
+
+// unsure reports whether n may be a move across the end of a full list:
+// for a cancellation, when no cancel of bookbot's says otherwise.
+func unsure(n notices.Notice) bool { return n.Unsure && (n.Kind == notices.New || n.By == nil) }

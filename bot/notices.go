@@ -489,10 +489,6 @@ func noticeWord(n notices.Notice) string {
 	return "New booking"
 }
 
-// unsure reports whether n may be a move across the end of a full list:
-// for a cancellation, when no cancel of bookbot's says otherwise.
-func unsure(n notices.Notice) bool { return n.Unsure && (n.Kind == notices.New || n.By == nil) }
-
 // burstLine is one change under its day's heading: the time (struck when
 // cancelled), the kind, the event and the attendee. No email: the line is
 // one of many; the thread's lines add it.
