@@ -246,7 +246,7 @@ func (c *Client) Slots(ctx context.Context, eventType string) ([]Slot, error) {
 // TypeStore kept (WithTypeStore); one never listed with one (a legacy
 // record) stays null.
 func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
-	list, err := c.lists.do(ctx, c.bookings)
+	list, err := c.lists.do(ctx, c.readBookings)
 	if err != nil && err == ctx.Err() {
 		return nil, c.transportError(ctx, bookingsEndpoint, err)
 	}
@@ -255,9 +255,15 @@ func (c *Client) Bookings(ctx context.Context) ([]Booking, error) {
 
 var bookingsEndpoint = endpoint{"GET", "bookings", "GET /bookings"}
 
+// readBookings is bookings for a read: what it shows is kept at once.
+func (c *Client) readBookings(ctx context.Context) ([]Booking, error) { return c.bookings(ctx, true) }
+
 // bookings fetches the list itself; settling a write needs a list asked
-// for after the write, never one already in flight.
-func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
+// for after the write, never one already in flight. keep writes what the
+// list shows of its bookings' event types to the TypeStore now; a write's
+// lists leave that to the next read, so that the person waiting for the
+// outcome does not wait for the store too.
+func (c *Client) bookings(ctx context.Context, keep bool) ([]Booking, error) {
 	var out wireBookings
 	if err := c.read(ctx, bookingsEndpoint, nil, &out); err != nil {
 		return nil, err
@@ -270,7 +276,7 @@ func (c *Client) bookings(ctx context.Context) ([]Booking, error) {
 		}
 		list = append(list, b)
 	}
-	c.kept.fill(ctx, c.keptAs(), c.log, list)
+	c.kept.fill(ctx, c.keptAs(), c.log, list, keep)
 	return list, nil
 }
 

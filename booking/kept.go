@@ -76,7 +76,9 @@ type known struct {
 // fill gives each booking of list with a null event type the one known for
 // its ID, and keeps what list shows. calendar is the client's label; the
 // store's failures are logged to log, and list is shown as it was listed.
-func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger, list []Booking) {
+// Without write, what changed is not written now but at the next read
+// that writes.
+func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger, list []Booking, write bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var stored map[string]KeptType
@@ -130,7 +132,7 @@ func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger,
 		}
 		seen[b.ID] = now
 	}
-	if len(changed) > 0 {
+	if len(changed) > 0 && write {
 		if err := k.keep(ctx, calendar, changed); err != nil {
 			log.LogAttrs(ctx, slog.LevelWarn, "event types: the event types of bookings could not be kept; tried again at the next read",
 				slog.String("calendar", calendar), slog.Int("bookings", len(changed)), slog.String("err", err.Error()))

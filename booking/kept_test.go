@@ -177,6 +177,30 @@ func TestBookingsWriteKeptTypesOnlyWhenTheyChange(t *testing.T) {
 	}
 }
 
+// A create's own lists (the one before it, the one that checks it) write
+// nothing to the store, so that the person waiting for the outcome waits
+// for no store write; the next read keeps the new booking's type.
+func TestCreateLeavesKeepingToTheNextRead(t *testing.T) {
+	t.Parallel()
+	counted := &countedTypes{TypeStore: keptTypes(t, t.TempDir())}
+	c, _ := sandbox(t, booking.WithTypeStore(counted))
+	if _, err := c.Bookings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	counted.calls()
+	res, err := c.Create(t.Context(), request(firstSlot(t, c, "consultation")))
+	if err != nil || res.Outcome != booking.Confirmed {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	if _, kept := counted.calls(); len(kept) != 0 {
+		t.Errorf("the create's own lists wrote %v", kept)
+	}
+	listed(t, c, res.Booking.ID)
+	if _, kept := counted.calls(); len(kept) != 1 || len(kept[0]) != 1 || kept[0][0].BookingID != res.Booking.ID || kept[0][0].EventType != "consultation" {
+		t.Errorf("the read after the create kept %v; want the new booking's type, alone", kept)
+	}
+}
+
 // A store that fails costs no read: the list is shown, with what the
 // client itself saw, and what it could not keep is kept at a later read.
 func TestBookingsListWhenTheTypeStoreFails(t *testing.T) {

@@ -193,7 +193,7 @@ func (r *Recent) BookingsAsked(ctx context.Context) ([]Booking, time.Time, error
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.c
-	list, seq, asked, err := c.lists.recent(ctx, r.last, c.now().Add(-r.maxAge), c.bookings)
+	list, seq, asked, err := c.lists.recent(ctx, r.last, c.now().Add(-r.maxAge), c.readBookings)
 	if err != nil {
 		if err == ctx.Err() {
 			return nil, time.Time{}, c.transportError(ctx, bookingsEndpoint, err)

@@ -767,7 +767,7 @@ func (c *Client) settleCancel(ctx context.Context, id string, start time.Time, u
 func (c *Client) freshList(ctx context.Context) ([]Booking, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.reconcileTimeout)
 	defer cancel()
-	return c.bookings(ctx)
+	return c.bookings(ctx, false)
 }
 
 // Find looks in a bookings list for the booking an attendee has for an
