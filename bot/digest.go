@@ -136,6 +136,11 @@ func DigestMessages(d digest.Digest, includeEmails bool) []DigestMessage {
 	shown := d.Entries[:min(len(d.Entries), digestRows)]
 	fixed := len(digestHeader(d)) + digestContextLen(d) + len(digestMore(100, 100, 100))
 	parts := digestPack(d, shown, includeEmails, fixed)
+	if len(parts) == 0 {
+		// No bookings, and the list may not show them all: the channel's
+		// message is its header and the warning alone.
+		parts = []digestPart{{}}
+	}
 	parts = append(parts, digestPack(d, d.Entries[len(shown):], includeEmails, len(digestHeader(d))+len(": 100–100 of 100"))...)
 
 	out := make([]DigestMessage, 0, len(parts))

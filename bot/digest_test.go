@@ -362,6 +362,16 @@ func TestDigestMessagesNullsEmptyAndWarning(t *testing.T) {
 	if !strings.Contains(msgs[0].Text, "may be missing") {
 		t.Error("no warning in the fallback text")
 	}
+
+	// A full list whose bookings all start before the day: nothing to
+	// show, and the day may still have some beyond the list.
+	unknown := digestTestDigest(0, nil, nil)
+	unknown.MaybeIncomplete = true
+	msgs = DigestMessages(unknown, false)
+	digestCheckLimits(t, msgs)
+	if len(msgs) != 1 || !strings.Contains(digestAllText(t, msgs), "may be missing") || !strings.Contains(msgs[0].Text, "0 bookings") {
+		t.Errorf("a day with none listed, and maybe some beyond the list: %s (%q)", digestAllText(t, msgs), msgs[0].Text)
+	}
 }
 
 func TestDigestMessagesClockChange(t *testing.T) {

@@ -682,6 +682,14 @@ func goldenCases() []goldenCase {
 	digestCase("day", digest.Build(list, types, tomorrow, berlin), true)
 	digestCase("day_without_emails", digest.Build(list, types, tomorrow, berlin), false)
 	digestCase("empty", digest.Build(nil, types, tomorrow, berlin), true)
+	// A full list, every booking on it before the day: none shown, and the
+	// day may have some beyond the list.
+	var before []booking.Booking
+	for i := range booking.MaxListed {
+		start := goldenAt(23, 10, 0).Add(time.Duration(i) * time.Minute)
+		before = append(before, goldenBooking(fmt.Sprintf("bk_before_%03d", i), start, 1, testutil.Ptr("intro-call"), testutil.Ptr("Ada"), testutil.Ptr("ada@example.com")))
+	}
+	digestCase("none_listed_maybe_beyond", digest.Build(before, types, tomorrow, berlin), false)
 	digestCase("clock_change", digest.Build(list, types, goldenAt(29, 0, 0), berlin), true)
 	var crowd []booking.Booking
 	for i := range booking.MaxListed {

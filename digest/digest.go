@@ -174,10 +174,12 @@ func (d Digest) Header() string { return "Bookings for " + DayTitle(d.Date, d.Zo
 
 // CountLine says how many bookings there are, or that there are none.
 func (d Digest) CountLine() string {
-	switch n := len(d.Entries); n {
-	case 0:
+	switch n := len(d.Entries); {
+	case n == 0 && d.MaybeIncomplete:
+		return "None of the bookings listed is tomorrow."
+	case n == 0:
 		return "No bookings tomorrow."
-	case 1:
+	case n == 1:
 		return "1 booking"
 	default:
 		return fmt.Sprintf("%d bookings", n)
