@@ -459,8 +459,6 @@ func (l *loader) url(name, raw string, query bool) *url.URL {
 	return nil
 }
 
-// page checks the address of a web page people are sent to; its query (the
-// page's own parameters) stays.
 // bookingPage reads BOOKING_PAGE_URL, or its former name: that one is
 // still read, with a warning, so a deployment keeps its unfurls and links
 // until it renames the variable; both set is a mistake either way.
@@ -477,6 +475,8 @@ func (l *loader) bookingPage(raw, old string) string {
 	return l.page(name, raw)
 }
 
+// page checks the address of a web page people are sent to; its query (the
+// page's own parameters) stays.
 func (l *loader) page(name, raw string) string {
 	if raw == "" {
 		return ""
