@@ -158,7 +158,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		return
 	}
 	if _, err := b.cfg.Offers.Update(ctx, o.ID, offer.Placed(channel, ts)); err != nil {
-		b.log.Error("a Workflow Builder step's card was posted, but where was not recorded: it changes only when someone clicks it", "offer", o.ID, "err", err)
+		b.log.Error("a Workflow Builder step's card was posted, but where was not recorded: unless someone books from it first, the sweep takes it for never posted, withdraws it and ends the step", "offer", o.ID, "after", offerLeftAfter, "err", err)
 	}
 	b.log.Info("offer posted by a Workflow Builder step", "offer", o.ID, "channel", channel, "event", et.Slug, "named", len(run.people), "n", run.count)
 }

@@ -28,10 +28,11 @@ var offerStep = slacktest.Function{
 	},
 }
 
-// stepHarness is the link harness with steps ended through Slack.
-func stepHarness(t *testing.T) *harness {
+// stepHarness is the link harness with steps ended through Slack; opts
+// adjust its configuration after that.
+func stepHarness(t *testing.T, opts ...func(*harness, *bot.Config)) *harness {
 	t.Helper()
-	h := newHarness(t, func(h *harness, c *bot.Config) {
+	h := newHarness(t, append([]func(*harness, *bot.Config){func(h *harness, c *bot.Config) {
 		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
 		if err != nil {
 			t.Fatal(err)
@@ -40,7 +41,7 @@ func stepHarness(t *testing.T) *harness {
 		t.Cleanup(toSlack.CloseIdleConnections)
 		c.Offers, c.Outbox = db.Offers(), db.Outbox()
 		c.Steps = bot.NewFunctionSteps(toSlack, h.sl.APIURL, h.sl.BotToken())
-	})
+	}}, opts...)...)
 	h.sl.AddUser(slacktest.User{ID: grace, Name: "grace", RealName: "Grace Hopper", TZ: "America/New_York", Email: "grace@example.com"})
 	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, grace, eve, bob, h.sl.BotUserID()}})
 	return h
@@ -183,5 +184,23 @@ func TestStepEndWithoutAnAnswerIsMadeAgain(t *testing.T) {
 	h.bot.SettleOffers(h.ctx())
 	if n := len(calls(h, "functions.completeError")); n != 2 {
 		t.Errorf("%d ends, want 2: the lost one and the one made again", n)
+	}
+}
+
+// A step's card posted whose place could not be recorded is logged for
+// what follows: unless someone books from it first, the sweep takes it for
+// never posted and ends the step.
+func TestStepCardPostedWherePlaceWasNotRecorded(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t, func(h *harness, c *bot.Config) {
+		c.Offers = &failingUpdates{Store: c.Offers} // the first update is Placed
+	})
+	h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
+	h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	h.drain()
+	if logs := h.logs.String(); !strings.Contains(logs, "the sweep takes it for never posted") || strings.Contains(logs, "changes only when someone clicks it") {
+		t.Errorf("the log does not say what becomes of the card:\n%s", logs)
 	}
 }
