@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -170,20 +171,36 @@ func TestStepEndWithoutAnAnswerIsMadeAgain(t *testing.T) {
 	})
 	h.drain()
 	h.clock.Advance(bot.DefaultOfferTTL + time.Minute)
-	h.sl.FailNext("functions.completeError", "internal_error") // Slack may have carried it out
-	h.bot.SettleOffers(h.ctx())
+	// Slack ends the step, and its answer is lost: the sweep gives up
+	// waiting for it.
+	h.sl.StallNext("functions.completeError", true)
+	ctx, cancel := context.WithCancel(h.ctx())
+	swept := make(chan struct{})
+	go func() { defer close(swept); h.bot.SettleOffers(ctx) }()
+	if err := h.sl.WaitStalled(h.ctx(), "functions.completeError", 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-swept
+	if got, _ := h.sl.Step(run.ExecutionID); got.State != "failed" {
+		t.Fatalf("Slack did not end the step: %+v", got)
+	}
 	h.bot.SettleOffers(h.ctx()) // the claim stands: nothing is made again yet
 	if n := len(calls(h, "functions.completeError")); n != 1 {
 		t.Fatalf("%d ends before the claim went stale, want 1", n)
 	}
 	h.clock.Advance(10 * time.Minute)
 	h.bot.SettleOffers(h.ctx())
-	if got := h.stepEnded(run); got.State != "failed" {
-		t.Errorf("the step ended %+v", got)
+	h.bot.SettleOffers(h.ctx()) // ended for bookbot too: not made a third time
+	var answers []string
+	for _, c := range calls(h, "functions.completeError") {
+		answers = append(answers, c.Error)
 	}
-	h.bot.SettleOffers(h.ctx())
-	if n := len(calls(h, "functions.completeError")); n != 2 {
-		t.Errorf("%d ends, want 2: the lost one and the one made again", n)
+	if len(answers) != 2 || answers[1] != "execution_not_in_running_state" {
+		t.Errorf("ends answered %q, want 2: the lost one and the one made again, which Slack answers that the step ended", answers)
+	}
+	if !strings.Contains(h.logs.String(), "Workflow Builder step had ended already") {
+		t.Errorf("the step's end is not recorded as Slack's answer says:\n%s", h.logs)
 	}
 }
 
