@@ -138,6 +138,35 @@ func TestStepRefusals(t *testing.T) {
 	}
 }
 
+// A run refused, or whose card could not be posted, ends with why even
+// when Slack did not take its end the first time: the sweep ends it.
+func TestStepRefusedEndsWhenSlackTakesItsEndLater(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	h.sl.AddChannel(slacktest.Channel{ID: "C0QUIET", Name: "quiet", Members: []string{ada}})
+	for i, c := range []struct {
+		inputs map[string]any
+		want   string
+	}{
+		{map[string]any{"event_type": "no-such-type", "channel_id": "C0TEAM"}, `There is no event type "no-such-type"`},
+		{map[string]any{"event_type": "intro-call", "channel_id": "C0QUIET"}, "bookbot is not in that channel"},
+	} {
+		h.sl.FailNext("functions.completeError", "ratelimited")
+		run := h.runStep(c.inputs)
+		if _, err := h.sl.WaitCalls(h.ctx(), "functions.completeError", 2*i+1); err != nil {
+			t.Fatal(err)
+		}
+		h.drain()
+		if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
+			t.Fatalf("%v: Slack took the end it refused: %+v", c.inputs, got)
+		}
+		h.bot.SettleOffers(h.ctx())
+		if got := h.stepEnded(run); got.State != "failed" || !strings.Contains(got.Error, c.want) {
+			t.Errorf("%v: the step ended %q %q, want failed saying %q", c.inputs, got.State, got.Error, c.want)
+		}
+	}
+}
+
 // An offer nobody books ends its step with an error once it expires, from
 // the offers' sweep.
 func TestStepEndsWhenItsOfferExpires(t *testing.T) {
