@@ -192,7 +192,7 @@ func stepPostFailure(err error) string {
 // endStep ends o's step once, when it has one still running: with the
 // first time booked from it, or, once o closed without one, with an error
 // saying why (o.StepError, when bookbot recorded it). An offer still open,
-// or whose only times are being booked, ends its step later.
+// or with a time being booked, ends its step later.
 func (b *Bot) endStep(ctx context.Context, o offer.Offer) {
 	if !o.StepOpen() || b.cfg.Steps == nil {
 		return
@@ -208,6 +208,9 @@ func (b *Bot) endStep(ctx context.Context, o offer.Offer) {
 		b.endStepWith(ctx, o, func(ctx context.Context) error { return b.cfg.Steps.CompleteStep(ctx, o.Step, outputs) })
 		return
 	}
+	if len(o.Pending()) > 0 {
+		return // the write that settles it ends the step, or its sweep
+	}
 	reason := ""
 	switch closed := o.Open(b.cfg.Now()); {
 	case o.StepError != "":
@@ -217,7 +220,7 @@ func (b *Bot) endStep(ctx context.Context, o offer.Offer) {
 	case errors.Is(closed, offer.ErrWithdrawn):
 		reason = "The offer was withdrawn before anyone booked a time from it."
 	default:
-		return // open, or its times are being booked
+		return // open
 	}
 	b.endStepWith(ctx, o, func(ctx context.Context) error { return b.cfg.Steps.FailStep(ctx, o.Step, reason) })
 }

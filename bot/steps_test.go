@@ -4,11 +4,14 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -186,6 +189,33 @@ func TestStepEndsWhenItsOfferExpires(t *testing.T) {
 	got := h.stepEnded(run)
 	if got.State != "failed" || !strings.Contains(got.Error, "expired") {
 		t.Errorf("the step ended %+v", got)
+	}
+}
+
+// An offer of two meetings that expires while a time is being booked from
+// it waits for that write: its booking ends the step, not the expiry.
+func TestStepWaitsForATimeBeingBooked(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t, func(h *harness, c *bot.Config) { c.OfferTTL = 2 * time.Minute })
+	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "count": 2})
+	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	release := h.sb.HoldNext(bookingtest.EndpointCreateBooking)
+	var once sync.Once
+	t.Cleanup(func() { once.Do(release) })
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.submit(grace, form.ID, map[string]string{})
+	testutil.Until(h.ctx(), t, "Grace's create in flight", func() bool { return len(h.requests("POST /bookings")) == 1 })
+	h.clock.Advance(3 * time.Minute) // expired; her time is not left behind yet
+	h.bot.SettleOffers(h.ctx())
+	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
+		t.Fatalf("the step ended while a time was being booked: %+v", got)
+	}
+	once.Do(release)
+	if got := h.stepEnded(run); got.State != "completed" || got.Outputs["booking_id"] != bookedFor(h, "grace@example.com") {
+		t.Errorf("the step ended %+v, want completed with Grace's booking", got)
 	}
 }
 
