@@ -319,6 +319,8 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 		}
 		if card != nil {
 			b.showCard(ctxReport, card.o, meta.Card, card.m)
+			// Its step ends once the person heard what they booked.
+			b.endStep(ctxReport, card.o)
 		}
 	})
 	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
@@ -413,7 +415,6 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		if o.Offerer != "" {
 			b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.offererZone(ctx, o)))
 		}
-		b.endStep(ctx, o)
 		var card *cardView
 		switch {
 		case err == nil && o.Left() > 0:

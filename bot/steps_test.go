@@ -3,15 +3,18 @@ package bot_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -98,6 +101,53 @@ func TestStepEndsWithTheBooking(t *testing.T) {
 	if n := len(calls(h, "functions.completeSuccess")) + len(calls(h, "functions.completeError")); n != 1 {
 		t.Errorf("the step was ended %d times", n)
 	}
+}
+
+// Whoever books from a step's card hears their outcome before the step
+// ends: in the form, or from the sweep that settles a time a stopped
+// bookbot left being booked.
+func TestStepEndsAfterTheGuestIsTold(t *testing.T) {
+	t.Parallel()
+	toldFirst := func(t *testing.T, h *harness, told func(slacktest.Call) bool) {
+		t.Helper()
+		all := h.sl.Calls()
+		guest := slices.IndexFunc(all, told)
+		end := slices.IndexFunc(all, func(c slacktest.Call) bool { return c.Method == "functions.completeSuccess" })
+		if guest < 0 || end < 0 || end < guest {
+			t.Errorf("the guest was told at call %d, the step ended at call %d: the guest hears first", guest, end)
+		}
+	}
+	t.Run("in the form", func(t *testing.T) {
+		t.Parallel()
+		h := stepHarness(t)
+		run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
+		card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
+			return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+		})
+		h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+		form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+		h.submit(grace, form.ID, map[string]string{})
+		h.stepEnded(run)
+		h.drain()
+		toldFirst(t, h, func(c slacktest.Call) bool {
+			return c.Method == "views.update" && strings.Contains(string(c.JSON)+c.Form.Get("view"), "Booked:")
+		})
+	})
+	t.Run("by the sweep", func(t *testing.T) {
+		t.Parallel()
+		toSlack := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 10 * time.Second}
+		t.Cleanup(toSlack.CloseIdleConnections)
+		w := newLeftWorld(t, func(h *harness, c *bot.Config) { c.Steps = bot.NewFunctionSteps(toSlack, h.sl.APIURL, h.sl.BotToken()) })
+		if _, err := w.offers.Update(t.Context(), w.id, func(o *offer.Offer) error { o.Step = "Fx0000000099"; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		w.take(stopped, true)
+		_ = w.begin()(&booking.Result{Outcome: booking.Confirmed, Booking: w.book(), Verified: true})
+		w.settle()
+		toldFirst(t, w.h, func(c slacktest.Call) bool {
+			return c.Method == "chat.postMessage" && c.Form.Get("channel") == grace && strings.HasPrefix(c.Form.Get("text"), "Booked:")
+		})
+	})
 }
 
 func calls(h *harness, method string) []slacktest.Call {
