@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/bookbot/bookbot/booking"
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
@@ -148,6 +150,49 @@ func TestStepEndsAfterTheGuestIsTold(t *testing.T) {
 			return c.Method == "chat.postMessage" && c.Form.Get("channel") == grace && strings.HasPrefix(c.Form.Get("text"), "Booked:")
 		})
 	})
+}
+
+// A step's card booked, then cancelled by its guest, is open again, and
+// so is what machines read of it: its metadata no longer says booked. The
+// guest's outcome names nobody the offer does not.
+func TestStepCardCancelledByItsGuestIsOpenAgain(t *testing.T) {
+	t.Parallel()
+	h := stepHarness(t)
+	h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
+	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.submit(grace, form.ID, map[string]string{})
+	done := h.waitView("booked", func(v slacktest.View) bool { return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Booked") })
+	h.waitMessage("the card, booked", func(m slacktest.Message) bool {
+		return m.Kind == "update" && m.TS == card.TS && strings.HasPrefix(m.Text, "Booked")
+	})
+	cancel := elements(done.Blocks, "offer_cancel")
+	if len(cancel) != 1 {
+		t.Fatalf("no Cancel in the guest's outcome:\n%s", done.Blocks)
+	}
+	h.interact(slacktest.BlockAction(grace, "offer_cancel", str(cancel[0], "value"), slacktest.InView(done)))
+	out := h.waitView("cancelled", func(v slacktest.View) bool { return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Cancelled") })
+	if text := textOf(out.Blocks); !strings.Contains(text, "*Cancelled:* Intro call, today") || strings.Contains(text, "<@>") || strings.Contains(text, "has been told") {
+		t.Errorf("the guest is told:\n%s", text)
+	}
+	h.waitMessage("the card, open again", func(m slacktest.Message) bool {
+		return m.Kind == "update" && m.TS == card.TS && strings.HasPrefix(m.Text, "Offer")
+	})
+	h.drain()
+
+	api := slack.New(h.sl.BotToken(), slack.OptionAPIURL(h.sl.APIURL))
+	hist, err := api.GetConversationHistoryContext(h.ctx(), &slack.GetConversationHistoryParameters{
+		ChannelID: "C0TEAM", Oldest: card.TS, Latest: card.TS, Inclusive: true, IncludeAllMetadata: true,
+	})
+	if err != nil || len(hist.Messages) != 1 {
+		t.Fatalf("the card in the channel's history: %v, %+v", err, hist)
+	}
+	if m := hist.Messages[0]; !strings.HasPrefix(m.Text, "Offer") || m.Metadata.EventType == "bookbot_offer_booked" || m.Metadata.EventPayload["booking_id"] != nil {
+		t.Errorf("the card open again says %q and carries %+v, want no booking", m.Text, m.Metadata)
+	}
 }
 
 func calls(h *harness, method string) []slacktest.Call {
