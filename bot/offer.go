@@ -567,7 +567,7 @@ func offerPendingView(name string) *slack.ModalViewRequest {
 // was sent; none offers more than this offer.
 
 func notNamedMessage(o offer.Offer) message {
-	text := "This offer is for " + forWhom(o) + ": nothing was sent. Ask " + offerer(o) + " for a time of your own."
+	text := "This offer is for " + mentions(o.For) + ": nothing was sent. Ask " + offerer(o) + " for a time of your own."
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 

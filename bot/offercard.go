@@ -358,18 +358,6 @@ func (b *Bot) offererZone(ctx context.Context, o offer.Offer) *time.Location {
 	return b.users.zone(ctx, o.Offerer)
 }
 
-// forWhom names who may book, as mrkdwn: "" for anyone.
-func forWhom(o offer.Offer) string {
-	if len(o.For) == 0 {
-		return ""
-	}
-	names := make([]string, len(o.For))
-	for i, u := range o.For {
-		names[i] = mention(u)
-	}
-	return strings.Join(names, ", ")
-}
-
 // maxText is the most characters Slack takes in a block's text.
 const maxText = 3000
 
@@ -458,7 +446,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	}
 
 	head := offerHead(o) + " — pick a time"
-	if who := forWhom(o); who != "" {
+	if who := mentions(o.For); who != "" {
 		head = offerHead(o) + " for " + who + " — pick a time"
 	}
 	blocks := []slack.Block{section(":calendar: " + head)}
@@ -490,7 +478,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	if o.Offerer == "" || o.Link != "" {
 		text = "Offer: " + short(o.Title) + " (" + strconv.Itoa(o.Minutes) + " minutes" + withHost(o, false) + "), pick a time"
 	}
-	if who := forWhom(o); who != "" {
+	if who := mentions(o.For); who != "" {
 		text += " (for " + who + ")"
 	}
 	return message{Text: text, Blocks: blocks, Metadata: offerCardMeta(o, booked)}
