@@ -65,6 +65,27 @@ func (h *harness) runStep(inputs map[string]any) slacktest.StepRun {
 	return run
 }
 
+// stepCard runs the step and returns the run and its card, once posted
+// in the team channel.
+func (h *harness) stepCard(inputs map[string]any) (slacktest.StepRun, slacktest.Message) {
+	h.t.Helper()
+	run := h.runStep(inputs)
+	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
+	})
+	return run, card
+}
+
+// graceBooks picks the card's first time as Grace and sends her form as
+// her profile fills it; it returns the form.
+func (h *harness) graceBooks(card slacktest.Message) slacktest.View {
+	h.t.Helper()
+	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
+	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
+	h.submit(grace, form.ID, map[string]string{})
+	return form
+}
+
 func (h *harness) stepEnded(run slacktest.StepRun) slacktest.StepRun {
 	h.t.Helper()
 	got, err := h.sl.WaitStepEnded(h.ctx(), run.ExecutionID)
@@ -79,16 +100,11 @@ func (h *harness) stepEnded(run slacktest.StepRun) slacktest.StepRun {
 func TestStepEndsWithTheBooking(t *testing.T) {
 	t.Parallel()
 	h := stepHarness(t)
-	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
-	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
+	run, card := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
 	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
 		t.Fatalf("the step ended before anyone booked: %+v", got)
 	}
-	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
-	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
-	h.submit(grace, form.ID, map[string]string{})
+	h.graceBooks(card)
 	got := h.stepEnded(run)
 	id := bookedFor(h, "grace@example.com")
 	start, _ := time.Parse(time.RFC3339, firstSlot)
@@ -122,13 +138,8 @@ func TestStepEndsAfterTheGuestIsTold(t *testing.T) {
 	t.Run("in the form", func(t *testing.T) {
 		t.Parallel()
 		h := stepHarness(t)
-		run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
-		card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
-			return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-		})
-		h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
-		form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
-		h.submit(grace, form.ID, map[string]string{})
+		run, card := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
+		h.graceBooks(card)
 		h.stepEnded(run)
 		h.drain()
 		toldFirst(t, h, func(c slacktest.Call) bool {
@@ -158,13 +169,8 @@ func TestStepEndsAfterTheGuestIsTold(t *testing.T) {
 func TestStepCardCancelledByItsGuestIsOpenAgain(t *testing.T) {
 	t.Parallel()
 	h := stepHarness(t)
-	h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
-	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
-	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
-	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
-	h.submit(grace, form.ID, map[string]string{})
+	_, card := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "people": []string{grace}})
+	form := h.graceBooks(card)
 	done := h.waitView("booked", func(v slacktest.View) bool { return v.ID == form.ID && strings.Contains(textOf(v.Blocks), "Booked") })
 	h.waitMessage("the card, booked", func(m slacktest.Message) bool {
 		return m.Kind == "update" && m.TS == card.TS && strings.HasPrefix(m.Text, "Booked")
@@ -270,10 +276,7 @@ func TestStepRefusedEndsWhenSlackTakesItsEndLater(t *testing.T) {
 func TestStepEndsWhenItsOfferExpires(t *testing.T) {
 	t.Parallel()
 	h := stepHarness(t)
-	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
-	h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
+	run, _ := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
 	h.drain()
 	h.bot.SettleOffers(h.ctx())
 	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
@@ -292,16 +295,11 @@ func TestStepEndsWhenItsOfferExpires(t *testing.T) {
 func TestStepWaitsForATimeBeingBooked(t *testing.T) {
 	t.Parallel()
 	h := stepHarness(t, func(h *harness, c *bot.Config) { c.OfferTTL = 2 * time.Minute })
-	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "count": 2})
-	card := h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
+	run, card := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM", "count": 2})
 	release := h.sb.HoldNext(bookingtest.EndpointCreateBooking)
 	var once sync.Once
 	t.Cleanup(func() { once.Do(release) })
-	h.pick(grace, card, values(elements(card.Blocks, "offer_slot"))[0])
-	form := h.waitView("Grace's form", func(v slacktest.View) bool { return v.TriggerUser == grace && v.CallbackID == "offer_book" })
-	h.submit(grace, form.ID, map[string]string{})
+	h.graceBooks(card)
 	testutil.Until(h.ctx(), t, "Grace's create in flight", func() bool { return len(h.requests("POST /bookings")) == 1 })
 	h.clock.Advance(3 * time.Minute) // expired; her time is not left behind yet
 	h.bot.SettleOffers(h.ctx())
@@ -319,10 +317,7 @@ func TestStepWaitsForATimeBeingBooked(t *testing.T) {
 func TestStepEndWithoutAnAnswerIsMadeAgain(t *testing.T) {
 	t.Parallel()
 	h := stepHarness(t)
-	run := h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
-	h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
+	run, _ := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
 	h.drain()
 	h.clock.Advance(bot.DefaultOfferTTL + time.Minute)
 	// Slack ends the step, and its answer is lost: the sweep gives up
@@ -366,10 +361,7 @@ func TestStepCardPostedWherePlaceWasNotRecorded(t *testing.T) {
 	h := stepHarness(t, func(h *harness, c *bot.Config) {
 		c.Offers = &failingUpdates{Store: c.Offers} // the first update is Placed
 	})
-	h.runStep(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
-	h.waitMessage("the step's card", func(m slacktest.Message) bool {
-		return m.Kind == "message" && m.Channel == "C0TEAM" && strings.HasPrefix(m.Text, "Offer")
-	})
+	h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
 	h.drain()
 	if logs := h.logs.String(); !strings.Contains(logs, "the sweep takes it for never posted") || strings.Contains(logs, "changes only when someone clicks it") {
 		t.Errorf("the log does not say what becomes of the card:\n%s", logs)
