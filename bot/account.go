@@ -390,11 +390,7 @@ func connectedMessage(types int, owners bool, others []string, page string) mess
 	case owners:
 		text = fmt.Sprintf("Connected: this key is the owner's calendar (%s), which you share with everyone on it: its bookings, its audit and its reviews.", plural(types, "event type"))
 	case len(others) > 0:
-		names := make([]string, len(others))
-		for i, u := range others {
-			names[i] = mention(u)
-		}
-		text += " " + strings.Join(names, ", ") + " connected the same calendar: you share its bookings, its audit and its reviews."
+		text += " " + mentions(others) + " connected the same calendar: you share its bookings, its audit and its reviews."
 	}
 	if page != "" {
 		text += " Links to " + pageLink(page, "your booking page") + "'s event types now unfurl into cards of your free times."

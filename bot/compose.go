@@ -256,11 +256,7 @@ func composeOutcomeView(m message) slack.ModalViewRequest {
 func composePostedMessage(title string, named []string) message {
 	who := "anyone there can book one time"
 	if len(named) > 0 {
-		names := make([]string, len(named))
-		for i, u := range named {
-			names[i] = mention(u)
-		}
-		who = joinNames(names) + " can book one time"
+		who = mentions(named) + " can book one time"
 		if len(named) > 1 {
 			who += " each"
 		}
@@ -293,18 +289,4 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return string(s[0]|0x20) + s[1:]
-}
-
-func joinNames(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	out := names[0]
-	for _, n := range names[1 : len(names)-1] {
-		out += ", " + n
-	}
-	return out + " and " + names[len(names)-1]
 }

@@ -1076,6 +1076,11 @@ var (
 	// goldenBookingID is a booking ID as the cases have them: bk_…, or a
 	// UUID as the booking service gives them.
 	goldenBookingID = regexp.MustCompile("bk_[A-Za-z0-9_*`ˋ]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+	// goldenHole is where a sentence lost a value it was built with: a
+	// mention of nobody, two spaces between words, a space before a comma
+	// or a full stop ("with  today", "Ask <@>.", "with , today"). Two
+	// spaces after a time are a list row's layout.
+	goldenHole = regexp.MustCompile(`<@>|[\p{L}\p{N}]  +[\p{L}\p{N}]| [,.;]`)
 )
 
 // goldenNoIDs reports whether the case is one people read where a booking
@@ -1302,6 +1307,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 			if m := goldenRawMention.FindString(d.text); m != "" {
 				fail("notification text holds %s unescaped: %q", m, goldenClip(d.text))
 			}
+			if m := goldenHole.FindString(d.text); m != "" {
+				fail("notification text has a hole where a value is missing, %q: %q", m, goldenClip(d.text))
+			}
 			if m := goldenBookingID.FindString(d.text); m != "" && goldenNoIDs(c.name) {
 				fail("notification text shows booking ID %s: %q", m, goldenClip(d.text))
 			}
@@ -1376,6 +1384,9 @@ func goldenCheck(t goldenReporter, c goldenCase, docs []goldenDoc) {
 						break
 					}
 				}
+			}
+			if m := goldenHole.FindString(s); m != "" {
+				fail("has a hole where a value is missing, %q: %q", m, goldenClip(goldenTokens(s)))
 			}
 			if goldenQuietIDs(c.name) {
 				if m := goldenIDSpan.FindString(s); m != "" {
@@ -1525,8 +1536,9 @@ func (p *goldenProblems) Error(args ...any) { *p = append(*p, fmt.Sprint(args...
 // or a problem of access, a booking ID where people read it (text or
 // notification), "on Today" or "on Tomorrow", days said two ways, an App
 // Home whose first three blocks hold no button, today, an agenda or the
-// digest's message in the channel over its cap, and a notice without the
-// contract's metadata.
+// digest's message in the channel over its cap, a notice without the
+// contract's metadata, and a sentence with a hole where a value was
+// missing (a mention of nobody, two spaces, a space before a comma).
 func TestGoldenCheckCatches(t *testing.T) {
 	t.Parallel()
 	at := goldenAt(23, 14, 0)
@@ -1587,6 +1599,16 @@ func TestGoldenCheckCatches(t *testing.T) {
 		{"a block called a refusal of access", "", goldenDoc{kind: "message", text: "The booking service refused access.", blocks: []slack.Block{
 			section("Refused."),
 		}}, `a plain answer says "access"`},
+		// An offer nobody made, told as if someone had.
+		{"a mention of nobody", "", goldenDoc{kind: "message", text: "Cancelled.", blocks: []slack.Block{
+			section("Cancelled. " + mention("") + " has been told."),
+		}}, `has a hole where a value is missing, "<@>"`},
+		{"a name missing from the notification", "", goldenDoc{kind: "message", text: "Cancelled: Intro call with  today at 06:15.", blocks: []slack.Block{
+			section("Cancelled."),
+		}}, "notification text has a hole where a value is missing"},
+		{"a name missing before a comma", "", goldenDoc{kind: "message", text: "Cancelled", blocks: []slack.Block{
+			section("*Cancelled:* Intro call with , today."),
+		}}, `has a hole where a value is missing, " ,"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got goldenProblems

@@ -21,6 +21,9 @@ const (
 	eventBookingMoved     = "bookbot_booking_moved"
 	eventReminder         = "bookbot_reminder"
 	eventOfferBooked      = "bookbot_offer_booked"
+	// eventOffer is an offer's card with nothing booked from it, or
+	// nothing any more: a card updated in place keeps no booking it lost.
+	eventOffer = "bookbot_offer"
 	// eventBookingChanges is a burst's list in its summary's thread: the
 	// IDs of the bookings its lines tell of, by kind of change.
 	eventBookingChanges = "bookbot_booking_changes"
@@ -119,13 +122,14 @@ func withClaims(m *slack.SlackMetadata, claims []string) *slack.SlackMetadata {
 	return &out
 }
 
-// offerBookedMeta is the metadata of an offer's card once booked: the first
-// meeting booked from it (booking_id, start, end, event_slug, and who
-// booked it), and, when the offer booked several, all their IDs; nil
-// while none is booked.
-func offerBookedMeta(o offer.Offer, booked []offer.Use) *slack.SlackMetadata {
+// offerCardMeta is the metadata of an offer's card, which every post and
+// update of it carries (chat.update keeps metadata it is not given): once
+// booked, the first meeting booked from it (booking_id, start, end,
+// event_slug, and who booked it), and, when the offer booked several, all
+// their IDs; while none is booked, the offer's own (offer_id, event_slug).
+func offerCardMeta(o offer.Offer, booked []offer.Use) *slack.SlackMetadata {
 	if len(booked) == 0 {
-		return nil
+		return &slack.SlackMetadata{EventType: eventOffer, EventPayload: map[string]any{"offer_id": o.ID, "event_slug": o.Event}}
 	}
 	first := booked[0]
 	start, _ := time.Parse(time.RFC3339Nano, first.Start)

@@ -319,6 +319,8 @@ func (b *Bot) submitOffer(later *jobs, cb slack.InteractionCallback) any {
 		}
 		if card != nil {
 			b.showCard(ctxReport, card.o, meta.Card, card.m)
+			// Its step ends once the person heard what they booked.
+			b.endStep(ctxReport, card.o)
 		}
 	})
 	return slack.NewUpdateViewSubmissionResponse(b.markView(pending))
@@ -413,7 +415,6 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		if o.Offerer != "" {
 			b.dm(ctx, o.Offerer, offerBookedDM(o, bk, user, in.name, in.email, b.offererZone(ctx, o)))
 		}
-		b.endStep(ctx, o)
 		var card *cardView
 		switch {
 		case err == nil && o.Left() > 0:
@@ -566,7 +567,7 @@ func offerPendingView(name string) *slack.ModalViewRequest {
 // was sent; none offers more than this offer.
 
 func notNamedMessage(o offer.Offer) message {
-	text := "This offer is for " + forWhom(o) + ": nothing was sent. Ask " + offerer(o) + " for a time of your own."
+	text := "This offer is for " + mentions(o.For) + ": nothing was sent. Ask " + offerer(o) + " for a time of your own."
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 

@@ -104,15 +104,18 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_not_booked_event_limit", offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.RateLimited, Reason: booking.ReasonEventLimit, RetryAfter: time.Hour, Err: goldenNotBooked(429)}, nil, goldenNewYork, now))
 	// The guest's own booking: cancelled by them, or not, and what the
 	// offerer is told; a failure's Try again in the form.
-	guestCancel := func(name string, res *booking.Result) {
-		fixed("offer_guest_cancel_"+name, offerCancelOutcome(booked, booked.Uses[0], res, goldenNewYork, now))
+	guestCancels := func(prefix string, o offer.Offer) {
+		guestCancel := func(name string, res *booking.Result) {
+			fixed(prefix+name, offerCancelOutcome(o, o.Uses[0], res, goldenNewYork, now))
+		}
+		guestCancel("cancelled", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &bk})
+		guestCancel("already", &booking.Result{Outcome: booking.Cancelled})
+		guestCancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &bk})
+		guestCancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 40 * time.Second})
+		guestCancel("refused", &booking.Result{Outcome: booking.Rejected})
+		guestCancel("unknown", &booking.Result{Outcome: booking.Unknown})
 	}
-	guestCancel("cancelled", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &bk})
-	guestCancel("already", &booking.Result{Outcome: booking.Cancelled})
-	guestCancel("not_cancelled", &booking.Result{Outcome: booking.NotCancelled, Booking: &bk})
-	guestCancel("rate_limited", &booking.Result{Outcome: booking.RateLimited, RetryAfter: 40 * time.Second})
-	guestCancel("refused", &booking.Result{Outcome: booking.Rejected})
-	guestCancel("unknown", &booking.Result{Outcome: booking.Unknown})
+	guestCancels("offer_guest_cancel_", booked)
 	fixed("offer_guest_cancelled_dm", offerCancelledDM(booked, booked.Uses[0], berlin, now))
 	fixed("offer_not_yours", notYourBookingMessage(booked))
 	view("offer_outcome_not_booked", func(*testing.T) slack.ModalViewRequest {
@@ -154,6 +157,9 @@ func goldenOfferCases() []goldenCase {
 	fixed("offer_card_withdrawn_owner", offerCard(stepWithdrawn, nil, berlin, now))
 	fixed("offer_refused_withdrawn_owner", offerClosedMessage(stepWithdrawn, offer.ErrWithdrawn))
 	fixed("offer_unclear_owner", offerUnclearMessage(step))
+	// Its guest cancels what they booked; nobody is told but them.
+	guestCancels("offer_guest_cancel_owner_", stepBooked)
+	fixed("offer_not_yours_owner", notYourBookingMessage(stepBooked))
 	view("offer_times_owner", func(t *testing.T) slack.ModalViewRequest {
 		return offerTimesView(step, slots(t), nil, goldenNewYork, now, meta)
 	})

@@ -111,15 +111,15 @@ func (b *Bot) offerCancelPressed(later *jobs, p press) {
 // notYourBookingMessage answers a Cancel pressed by someone whose use of
 // the offer did not make the booking.
 func notYourBookingMessage(o offer.Offer) message {
-	text := "Only the person who booked this time from the offer can cancel it: nothing was cancelled. Ask " + mention(o.Offerer) + "."
+	text := "Only the person who booked this time from the offer can cancel it: nothing was cancelled. Ask " + offerer(o) + "."
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
 // offerUseWhat names the meeting u booked from o, in loc where now is:
-// its event, who it is with and its time; plain is the same for a
-// notification.
+// its event, with (" with Name", or ""), and its time; plain is the same
+// for a notification.
 func offerUseWhat(o offer.Offer, u offer.Use, with string, loc *time.Location, now time.Time) (what, plain string) {
-	what = short(o.Title) + " with " + short(with)
+	what = short(o.Title) + with
 	plain = what
 	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil {
 		end := u.End
@@ -135,15 +135,21 @@ func offerUseWhat(o offer.Offer, u offer.Use, with string, loc *time.Location, n
 // offerCancelOutcome tells a guest what became of their cancel of u's
 // booking, and what to do when it did not go through.
 func offerCancelOutcome(o offer.Offer, u offer.Use, res *booking.Result, loc *time.Location, now time.Time) message {
-	what, plain := offerUseWhat(o, u, o.Name, loc, now)
-	ask := mention(o.Offerer)
+	what, plain := offerUseWhat(o, u, withHost(o, false), loc, now)
+	// Only an offerer is told of a guest's cancel: of an offer nobody made,
+	// the guest asks whom it names.
+	ask, told := offerer(o), o.Offerer != ""
 	var text, head string
 	var next []slack.BlockElement
 	switch {
 	case res.Outcome == booking.DryRun:
 		head, text = "Dry run, nothing cancelled", ":test_tube: *Dry run: nothing was cancelled.* "+what+" stands. Ask "+ask+" about it."
 	case res.Outcome == booking.Cancelled && (res.Booking != nil || res.Reason == booking.ReasonBeyondList):
-		head, text = "Cancelled", ":wastebasket: *Cancelled:* "+what+". "+ask+" has been told; ask them for another time."
+		next := "Ask " + ask + " for another time."
+		if told {
+			next = ask + " has been told; ask them for another time."
+		}
+		head, text = "Cancelled", ":wastebasket: *Cancelled:* "+what+". "+next
 	case res.Outcome == booking.Cancelled, res.Outcome == booking.NotFound:
 		head, text = "Nothing to cancel", ":information_source: *Nothing to cancel:* "+what+" was cancelled already, so nothing changed. Ask "+ask+" for another time."
 	case res.Outcome == booking.NotCancelled:
@@ -155,7 +161,11 @@ func offerCancelOutcome(o offer.Offer, u offer.Use, res *booking.Result, loc *ti
 	case res.Outcome == booking.Rejected:
 		head, text = "Not cancelled", ":x: *Not cancelled: the booking service refused.* "+what+" still stands. Ask "+ask+" to cancel it."
 	default:
-		head, text = "Not sure it was cancelled", ":warning: *Not sure it was cancelled:* "+what+". The booking service did not say, and the bookings list could not settle it. "+ask+" has been told and will check their calendar."
+		next := "Ask " + ask + " whether it still stands."
+		if told {
+			next = ask + " has been told and will check their calendar."
+		}
+		head, text = "Not sure it was cancelled", ":warning: *Not sure it was cancelled:* "+what+". The booking service did not say, and the bookings list could not settle it. "+next
 	}
 	blocks := []slack.Block{section(text)}
 	if len(next) > 0 {
@@ -167,7 +177,7 @@ func offerCancelOutcome(o offer.Offer, u offer.Use, res *booking.Result, loc *ti
 // offerCancelledDM tells the offerer that the booking u made from their
 // offer was cancelled by whoever booked it.
 func offerCancelledDM(o offer.Offer, u offer.Use, loc *time.Location, now time.Time) message {
-	what, plain := offerUseWhat(o, u, u.Name, loc, now)
+	what, plain := offerUseWhat(o, u, " with "+short(u.Name), loc, now)
 	return message{
 		Text: fmt.Sprintf("Cancelled by %s: %s, booked from your offer.", mention(u.By), plain),
 		Blocks: []slack.Block{

@@ -358,18 +358,6 @@ func (b *Bot) offererZone(ctx context.Context, o offer.Offer) *time.Location {
 	return b.users.zone(ctx, o.Offerer)
 }
 
-// forWhom names who may book, as mrkdwn: "" for anyone.
-func forWhom(o offer.Offer) string {
-	if len(o.For) == 0 {
-		return ""
-	}
-	names := make([]string, len(o.For))
-	for i, u := range o.For {
-		names[i] = mention(u)
-	}
-	return strings.Join(names, ", ")
-}
-
 // maxText is the most characters Slack takes in a block's text.
 const maxText = 3000
 
@@ -429,13 +417,13 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if o.Offerer != "" {
 			from = "From " + whose(o) + ". "
 		}
-		return message{Text: fallback, Metadata: offerBookedMeta(o, booked), Blocks: []slack.Block{section(text), contextLine(from + "Anything else about this meeting: ask " + offerer(o) + ".")}}
+		return message{Text: fallback, Metadata: offerCardMeta(o, booked), Blocks: []slack.Block{section(text), contextLine(from + "Anything else about this meeting: ask " + offerer(o) + ".")}}
 	case errors.Is(closed, offer.ErrUsedUp):
 		text := fmt.Sprintf(":hourglass_flowing_sand: *Being booked:* %s of *%s* is taken; the booking is being made or checked.", whose(o), short(o.Title))
 		if len(booked) > 0 {
 			text = lines(text+"\n", "\n")
 		}
-		return message{Text: "Being booked: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerBookedMeta(o, booked)}
+		return message{Text: "Being booked: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerCardMeta(o, booked)}
 	case errors.Is(closed, offer.ErrWithdrawn):
 		text := fmt.Sprintf(":no_entry_sign: *Withdrawn:* %s withdrew this offer of *%s*.", mention(o.Offerer), short(o.Title))
 		if o.Offerer == "" {
@@ -444,7 +432,7 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if len(booked) > 0 {
 			text = lines(text+" Booked from it:\n", "\n")
 		}
-		return message{Text: "Withdrawn: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerBookedMeta(o, booked)}
+		return message{Text: "Withdrawn: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine("Ask " + offerer(o) + " for another time.")}, Metadata: offerCardMeta(o, booked)}
 	case errors.Is(closed, offer.ErrExpired):
 		text := fmt.Sprintf(":hourglass: *Expired:* this offer of *%s* could be booked until %s.", short(o.Title), moment(o.Expires, loc))
 		if len(booked) > 0 {
@@ -454,11 +442,11 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 		if o.Link != "" {
 			next = "Book on " + pageLink(o.Link, "the booking page") + ", or post the link again for a new card."
 		}
-		return message{Text: "Expired: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine(next)}, Metadata: offerBookedMeta(o, booked)}
+		return message{Text: "Expired: " + whose(o) + " of " + short(o.Title), Blocks: []slack.Block{section(text), contextLine(next)}, Metadata: offerCardMeta(o, booked)}
 	}
 
 	head := offerHead(o) + " — pick a time"
-	if who := forWhom(o); who != "" {
+	if who := mentions(o.For); who != "" {
 		head = offerHead(o) + " for " + who + " — pick a time"
 	}
 	blocks := []slack.Block{section(":calendar: " + head)}
@@ -490,10 +478,10 @@ func offerCard(o offer.Offer, slots []booking.Slot, loc *time.Location, now time
 	if o.Offerer == "" || o.Link != "" {
 		text = "Offer: " + short(o.Title) + " (" + strconv.Itoa(o.Minutes) + " minutes" + withHost(o, false) + "), pick a time"
 	}
-	if who := forWhom(o); who != "" {
+	if who := mentions(o.For); who != "" {
 		text += " (for " + who + ")"
 	}
-	return message{Text: text, Blocks: blocks}
+	return message{Text: text, Blocks: blocks, Metadata: offerCardMeta(o, booked)}
 }
 
 // offerOutcomeView shows what happened in the form; meta, signed as the

@@ -241,7 +241,8 @@ func (b *Bot) confirmLeft(ctx context.Context, l leftTime, e journal.Entry, id s
 	}
 	b.log.Info("offers: a booking left unrecorded in its offer was recorded", "offer", o.ID, "booking", id, "user", l.u.By)
 	b.leftCard(ctx, o, l.u)
-	b.endStep(ctx, o)
+	// Its step ends once the person who booked heard of it.
+	defer b.endStep(ctx, o)
 	if told {
 		return
 	}

@@ -166,6 +166,23 @@ func bookingID(id string) string { return "ID " + escape(strings.ReplaceAll(id, 
 // mention is a Slack user by ID, as a mention.
 func mention(userID string) string { return "<@" + escape(userID) + ">" }
 
+// mentions are Slack users by ID, as mentions in a list people read:
+// "<@A>, <@B> and <@C>".
+func mentions(userIDs []string) string {
+	var out string
+	for i, id := range userIDs {
+		switch {
+		case i == 0:
+		case i == len(userIDs)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += mention(id)
+	}
+	return out
+}
+
 // escaper is built once: a Replacer builds its tables on first use, which
 // costs more than escaping a whole booking list.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

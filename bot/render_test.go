@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/bookbot/bookbot/offer"
 )
 
 // Every date token's fallback names the token's own instant, in the zone
@@ -68,6 +72,23 @@ func TestCode(t *testing.T) {
 	} {
 		if got := code(in); got != want {
 			t.Errorf("code(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// People are listed one way wherever bookbot names several: whom an offer
+// is for, who may book the card just posted, who shares a calendar.
+func TestPeopleAreListedOneWay(t *testing.T) {
+	t.Parallel()
+	ids := []string{"UA", "UB", "UC"}
+	want := "<@UA>, <@UB> and <@UC>"
+	for what, got := range map[string]string{
+		"an offer's people":         offerCard(offer.Offer{For: ids, Max: 1, Expires: time.Now().Add(time.Hour)}, nil, time.UTC, time.Now()).Text,
+		"a posted card's people":    composePostedMessage("Intro call", ids).Blocks[0].(*slack.SectionBlock).Text.Text,
+		"a calendar's other people": connectedMessage(1, false, ids, "").Text,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want them as %q", what, got, want)
 		}
 	}
 }

@@ -21,10 +21,11 @@ import (
 // and attendee), or with an error when the card cannot be posted, or it
 // expires or is withdrawn without one. The card is an offer like any
 // other: signed, journaled, one create per booking. A step's run is one
-// offer (offer.IDOf), so that of the replicas and redeliveries one posts
-// its card, and its end is claimed in the outbox, so that one ends it;
-// the offers' sweep ends the steps whose offers closed, or whose end a
-// stopped process left undone.
+// offer (offer.IDOf), a refused run's too, so that of the replicas and
+// redeliveries one posts its card, and its end is claimed in the outbox,
+// so that one ends it; the offers' sweep ends the steps whose offers
+// closed, or whose end Slack did not take or a stopped process left
+// undone.
 func stepFlow() flow {
 	return flow{
 		events: map[slackevents.EventsAPIType]func(*Bot, *jobs, slackevents.EventsAPIEvent){
@@ -94,9 +95,20 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		b.log.Error("a Workflow Builder step was not run: offers or steps are not set up on this bookbot", "execution", run.execution)
 		return
 	}
+	now := b.cfg.Now()
 	fail := func(reason string) {
 		b.log.Info("a Workflow Builder step was refused", "execution", run.execution, "why", reason)
-		b.endStepWith(ctx, offer.Offer{Step: run.execution}, func(ctx context.Context) error { return b.cfg.Steps.FailStep(ctx, run.execution, reason) })
+		// Kept as the run's offer, withdrawn at once, so that the sweep
+		// ends the step when Slack does not take its end now.
+		o := offer.Offer{ID: offer.IDOf("step", run.execution), Step: run.execution, Created: now, Expires: now, Withdrawn: now, StepError: reason}
+		switch err := b.cfg.Offers.Create(ctx, o); {
+		case errors.Is(err, offer.ErrExists):
+			return // delivered again: the first delivery ends it, else the sweep
+		case err != nil:
+			b.log.Warn("a refused Workflow Builder step could not be kept: unless Slack takes its end now, it stays running", "execution", run.execution, "err", err)
+			o.ID = ""
+		}
+		b.endStep(ctx, o)
 	}
 	if run.problem != "" {
 		fail(run.problem)
@@ -126,7 +138,7 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		fail("The free times of " + et.Title + " could not be read: " + failureText(err) + " Run the workflow again.")
 		return
 	}
-	now, zone := b.cfg.Now(), b.cfg.DigestZone
+	zone := b.cfg.DigestZone
 	if len(pickTimes(slots, nil, zone, now)) == 0 {
 		fail(et.Title + " has no free times in the next 14 days, so no offer was posted.")
 		return
@@ -149,16 +161,16 @@ func (b *Bot) runStep(ctx context.Context, run stepRun) {
 		b.log.Warn("a Workflow Builder step's card was not posted", "offer", o.ID, "channel", run.channel, "err", slackErr(postErr))
 		// Perhaps posted after all, when Slack's answer was lost: nobody
 		// books from it.
-		w, err := b.cfg.Offers.Update(ctx, o.ID, offer.Withdraw("", b.cfg.Now()))
+		w, err := b.cfg.Offers.Update(ctx, o.ID, offer.Unposted(stepPostFailure(postErr), b.cfg.Now()))
 		if err != nil {
 			b.log.Error("a Workflow Builder step's offer could not be withdrawn; the sweep ends the step", "offer", o.ID, "err", err)
 			return
 		}
-		b.endStep(ctx, w, stepPostFailure(postErr))
+		b.endStep(ctx, w)
 		return
 	}
 	if _, err := b.cfg.Offers.Update(ctx, o.ID, offer.Placed(channel, ts)); err != nil {
-		b.log.Error("a Workflow Builder step's card was posted, but where was not recorded: it changes only when someone clicks it", "offer", o.ID, "err", err)
+		b.log.Error("a Workflow Builder step's card was posted, but where was not recorded: unless someone books from it first, the sweep takes it for never posted, withdraws it and ends the step", "offer", o.ID, "after", offerLeftAfter, "err", err)
 	}
 	b.log.Info("offer posted by a Workflow Builder step", "offer", o.ID, "channel", channel, "event", et.Slug, "named", len(run.people), "n", run.count)
 }
@@ -179,9 +191,9 @@ func stepPostFailure(err error) string {
 
 // endStep ends o's step once, when it has one still running: with the
 // first time booked from it, or, once o closed without one, with an error
-// saying why (why, when given, says it instead). An offer still open, or
-// whose only times are being booked, ends its step later.
-func (b *Bot) endStep(ctx context.Context, o offer.Offer, why ...string) {
+// saying why (o.StepError, when bookbot recorded it). An offer still open,
+// or with a time being booked, ends its step later.
+func (b *Bot) endStep(ctx context.Context, o offer.Offer) {
 	if !o.StepOpen() || b.cfg.Steps == nil {
 		return
 	}
@@ -196,16 +208,19 @@ func (b *Bot) endStep(ctx context.Context, o offer.Offer, why ...string) {
 		b.endStepWith(ctx, o, func(ctx context.Context) error { return b.cfg.Steps.CompleteStep(ctx, o.Step, outputs) })
 		return
 	}
+	if len(o.Pending()) > 0 {
+		return // the write that settles it ends the step, or its sweep
+	}
 	reason := ""
 	switch closed := o.Open(b.cfg.Now()); {
-	case len(why) > 0:
-		reason = why[0]
+	case o.StepError != "":
+		reason = o.StepError
 	case errors.Is(closed, offer.ErrExpired):
 		reason = "The offer expired " + o.Expires.UTC().Format(momentLayout) + " without a booking."
 	case errors.Is(closed, offer.ErrWithdrawn):
 		reason = "The offer was withdrawn before anyone booked a time from it."
 	default:
-		return // open, or its times are being booked
+		return // open
 	}
 	b.endStepWith(ctx, o, func(ctx context.Context) error { return b.cfg.Steps.FailStep(ctx, o.Step, reason) })
 }
@@ -329,9 +344,9 @@ func (b *Bot) settleSteps(ctx context.Context) {
 		if o.TS == "" && len(o.Uses) == 0 && o.Withdrawn.IsZero() && now.Sub(o.Created) > offerLeftAfter {
 			// Made, and never recorded as posted: whether its card is
 			// there is not known, so nobody books from it.
-			if w, err := b.cfg.Offers.Update(wctx, o.ID, offer.Withdraw("", now)); err == nil {
+			if w, err := b.cfg.Offers.Update(wctx, o.ID, offer.Unposted("bookbot stopped before it could post the offer: run the workflow again.", now)); err == nil {
 				b.log.Warn("offers: a Workflow Builder step's card was never recorded as posted; its offer is withdrawn and the step ended", "offer", o.ID)
-				b.endStep(wctx, w, "bookbot stopped before it could post the offer: run the workflow again.")
+				b.endStep(wctx, w)
 			}
 		} else {
 			b.endStep(wctx, o)

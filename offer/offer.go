@@ -65,6 +65,10 @@ type Offer struct {
 	// told it ended; zero until then.
 	Step      string    `json:"step,omitempty"`
 	StepEnded time.Time `json:"step_ended,omitzero"`
+	// StepError is why the step ends in error when bookbot knows it before
+	// the offer closes on its own: its run was refused, or its card not
+	// posted. "": the step ends as the offer does.
+	StepError string `json:"step_error,omitempty"`
 }
 
 // Use is a time taken from an offer. Until Booking is set the create is
@@ -371,6 +375,18 @@ func EndStep(now time.Time) func(*Offer) error {
 			return ErrStepEnded
 		}
 		o.StepEnded = now
+		return nil
+	}
+}
+
+// Unposted withdraws, at now, the offer whose card was not posted, or not
+// known to be, and records why its step ends in error (StepError).
+func Unposted(why string, now time.Time) func(*Offer) error {
+	return func(o *Offer) error {
+		if err := Withdraw("", now)(o); err != nil {
+			return err
+		}
+		o.StepError = why
 		return nil
 	}
 }
