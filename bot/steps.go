@@ -344,7 +344,7 @@ func (b *Bot) settleSteps(ctx context.Context) {
 		if o.TS == "" && len(o.Uses) == 0 && o.Withdrawn.IsZero() && now.Sub(o.Created) > offerLeftAfter {
 			// Made, and never recorded as posted: whether its card is
 			// there is not known, so nobody books from it.
-			if w, err := b.cfg.Offers.Update(wctx, o.ID, offer.Unposted("bookbot stopped before it could post the offer: run the workflow again.", now)); err == nil {
+			if w, err := b.cfg.Offers.Update(wctx, o.ID, offer.Unposted("bookbot stopped before it knew whether the offer's card was posted, so nobody can book from it: run the workflow again.", now)); err == nil {
 				b.log.Warn("offers: a Workflow Builder step's card was never recorded as posted; its offer is withdrawn and the step ended", "offer", o.ID)
 				b.endStep(wctx, w)
 			}

@@ -355,15 +355,27 @@ func TestStepEndWithoutAnAnswerIsMadeAgain(t *testing.T) {
 
 // A step's card posted whose place could not be recorded is logged for
 // what follows: unless someone books from it first, the sweep takes it for
-// never posted and ends the step.
+// never posted, withdraws its offer and ends the step saying so.
 func TestStepCardPostedWherePlaceWasNotRecorded(t *testing.T) {
 	t.Parallel()
+	var updates *failingUpdates
 	h := stepHarness(t, func(h *harness, c *bot.Config) {
-		c.Offers = &failingUpdates{Store: c.Offers} // the first update is Placed
+		updates = &failingUpdates{Store: c.Offers} // the first update is Placed
+		c.Offers = updates
 	})
-	h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
+	run, _ := h.stepCard(map[string]any{"event_type": "intro-call", "channel_id": "C0TEAM"})
 	h.drain()
 	if logs := h.logs.String(); !strings.Contains(logs, "the sweep takes it for never posted") || strings.Contains(logs, "changes only when someone clicks it") {
 		t.Errorf("the log does not say what becomes of the card:\n%s", logs)
+	}
+	updates.ok.Store(1 << 20)
+	h.bot.SettleOffers(h.ctx())
+	if got, _ := h.sl.Step(run.ExecutionID); got.State != "running" {
+		t.Fatalf("the step ended before its card could be recorded late: %+v", got)
+	}
+	h.clock.Advance(6 * time.Minute)
+	h.bot.SettleOffers(h.ctx())
+	if got := h.stepEnded(run); got.State != "failed" || !strings.Contains(got.Error, "whether the offer's card was posted") {
+		t.Errorf("the step ended %q %q, want failed saying the card's place is not known", got.State, got.Error)
 	}
 }
