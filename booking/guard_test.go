@@ -150,8 +150,8 @@ func TestLimiterHoldAndAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
-	if res, _ := c.Create(t.Context(), request(slots[0])); res.RetryAfter != 7*time.Minute {
-		t.Errorf("429: %+v, want the limiter's hold of 7m", res)
+	if res, _ := c.Create(t.Context(), request(slots[0])); res.RetryAfter != 7*time.Minute || res.Reason != booking.ReasonMinuteLimit {
+		t.Errorf("429: %+v, want the limiter's hold of 7m, of every create", res)
 	}
 	if res, _ := c.Create(t.Context(), request(slots[1])); res.Outcome != booking.Confirmed {
 		t.Errorf("create: %+v", res)
