@@ -165,7 +165,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	next.Unseen = Unseen(prev, next)
+	next.Unseen, next.Beyond = Unseen(prev, next)
 	if first := cancelledIDs(changes); cancelsMany(prev, first) {
 		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
 			return err
@@ -298,7 +298,7 @@ func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]b
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	next.Unseen = Unseen(prev, next)
+	next.Unseen, next.Beyond = Unseen(prev, next)
 	second := cancelledIDs(changes)
 	for id := range second {
 		if !first[id] {
