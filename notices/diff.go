@@ -93,7 +93,8 @@ type Change struct {
 	// a Cancelled booking that left a full list before its end (or moved
 	// beyond it), a New one listed without an event type (a reschedule)
 	// where a full list ended before (or moved into it from beyond), or
-	// one bookbot booked before that list was read (see Watcher).
+	// one bookbot booked, and had the answer to, before that list was
+	// read (see Watcher).
 	Unsure bool
 }
 
