@@ -9,10 +9,10 @@ import (
 )
 
 // TypeStore keeps the event type each booking of a calendar was last
-// listed with, until the booking ends: the service lists a booking its
-// attendee rescheduled with event_type null from then on, so a process
-// that never listed it before (one started since, another replica) would
-// otherwise not know it. A record is the calendar's ID (WithCalendar)
+// listed with, until after the booking ends: the service lists a booking
+// its attendee rescheduled with event_type null from then on, so a
+// process that never listed it before (one started since, another
+// replica) would otherwise not know it. A record is the calendar's ID (WithCalendar)
 // and the booking's ID: booking IDs are the service's, unique across its
 // accounts, and the calendar keeps one calendar's records from ever
 // filling another's list all the same. store/bolt and store/pg implement it;
