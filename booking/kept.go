@@ -148,9 +148,10 @@ func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger,
 // created keeps the event type of a booking a create made that no list has
 // shown yet (it lies beyond the first MaxListed, or the list could not be
 // read): the receipt names it, and the event type is the one asked for.
-// A booking a list showed (verified) is left to what the list showed.
+// A booking a list showed (verified) is left to what the list showed, and
+// a receipt of a create not Confirmed may name another booking.
 func (k *keptTypes) created(ctx context.Context, calendar string, log *slog.Logger, slug string, res *Result) {
-	if res == nil || res.Verified || res.Receipt == nil || res.Receipt.ID == "" || slug == "" {
+	if res == nil || res.Outcome != Confirmed || res.Verified || res.Receipt == nil || res.Receipt.ID == "" || slug == "" {
 		return
 	}
 	k.mu.Lock()
