@@ -225,8 +225,9 @@ func (c *Client) reserve(ctx context.Context, eventType string) (wait time.Durat
 
 // throttled tells the limiter of a 429 to a create of eventType and
 // returns the hold, and whether it holds every create. When the limiter
-// fails, which limit was met cannot be told: the hold is the longer,
-// EventHold(retryAfter), and err says that it was not recorded.
+// fails, which limit was met cannot be told and nothing is held: the wait
+// to advise is the longer, EventHold(retryAfter), and err says that it was
+// not recorded.
 func (c *Client) throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.writeTimeout)
 	defer cancel()

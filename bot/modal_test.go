@@ -1,10 +1,12 @@
 package bot_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -438,6 +440,20 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("429 outcome:\n%s", text)
 		}
 	})
+	t.Run("429 whose hold the limiter could not record", func(t *testing.T) {
+		t.Parallel()
+		h := newHarnessWith(t, []booking.Option{booking.WithLimiter(throttledFails{booking.NewGuard(booking.DefaultLimits, nil)})})
+		v := h.openModal(ada, "intro-call")
+		h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		// Which limit it met, and whether anything is held, is not known.
+		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts.").Blocks)
+		for _, claim := range []string{"holds", "this event type", "other event types"} {
+			if strings.Contains(text, claim) {
+				t.Errorf("outcome says %q:\n%s", claim, text)
+			}
+		}
+	})
 	t.Run("an event type's hour used up", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
@@ -847,4 +863,12 @@ func TestEditAndTryAgain(t *testing.T) {
 	}
 	// Opening the form again sends nothing.
 	h.wantPosts(1)
+}
+
+// throttledFails is a limiter whose Throttled fails, as one on a database
+// that went away between a create and its 429.
+type throttledFails struct{ booking.Limiter }
+
+func (throttledFails) Throttled(context.Context, string, time.Duration) (time.Duration, bool, error) {
+	return 0, false, errors.New("connection refused")
 }
