@@ -74,10 +74,10 @@ type known struct {
 }
 
 // fill gives each booking of list with a null event type the one known for
-// its ID, and keeps what list shows. calendar is the client's label; the
-// store's failures are logged to log, and list is shown as it was listed.
-// Without write, what changed is not written now but at the next read
-// that writes.
+// its ID, and keeps what list shows. calendar is the client's calendar ID
+// (keptAs); the store's failures are logged to log, and list is shown as
+// it was listed. Without write, what changed is not written now but at the
+// next read that writes.
 func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger, list []Booking, write bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
