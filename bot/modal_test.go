@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -553,6 +554,25 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("a request the service refused is said not to have been sent:\n%s", text)
 		}
 	})
+	// A booking that may appear later is said to get a notice only where
+	// one would announce it.
+	for _, noticed := range []string{"", "intro-call", "consultation"} {
+		t.Run("409 with status 200, notices of "+cmp.Or(noticed, "none"), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, func(_ *harness, c *bot.Config) {
+				if noticed != "" {
+					c.Noticed = func(slug string) bool { return slug == noticed }
+				}
+			})
+			v := h.openModal(ada, "intro-call")
+			h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
+			h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+			text := textOf(outcome(h, v.ID, "Not booked yet").Blocks)
+			if promised, want := strings.Contains(text, "its notice says it came after this attempt"), noticed == "intro-call"; promised != want {
+				t.Errorf("a notice promised: %v, want %v:\n%s", promised, want, text)
+			}
+		})
+	}
 	// Each kind of 409 says what it means; none is sent twice.
 	for _, tt := range []struct {
 		name  string

@@ -220,6 +220,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			default:
 			}
 		},
+		Noticed:  func(slug string) bool { return cfg.NotifyChannel != "" || cfg.NotifyRoutes[slug] != "" },
 		Offers:   st.Offers,
 		OfferTTL: cfg.OfferTTL,
 		Steps:    bot.NewFunctionSteps(webAPI, cfg.SlackAPIURL, cfg.SlackBotToken.Value()),
