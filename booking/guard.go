@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -36,16 +38,20 @@ const (
 //     minute, fewer than PerEventPerHour of eventType in the last hour, no
 //     hold of every create, and no hold of eventType. Otherwise it counts
 //     nothing and returns how long until one is allowed. An attempt leaves
-//     a window once it is exactly the window's length old; a zero limit is
-//     no limit. Check and count are one step: however many ask at once, no
-//     more are allowed than the limits let through.
+//     a window once it is exactly the window's length old, and one a clock
+//     ahead counted, later than now, is in it; a zero limit is no limit.
+//     Check and count are one step: however many ask at once, no more are
+//     allowed than the limits let through.
 //   - Throttled records a 429 to a create of eventType. The answer does
-//     not say which limit it met, so the limiter tells by its own count:
-//     with PerMinute attempts (of every event type) in the last minute, it
-//     was the limit per address, and every create, of every event type, is
-//     held back for HoldAfter(n, retryAfter), n being the 429s of that
-//     limit in a row; otherwise it was eventType's hourly limit, and only
-//     eventType is held back, for EventHold(retryAfter). Neither hold is
+//     not say which limit it met, so the limiter tells by its own count.
+//     The API refuses an attempt per address once PerMinute came before it
+//     in the minute, so with more than PerMinute attempts (of every event
+//     type, this one among them) in the last minute, as when a replica
+//     whose clock is ahead let one through, it was the limit per address,
+//     and every create, of every event type, is held back for
+//     HoldAfter(n, retryAfter), n being the 429s of that limit in a row;
+//     otherwise it was eventType's hourly limit, and only eventType is
+//     held back, for EventHold(retryAfter). Neither hold is
 //     ever shortened by a later one. It returns how long the hold lasts
 //     from now, and every: whether it holds every create.
 //   - Answered records an answer that was not a 429, ending a run of them
@@ -93,7 +99,7 @@ type Guard struct {
 	now    func() time.Time
 
 	mu         sync.Mutex
-	recent     []time.Time            // attempts in the last minute
+	recent     []time.Time            // attempts in the last hour, in order (see Reserve)
 	perEvent   map[string][]time.Time // attempts in the last hour, per event type
 	holdUntil  time.Time              // of every create
 	eventHolds map[string]time.Time   // of one event type, until then
@@ -120,7 +126,10 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	g.recent = since(g.recent, now.Add(-MinuteWindow))
+	// Attempts are kept the hour, as the shared limiter keeps them, so
+	// that a clock stepped back still counts the minute's.
+	g.recent = since(g.recent, now.Add(-HourWindow))
+	minute := since(g.recent, now.Add(-MinuteWindow))
 	events := since(g.perEvent[eventType], now.Add(-HourWindow))
 	if len(events) == 0 {
 		delete(g.perEvent, eventType)
@@ -136,8 +145,8 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	} else if ok {
 		delete(g.eventHolds, eventType)
 	}
-	if n := g.limits.PerMinute; n > 0 && len(g.recent) >= n {
-		wait = max(wait, g.recent[len(g.recent)-n].Add(MinuteWindow).Sub(now))
+	if n := g.limits.PerMinute; n > 0 && len(minute) >= n {
+		wait = max(wait, minute[len(minute)-n].Add(MinuteWindow).Sub(now))
 	}
 	if n := g.limits.PerEventPerHour; n > 0 && len(events) >= n {
 		wait = max(wait, events[len(events)-n].Add(HourWindow).Sub(now))
@@ -145,15 +154,15 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	if wait > 0 {
 		return wait, false, nil
 	}
-	g.recent = append(g.recent, now)
+	g.recent = slices.Insert(g.recent, sort.Search(len(g.recent), func(i int) bool { return g.recent[i].After(now) }), now)
 	g.perEvent[eventType] = append(events, now)
 	return 0, true, nil
 }
 
 // Throttled records a 429 to a create of eventType, and holds back every
-// create when the attempts of the last minute reached the limit per
-// address, else eventType alone (see Limiter). It returns the hold from
-// now. It fails only when ctx is done.
+// create when the attempts of the last minute before this one reached the
+// limit per address, else eventType alone (see Limiter). It returns the
+// hold from now. It fails only when ctx is done.
 func (g *Guard) Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, false, err
@@ -161,8 +170,7 @@ func (g *Guard) Throttled(ctx context.Context, eventType string, retryAfter time
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	g.recent = since(g.recent, now.Add(-MinuteWindow))
-	if n := g.limits.PerMinute; n > 0 && len(g.recent) >= n {
+	if n := g.limits.PerMinute; n > 0 && len(since(g.recent, now.Add(-MinuteWindow))) > n {
 		g.strikes++
 		if until := now.Add(HoldAfter(g.strikes, retryAfter)); until.After(g.holdUntil) {
 			g.holdUntil = until
@@ -217,8 +225,9 @@ func (c *Client) reserve(ctx context.Context, eventType string) (wait time.Durat
 
 // throttled tells the limiter of a 429 to a create of eventType and
 // returns the hold, and whether it holds every create. When the limiter
-// fails, which limit was met cannot be told: the hold is the longer,
-// EventHold(retryAfter), and err says that it was not recorded.
+// fails, which limit was met cannot be told and nothing is held: the wait
+// to advise is the longer, EventHold(retryAfter), and err says that it was
+// not recorded.
 func (c *Client) throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.writeTimeout)
 	defer cancel()

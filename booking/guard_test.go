@@ -121,19 +121,20 @@ func TestLimiterFailureSendsNothing(t *testing.T) {
 	l.check(t, "Reserve")
 }
 
-// A 429 whose hold the limiter could not record, and so whose limit could
-// not be told, is said to last the longer of the two, the hour an event
-// type's limit can take, and the result says the hold was not recorded.
+// A 429 whose hold the limiter could not record has no limit it is said
+// to be of, and nothing held: the wait it advises is the longer of the
+// two, the hour an event type's limit can take, and the result says the
+// hold was not recorded.
 func TestLimiterThrottledFailure(t *testing.T) {
 	t.Parallel()
 	l := &fakeLimiter{throttledErr: errors.New("connection reset")}
 	c, srv := sandbox(t, booking.WithLimiter(l))
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
 	res, _ := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
-	if res.Outcome != booking.RateLimited || res.Held || res.RetryAfter != time.Hour || !errors.Is(res.Err, booking.ErrRateLimited) {
-		t.Errorf("result %+v, want the API's 429, held an hour", res)
+	if res.Outcome != booking.RateLimited || res.Held || res.Reason != "" || res.RetryAfter != time.Hour || !errors.Is(res.Err, booking.ErrRateLimited) {
+		t.Errorf("result %+v, want the API's 429, of no known limit, to wait an hour", res)
 	}
-	if last := res.Seen[len(res.Seen)-1]; last != "the hold after the 429 could not be recorded: connection reset" {
+	if last := res.Seen[len(res.Seen)-1]; last != "POST /bookings answered 429: refused by the booking service, too many attempts; the hold after the 429 could not be recorded: connection reset, so which limit it met is not known; wait 1 hour before trying again" {
 		t.Errorf("Seen ends %q", last)
 	}
 	l.check(t, "Reserve", "Throttled")
@@ -150,8 +151,8 @@ func TestLimiterHoldAndAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
-	if res, _ := c.Create(t.Context(), request(slots[0])); res.RetryAfter != 7*time.Minute {
-		t.Errorf("429: %+v, want the limiter's hold of 7m", res)
+	if res, _ := c.Create(t.Context(), request(slots[0])); res.RetryAfter != 7*time.Minute || res.Reason != booking.ReasonMinuteLimit {
+		t.Errorf("429: %+v, want the limiter's hold of 7m, of every create", res)
 	}
 	if res, _ := c.Create(t.Context(), request(slots[1])); res.Outcome != booking.Confirmed {
 		t.Errorf("create: %+v", res)

@@ -9,10 +9,10 @@ import (
 )
 
 // TypeStore keeps the event type each booking of a calendar was last
-// listed with, until the booking ends: the service lists a booking its
-// attendee rescheduled with event_type null from then on, so a process
-// that never listed it before (one started since, another replica) would
-// otherwise not know it. A record is the calendar's ID (WithCalendar)
+// listed with, until after the booking ends: the service lists a booking
+// its attendee rescheduled with event_type null from then on, so a
+// process that never listed it before (one started since, another
+// replica) would otherwise not know it. A record is the calendar's ID (WithCalendar)
 // and the booking's ID: booking IDs are the service's, unique across its
 // accounts, and the calendar keeps one calendar's records from ever
 // filling another's list all the same. store/bolt and store/pg implement it;
@@ -74,10 +74,10 @@ type known struct {
 }
 
 // fill gives each booking of list with a null event type the one known for
-// its ID, and keeps what list shows. calendar is the client's label; the
-// store's failures are logged to log, and list is shown as it was listed.
-// Without write, what changed is not written now but at the next read
-// that writes.
+// its ID, and keeps what list shows. calendar is the client's calendar ID
+// (keptAs); the store's failures are logged to log, and list is shown as
+// it was listed. Without write, what changed is not written now but at the
+// next read that writes.
 func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger, list []Booking, write bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -148,9 +148,10 @@ func (k *keptTypes) fill(ctx context.Context, calendar string, log *slog.Logger,
 // created keeps the event type of a booking a create made that no list has
 // shown yet (it lies beyond the first MaxListed, or the list could not be
 // read): the receipt names it, and the event type is the one asked for.
-// A booking a list showed (verified) is left to what the list showed.
+// A booking a list showed (verified) is left to what the list showed, and
+// a receipt of a create not Confirmed may name another booking.
 func (k *keptTypes) created(ctx context.Context, calendar string, log *slog.Logger, slug string, res *Result) {
-	if res == nil || res.Verified || res.Receipt == nil || res.Receipt.ID == "" || slug == "" {
+	if res == nil || res.Outcome != Confirmed || res.Verified || res.Receipt == nil || res.Receipt.ID == "" || slug == "" {
 		return
 	}
 	k.mu.Lock()

@@ -265,3 +265,37 @@ func TestCreateBeyondTheListKeepsItsEventType(t *testing.T) {
 		t.Errorf("the booking made beyond the list, moved, is listed as %+v", b.EventType)
 	}
 }
+
+// A create whose outcome is not Confirmed keeps no event type for the
+// receipt's ID: the receipt is found by start time alone, and one for
+// another time may name another booking.
+func TestCreateUnconfirmedKeepsNoEventType(t *testing.T) {
+	t.Parallel()
+	counted := &countedTypes{TypeStore: keptTypes(t, t.TempDir())}
+	c, srv := sandbox(t, booking.WithTypeStore(counted))
+	slots, err := c.Slots(t.Context(), "consultation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "Filler"
+	for i := range booking.MaxListed {
+		start := monday.Add(time.Duration(i+1) * time.Minute)
+		srv.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: start, End: start.Add(time.Minute), BookerName: &name})
+	}
+	srv.EditAnswers(bookingtest.EndpointCreateBooking, func(body map[string]any) {
+		if b, ok := body["booking"].(map[string]any); ok {
+			b["starts_at"] = slots[0].Start.Format(time.RFC3339)
+		}
+	})
+	counted.calls()
+	res, err := c.Create(t.Context(), request(slots[len(slots)-1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != booking.Unknown || res.Receipt == nil {
+		t.Fatalf("create beyond the list answered for another time: %+v, want unknown, with its receipt", res)
+	}
+	if _, kept := counted.calls(); len(kept) != 0 {
+		t.Errorf("an unknown create kept %v", kept)
+	}
+}

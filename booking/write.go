@@ -81,13 +81,13 @@ const (
 	// cannot send (§2: which questions are required is not discoverable).
 	ReasonUnanswered Reason = "unanswered"
 	// ReasonEventLimit: RateLimited, after a 429 while bookbot's own
-	// attempts of the last minute were under the API's limit per address:
-	// it was the event type's hourly limit, which can take up to an hour
-	// to clear. Only that event type is held back.
+	// attempts of the last minute before it were under the API's limit per
+	// address: it was the event type's hourly limit, which can take up to
+	// an hour to clear. Only that event type is held back.
 	ReasonEventLimit Reason = "event_limit"
 	// ReasonMinuteLimit: RateLimited, after a 429 with bookbot's attempts
-	// of the last minute at the API's limit per address: every create is
-	// held back.
+	// of the last minute before it at the API's limit per address: every
+	// create is held back.
 	ReasonMinuteLimit Reason = "minute_limit"
 	// ReasonBeyondList: Confirmed or Cancelled as the service answered (a
 	// receipt for this slot; cancelled: true), of a booking the full list
@@ -409,16 +409,20 @@ func (c *Client) create(ctx context.Context, req CreateRequest, ep endpoint, for
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests:
 		hold, every, lerr := c.throttled(ctx, req.Slot.eventType, apiErr.RetryAfter)
-		res.Outcome, res.RetryAfter, res.Reason = RateLimited, hold, ReasonEventLimit
-		what := "creates of this event type are held back for " + HumanDuration(hold) + ": its hourly limit, as bookbot's own attempts of the last minute were under the limit per address"
-		if every {
+		res.Outcome, res.RetryAfter = RateLimited, hold
+		var what string
+		switch {
+		case lerr != nil:
+			// No reason: which limit it met is not known, and nothing is held.
+			what = fmt.Sprintf("%v, so which limit it met is not known; wait %s before trying again", lerr, HumanDuration(hold))
+		case every:
 			res.Reason = ReasonMinuteLimit
-			what = "every create is held back for " + HumanDuration(hold) + ": the limit per address, as bookbot's own attempts of the last minute reached it"
+			what = "every create is held back for " + HumanDuration(hold) + ": the limit per address, as bookbot's own attempts of the last minute before it reached it"
+		default:
+			res.Reason = ReasonEventLimit
+			what = "creates of this event type are held back for " + HumanDuration(hold) + ": its hourly limit, as bookbot's own attempts of the last minute before it were under the limit per address"
 		}
 		res.saw("POST /bookings answered 429: refused by the booking service, too many attempts; %s", what)
-		if lerr != nil {
-			res.saw("%v", lerr)
-		}
 		return
 	case err == nil || errors.As(err, &apiErr):
 		c.answered(ctx)

@@ -740,27 +740,30 @@ func TestCreateAfter429HoldsBackOnlyItsEventType(t *testing.T) {
 	}
 }
 
-// A 429 with bookbot's own attempts of the last minute at the limit per
-// address is that limit's: every create is held back, from a minute.
-func TestCreateAfter429AtTheMinutesLimitHoldsEveryCreate(t *testing.T) {
+// The fifth create of a minute is one the service's limit per address lets
+// through (it refuses the sixth): a 429 to it is the event type's hourly
+// limit, as when other clients used up its hour, and only that event type
+// is held back, for the hour.
+func TestCreateAfter429AtTheMinutesLimitHoldsItsEventType(t *testing.T) {
 	t.Parallel()
-	c, srv := sandbox(t, booking.WithLimiter(booking.NewGuard(booking.Limits{PerMinute: 2, PerEventPerHour: 20}, fixed)))
-	slots, _ := c.Slots(t.Context(), "intro-call")
-	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
-	if res, _ := c.Create(t.Context(), request(slots[0])); res.Outcome != booking.Rejected {
-		t.Fatalf("first create: %+v", res)
+	c, srv := sandbox(t)
+	slots, err := c.Slots(t.Context(), "consultation")
+	if err != nil {
+		t.Fatal(err)
 	}
-	srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
-	res, _ := c.Create(t.Context(), request(slots[1]))
-	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonMinuteLimit || res.RetryAfter != time.Minute || res.Held {
-		t.Fatalf("429 at the minute's limit = %+v, want every create held a minute", res)
+	for i := range 4 {
+		srv.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(400, "not booked", 400))
+		if res, _ := c.Create(t.Context(), request(slots[i])); res.Outcome != booking.Rejected {
+			t.Fatalf("attempt %d: %+v", i+1, res)
+		}
 	}
-	res, _ = c.Create(t.Context(), request(firstSlot(t, c, "consultation")))
-	if res.Outcome != booking.RateLimited || !res.Held {
-		t.Fatalf("another event type during the hold = %+v, want refused locally", res)
+	srv.ExhaustEventLimit(bookingtest.DemoOwner, "intro-call")
+	res, _ := c.Create(t.Context(), request(firstSlot(t, c, "intro-call")))
+	if res.Outcome != booking.RateLimited || res.Reason != booking.ReasonEventLimit || res.RetryAfter != time.Hour || res.Held {
+		t.Fatalf("429 to the minute's fifth create = %+v, want intro-call held an hour", res)
 	}
-	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 2 {
-		t.Errorf("POST calls = %d, want 2", n)
+	if n := calls(srv, bookingtest.EndpointCreateBooking); n != 5 {
+		t.Errorf("POST calls = %d, want 5", n)
 	}
 }
 

@@ -138,6 +138,13 @@ type Config struct {
 	// their notices, so their notices follow at once; nil: nothing.
 	AccountsChanged func()
 
+	// Noticed reports whether a new booking of the event type slug on the
+	// owner's calendar is announced by a live notice (NOTIFY_CHANNEL, or
+	// a route of NOTIFY_ROUTES); nil: none is, and no message promises
+	// one. A person's own calendar's are announced unless they turned
+	// them off.
+	Noticed func(slug string) bool
+
 	// RecentList is how old a bookings list, read for anyone, the
 	// reminders and the live notices of a calendar take rather than
 	// reading their own (booking.Recent), so the two cost one read between

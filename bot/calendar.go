@@ -294,6 +294,18 @@ func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices
 	return cal.label, cal.reader("notices"), nil
 }
 
+// noticed reports whether a new booking of slug on cal is announced by a
+// live notice: a person's own calendar's unless they turned its notices
+// off, the owner's calendar's as Config.Noticed says.
+func (b *Bot) noticed(ctx context.Context, cal *calendar, slug string) bool {
+	if cal.label != booking.Owner && b.cfg.Accounts != nil {
+		if a, ok, err := b.cfg.Accounts.Get(ctx, cal.label); err == nil && ok && a.Notices != account.NoticesOff {
+			return true
+		}
+	}
+	return cal.id == booking.Owner && b.cfg.Noticed != nil && b.cfg.Noticed(slug)
+}
+
 // actsOn is the calendar user acts on, as calendarFor gives it, without
 // counting as their use of it.
 func (b *Bot) actsOn(ctx context.Context, user string) (*calendar, error) {

@@ -338,6 +338,32 @@ func TestCreateLockIsPerCalendar(t *testing.T) {
 	}
 }
 
+// An outcome on a person's own calendar says a booking that may appear
+// gets a notice while their notices are on (by direct message unless they
+// chose), and not once they turned them off.
+func TestOwnCalendarsOutcomePromisesANoticeOnlyWhileOn(t *testing.T) {
+	t.Parallel()
+	var own ownCalendars
+	h := newHarness(t, withOwnCalendars(&own))
+	own.connectDirect(t, h, ada, adaKey)
+	for i, on := range []bool{true, false} {
+		if !on {
+			if _, err := own.accounts.SetNotices(t.Context(), ada, account.NoticesOff); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v := h.openModal(ada, "intro-call")
+		h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
+		h.submit(ada, v.ID, bookingInputs(v.Options("slot")[i].Value, "grace@example.com"))
+		out := h.waitView("the outcome", func(x slacktest.View) bool {
+			return x.ID == v.ID && strings.Contains(string(x.Blocks), "Not booked yet")
+		})
+		if promised := strings.Contains(textOf(out.Blocks), "its notice says it came after this attempt"); promised != on {
+			t.Errorf("notices on: %v; a notice promised: %v\n%s", on, promised, textOf(out.Blocks))
+		}
+	}
+}
+
 // When the offerer's own key is revoked, whoever books from their offer is
 // told in their own words that it cannot be booked now and that nothing
 // was sent, never "your calendar" or "connect"; the offerer is told once

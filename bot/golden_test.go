@@ -436,13 +436,13 @@ func goldenCases() []goldenCase {
 	// What a create did.
 	meta := goldenMeta()
 	create := func(name string, res *booking.Result, err error) {
-		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, now, types, goldenPage))
+		fixed("create_"+name, rowsFree, createOutcome(meta, res, err, berlin, now, types, goldenPage, true))
 	}
 	create("confirmed", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}, nil)
 	create("confirmed_reconciled", &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_`tick`_*bold*"), Verified: true, Reconciled: true}, nil)
 	long := meta
 	long.Name, long.Note = goldenLongName, strings.Repeat("note ", 400)
-	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, now, types, goldenPage))
+	fixed("create_confirmed_long_name", rowsFree, createOutcome(long, &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_long")}, nil, berlin, now, types, goldenPage, true))
 	create("dry_run", &booking.Result{Outcome: booking.DryRun, WouldSend: &booking.Request{Method: "POST", Path: "/api/v1/bookings", Form: url.Values{
 		"event_type": {meta.Event}, "start": {meta.Start}, "end": {"2026-03-24T08:30:00Z"},
 		"name": {meta.Name}, "email": {meta.Email}, "booker_tz": {meta.TZ}, "q:booking-note": {meta.Note},
@@ -461,11 +461,12 @@ func goldenCases() []goldenCase {
 	create("not_booked_time_not_free", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusConflict)}, nil)
 	// A repeat, or an email check whose link may still book this time.
 	create("not_booked_email_check", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusOK)}, nil)
+	fixed("create_not_booked_email_check_unnoticed", rowsFree, createOutcome(meta, &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(http.StatusOK)}, nil, berlin, now, types, goldenPage, false))
 	create("not_booked_full", &booking.Result{Outcome: booking.NotBooked, Reason: booking.ReasonFull, Err: goldenNotBooked(http.StatusServiceUnavailable)}, nil)
 	create("refused_blocked", &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonBlocked, Err: goldenNotBooked(http.StatusForbidden)}, nil)
 	noNote := meta
 	noNote.Note = ""
-	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, now, types, goldenPage))
+	fixed("create_refused_unanswered", rowsFree, createOutcome(noNote, &booking.Result{Outcome: booking.Rejected, Reason: booking.ReasonUnanswered, Err: goldenNotBooked(http.StatusBadRequest)}, nil, berlin, now, types, goldenPage, true))
 	create("not_booked_unstated", &booking.Result{Outcome: booking.NotBooked, Err: goldenConflict(0)}, nil)
 	create("not_confirmed", &booking.Result{Outcome: booking.NotConfirmed}, nil)
 	create("rejected", &booking.Result{Outcome: booking.Rejected, Err: &booking.APIError{Endpoint: "POST /bookings", StatusCode: http.StatusBadRequest, Message: "invalid <!here>"}}, nil)
@@ -482,7 +483,7 @@ func goldenCases() []goldenCase {
 	create("probably_not_booked", &booking.Result{Outcome: booking.ProbablyNotBooked}, nil)
 	reviewed := meta
 	reviewed.Review = 7
-	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, now, types, goldenPage))
+	fixed("create_probably_not_booked_from_review", rowsFree, createOutcome(reviewed, &booking.Result{Outcome: booking.ProbablyNotBooked}, nil, berlin, now, types, goldenPage, true))
 	create("unknown", &booking.Result{Outcome: booking.Unknown}, nil)
 	create("not_sent", nil, &booking.TransportError{Endpoint: "GET /bookings", Timeout: true, Err: errors.New("i/o timeout")})
 	create("not_sent_unexpected_error", nil, errors.New("journal: disk full <!here>"))
@@ -744,10 +745,10 @@ func goldenCases() []goldenCase {
 	})
 	add("outcome_view", rowsFree, func(*testing.T) []goldenDoc {
 		res := &booking.Result{Outcome: booking.Confirmed, Booking: goldenCreated("bk_10015a1bdb"), Verified: true}
-		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, now, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, res, nil, berlin, now, types, goldenPage, true)))
 	})
 	add("outcome_view_unknown", rowsFree, func(*testing.T) []goldenDoc {
-		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, now, types, goldenPage)))
+		return viewDoc(outcomeView(meta, createOutcome(meta, &booking.Result{Outcome: booking.Unknown}, nil, berlin, now, types, goldenPage, true)))
 	})
 
 	// Live notices: a booking's first notice, its state after a move or a

@@ -177,7 +177,7 @@ func (b *Bot) recheck(ctx context.Context, user string, meta modalMeta) message 
 		return b.failed("This booking cannot be checked", err)
 	}
 	res := cal.Recheck(ctx, meta.Event, start, meta.Email)
-	return createOutcome(meta, res, nil, requester, b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage)
+	return createOutcome(meta, res, nil, requester, b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage, b.noticed(ctx, cal, meta.Event))
 }
 
 // openBookingModal opens the modal at once (Slack's trigger expires in 3 s),
@@ -392,6 +392,7 @@ func (b *Bot) submitBooking(later *jobs, cb slack.InteractionCallback) *slack.Vi
 			}
 		}
 		res, err := cal.Create(booking.WithActor(ctx, userID), booking.CreateRequest{Slot: slot, Name: in.name, Email: in.email, TimeZone: in.tz, Note: in.note})
+		asked.noticed = b.noticed(ctx, cal, in.event)
 		b.finishCreate(ctx, asked, res, err)
 		b.ReportReviews(ctx)
 	})
@@ -409,7 +410,7 @@ func (b *Bot) finishCreate(ctx context.Context, c creation, res *booking.Result,
 	if res != nil {
 		b.log.Info("booking create finished", "user", c.user, "result", res)
 	}
-	msg := createOutcome(c.meta, res, err, c.requester, b.cfg.Now(), c.types, b.cfg.BookingPage)
+	msg := createOutcome(c.meta, res, err, c.requester, b.cfg.Now(), c.types, b.cfg.BookingPage, c.noticed)
 	if uerr := b.updateSubmitted(ctx, outcomeView(c.meta, msg), c.shownAs); uerr != nil {
 		b.log.Info("outcome view not shown (modal closed?)", "err", slackErr(uerr))
 	}
@@ -426,6 +427,7 @@ type creation struct {
 	meta          modalMeta
 	requester     *time.Location
 	types         []booking.EventType
+	noticed       bool // a booking made would be announced (Bot.noticed)
 }
 
 // zonesTxt lists the IANA zones the attendee zone select offers.

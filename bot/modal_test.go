@@ -1,10 +1,13 @@
 package bot_test
 
 import (
+	"cmp"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -438,6 +441,20 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("429 outcome:\n%s", text)
 		}
 	})
+	t.Run("429 whose hold the limiter could not record", func(t *testing.T) {
+		t.Parallel()
+		h := newHarnessWith(t, []booking.Option{booking.WithLimiter(throttledFails{booking.NewGuard(booking.DefaultLimits, nil)})})
+		v := h.openModal(ada, "intro-call")
+		h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(429, "not booked", 429))
+		h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+		// Which limit it met, and whether anything is held, is not known.
+		text := textOf(outcome(h, v.ID, "Refused by the booking service: too many attempts.").Blocks)
+		for _, claim := range []string{"holds", "this event type", "other event types"} {
+			if strings.Contains(text, claim) {
+				t.Errorf("outcome says %q:\n%s", claim, text)
+			}
+		}
+	})
 	t.Run("an event type's hour used up", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
@@ -537,6 +554,25 @@ func TestBookingOutcomes(t *testing.T) {
 			t.Errorf("a request the service refused is said not to have been sent:\n%s", text)
 		}
 	})
+	// A booking that may appear later is said to get a notice only where
+	// one would announce it.
+	for _, noticed := range []string{"", "intro-call", "consultation"} {
+		t.Run("409 with status 200, notices of "+cmp.Or(noticed, "none"), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, func(_ *harness, c *bot.Config) {
+				if noticed != "" {
+					c.Noticed = func(slug string) bool { return slug == noticed }
+				}
+			})
+			v := h.openModal(ada, "intro-call")
+			h.sb.FailNext(bookingtest.EndpointCreateBooking, bookingtest.JSONError(409, "not booked", 200))
+			h.submit(ada, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+			text := textOf(outcome(h, v.ID, "Not booked yet").Blocks)
+			if promised, want := strings.Contains(text, "its notice says it came after this attempt"), noticed == "intro-call"; promised != want {
+				t.Errorf("a notice promised: %v, want %v:\n%s", promised, want, text)
+			}
+		})
+	}
 	// Each kind of 409 says what it means; none is sent twice.
 	for _, tt := range []struct {
 		name  string
@@ -847,4 +883,12 @@ func TestEditAndTryAgain(t *testing.T) {
 	}
 	// Opening the form again sends nothing.
 	h.wantPosts(1)
+}
+
+// throttledFails is a limiter whose Throttled fails, as one on a database
+// that went away between a create and its 429.
+type throttledFails struct{ booking.Limiter }
+
+func (throttledFails) Throttled(context.Context, string, time.Duration) (time.Duration, bool, error) {
+	return 0, false, errors.New("connection refused")
 }

@@ -429,7 +429,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		// report when it reaches them, which has both actions, else by
 		// the outcome.
 		if o.Offerer != "" && !b.reviewsByDMTo(ctx, o.Offerer) {
-			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.offererZone(ctx, o), b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage))
+			b.dm(ctx, o.Offerer, createOutcome(modalMeta{Event: o.Event, Start: meta.Start, Name: in.name, Email: in.email, TZ: zone.String(), Zone: zone.String()}, res, nil, b.offererZone(ctx, o), b.cfg.Now(), b.titles(ctx, cal), b.cfg.BookingPage, b.noticed(ctx, cal, o.Event)))
 		}
 		b.ReportReviews(ctx)
 		return offerUnclearMessage(o), nil

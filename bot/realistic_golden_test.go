@@ -88,10 +88,10 @@ func goldenRealisticCases() []goldenCase {
 	meta := modalMeta{Zone: "Europe/Berlin", Event: "consultation", Start: "2026-03-24T08:00:00Z", Name: "Grace Hopper", Email: "grace@example.com", TZ: "Europe/Berlin"}
 	created := goldenBooking(goldenUUID(1), time.Date(2026, 3, 24, 8, 0, 0, 0, time.UTC), 30, testutil.Ptr("consultation"), testutil.Ptr("Grace Hopper"), testutil.Ptr("grace@example.com"))
 	confirmed := &booking.Result{Outcome: booking.Confirmed, Booking: &created, Verified: true}
-	fixed("realistic_create_same_zone", rowsFree, createOutcome(meta, confirmed, nil, berlin, now, types, goldenPage))
+	fixed("realistic_create_same_zone", rowsFree, createOutcome(meta, confirmed, nil, berlin, now, types, goldenPage, true))
 	elsewhere := meta
 	elsewhere.TZ = "America/Los_Angeles"
-	fixed("realistic_create_other_zone", rowsFree, createOutcome(elsewhere, confirmed, nil, berlin, now, types, goldenPage))
+	fixed("realistic_create_other_zone", rowsFree, createOutcome(elsewhere, confirmed, nil, berlin, now, types, goldenPage, true))
 	fixed("realistic_cancelled", rowsFree, cancelOutcomeMessage(created.ID, "U012ADA", &booking.Result{Outcome: booking.Cancelled, Verified: true, Booking: &created}, types, berlin, now))
 	fixed("realistic_cancelling", rowsFree, cancellingMessage(&created, types, berlin, now))
 

@@ -21,7 +21,9 @@ const nextActions = "next_actions"
 // createOutcome says what happened to a booking, for the modal and for the
 // message the person keeps, where now is. res is nil when nothing was sent
 // (err says why).
-func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, now time.Time, types []booking.EventType, page string) message {
+// noticed says a booking of the kind asked for would be announced by a
+// live notice, which the words may then point to.
+func createOutcome(meta modalMeta, res *booking.Result, err error, requester *time.Location, now time.Time, types []booking.EventType, page string, noticed bool) message {
 	title := short(titleOf(booking.Some(meta.Event), types))
 	attendee := short(meta.Name) + " (" + address(meta.Email) + ")"
 	start, _ := time.Parse(time.RFC3339Nano, meta.Start)
@@ -72,7 +74,10 @@ func createOutcome(meta modalMeta, res *booking.Result, err error, requester *ti
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Conflict() == booking.ConflictRefused:
 		text = fmt.Sprintf(":envelope: *Not booked yet: the attendee may need to confirm by email.* %s %s for %s.\nThe booking service answers so in two cases: the attendee had this booking before (even one cancelled since), or the event type needs them to confirm their email address, and the service has mailed them a link that books this time. Check with the attendee before booking another time: their link may still book this one.", title, slotText, attendee)
-		small = "The service gives the same answer every time, so bookbot does not send it again. If the booking appears, its notice says it came after this attempt."
+		small = "The service gives the same answer every time, so bookbot does not send it again."
+		if noticed {
+			small += " If the booking appears, its notice says it came after this attempt."
+		}
 		actions = append(actions, pick)
 	case res.Outcome == booking.NotBooked && res.Reason == booking.ReasonFull:
 		text = fmt.Sprintf(":no_entry: *Not booked: the booking service takes no new bookings.* %s %s for %s was not booked. The service answered that it refuses new bookings, as it does once the calendar holds as many confirmed bookings as it takes, so another try will meet the same answer until bookings end or are cancelled. Tell the calendar's owner.", title, slotText, attendee)

@@ -1,6 +1,7 @@
 package notices
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -24,13 +25,16 @@ type Snapshot struct {
 	// Of names which connection of a person's own calendar was read (see
 	// ForCalendar); "" for the owner's.
 	Of string
-	// Unseen are bookings an earlier read listed that a full list no
-	// longer shows: cut off beyond its end, cancelled, or moved beyond the
-	// end, which no read of a full list can tell apart. They are kept, as
-	// last listed, until a read lists them again (moved, or back in view),
-	// a complete read does not (they are gone), or they would have started
-	// (see Unseen).
+	// Unseen are bookings an earlier read listed that left a full list
+	// before its end: cancelled, or moved beyond the end, which no read of
+	// a full list can tell apart, and announced so. Beyond are those a
+	// full list cut off beyond its end, of which nothing was said. Both
+	// are kept, as last listed, until a read lists them again (moved, or
+	// back in view), a complete read does not (they are gone), or they
+	// would have started; one of Beyond that a read does not list where it
+	// would is gone, as one a read listed before is (see Unseen).
 	Unseen []booking.Booking
+	Beyond []booking.Booking
 }
 
 // serviceTime is when the read was made on the service's clock, or on
@@ -89,7 +93,8 @@ type Change struct {
 	// a Cancelled booking that left a full list before its end (or moved
 	// beyond it), a New one listed without an event type (a reschedule)
 	// where a full list ended before (or moved into it from beyond), or
-	// one bookbot booked before that list was read (see Watcher).
+	// one bookbot booked, and had the answer to, before that list was
+	// read (see Watcher).
 	Unsure bool
 }
 
@@ -105,8 +110,11 @@ type Change struct {
 //   - a booking that vanished from a full next list before its last start
 //     was cancelled, or moved beyond that start (an attendee's reschedule
 //     keeps the ID), so it is Cancelled and Unsure;
-//   - either is kept in next's Unseen (see Unseen): listed again, it is
-//     Moved from where it was listed last, or no change at that time;
+//   - the first is kept in next's Beyond, the second in its Unseen (see
+//     Unseen): listed again, either is Moved from where it was listed
+//     last, or no change at that time; one of Beyond that a later read
+//     does not list where it would is judged as one the read before
+//     listed, as it was said nothing of;
 //   - a booking that appeared at or after the last start of a full prev
 //     list may have been cut off then, so it is not New; one before it,
 //     listed without an event type (as a reschedule is), may have moved in
@@ -120,27 +128,31 @@ type Change struct {
 // any booking new. When an answer lists an ID twice, its first entry
 // counts. Diff does not modify the snapshots.
 func Diff(prev, next Snapshot) []Change {
-	changes, _ := track(prev, next)
+	changes, _, _ := track(prev, next)
 	return changes
 }
 
-// Unseen is what next's Unseen is to be, read after prev: the bookings that
-// left a full next list, and those of prev's Unseen that next, full again,
-// does not list and that have not started.
-func Unseen(prev, next Snapshot) []booking.Booking {
-	_, unseen := track(prev, next)
-	return unseen
+// Unseen is what next's Unseen and Beyond are to be, read after prev: the
+// bookings that left a full next list before its end, or were cut off
+// beyond it, and those of prev's that next, full again, does not list and
+// that have not started.
+func Unseen(prev, next Snapshot) (unseen, beyond []booking.Booking) {
+	_, unseen, beyond = track(prev, next)
+	return unseen, beyond
 }
 
 // track is Diff and Unseen.
-func track(prev, next Snapshot) ([]Change, []booking.Booking) {
+func track(prev, next Snapshot) (changes []Change, unseen, beyond []booking.Booking) {
 	was, is := byID(prev.Bookings), byID(next.Bookings)
 	hidden := byID(prev.Unseen)
+	// A booking cut off beyond a full list's end, of which nothing was
+	// said, is gone as one prev listed is once next does not list it.
+	last := byID(prev.Beyond)
+	maps.Copy(hidden, last)
+	maps.Copy(last, was)
 	before, after := prev.view(), next.view()
 	started := next.serviceTime().Add(StartSlack)
 
-	var changes []Change
-	var unseen []booking.Booking
 	for id, b := range is {
 		old, ok := was[id]
 		if h, out := hidden[id]; !ok && out {
@@ -159,13 +171,13 @@ func track(prev, next Snapshot) ([]Change, []booking.Booking) {
 			changes = append(changes, Change{Kind: Moved, Booking: b, Was: old})
 		}
 	}
-	for id, old := range was {
+	for id, old := range last {
 		if _, ok := is[id]; ok || !old.Start.After(started) {
 			continue
 		}
 		switch {
 		case !after.shows(old.Start):
-			unseen = append(unseen, old) // cut off, beyond the end
+			beyond = append(beyond, old) // cut off, beyond the end
 		case after.cut:
 			changes = append(changes, Change{Kind: Cancelled, Booking: old, Unsure: true})
 			unseen = append(unseen, old)
@@ -173,20 +185,22 @@ func track(prev, next Snapshot) ([]Change, []booking.Booking) {
 			changes = append(changes, Change{Kind: Cancelled, Booking: old})
 		}
 	}
-	for id, h := range hidden {
+	for id, h := range byID(prev.Unseen) {
 		if _, ok := is[id]; ok || !after.cut || !h.Start.After(started) {
 			continue // listed again, gone for sure, or started
 		}
-		if _, ok := was[id]; !ok {
+		if _, ok := last[id]; !ok {
 			unseen = append(unseen, h)
 		}
 	}
-	slices.SortFunc(unseen, func(a, b booking.Booking) int {
-		if c := a.Start.Compare(b.Start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	for _, bs := range [][]booking.Booking{unseen, beyond} {
+		slices.SortFunc(bs, func(a, b booking.Booking) int {
+			if c := a.Start.Compare(b.Start); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+	}
 	// IDs are unique among the changes, so the order is total.
 	slices.SortFunc(changes, func(a, b Change) int {
 		if c := a.Booking.Start.Compare(b.Booking.Start); c != 0 {
@@ -194,7 +208,7 @@ func track(prev, next Snapshot) ([]Change, []booking.Booking) {
 		}
 		return strings.Compare(a.Booking.ID, b.Booking.ID)
 	})
-	return changes, unseen
+	return changes, unseen, beyond
 }
 
 // byID indexes a list by ID, keeping the first entry of an ID listed twice.

@@ -368,9 +368,9 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if got, want := Diff(prev, next), []Change{added(bk("n", 30)), hidden(f[5])}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("leaving: got %s, want %s", show(got), show(want))
 	}
-	next.Unseen = Unseen(prev, next)
-	if !reflect.DeepEqual(next.Unseen, []booking.Booking{f[5]}) {
-		t.Fatalf("unseen after leaving: %v", next.Unseen)
+	next.Unseen, next.Beyond = Unseen(prev, next)
+	if !reflect.DeepEqual(next.Unseen, []booking.Booking{f[5]}) || len(next.Beyond) != 0 {
+		t.Fatalf("unseen after leaving: %v, beyond %v", next.Unseen, next.Beyond)
 	}
 
 	// Still full, still not listed: kept, no change.
@@ -378,7 +378,7 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if got := Diff(next, later); len(got) != 0 {
 		t.Errorf("a read that still does not list it: %s", show(got))
 	}
-	later.Unseen = Unseen(next, later)
+	later.Unseen, later.Beyond = Unseen(next, later)
 	if !reflect.DeepEqual(later.Unseen, []booking.Booking{f[5]}) {
 		t.Fatalf("unseen kept: %v", later.Unseen)
 	}
@@ -389,7 +389,7 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if got, want := Diff(later, again), []Change{moved(f[5], back)}; !reflect.DeepEqual(got, want) {
 		t.Errorf("back in view: got %s, want %s", show(got), show(want))
 	}
-	if u := Unseen(later, again); len(u) != 0 {
+	if u, _ := Unseen(later, again); len(u) != 0 {
 		t.Errorf("unseen once listed again: %v", u)
 	}
 
@@ -398,13 +398,13 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if got := Diff(later, complete); slices.ContainsFunc(got, func(c Change) bool { return c.Booking.ID == "f05" }) {
 		t.Errorf("a complete read: %s", show(got))
 	}
-	if u := Unseen(later, complete); len(u) != 0 {
+	if u, _ := Unseen(later, complete); len(u) != 0 {
 		t.Errorf("unseen after a complete read: %v", u)
 	}
 
 	// Its start passed: forgotten.
 	passed := snap(300, later.Bookings, nil)
-	if u := Unseen(later, passed); len(u) != 0 {
+	if u, _ := Unseen(later, passed); len(u) != 0 {
 		t.Errorf("unseen once it would have started: %v", u)
 	}
 
@@ -414,9 +414,9 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	if got, want := Diff(prev, pushed), []Change{added(bk("n", 30)), added(bk("m", 40))}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("pushed: got %s, want %s", show(got), show(want))
 	}
-	pushed.Unseen = Unseen(prev, pushed)
-	if ids := bookingIDs(pushed.Unseen); !slices.Equal(ids, []string{"f99", "z"}) {
-		t.Fatalf("unseen once pushed beyond: %v", ids)
+	pushed.Unseen, pushed.Beyond = Unseen(prev, pushed)
+	if ids := bookingIDs(pushed.Beyond); !slices.Equal(ids, []string{"f99", "z"}) || len(pushed.Unseen) != 0 {
+		t.Fatalf("beyond once pushed there: %v, unseen %v", ids, pushed.Unseen)
 	}
 	inView := snap(10, list(bk("n", 30), f[1:99], f[99]), nil)
 	if got := Diff(pushed, inView); slices.ContainsFunc(got, func(c Change) bool { return c.Booking.ID == "f99" }) {
@@ -425,6 +425,38 @@ func TestUnseenBookingsAreTracked(t *testing.T) {
 	movedIn := bk("z", 35)
 	if got := Diff(pushed, snap(10, list(bk("n", 30), movedIn, bk("m", 40), f[1:98]), nil)); !slices.Contains(got, moved(bk("z", 9000), movedIn)) {
 		t.Errorf("moved into view: %s", show(got))
+	}
+}
+
+// A booking a full list cut off beyond its end, said nothing of, and then
+// cancelled is announced once a read proves it gone: a complete read,
+// cancelled; a full one whose end has passed its start, cancelled or moved
+// beyond, and not again.
+func TestCutOffBookingsGoneAreAnnounced(t *testing.T) {
+	t.Parallel()
+	at := func(min int) time.Time { return base.Add(time.Duration(min) * time.Minute) }
+	snap := func(min int, bs ...any) Snapshot { return Snapshot{At: at(min), Bookings: list(bs...)} }
+	z, n, m := bk("z", 9000), bk("n", 30), bk("m", 40)
+	prev := snap(0, f[1:], z)
+	pushed := snap(5, n, m, f[1:99]) // f99 and z cut off
+	pushed.Unseen, pushed.Beyond = Unseen(prev, pushed)
+
+	// n, m and z cancelled: the list is no longer full.
+	complete := snap(10, f[1:99], f[99])
+	if got, want := Diff(pushed, complete), []Change{cancelled(n), cancelled(m), cancelled(z)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a complete read: got %s, want %s", show(got), show(want))
+	}
+
+	// Full, its end now past f99 and z, which it does not list (nor f98).
+	late := bk("late", 9500)
+	inView := snap(10, n, m, f[1:98], late)
+	if got, want := Diff(pushed, inView), []Change{hidden(f[98]), hidden(f[99]), hidden(z)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a full read that shows where they were: got %s, want %s", show(got), show(want))
+	}
+	inView.Unseen, inView.Beyond = Unseen(pushed, inView)
+	after := snap(15, n, f[1:98])
+	if got, want := Diff(inView, after), []Change{cancelled(m), cancelled(late)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a complete read after they were announced: got %s, want %s", show(got), show(want))
 	}
 }
 

@@ -100,7 +100,7 @@ func appendInstant(b []byte, t time.Time) []byte {
 type Message = outbox.Message
 
 // EncodeSnapshot is s as every Store keeps it: JSON of its times, its
-// bookings and its unseen ones.
+// bookings and its unseen ones (Unseen and Beyond).
 func EncodeSnapshot(s Snapshot) ([]byte, error) {
 	w := wireSnapshot{At: s.At, ServiceAt: s.ServiceAt, Of: s.Of, Bookings: make([]wireBooking, len(s.Bookings))}
 	for i, b := range s.Bookings {
@@ -109,13 +109,17 @@ func EncodeSnapshot(s Snapshot) ([]byte, error) {
 	for _, b := range s.Unseen {
 		w.Unseen = append(w.Unseen, wireBooking(b))
 	}
+	for _, b := range s.Beyond {
+		w.Beyond = append(w.Beyond, wireBooking(b))
+	}
 	return json.Marshal(w)
 }
 
 // DecodeSnapshot reads a snapshot EncodeSnapshot wrote. Its times are the
 // saved instants, without their zone names or monotonic readings. One
 // saved before snapshots kept the service's time has none, nor unseen
-// bookings one saved before they were kept.
+// bookings one saved before they were kept; one saved before Beyond was
+// kept has those in Unseen, as said of.
 func DecodeSnapshot(v []byte) (Snapshot, error) {
 	var w wireSnapshot
 	if err := json.Unmarshal(v, &w); err != nil {
@@ -128,6 +132,9 @@ func DecodeSnapshot(v []byte) (Snapshot, error) {
 	for _, b := range w.Unseen {
 		s.Unseen = append(s.Unseen, booking.Booking(b))
 	}
+	for _, b := range w.Beyond {
+		s.Beyond = append(s.Beyond, booking.Booking(b))
+	}
 	return s, nil
 }
 
@@ -138,6 +145,7 @@ type wireSnapshot struct {
 	Of        string        `json:"of,omitempty"`
 	Bookings  []wireBooking `json:"bookings"`
 	Unseen    []wireBooking `json:"unseen,omitempty"`
+	Beyond    []wireBooking `json:"beyond,omitempty"`
 }
 
 // wireBooking is a booking.Booking as stored. It converts to and from

@@ -234,3 +234,65 @@ func TestAMoveBeyondAFullListIsNoCancellation(t *testing.T) {
 		t.Fatalf("back in view: %v; want it moved", kinds(calls))
 	}
 }
+
+// A booking pushed beyond the end of a full list, then cancelled there, is
+// announced cancelled by the first read that lists every booking and not
+// it: nothing was said of it when it left the list.
+func TestACancelBeyondAFullListIsAnnouncedOnceTheListIsWhole(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fillNights(w)
+	wt := w.watcher()
+	w.poll(wt)
+	listed := w.last().Bookings
+	if len(listed) != booking.MaxListed {
+		t.Fatal("test setup: the list is not full")
+	}
+	pushed := listed[len(listed)-1]
+	name := "Early"
+	early := listed[0].Start.Add(time.Minute)
+	earlyID := w.sb.AddBooking(bookingtest.DemoOwner, bookingtest.Booking{Start: early, End: early.Add(5 * time.Minute), BookerName: &name})
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 1 || len(calls[0].ns) != 1 || calls[0].ns[0].Booking.ID != earlyID {
+		t.Fatalf("a booking that pushes the last beyond the end: %v; want it new, and nothing more", kinds(calls))
+	}
+	if err := w.sb.CancelAsAttendee(pushed.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	if calls := w.pub.take(); len(calls) != 0 {
+		t.Fatalf("a cancel beyond a full list's end: %v; want nothing, as no read can see it", kinds(calls))
+	}
+
+	// The list becomes whole: the bookings never listed are cancelled, and
+	// the early one.
+	for _, b := range w.sb.Bookings(bookingtest.DemoOwner) {
+		if !b.Cancelled && (b.Start.After(pushed.Start) || b.ID == earlyID) {
+			if err := w.sb.CancelAsAttendee(b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(w.watcher()) // after a restart, too
+	if w.last().Full() {
+		t.Fatal("test setup: the list is still full")
+	}
+	var got []string
+	for _, c := range w.pub.take() {
+		if c.call == "update" {
+			continue // a first notice shown as it is now
+		}
+		for _, n := range c.ns {
+			if n.Kind != notices.Cancelled || n.Unsure {
+				t.Errorf("%s %s, unsure %v; want cancelled, for sure", c.call, n.Kind, n.Unsure)
+			}
+			got = append(got, n.Booking.ID)
+		}
+	}
+	if slices.Sort(got); !slices.Equal(got, slices.Sorted(slices.Values([]string{earlyID, pushed.ID}))) {
+		t.Errorf("the whole list: announced %v cancelled; want %s and %s", got, earlyID, pushed.ID)
+	}
+}

@@ -165,7 +165,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	next.Unseen = Unseen(prev, next)
+	next.Unseen, next.Beyond = Unseen(prev, next)
 	if first := cancelledIDs(changes); cancelsMany(prev, first) {
 		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
 			return err
@@ -298,7 +298,7 @@ func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]b
 	}
 	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
 	changes := Diff(prev, next)
-	next.Unseen = Unseen(prev, next)
+	next.Unseen, next.Beyond = Unseen(prev, next)
 	second := cancelledIDs(changes)
 	for id := range second {
 		if !first[id] {
@@ -696,17 +696,21 @@ func (w *Watcher) notices(ctx context.Context, prev Snapshot, changes []Change) 
 		if n.Title == "" {
 			n.Title = c.Booking.EventType.Or("")
 		}
-		var inFlight *journal.Entry
-		n.By, inFlight = madeBy(c, writes)
+		made, inFlight := madeBy(c, writes)
+		if made != nil {
+			n.By = &By{Actor: made.Actor, At: made.At}
+		}
 		if n.By == nil && inFlight == nil {
 			n.EmailCheck = emailChecked(c, writes)
 			if n.EmailCheck == nil {
 				n.Unclear = unclearWrite(c, writes)
 			}
 		}
-		if c.Kind == New && prev.Full() && n.By != nil && n.By.At.Before(prev.At) {
-			// Booked through bookbot before the last read, which did not
-			// list it where it is now: it was beyond the end, and moved in.
+		if c.Kind == New && prev.Full() && made != nil && made.DoneAt.Before(prev.At) {
+			// Booked through bookbot, and answered, before the last read,
+			// which did not list it where it is now: it was beyond the end,
+			// and moved in. A create answered after that read may have
+			// been made after it too.
 			n.Unsure = true
 		}
 		if inFlight != nil {
@@ -723,14 +727,14 @@ func (w *Watcher) notices(ctx context.Context, prev Snapshot, changes []Change) 
 }
 
 // madeBy finds the write through bookbot that made a change, if bookbot
-// knows it did: its create of that booking ID, or its cancel of it, with
-// the outcome confirmed. A create refused, blocked, failed, unclear or
+// knows it did (made): its create of that booking ID, or its cancel of it,
+// with the outcome confirmed. A create refused, blocked, failed, unclear or
 // dry-run made nothing bookbot can vouch for, even when the list shows a
 // booking like it, made elsewhere. When the newest write that may have
 // made the change is still in flight (a create of the same event, start
 // and attendee, or a cancel of that ID), it is returned as inFlight: once
 // its answer comes, it tells.
-func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) {
+func madeBy(c Change, writes []journal.Entry) (made, inFlight *journal.Entry) {
 	b := c.Booking
 	for i := len(writes) - 1; i >= 0; i-- {
 		e := writes[i]
@@ -740,7 +744,7 @@ func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) 
 		switch {
 		case c.Kind == New && e.Op == booking.OpCreate:
 			if e.Outcome == booking.Confirmed && e.Created == b.ID {
-				return &By{Actor: e.Actor, At: e.At}, nil
+				return &writes[i], nil
 			}
 			start, err := time.Parse(time.RFC3339Nano, e.Start)
 			if found, _ := booking.Find([]booking.Booking{b}, e.EventType, start, e.Email); e.Open() && err == nil && found != nil {
@@ -748,7 +752,7 @@ func madeBy(c Change, writes []journal.Entry) (by *By, inFlight *journal.Entry) 
 			}
 		case c.Kind == Cancelled && e.Op == booking.OpCancel && e.BookingID == b.ID:
 			if id, ok := e.CancelledBooking(); ok && id == b.ID {
-				return &By{Actor: e.Actor, At: e.At}, nil
+				return &writes[i], nil
 			}
 			if e.Open() {
 				return nil, &writes[i]

@@ -18,6 +18,7 @@ import (
 	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/internal/pause"
+	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/notices"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -851,6 +852,49 @@ func TestOwnWritesAreAttributed(t *testing.T) {
 	}
 	if by := calls[1].ns[0].By; by == nil || by.Actor != "UBOB" {
 		t.Errorf("cancel attributed to %+v", by)
+	}
+}
+
+// A create bookbot sent before a read of a full list, and that the service
+// made only after it, is new, not "moved into the list": that read could
+// not list it, wherever it lies.
+func TestACreateAnsweredAfterAReadIsNotMovedIn(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fillNights(w)
+	wt := w.watcher()
+	w.poll(wt)
+	if !w.last().Full() {
+		t.Fatal("test setup: the list is not full")
+	}
+	slots, err := w.client.Slots(t.Context(), "consultation")
+	if err != nil || len(slots) == 0 {
+		t.Fatalf("slots: %d, %v", len(slots), err)
+	}
+	release := w.sb.HoldNext(bookingtest.EndpointCreateBooking)
+	done := make(chan *booking.Result, 1)
+	go func() {
+		res, _ := w.client.Create(booking.WithActor(t.Context(), "UADA"), booking.CreateRequest{Slot: slots[0], Name: "Grace", Email: "grace@example.com"})
+		done <- res
+	}()
+	testutil.WaitFor(t, 10*time.Second, "the create to reach the service", func() bool {
+		return slices.ContainsFunc(w.sb.Requests(), func(r bookingtest.Request) bool { return r.Endpoint == bookingtest.EndpointCreateBooking })
+	})
+	w.clock.Advance(time.Minute)
+	w.poll(wt) // the create is on its way: nothing to list yet
+	release()
+	res := <-done
+	if res == nil || res.Outcome != booking.Confirmed {
+		t.Fatalf("create: %+v", res)
+	}
+	w.clock.Advance(time.Minute)
+	w.poll(wt)
+	calls := w.pub.take()
+	if got := kinds(calls); !slices.Equal(got, []string{"post new " + res.Booking.ID}) {
+		t.Fatalf("after the create: %v", got)
+	}
+	if n := calls[0].ns[0]; n.Unsure || n.By == nil || n.By.Actor != "UADA" {
+		t.Errorf("the notice: unsure %v, by %+v; want new, booked by UADA", n.Unsure, n.By)
 	}
 }
 

@@ -49,9 +49,9 @@ var base = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 var (
 	one = booking.Limits{PerMinute: 1, PerEventPerHour: 10}
 	two = booking.Limits{PerMinute: 2, PerEventPerHour: 2}
-	// perAddress is a limit a minute one attempt reaches: a 429 after an
-	// attempt allowed within the minute is the limit per address's.
-	perAddress = booking.Limits{PerMinute: 1}
+	// perAddress is a limit a minute alone, of two, so that one attempt
+	// past it (overfill) makes no limit's wait longer than a minute.
+	perAddress = booking.Limits{PerMinute: 2}
 )
 
 var cases = []struct {
@@ -66,11 +66,12 @@ var cases = []struct {
 	{"Reserve/hour window slides", booking.Limits{PerEventPerHour: 2}, hourSlides},
 	{"Reserve/no limits", booking.Limits{}, noLimits},
 	{"Reserve/event types are opaque", booking.Limits{PerEventPerHour: 1}, opaqueEventTypes},
-	{"Reserve/the longest wait", booking.Limits{PerMinute: 1, PerEventPerHour: 1}, longestWait},
+	{"Reserve/the longest wait", booking.Limits{PerMinute: 2, PerEventPerHour: 1}, longestWait},
 	{"Reserve/handles share attempts", booking.DefaultLimits, handlesShare},
 	{"Throttled/growing pause", perAddress, growingPause},
 	{"Throttled/Retry-After", perAddress, retryAfter},
 	{"Throttled/holds every event type and handle", booking.DefaultLimits, holdsEveryone},
+	{"Throttled/at the minute's limit, an event type's", booking.DefaultLimits, atTheLimit},
 	{"Throttled/a shorter hold keeps the longer", booking.Limits{PerMinute: 2}, longerHoldKept},
 	{"Throttled/an event type's limit holds it alone, for an hour", booking.DefaultLimits, eventHoldsAlone},
 	{"Throttled/an event type's Retry-After", booking.DefaultLimits, eventRetryAfter},
@@ -88,8 +89,32 @@ var cases = []struct {
 
 // env is a subtest's clock and limiter.
 type env struct {
-	clock *fakeclock.Clock
-	open  func() booking.Limiter
+	clock   *fakeclock.Clock
+	open    func() booking.Limiter
+	fillers int // event types overfill made up
+}
+
+// overfill has l count one attempt more in the last minute than its limit
+// per address, as a shared limiter does when a replica whose clock is ahead
+// let one through: it reserves attempts, of event types of their own, until
+// one is refused, then that one on a clock ahead by the wait. A 429 now is
+// the limit per address's. No hold may be in place.
+func (e *env) overfill(t *testing.T, l booking.Limiter) {
+	t.Helper()
+	for {
+		e.fillers++
+		ev := fmt.Sprintf("filler-%d", e.fillers)
+		wait, ok, err := l.Reserve(t.Context(), ev)
+		if err != nil {
+			t.Fatalf("Reserve(%q): %v", ev, err)
+		}
+		if !ok {
+			e.clock.Advance(wait)
+			allow(t, l, ev)
+			e.clock.Advance(-wait)
+			return
+		}
+	}
 }
 
 // allow checks that l allows an attempt for ev now.
@@ -239,6 +264,7 @@ func opaqueEventTypes(t *testing.T, e *env) {
 func longestWait(t *testing.T, e *env) {
 	l := e.open()
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 90*time.Second, 90*time.Second, true)
 	refuse(t, l, "consultation", 90*time.Second) // the hold is longer than the minute
 	refuse(t, l, "intro", time.Hour)             // intro's hour is longer than the hold
@@ -261,7 +287,7 @@ func handlesShare(t *testing.T, e *env) {
 }
 
 // Without Retry-After the hold of every create, after a 429 with the
-// minute's attempts at their limit, starts at a minute and doubles on each
+// minute's attempts past their limit, starts at a minute and doubles on each
 // 429 in a row, up to an hour; a Retry-After longer than that is kept
 // whole.
 func growingPause(t *testing.T, e *env) {
@@ -280,6 +306,7 @@ func growingPause(t *testing.T, e *env) {
 	} {
 		t.Logf("429 #%d, Retry-After %v", i+1, tt.retryAfter)
 		allow(t, l, "intro")
+		e.overfill(t, l)
 		throttled(t, l, "intro", tt.retryAfter, tt.want, true)
 		refuse(t, l, "demo", tt.want)
 		e.clock.Advance(tt.want - 1)
@@ -293,25 +320,29 @@ func growingPause(t *testing.T, e *env) {
 func retryAfter(t *testing.T, e *env) {
 	l := e.open()
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 10*time.Minute+1, 10*time.Minute+1, true)
 	refuse(t, l, "intro", 10*time.Minute+1)
 	e.clock.Advance(10*time.Minute + 1)
 	allow(t, l, "intro")
 	answered(t, l)
+	e.overfill(t, l)
 	throttled(t, l, "intro", 30*time.Second, time.Minute, true) // never less than a minute
 	answered(t, l)
 	e.clock.Advance(time.Minute)
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 3*time.Hour, 3*time.Hour, true) // nor cut to an hour
 }
 
 // A hold of every create keeps every create back, from every handle, for
-// every event type: a 429 met with five attempts in the minute.
+// every event type: a 429 met with six attempts in the minute.
 func holdsEveryone(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
 	for _, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
 		allow(t, []booking.Limiter{a, b}[len(ev)%2], ev)
 	}
+	e.overfill(t, b)
 	throttled(t, a, "consultation", 5*time.Minute, 5*time.Minute, true)
 	e.clock.Advance(time.Minute)
 	for _, ev := range []string{"intro", "consultation", "demo"} {
@@ -323,6 +354,21 @@ func holdsEveryone(t *testing.T, e *env) {
 	allow(t, a, "intro")
 }
 
+// A 429 to the fifth attempt of a minute, which the API's limit per
+// address lets through (it refuses the sixth), is the event type's: it
+// alone is held, for the hour, and others book once the minute allows.
+func atTheLimit(t *testing.T, e *env) {
+	a, b := e.open(), e.open()
+	for _, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
+		allow(t, []booking.Limiter{a, b}[len(ev)%2], ev)
+	}
+	throttled(t, a, "consultation", 0, time.Hour, false)
+	refuse(t, b, "intro", time.Minute)
+	e.clock.Advance(time.Minute)
+	allow(t, b, "intro")
+	refuse(t, a, "consultation", time.Hour-time.Minute)
+}
+
 // A 429 whose hold ends sooner than the one in place (a create sent before
 // the hold, answered after it) does not shorten it; it still counts as a
 // strike.
@@ -330,6 +376,7 @@ func longerHoldKept(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
 	allow(t, a, "intro")
 	allow(t, b, "demo")
+	e.overfill(t, a)
 	throttled(t, a, "intro", 30*time.Minute, 30*time.Minute, true)
 	e.clock.Advance(30 * time.Second)
 	throttled(t, b, "demo", 0, 29*time.Minute+30*time.Second, true)
@@ -337,6 +384,7 @@ func longerHoldKept(t *testing.T, e *env) {
 	e.clock.Advance(29*time.Minute + 30*time.Second)
 	allow(t, a, "intro")
 	allow(t, b, "demo")
+	e.overfill(t, b)
 	throttled(t, a, "intro", 0, 4*time.Minute, true) // the third 429 in a row
 }
 
@@ -380,6 +428,7 @@ func eventNoStrike(t *testing.T, e *env) {
 	throttled(t, l, "intro", 0, time.Hour, false)
 	throttled(t, l, "intro", 0, time.Hour, false)
 	allow(t, l, "demo")
+	e.overfill(t, l)
 	throttled(t, l, "demo", 0, time.Minute, true)
 	refuse(t, l, "consultation", time.Minute)
 	refuse(t, l, "intro", time.Hour)
@@ -400,16 +449,19 @@ func answeredResets(t *testing.T, e *env) {
 	l := e.open()
 	for _, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute} {
 		allow(t, l, "intro")
+		e.overfill(t, l)
 		throttled(t, l, "intro", 0, want, true)
 		e.clock.Advance(want)
 	}
 	answered(t, l)
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 0, time.Minute, true)
 	e.clock.Advance(time.Minute)
 	answered(t, l)
 	answered(t, l) // twice is once
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 0, time.Minute, true)
 }
 
@@ -417,13 +469,16 @@ func answeredResets(t *testing.T, e *env) {
 func answeredShared(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
 	allow(t, a, "intro")
+	e.overfill(t, a)
 	throttled(t, a, "intro", 0, time.Minute, true)
 	e.clock.Advance(time.Minute)
 	allow(t, b, "intro")
+	e.overfill(t, b)
 	throttled(t, b, "intro", 0, 2*time.Minute, true)
 	e.clock.Advance(2 * time.Minute)
 	answered(t, b)
 	allow(t, a, "intro")
+	e.overfill(t, a)
 	throttled(t, a, "intro", 0, time.Minute, true)
 }
 
@@ -433,6 +488,7 @@ func answeredKeepsHold(t *testing.T, e *env) {
 	l := e.open()
 	throttled(t, l, "demo", 0, time.Hour, false)
 	allow(t, l, "intro")
+	e.overfill(t, l)
 	throttled(t, l, "intro", 0, time.Minute, true)
 	e.clock.Advance(10 * time.Second)
 	answered(t, l)
@@ -523,6 +579,7 @@ func concurrentPerEvent(t *testing.T, e *env) {
 func concurrentThrottled(t *testing.T, e *env) {
 	handles := []booking.Limiter{e.open(), e.open()}
 	allow(t, handles[0], "intro")
+	e.overfill(t, handles[1])
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range 6 {
@@ -539,6 +596,7 @@ func concurrentThrottled(t *testing.T, e *env) {
 	refuse(t, handles[0], "intro", 32*time.Minute)
 	e.clock.Advance(32 * time.Minute)
 	allow(t, handles[1], "intro")
+	e.overfill(t, handles[0])
 	throttled(t, handles[1], "intro", 0, time.Hour, true) // the seventh
 }
 
@@ -557,8 +615,9 @@ func cancelled(t *testing.T, e *env) {
 	for range 5 {
 		allow(t, l, "intro")
 	}
+	e.overfill(t, l)
 	throttled(t, l, "intro", 0, time.Minute, true)
-	e.clock.Advance(time.Minute)
+	e.clock.Advance(2 * time.Minute) // past the hold, and the minute of the attempt ahead
 
 	for range 5 {
 		_, ok, err := l.Reserve(ctx, "intro")
@@ -577,5 +636,6 @@ func cancelled(t *testing.T, e *env) {
 		allow(t, l, ev)
 	}
 	refuse(t, l, "intro", time.Minute)
+	e.overfill(t, l)
 	throttled(t, l, "intro", 0, 2*time.Minute, true)
 }

@@ -150,6 +150,7 @@ func sameSnapshot(t *testing.T, got, want notices.Snapshot) {
 	}
 	sameBookings(t, "bookings", got.Bookings, want.Bookings)
 	sameBookings(t, "unseen", got.Unseen, want.Unseen)
+	sameBookings(t, "beyond", got.Beyond, want.Beyond)
 }
 
 func sameBookings(t *testing.T, what string, got, want []booking.Booking) {
@@ -231,14 +232,14 @@ func saveLastEmpty(t *testing.T, open func() notices.Store) {
 	roundTrip(t, open, notices.Snapshot{At: at(2), Bookings: []booking.Booking{}})
 }
 
-// The bookings that left a full list before its end are kept with the
-// list, and replaced with it.
+// The bookings that left a full list, before its end or beyond it, are
+// kept with the list, and replaced with it.
 func saveLastUnseen(t *testing.T, open func() notices.Store) {
 	list := make([]booking.Booking, booking.MaxListed)
 	for i := range list {
 		list[i] = bk(fmt.Sprintf("b%03d", i), 60*i)
 	}
-	roundTrip(t, open, notices.Snapshot{At: base, Bookings: list, Unseen: []booking.Booking{bk("gone", 90), bk("moved", 150)}})
+	roundTrip(t, open, notices.Snapshot{At: base, Bookings: list, Unseen: []booking.Booking{bk("gone", 90), bk("moved", 150)}, Beyond: []booking.Booking{bk("cut", 9000)}})
 	roundTrip(t, open, notices.Snapshot{At: base, Bookings: list})
 }
 

@@ -79,7 +79,7 @@ var (
 	// read of their calendar (notices.EncodeSnapshot), for their notices.
 	accountNotices = []byte("accounts.notices")
 
-	// bookingTypes holds a bucket of each calendar (its label) that maps
+	// bookingTypes holds a bucket of each calendar (its ID) that maps
 	// a booking ID to the event type it was last listed with, and its
 	// end (booking.TypeStore).
 	bookingTypes = []byte("booking.types")

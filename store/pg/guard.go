@@ -33,7 +33,7 @@ const pruneMargin = 5 * time.Minute
 // others see as later than they were, which only holds them back longer;
 // one that is behind sees the others' attempts as older than they are, so
 // it may let an attempt through up to its lag early, and the API's own
-// limit may then answer 429, which holds every replica back. Attempts are
+// limit may then answer 429. Attempts are
 // kept pruneMargin past the hour, so a replica up to that far behind the
 // one that prunes still counts them.
 func (db *DB) Limiter(limits booking.Limits, now func() time.Time) booking.Limiter {
@@ -161,7 +161,7 @@ func (l *limiter) Throttled(ctx context.Context, eventType string, retryAfter ti
 		}
 		now := l.now()
 		// Which limit the 429 met is told by the replicas' own attempts
-		// of the last minute (booking.Limiter).
+		// of the last minute, this one among them (booking.Limiter).
 		minS, minNS := unix(now.Add(-booking.MinuteWindow))
 		var recent int
 		if n := l.limits.PerMinute; n > 0 {
@@ -170,7 +170,7 @@ func (l *limiter) Throttled(ctx context.Context, eventType string, retryAfter ti
 			if err != nil {
 				return err
 			}
-			every = recent >= n
+			every = recent > n
 		}
 		if !every {
 			s, ns := unix(now.Add(booking.EventHold(retryAfter)))

@@ -220,6 +220,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			default:
 			}
 		},
+		Noticed:  func(slug string) bool { return cfg.NotifyChannel != "" || cfg.NotifyRoutes[slug] != "" },
 		Offers:   st.Offers,
 		OfferTTL: cfg.OfferTTL,
 		Steps:    bot.NewFunctionSteps(webAPI, cfg.SlackAPIURL, cfg.SlackBotToken.Value()),
@@ -345,7 +346,7 @@ func (a *App) scheduled(ctx context.Context) {
 		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
 	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
-	wg.Go(func() { pruneTypes(ctx, st.Types, log) })
+	wg.Go(func() { pruneTypes(ctx, st.Types, a.now, log) })
 	if cfg.DigestChannel != "" {
 		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, a.Digest, log)
 		if err == nil {

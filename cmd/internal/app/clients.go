@@ -150,15 +150,25 @@ func pruneJournal(ctx context.Context, jr journal.Store, keep time.Duration, log
 	}
 }
 
-// pruneTypes forgets the event types kept of bookings that have ended,
-// now and then daily until ctx ends: nothing shows a booking after its
-// end.
-func pruneTypes(ctx context.Context, types booking.TypeStore, log *slog.Logger) {
+// typesKeptPastEnd is how long after a booking's end, as last listed, its
+// event type is kept: its attendee may have moved it to a later time where
+// no list showed it (beyond the first MaxListed, or while bookbot was
+// stopped), up to the API's slot window of 14 days ahead, and a list
+// showing it there needs the event type still.
+const typesKeptPastEnd = 15 * 24 * time.Hour
+
+// pruneTypes forgets the event types kept of bookings that ended more than
+// typesKeptPastEnd ago on the clock now (nil: the machine's), now and then
+// daily until ctx ends.
+func pruneTypes(ctx context.Context, types booking.TypeStore, now func() time.Time, log *slog.Logger) {
+	if now == nil {
+		now = time.Now
+	}
 	t := time.NewTicker(24 * time.Hour)
 	defer t.Stop()
 	for {
-		if err := types.Prune(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			log.Warn("event types: those of bookings that ended could not be pruned; they are tried again tomorrow", "err", err)
+		if err := types.Prune(ctx, now().Add(-typesKeptPastEnd)); err != nil && ctx.Err() == nil {
+			log.Warn("event types: those of bookings that ended long ago could not be pruned; they are tried again tomorrow", "err", err)
 		}
 		select {
 		case <-ctx.Done():

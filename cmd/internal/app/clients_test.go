@@ -11,9 +11,10 @@ import (
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
-// The scheduled work forgets the event types of bookings that have ended,
-// at once, and keeps those of upcoming ones.
-func TestPruneTypesForgetsEndedBookings(t *testing.T) {
+// The scheduled work forgets, at once and by the app's clock, the event
+// types of bookings that ended longer ago than an attendee could have
+// moved them, unseen, to a later time, and keeps the others.
+func TestPruneTypesForgetsLongEndedBookings(t *testing.T) {
 	t.Parallel()
 	db, err := bolt.Open(t.TempDir(), bolt.Options{})
 	if err != nil {
@@ -21,9 +22,10 @@ func TestPruneTypesForgetsEndedBookings(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	types := db.Types()
-	now := time.Now()
+	now := time.Date(2030, 11, 24, 9, 0, 0, 0, time.UTC)
 	err = types.Keep(t.Context(), booking.Owner, []booking.KeptType{
-		{BookingID: "ended", EventType: "consultation", End: now.Add(-time.Minute)},
+		{BookingID: "long-ended", EventType: "consultation", End: now.Add(-16 * 24 * time.Hour)},
+		{BookingID: "ended", EventType: "consultation", End: now.Add(-24 * time.Hour)},
 		{BookingID: "upcoming", EventType: "consultation", End: now.Add(time.Hour)},
 	})
 	if err != nil {
@@ -31,20 +33,25 @@ func TestPruneTypesForgetsEndedBookings(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
-	go func() { defer close(done); pruneTypes(ctx, types, slog.New(slog.DiscardHandler)) }()
+	go func() {
+		defer close(done)
+		pruneTypes(ctx, types, func() time.Time { return now }, slog.New(slog.DiscardHandler))
+	}()
 	defer func() { cancel(); <-done }()
 	kept := func() map[string]booking.KeptType {
-		got, err := types.Types(t.Context(), booking.Owner, []string{"ended", "upcoming"})
+		got, err := types.Types(t.Context(), booking.Owner, []string{"long-ended", "ended", "upcoming"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return got
 	}
-	testutil.WaitFor(t, 10*time.Second, "the ended booking's event type pruned", func() bool {
-		_, ok := kept()["ended"]
+	testutil.WaitFor(t, 10*time.Second, "the long-ended booking's event type pruned", func() bool {
+		_, ok := kept()["long-ended"]
 		return !ok
 	})
-	if _, ok := kept()["upcoming"]; !ok {
-		t.Errorf("the upcoming booking's event type was pruned too")
+	for _, id := range []string{"ended", "upcoming"} {
+		if _, ok := kept()[id]; !ok {
+			t.Errorf("the event type of %q was pruned too", id)
+		}
 	}
 }

@@ -77,7 +77,7 @@ var createHeads = []struct{ head, kind, detail string }{
 	{"Not booked: the booking service refused this booking for this attendee. ", cNotBooked, "403"},
 	{"Not booked: the booking service refused the form. ", cNotBooked, "400"},
 	{"Not confirmed. ", cNotBooked, "null"},
-	{"Refused by the booking API. ", cNotBooked, "4xx"},
+	{"Refused by the booking service. ", cNotBooked, "4xx"},
 	{"Refused by the booking service: too many attempts for this event type. ", cNotBooked, "429 event"},
 	{"Refused by the booking service: too many attempts a minute. ", cNotBooked, "429 minute"},
 	{"Refused by the booking service: too many attempts. ", cNotBooked, "429"},

@@ -79,6 +79,9 @@ const (
 	f409OK      fault = `409 {"status":200}`
 	f429        fault = "429 without Retry-After"
 	f403        fault = `403 {"error":"forbidden"}`
+	f400        fault = `400 {"status":400}`
+	f404        fault = `404 {"error":"no such event type"}`
+	f413        fault = "413 in plain text"
 )
 
 // unclear reports whether the sandbox's answer leaves the outcome open:
@@ -115,6 +118,12 @@ func (w *world) queue(endpoint string, f fault) {
 		sb.FailNext(endpoint, bookingtest.JSONError(http.StatusTooManyRequests, "not booked", http.StatusTooManyRequests))
 	case f403:
 		sb.FailNext(endpoint, bookingtest.JSONError(http.StatusForbidden, "forbidden", 0))
+	case f400:
+		sb.FailNext(endpoint, bookingtest.JSONError(http.StatusBadRequest, "not booked", http.StatusBadRequest))
+	case f404:
+		sb.FailNext(endpoint, bookingtest.JSONError(http.StatusNotFound, "no such event type", 0))
+	case f413:
+		sb.FailNext(endpoint, bookingtest.PlainText(http.StatusRequestEntityTooLarge, "request too large"))
 	}
 }
 
@@ -171,7 +180,7 @@ func (w *world) plan(faults []fault) plan {
 // costs a second of real time (writeTimeout).
 var (
 	createFaults = []fault{fHTML, fHTML, fCommitHTML, fCommitHTML, fDrop, fDrop, fCommitDrop, fCommitDrop, fCommitHang,
-		fMalformed, fMalformed, f409, f409, f409OK, f409OK, f429, f429}
+		fMalformed, fMalformed, f409, f409, f409OK, f409OK, f429, f429, f400, f400, f404, f404, f413, f413}
 	cancelFaults = []fault{fHTML, fHTML, fCommitHTML, fCommitHTML, fDrop, fDrop, fCommitDrop, fCommitDrop, fCommitHang,
 		f429, f429, f403, f403}
 )

@@ -4,9 +4,10 @@
 -- replicas' attempts of the last minute are under the limit per address is
 -- taken for the event type's, and holds back that event type alone, until
 -- then. The event type is bytea, an opaque Go string as in 0001 (a person's
--- own calendar prefixes its label, "U123\x00intro-call"); instants are Unix
--- seconds and nanoseconds. Reserve and Throttled change it only while they
--- hold bookbot_guard's row, so every replica sees one hold per event type.
+-- own calendar prefixes its ID, "<calendar ID>\x00intro-call"); instants
+-- are Unix seconds and nanoseconds. Reserve and Throttled change it only
+-- while they hold bookbot_guard's row, so every replica sees one hold per
+-- event type.
 CREATE TABLE bookbot_guard_event_holds (
 	event_type bytea   PRIMARY KEY,
 	hold_s     bigint  NOT NULL, -- creates of the event type are held back until then
