@@ -345,7 +345,7 @@ func (a *App) scheduled(ctx context.Context) {
 		// Replicas: the leader settles the writes of replicas that died.
 		wg.Go(func() { settleLeftBehind(ctx, st.Journal, a.reconcile, log) })
 	}
-	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, log) })
+	wg.Go(func() { pruneJournal(ctx, st.Journal, cfg.JournalKeep, a.now, log) })
 	wg.Go(func() { pruneTypes(ctx, st.Types, a.now, log) })
 	if cfg.DigestChannel != "" {
 		sched, err := digest.NewScheduler(cfg.DigestSchedule, cfg.DigestZone, a.Digest, log)

@@ -127,15 +127,19 @@ func settleLeftBehind(ctx context.Context, jr journal.Store, reconcile func(cont
 }
 
 // pruneJournal deletes the journal's settled entries older than keep (0:
-// none), now and then daily until ctx ends, so the file stops growing.
-func pruneJournal(ctx context.Context, jr journal.Store, keep time.Duration, log *slog.Logger) {
+// none) on the clock now (nil: the machine's), now and then daily until
+// ctx ends, so the file stops growing.
+func pruneJournal(ctx context.Context, jr journal.Store, keep time.Duration, now func() time.Time, log *slog.Logger) {
 	if keep <= 0 {
 		return
+	}
+	if now == nil {
+		now = time.Now
 	}
 	t := time.NewTicker(24 * time.Hour)
 	defer t.Stop()
 	for {
-		n, err := jr.Prune(time.Now().Add(-keep))
+		n, err := jr.Prune(now().Add(-keep))
 		switch {
 		case err != nil:
 			log.Warn("journal: old entries could not be pruned; they are tried again tomorrow", "err", err)

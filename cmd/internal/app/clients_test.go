@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/internal/testutil"
 	"github.com/bookbot/bookbot/store/bolt"
 )
@@ -53,5 +54,34 @@ func TestPruneTypesForgetsLongEndedBookings(t *testing.T) {
 		if _, ok := kept()[id]; !ok {
 			t.Errorf("the event type of %q was pruned too", id)
 		}
+	}
+}
+
+// prunes records the times a journal is pruned before.
+type prunes struct {
+	journal.Store
+	before chan time.Time
+}
+
+func (p prunes) Prune(t time.Time) (int, error) {
+	p.before <- t
+	return 0, nil
+}
+
+// The journal is pruned at once, and by the app's clock, of the entries
+// older than it keeps.
+func TestPruneJournalByTheAppsClock(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 11, 24, 9, 0, 0, 0, time.UTC)
+	jr := prunes{before: make(chan time.Time, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pruneJournal(ctx, jr, 30*24*time.Hour, func() time.Time { return now }, slog.New(slog.DiscardHandler))
+	}()
+	defer func() { cancel(); <-done }()
+	if got, want := <-jr.before, now.Add(-30*24*time.Hour); !got.Equal(want) {
+		t.Errorf("pruned before %v, want %v", got, want)
 	}
 }
