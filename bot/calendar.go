@@ -309,9 +309,14 @@ func entryOn(e journal.Entry, c *calendar) bool {
 	return e.Calendar == c.label
 }
 
-// mayReview reports whether user acts on the calendar e went to, so may
-// mark it checked or look for it again: only they can check it.
+// mayReview reports whether user may mark e checked, look for it again
+// or be sent its report: an allowed person acting on the calendar it went
+// to. A guest resolves to the owner's calendar as everyone without one of
+// their own does, and is no reviewer of it.
 func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
+	if !b.cfg.Allowed(user) {
+		return false
+	}
 	cal, err := b.actsOn(ctx, user)
 	return err == nil && entryOn(e, cal)
 }

@@ -188,7 +188,7 @@ func (b *Bot) markReported(e journal.Entry, to string) bool {
 // on it; a person's own calendar's to everyone acting on it (the person,
 // and anyone who connected the same key), or, when nobody does any more,
 // to whoever connected it. asker is the person who asked for a write
-// settled after a restart and who does not act on its calendar: they get
+// settled after a restart and who may not check it (mayReview): they get
 // one plain sentence, not the report; otherwise the report reaches them
 // with the others.
 func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []string, asker string) {
@@ -208,7 +208,7 @@ func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []strin
 	if e.Actor == "" || !e.Recovered || slices.Contains(to, e.Actor) {
 		return to, ""
 	}
-	if cal, err := b.actsOn(ctx, e.Actor); err == nil && entryOn(e, cal) {
+	if b.mayReview(ctx, e.Actor, e) {
 		return append(to, e.Actor), ""
 	}
 	return to, e.Actor

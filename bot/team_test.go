@@ -278,3 +278,37 @@ func TestUnclearOfferBookingReachesItsOffererOnce(t *testing.T) {
 		}
 	}
 }
+
+// A guest (eve: not allowed, no account) whose booking from an offer on the
+// owner's calendar was settled after a restart is no reviewer, though she
+// resolves to the owner's calendar as everyone without one of their own
+// does: the review goes to bob, the first reviewer on it; she is told in
+// one plain sentence, as a guest of a person's own calendar is.
+func TestRecoveredOwnerWriteTellsItsGuestPlainly(t *testing.T) {
+	t.Parallel()
+	h, _, j := teamHarness(t, false)
+	w := booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: booking.Owner, CalendarID: booking.Owner,
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Eve Mallory", Email: "eve@example.com"}
+	if _, err := j.Begin(h.ctx(), w); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := j.Since(time.Time{})
+	if err != nil || len(entries) != 1 {
+		t.Fatal(entries, err)
+	}
+	if _, err := j.Finish(entries[0].Seq, &booking.Result{Outcome: booking.ProbablyNotBooked}, true); err != nil {
+		t.Fatal(err)
+	}
+	h.bot.ReportReviews(h.ctx())
+	h.dm(bob, "A booking needs a human look")
+	told := h.dm(eve, "Probably not booked")
+	if text := textOf(told.Blocks); strings.Contains(text, "human look") || strings.Contains(text, "eve@example.com") ||
+		len(elements(told.Blocks, "review_checked")) != 0 || len(elements(told.Blocks, "recheck")) != 0 ||
+		!strings.Contains(text, "The calendar's owner has been asked to check") {
+		t.Errorf("the guest was told:\n%s", text)
+	}
+	h.drain()
+	if n := len(messagesIn(h, eve, "")); n != 1 {
+		t.Errorf("the guest got %d DMs, want 1 (the plain sentence)", n)
+	}
+}
