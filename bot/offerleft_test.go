@@ -194,6 +194,21 @@ func TestOfferTimeLeftByAStoppedBookbotIsSettled(t *testing.T) {
 			}
 		}
 	}
+	// The list showed a booking at that time for that address that Grace
+	// did not ask for (a write the journal refuses records nothing): not
+	// hers to see or cancel.
+	bookedAlready := func(t *testing.T, w *leftWorld) {
+		if p, b := w.pending(), w.booked(); p != 0 || b != 0 {
+			t.Errorf("%d times being booked and %d booked, want the time given back", p, b)
+		}
+		told := w.h.dm(grace, "already booked for that email address")
+		if len(elements(told.Blocks, "offer_cancel")) != 0 || w.dms(grace, "The time is free again") != 0 {
+			t.Errorf("Grace was told:\n%s", textOf(told.Blocks))
+		}
+		if n := w.dms(ada, "Booked from your offer"); n != 0 {
+			t.Errorf("Ada was told %d times it was booked from her offer", n)
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		opts  []func(*harness, *bot.Config)
@@ -214,6 +229,10 @@ func TestOfferTimeLeftByAStoppedBookbotIsSettled(t *testing.T) {
 			w.book()
 			w.recover()
 		}, booked(0)},
+		{"already booked for that address, then stopped", nil, func(w *leftWorld) {
+			w.take(stopped, true)
+			_ = w.begin()(&booking.Result{Outcome: booking.AlreadyBooked, Booking: w.book(), Verified: true})
+		}, bookedAlready},
 		{"not booked, then stopped", nil, func(w *leftWorld) {
 			w.take(stopped, true)
 			_ = w.begin()(&booking.Result{Outcome: booking.NotBooked})

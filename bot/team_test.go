@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -310,5 +311,77 @@ func TestRecoveredOwnerWriteTellsItsGuestPlainly(t *testing.T) {
 	h.drain()
 	if n := len(messagesIn(h, eve, "")); n != 1 {
 		t.Errorf("the guest got %d DMs, want 1 (the plain sentence)", n)
+	}
+}
+
+// A guest who types the address of someone bookbot booked at the time
+// they pick is not handed that booking: bob booked Grace, Grace moved it
+// on the booking page, and eve, booking the same time from ada's offer
+// with Grace's address, is told in one sentence that this time is already
+// booked for that address, with no time, no ID and no Cancel; the time
+// goes back to the offer, and Grace's booking stays.
+func TestGuestIsNotHandedAnothersBooking(t *testing.T) {
+	t.Parallel()
+	var offers offer.Store
+	h, _ := journaledHarness(t, false, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offers = db.Offers()
+		c.Offers = offers
+	})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve, bob}})
+	v := h.openModal(bob, "intro-call")
+	h.submit(bob, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.waitView("bob's booking", func(w slacktest.View) bool { return w.ID == v.ID && strings.Contains(textOf(w.Blocks), "Booked") })
+	h.drain()
+	id := bookedFor(h, "grace@example.com")
+	if id == "" {
+		t.Fatal("bob's booking of Grace is not listed")
+	}
+	var to time.Time
+	for _, s := range h.sb.Slots(bookingtest.DemoOwner, "intro-call") {
+		if s.Start.After(time.Date(2026, 3, 24, 0, 0, 0, 0, time.UTC)) {
+			to = s.Start
+			break
+		}
+	}
+	if err := h.sb.MoveAsAttendee(id, to); err != nil {
+		t.Fatal(err)
+	}
+
+	card := h.offerCard("intro-call")
+	first := values(elements(card.Blocks, "offer_slot"))[0]
+	if !strings.Contains(first, firstSlot) {
+		t.Fatalf("the card's first time %q", first)
+	}
+	h.pick(eve, card, first)
+	form := h.waitView("eve's form", func(v slacktest.View) bool { return v.TriggerUser == eve && v.CallbackID == "offer_book" })
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "grace@example.com"})
+	done := h.waitView("eve's outcome", func(w slacktest.View) bool {
+		return w.ID == form.ID && !strings.Contains(textOf(w.Blocks), "Booking for")
+	})
+	h.drain()
+	text := textOf(done.Blocks)
+	if !strings.Contains(text, "already booked for that email address") || !strings.Contains(text, "ask <@"+ada+">") ||
+		strings.Contains(text, "24 Mar") || strings.Contains(text, "Booked:") || strings.Contains(string(done.Blocks), id) ||
+		len(elements(done.Blocks, "offer_cancel")) != 0 {
+		t.Errorf("eve was told:\n%s", text)
+	}
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings, want bob's alone", n)
+	}
+	o, err := offers.Get(t.Context(), values(elements(card.Blocks, "offer_more"))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Booked()) != 0 || len(o.Pending()) != 0 {
+		t.Errorf("the offer holds %d bookings and %d times being booked, want its time given back", len(o.Booked()), len(o.Pending()))
+	}
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if b.ID == id && b.Cancelled {
+			t.Errorf("Grace's booking was cancelled")
+		}
 	}
 }
