@@ -309,18 +309,6 @@ func entryOn(e journal.Entry, c *calendar) bool {
 	return e.Calendar == c.label
 }
 
-// mayReview reports whether user may mark e checked, look for it again
-// or be sent its report: an allowed person acting on the calendar it went
-// to. A guest resolves to the owner's calendar as everyone without one of
-// their own does, and is no reviewer of it.
-func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
-	if !b.cfg.Allowed(user) {
-		return false
-	}
-	cal, err := b.actsOn(ctx, user)
-	return err == nil && entryOn(e, cal)
-}
-
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
 	cal, err := b.actsOn(ctx, user)
 	if err != nil {

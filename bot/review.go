@@ -181,13 +181,11 @@ func (b *Bot) markReported(e journal.Entry, to string) bool {
 	return true
 }
 
-// reviewRecipients are where an entry is reported: the people who act on
-// the calendar it went to, and only they, since the report names the
-// attendee and asks them to check that calendar. The owner's calendar's
-// reports go to the review channel, or else to the first reviewer acting
-// on it; a person's own calendar's to everyone acting on it (the person,
-// and anyone who connected the same key), or, when nobody does any more,
-// to whoever connected it. asker is the person who asked for a write
+// reviewRecipients are where an entry is reported: the people who may
+// check it, and only they, since the report names the attendee and asks
+// them to check that calendar. The owner's calendar's reports go to the
+// review channel, or else to the first reviewer acting on it; a person's
+// own calendar's to its checkers. asker is the person who asked for a write
 // settled after a restart and who may not check it (mayReview): they get
 // one plain sentence, not the report; otherwise the report reaches them
 // with the others.
@@ -200,10 +198,7 @@ func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []strin
 			to = []string{r}
 		}
 	default:
-		to = b.peopleOn(ctx, e)
-		if len(to) == 0 && e.Calendar != "" {
-			to = []string{e.Calendar}
-		}
+		to = b.checkers(ctx, e)
 	}
 	if e.Actor == "" || !e.Recovered || slices.Contains(to, e.Actor) {
 		return to, ""
@@ -212,6 +207,38 @@ func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []strin
 		return append(to, e.Actor), ""
 	}
 	return to, e.Actor
+}
+
+// mayReview reports whether user may mark e checked, look for it again
+// or be sent its report: an allowed person acting on the calendar it went
+// to, or one of its checkers, whom its report goes to when nobody acts on
+// it. A guest resolves to the owner's calendar as everyone without one of
+// their own does, and is no reviewer of it.
+func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
+	if !b.cfg.Allowed(user) {
+		return false
+	}
+	if cal, err := b.actsOn(ctx, user); err == nil && entryOn(e, cal) {
+		return true
+	}
+	return slices.Contains(b.checkers(ctx, e), user)
+}
+
+// checkers are whom the report of e, on a person's own calendar, goes to
+// by direct message, each of whom may check it: the allowed people acting
+// on it (the person, and anyone who connected the same key), or, when
+// nobody does any more, the person whose calendar it was, if allowed.
+func (b *Bot) checkers(ctx context.Context, e journal.Entry) []string {
+	if e.CalendarOf() == booking.Owner {
+		return nil
+	}
+	if to := b.peopleOn(ctx, e); len(to) > 0 {
+		return to
+	}
+	if e.Calendar != "" && b.cfg.Allowed(e.Calendar) {
+		return []string{e.Calendar}
+	}
+	return nil
 }
 
 // ownerReviewer is whom the owner's calendar's reports go to by direct

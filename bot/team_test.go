@@ -385,3 +385,46 @@ func TestGuestIsNotHandedAnothersBooking(t *testing.T) {
 		}
 	}
 }
+
+// unclear records w in j as sent and answered unclearly, as the write
+// path does, and reports the review queue.
+func unclear(t *testing.T, h *harness, j *bolt.Journal, w booking.Write) {
+	t.Helper()
+	finish, err := j.Begin(h.ctx(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := finish(&booking.Result{Outcome: booking.ProbablyNotBooked}); err != nil {
+		t.Fatal(err)
+	}
+	h.bot.ReportReviews(h.ctx())
+}
+
+// A review of a person's own calendar that nobody acts on any more goes
+// to that person, who disconnected it, and they may mark it checked:
+// whoever a review is sent to may check it.
+func TestDisconnectedCalendarsReviewIsCheckedByItsPerson(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	key, err := booking.NewKey(adaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.slash(ada, "disconnect")
+	h.reply(ada, "Disconnected")
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: ada, Calendar: ada, CalendarID: own.sealer.CalendarID(key),
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Alice Adasguest", Email: "alice@ada.example"})
+	report := h.dm(ada, "A booking needs a human look")
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("ada's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+ada+">")
+	})
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("%d await review after ada checked hers, want 0", n)
+	}
+	h.drain()
+	if n := len(messagesIn(h, bob, "")); n != 0 {
+		t.Errorf("bob, on the owner's calendar, got %d messages about ada's", n)
+	}
+}
