@@ -184,20 +184,14 @@ func (b *Bot) markReported(e journal.Entry, to string) bool {
 // reviewRecipients are where an entry is reported: the people who may
 // check it, and only they, since the report names the attendee and asks
 // them to check that calendar. The owner's calendar's reports go to the
-// review channel, or else to the first reviewer acting on it; a person's
-// own calendar's to its checkers. asker is the person who asked for a write
-// settled after a restart and who may not check it (mayReview): they get
-// one plain sentence, not the report; otherwise the report reaches them
-// with the others.
+// review channel when there is one; every other report to its checkers.
+// asker is the person who asked for a write settled after a restart and
+// who may not check it (mayReview): they get one plain sentence, not the
+// report; otherwise the report reaches them with the others.
 func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []string, asker string) {
-	switch id := e.CalendarOf(); {
-	case id == booking.Owner && b.cfg.ReviewChannel != "":
+	if e.CalendarOf() == booking.Owner && b.cfg.ReviewChannel != "" {
 		to = []string{b.cfg.ReviewChannel}
-	case id == booking.Owner:
-		if r := b.ownerReviewer(ctx); r != "" {
-			to = []string{r}
-		}
-	default:
+	} else {
 		to = b.checkers(ctx, e)
 	}
 	if e.Actor == "" || !e.Recovered || slices.Contains(to, e.Actor) {
@@ -224,12 +218,17 @@ func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool 
 	return slices.Contains(b.checkers(ctx, e), user)
 }
 
-// checkers are whom the report of e, on a person's own calendar, goes to
-// by direct message, each of whom may check it: the allowed people acting
-// on it (the person, and anyone who connected the same key), or, when
-// nobody does any more, the person whose calendar it was, if allowed.
+// checkers are whom e's report goes to by direct message, each of whom
+// may check it. The owner's calendar's: the first reviewer (allowed user)
+// acting on it, else the first reviewer, whom the contract names. A
+// person's own calendar's: the allowed people acting on it (the person,
+// and anyone who connected the same key), or, when nobody does any more,
+// the person whose calendar it was, if allowed.
 func (b *Bot) checkers(ctx context.Context, e journal.Entry) []string {
 	if e.CalendarOf() == booking.Owner {
+		if r := b.ownerReviewer(ctx); r != "" {
+			return []string{r}
+		}
 		return nil
 	}
 	if to := b.peopleOn(ctx, e); len(to) > 0 {
@@ -241,9 +240,8 @@ func (b *Bot) checkers(ctx context.Context, e journal.Entry) []string {
 	return nil
 }
 
-// ownerReviewer is whom the owner's calendar's reports go to by direct
-// message: the first reviewer (allowed user) who acts on it, else the
-// first reviewer, whom the contract names; "" with no reviewers.
+// ownerReviewer is the owner's calendar's checker: the first reviewer
+// who acts on it, else the first reviewer; "" with no reviewers.
 func (b *Bot) ownerReviewer(ctx context.Context) string {
 	for _, r := range b.cfg.Reviewers {
 		if cal, err := b.actsOn(ctx, r); err == nil && cal.id == booking.Owner {

@@ -428,3 +428,27 @@ func TestDisconnectedCalendarsReviewIsCheckedByItsPerson(t *testing.T) {
 		t.Errorf("bob, on the owner's calendar, got %d messages about ada's", n)
 	}
 }
+
+// With no review channel and no reviewer acting on the owner's calendar
+// (bob and ada on their own), a review of the owner's calendar goes to the
+// first reviewer, bob, who may mark it checked; ada, second, may not.
+func TestOwnersReviewWithNobodyOnItIsCheckedByTheFirstReviewer(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	const bobsKey = "sandbox_bob_own_key_1a2b3c"
+	h.sb.AddOwner(bobsKey, "owner-bob", time.UTC, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	own.connectDirect(t, h, ada, adaKey)
+	own.connectDirect(t, h, bob, bobsKey)
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: booking.Owner, CalendarID: booking.Owner,
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Oscar Ownersguest", Email: "oscar@owner.example"})
+	report := h.dm(bob, "A booking needs a human look")
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(report)))
+	h.reply(ada, "Only people acting on")
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("bob's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+bob+">")
+	})
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("%d await review after bob checked it, want 0", n)
+	}
+}
