@@ -282,7 +282,7 @@ func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lis
 }
 
 // NoticesOf is the calendar of a person's own key, a, for its live
-// notices: its label and the notices' reader of its bookings, the same
+// notices: its ID and the notices' reader of its bookings, the same
 // reader as long as the calendar acts with the same key. It takes the
 // account already read, as the notices look at every account in turn.
 func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices.Lister, error) {
@@ -291,7 +291,7 @@ func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices
 	if err != nil {
 		return "", nil, err
 	}
-	return cal.label, cal.reader("notices"), nil
+	return cal.id, cal.reader("notices"), nil
 }
 
 // actsOn is the calendar user acts on, as calendarFor gives it, without
