@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,14 +175,15 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 }
 
 // leftEntry is the journal entry of u's create: the newest create by u's
-// booker of the offer's event at u's start, begun after u was taken.
+// booker of the offer's event at u's start on the offer's calendar, begun
+// after u was taken.
 func leftEntry(entries []journal.Entry, o offer.Offer, u offer.Use) (journal.Entry, bool) {
 	start, err := time.Parse(time.RFC3339Nano, u.Start)
 	if err != nil {
 		return journal.Entry{}, false
 	}
 	for _, e := range slices.Backward(entries) {
-		if e.Op != booking.OpCreate || e.Actor != u.By || e.EventType != o.Event || e.At.Before(u.At.Add(-offerClockSlack)) {
+		if e.Op != booking.OpCreate || e.Actor != u.By || e.EventType != o.Event || e.At.Before(u.At.Add(-offerClockSlack)) || !offerEntry(o, e) {
 			continue
 		}
 		if s, err := time.Parse(time.RFC3339Nano, e.Start); err == nil && s.Equal(start) {
@@ -189,6 +191,21 @@ func leftEntry(entries []journal.Entry, o offer.Offer, u offer.Use) (journal.Ent
 		}
 	}
 	return journal.Entry{}, false
+}
+
+// offerEntry reports whether e went to the calendar o books on, by the
+// calendar's label (Write.Calendar): the owner's, or its offerer's own.
+// An offer older than its record of which calendar (Calendar "") may have
+// been on either.
+func offerEntry(o offer.Offer, e journal.Entry) bool {
+	label := cmp.Or(e.Calendar, booking.Owner)
+	switch {
+	case o.Offerer == "" || o.Calendar == booking.Owner:
+		return label == booking.Owner
+	case o.Calendar == "":
+		return label == booking.Owner || label == o.Offerer
+	}
+	return label == o.Offerer
 }
 
 // recheckLeft settles a time whose unclear write a person has checked by

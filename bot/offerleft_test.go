@@ -87,11 +87,17 @@ func (w *leftWorld) take(owner string, sent bool) {
 // began it, and returns what records its outcome.
 func (w *leftWorld) begin() func(*booking.Result) error {
 	w.h.t.Helper()
+	return w.beginOn(booking.Owner)
+}
+
+// beginOn is begin on the calendar labelled calendar.
+func (w *leftWorld) beginOn(calendar string) func(*booking.Result) error {
+	w.h.t.Helper()
 	start, _ := time.Parse(time.RFC3339, w.start)
 	gone := *w.jr
 	gone.Owner = stopped
 	finish, err := gone.Begin(w.h.t.Context(), booking.Write{
-		Op: booking.OpCreate, Actor: grace, Calendar: booking.Owner, EventType: "intro-call",
+		Op: booking.OpCreate, Actor: grace, Calendar: calendar, EventType: "intro-call",
 		Start: w.start, End: start.Add(15 * time.Minute).UTC().Format(time.RFC3339), Name: "Grace Hopper", Email: "grace@example.com",
 	})
 	if err != nil {
@@ -223,6 +229,10 @@ func TestOfferTimeLeftByAStoppedBookbotIsSettled(t *testing.T) {
 			w.take(stopped, true)
 			_ = w.begin()(&booking.Result{Outcome: booking.Confirmed, Booking: w.book(), Verified: true})
 		}, booked(1)},
+		{"another calendar's booking of the same time, then stopped", nil, func(w *leftWorld) {
+			w.take(stopped, true)
+			_ = w.beginOn(bob)(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bobs-own"}, Verified: true})
+		}, givenBack("bookbot stopped before it sent your booking")},
 		{"settled after a restart", nil, func(w *leftWorld) {
 			w.take(stopped, true)
 			w.begin()
