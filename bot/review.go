@@ -74,7 +74,7 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		if !b.claimReview(ctx, e) {
 			continue
 		}
-		types := b.calendarTypes(ctx, e.Calendar)
+		types := b.calendarTypes(ctx, e)
 		to, asker := b.reviewRecipients(ctx, e)
 		var sent []string
 		send := func(to string, m message) {
@@ -362,7 +362,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
-		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar), b.reviewZone(ctx, user)))
+		replace(reviewMessage(e, b.calendarTypes(ctx, e), b.reviewZone(ctx, user)))
 	})
 }
 

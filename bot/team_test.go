@@ -452,3 +452,33 @@ func TestOwnersReviewWithNobodyOnItIsCheckedByTheFirstReviewer(t *testing.T) {
 		t.Errorf("%d await review after bob checked it, want 0", n)
 	}
 }
+
+// A review names the event type by its title on the calendar the write
+// went to, whoever acts on what now: ada's "Ada's intro", read through
+// kiri's key once ada is back on the owner's calendar (whose intro-call is
+// "Intro call"); its slug once no key reaches her calendar.
+func TestReviewTitlesComeFromTheEntrysCalendar(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	own.connectDirect(t, h, kiw, adaKey)
+	key, err := booking.NewKey(adaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.slash(ada, "disconnect")
+	h.reply(ada, "Disconnected")
+	w := booking.Write{Op: booking.OpCreate, Actor: ada, Calendar: ada, CalendarID: own.sealer.CalendarID(key),
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Alice Adasguest", Email: "alice@ada.example"}
+	unclear(t, h, j, w)
+	if text := textOf(h.dm(kiw, "A booking needs a human look").Blocks); !strings.Contains(text, "*Ada's intro*") {
+		t.Errorf("the review on ada's calendar, to kiri:\n%s", text)
+	}
+	h.slash(kiw, "disconnect")
+	h.reply(kiw, "Disconnected")
+	w.Email = "alan@ada.example"
+	unclear(t, h, j, w)
+	if text := textOf(h.dm(ada, "alan@ada.example").Blocks); !strings.Contains(text, "*intro-call*") {
+		t.Errorf("the review on ada's calendar, which no key reaches, to ada:\n%s", text)
+	}
+}
