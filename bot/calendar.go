@@ -282,7 +282,7 @@ func (b *Bot) CalendarOf(ctx context.Context, user string) (string, personal.Lis
 }
 
 // NoticesOf is the calendar of a person's own key, a, for its live
-// notices: its label and the notices' reader of its bookings, the same
+// notices: its ID and the notices' reader of its bookings, the same
 // reader as long as the calendar acts with the same key. It takes the
 // account already read, as the notices look at every account in turn.
 func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices.Lister, error) {
@@ -291,7 +291,7 @@ func (b *Bot) NoticesOf(ctx context.Context, a account.Account) (string, notices
 	if err != nil {
 		return "", nil, err
 	}
-	return cal.label, cal.reader("notices"), nil
+	return cal.id, cal.reader("notices"), nil
 }
 
 // noticed reports whether a new booking of slug on cal is announced by a
@@ -319,13 +319,6 @@ func entryOn(e journal.Entry, c *calendar) bool {
 		return id == c.id
 	}
 	return e.Calendar == c.label
-}
-
-// mayReview reports whether user acts on the calendar e went to, so may
-// mark it checked or look for it again: only they can check it.
-func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
-	cal, err := b.actsOn(ctx, user)
-	return err == nil && entryOn(e, cal)
 }
 
 func (b *Bot) readerOf(ctx context.Context, user, kind string) (string, *reader, error) {
@@ -410,20 +403,50 @@ func (b *Bot) keptTypes(label string) []booking.EventType {
 	return nil
 }
 
-// calendarTypes are the event types of the calendar labelled label (a
-// journal entry's), for titles: fetched when none are cached; nil when the
-// calendar cannot be read.
-func (b *Bot) calendarTypes(ctx context.Context, label string) []booking.EventType {
-	if label == "" || label == booking.Owner {
+// calendarTypes are the event types of the calendar a journal entry went
+// to, for titles, read through the key of someone acting on it now; nil
+// when no key reaches it or it cannot be read: slugs do then, never the
+// titles of the calendar its person acts on now.
+func (b *Bot) calendarTypes(ctx context.Context, e journal.Entry) []booking.EventType {
+	if e.CalendarOf() == booking.Owner {
 		if b.booking == nil {
 			return nil
 		}
 		return b.titles(ctx, b.cals.owner(b.booking))
 	}
-	if t := b.keptTypes(label); t != nil {
-		return t
+	if cal := b.entryCalendar(ctx, e); cal != nil {
+		return b.titles(ctx, cal)
 	}
-	return b.titlesFor(ctx, label)
+	return nil
+}
+
+// entryCalendar is the person's own calendar e went to, through whoever
+// acts on it now: the person whose key it went through, else an allowed
+// person who connected the same calendar; nil when nobody does.
+func (b *Bot) entryCalendar(ctx context.Context, e journal.Entry) *calendar {
+	if e.Calendar != "" {
+		if cal, err := b.actsOn(ctx, e.Calendar); err == nil && entryOn(e, cal) {
+			return cal
+		}
+	}
+	id := e.CalendarOf()
+	if id == "" || b.cfg.Accounts == nil || b.cfg.Sealer == nil {
+		return nil
+	}
+	all, err := b.cfg.Accounts.All(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, a := range all {
+		key, err := a.Key(b.cfg.Sealer)
+		if err != nil || !b.cfg.Allowed(a.User) || account.CalendarOf(a, key, b.cfg.Sealer, b.cfg.IsOwnerKey) != id {
+			continue
+		}
+		if cal, err := b.ownCalendar(ctx, a, key, nil, false); err == nil {
+			return cal
+		}
+	}
+	return nil
 }
 
 // titles are the event types of cal, for titles; slugs do when they

@@ -99,9 +99,10 @@ func TestCalendarReadersShareOneRead(t *testing.T) {
 		}
 		return a
 	}
-	label, notices, err := b.NoticesOf(t.Context(), accountOf(ada))
-	if err != nil || label != ada {
-		t.Fatalf("NoticesOf(ada) = %q, %v; want her own calendar", label, err)
+	adaKeyOpened, _ := booking.NewKey(adaKey)
+	id, notices, err := b.NoticesOf(t.Context(), accountOf(ada))
+	if err != nil || id != sealer.CalendarID(adaKeyOpened) {
+		t.Fatalf("NoticesOf(ada) = %q, %v; want her own calendar", id, err)
 	}
 	first, err := reminders.Bookings(t.Context())
 	if err != nil {

@@ -40,6 +40,7 @@ var handOvers = map[string]string{
 	"review.go ReportReviews":   "reporting the review queue after a write",
 	"review.go reviewsByDMTo":   "whether that report reaches the person who asked, as a DM",
 	"review.go reviewReaches":   "whether an entry's report reaches a person",
+	"review.go mayReview":       "whether a person may look for an entry again (Check again)",
 	"steps.go endStep":          "ending the Workflow Builder step of an offer booked or closed",
 	"steps.go settleSteps":      "ending the steps whose offers closed, in the offers' sweep",
 }

@@ -190,3 +190,42 @@ func TestLinkToAPersonsOwnPage(t *testing.T) {
 		t.Errorf("POST /bookings %+v, want one on Ada's own calendar", posts)
 	}
 }
+
+// A booking page is the first namer's: bookbot cannot tell whose it is.
+// Bob names Ada's page, and Ada is refused it; he frees it by connecting
+// again with no page, or by disconnecting, and then she may name it.
+func TestAClaimedBookingPageIsFreedByWhoeverClaimedIt(t *testing.T) {
+	t.Parallel()
+	for _, free := range []string{"connect again without it", "disconnect"} {
+		t.Run(free, func(t *testing.T) {
+			t.Parallel()
+			var own ownCalendars
+			h := newHarness(t, withOwnCalendars(&own))
+			const bobsKey, adaPage = "sandbox_bob_own_key_1a2b3c", "https://cal.example.com/ada-own"
+			h.sb.AddOwner(bobsKey, "owner-bob", berlin, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+			connect := func(user, key, page string) string {
+				t.Helper()
+				h.slash(user, "connect")
+				v := h.waitView("the connect form", func(v slacktest.View) bool {
+					return v.TriggerUser == user && v.CallbackID == "account_connect" && !v.Closed
+				})
+				return string(h.submit(user, v.ID, map[string]string{"api_key": key, "booking_page": page}).Payload)
+			}
+			if ack := connect(bob, bobsKey, adaPage); strings.Contains(ack, "errors") {
+				t.Fatalf("bob's connect: %s", ack)
+			}
+			if ack := connect(ada, adaKey, adaPage); !strings.Contains(ack, "Someone else connected this booking page") {
+				t.Fatalf("Ada was given the page bob named: %s", ack)
+			}
+			if free == "disconnect" {
+				h.slash(bob, "disconnect")
+				h.reply(bob, "Disconnected")
+			} else if ack := connect(bob, bobsKey, ""); strings.Contains(ack, "errors") {
+				t.Fatalf("bob's connect again: %s", ack)
+			}
+			if ack := connect(ada, adaKey, adaPage); strings.Contains(ack, "errors") {
+				t.Errorf("Ada could not name her page once bob freed it: %s", ack)
+			}
+		})
+	}
+}

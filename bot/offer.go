@@ -402,6 +402,13 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		b.log.Info("offer booking finished", "offer", o.ID, "user", user, "result", res)
 	}
 	switch {
+	case res != nil && res.Outcome == booking.AlreadyBooked && (res.Prior == nil || res.Prior.Actor != user):
+		// The booking the journal or the list shows at this time for this
+		// address was not asked for by this person (another's, since
+		// moved, perhaps): it is not theirs to see or cancel.
+		b.release(ctx, o.ID, key)
+		b.log.Info("offer time already booked for that address by someone else; given back", "offer", o.ID, "user", user)
+		return bookedAlreadyMessage(o), nil
 	case res != nil && res.Booking != nil && (res.Outcome == booking.Confirmed || res.Outcome == booking.AlreadyBooked):
 		bk := *res.Booking
 		// On a store error the offer as taken still names the offerer and

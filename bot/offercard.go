@@ -515,6 +515,18 @@ func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *t
 	}
 }
 
+// bookedAlreadyMessage tells whoever booked from o that the time they
+// picked is booked already for the address they gave, by someone else or
+// outside bookbot: which booking, and when it is now, is not theirs to
+// know.
+func bookedAlreadyMessage(o offer.Offer) message {
+	text := fmt.Sprintf("*Not booked:* the time you picked for *%s*%s is already booked for that email address; ask %s about it.", short(o.Title), withHost(o, true), offerer(o))
+	return message{
+		Text:   fmt.Sprintf("Not booked: the time you picked for %s%s is already booked for that email address; ask %s about it.", short(o.Title), withHost(o, false), escape(hostName(o))),
+		Blocks: []slack.Block{section(":x: " + text)},
+	}
+}
+
 // offerBookedDM tells the offerer a time was booked from their offer.
 func offerBookedDM(o offer.Offer, bk booking.Booking, by, name, email string, loc *time.Location) message {
 	text := fmt.Sprintf(":white_check_mark: *Booked from your offer:* %s, %s, with %s (%s), booked by %s.", short(o.Title), span(bk.Start, bk.End, loc), short(name), address(email), mention(by))

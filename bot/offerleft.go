@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -150,7 +151,14 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 		b.giveBack(ctx, l, "bookbot stopped before it sent your booking, so nothing was sent", told)
 	case e.Open():
 		// In flight: the journal's settling of writes left behind comes first.
-	case e.Created != "" && (e.Outcome == booking.Confirmed || e.Outcome == booking.AlreadyBooked):
+	case e.Outcome == booking.AlreadyBooked:
+		// The list showed a booking at that time for that address before
+		// or after sending: not one this person asked for, as the journal
+		// records nothing of a create it refuses as a repeat of an earlier.
+		if b.giveBack(ctx, l, "already booked for that email address", true) && !told {
+			b.dm(ctx, l.u.By, bookedAlreadyMessage(o))
+		}
+	case e.Created != "" && e.Outcome == booking.Confirmed:
 		end, err := time.Parse(time.RFC3339Nano, e.End)
 		if err != nil {
 			start, _ := time.Parse(time.RFC3339Nano, u.Start)
@@ -167,14 +175,15 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 }
 
 // leftEntry is the journal entry of u's create: the newest create by u's
-// booker of the offer's event at u's start, begun after u was taken.
+// booker of the offer's event at u's start on the offer's calendar, begun
+// after u was taken.
 func leftEntry(entries []journal.Entry, o offer.Offer, u offer.Use) (journal.Entry, bool) {
 	start, err := time.Parse(time.RFC3339Nano, u.Start)
 	if err != nil {
 		return journal.Entry{}, false
 	}
 	for _, e := range slices.Backward(entries) {
-		if e.Op != booking.OpCreate || e.Actor != u.By || e.EventType != o.Event || e.At.Before(u.At.Add(-offerClockSlack)) {
+		if e.Op != booking.OpCreate || e.Actor != u.By || e.EventType != o.Event || e.At.Before(u.At.Add(-offerClockSlack)) || !offerEntry(o, e) {
 			continue
 		}
 		if s, err := time.Parse(time.RFC3339Nano, e.Start); err == nil && s.Equal(start) {
@@ -182,6 +191,21 @@ func leftEntry(entries []journal.Entry, o offer.Offer, u offer.Use) (journal.Ent
 		}
 	}
 	return journal.Entry{}, false
+}
+
+// offerEntry reports whether e went to the calendar o books on, by the
+// calendar's label (Write.Calendar): the owner's, or its offerer's own.
+// An offer older than its record of which calendar (Calendar "") may have
+// been on either.
+func offerEntry(o offer.Offer, e journal.Entry) bool {
+	label := cmp.Or(e.Calendar, booking.Owner)
+	switch {
+	case o.Offerer == "" || o.Calendar == booking.Owner:
+		return label == booking.Owner
+	case o.Calendar == "":
+		return label == booking.Owner || label == o.Offerer
+	}
+	return label == o.Offerer
 }
 
 // recheckLeft settles a time whose unclear write a person has checked by
@@ -207,21 +231,23 @@ func (b *Bot) recheckLeft(ctx context.Context, l leftTime, e journal.Entry) {
 }
 
 // giveBack gives l's time back to its offer and, unless they were told,
-// tells the person who took it why; the card shows the time again.
-func (b *Bot) giveBack(ctx context.Context, l leftTime, why string, told bool) {
+// tells the person who took it why; the card shows the time again. It
+// reports whether this call gave it back.
+func (b *Bot) giveBack(ctx context.Context, l leftTime, why string, told bool) bool {
 	o, err := b.cfg.Offers.Update(ctx, l.o.ID, offer.ReleaseLeft(l.u))
 	switch {
 	case errors.Is(err, offer.ErrSettled):
-		return // settled meanwhile, by whoever tells of it
+		return false // settled meanwhile, by whoever tells of it
 	case err != nil:
 		b.log.Error("offers: a time left being booked could not be given back; tried again in a minute", "offer", l.o.ID, "err", err)
-		return
+		return false
 	}
 	b.log.Info("offers: a time left being booked was given back", "offer", o.ID, "user", l.u.By, "why", why)
 	b.leftCard(ctx, o, l.u)
 	if !told {
 		b.dm(ctx, l.u.By, offerGivenBackMessage(o, l.u, why, b.users.zone(ctx, l.u.By)))
 	}
+	return true
 }
 
 // confirmLeft records in l's offer the booking its write made and, unless

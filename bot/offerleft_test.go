@@ -87,11 +87,17 @@ func (w *leftWorld) take(owner string, sent bool) {
 // began it, and returns what records its outcome.
 func (w *leftWorld) begin() func(*booking.Result) error {
 	w.h.t.Helper()
+	return w.beginOn(booking.Owner)
+}
+
+// beginOn is begin on the calendar labelled calendar.
+func (w *leftWorld) beginOn(calendar string) func(*booking.Result) error {
+	w.h.t.Helper()
 	start, _ := time.Parse(time.RFC3339, w.start)
 	gone := *w.jr
 	gone.Owner = stopped
 	finish, err := gone.Begin(w.h.t.Context(), booking.Write{
-		Op: booking.OpCreate, Actor: grace, Calendar: booking.Owner, EventType: "intro-call",
+		Op: booking.OpCreate, Actor: grace, Calendar: calendar, EventType: "intro-call",
 		Start: w.start, End: start.Add(15 * time.Minute).UTC().Format(time.RFC3339), Name: "Grace Hopper", Email: "grace@example.com",
 	})
 	if err != nil {
@@ -194,6 +200,21 @@ func TestOfferTimeLeftByAStoppedBookbotIsSettled(t *testing.T) {
 			}
 		}
 	}
+	// The list showed a booking at that time for that address that Grace
+	// did not ask for (a write the journal refuses records nothing): not
+	// hers to see or cancel.
+	bookedAlready := func(t *testing.T, w *leftWorld) {
+		if p, b := w.pending(), w.booked(); p != 0 || b != 0 {
+			t.Errorf("%d times being booked and %d booked, want the time given back", p, b)
+		}
+		told := w.h.dm(grace, "already booked for that email address")
+		if len(elements(told.Blocks, "offer_cancel")) != 0 || w.dms(grace, "The time is free again") != 0 {
+			t.Errorf("Grace was told:\n%s", textOf(told.Blocks))
+		}
+		if n := w.dms(ada, "Booked from your offer"); n != 0 {
+			t.Errorf("Ada was told %d times it was booked from her offer", n)
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		opts  []func(*harness, *bot.Config)
@@ -208,12 +229,20 @@ func TestOfferTimeLeftByAStoppedBookbotIsSettled(t *testing.T) {
 			w.take(stopped, true)
 			_ = w.begin()(&booking.Result{Outcome: booking.Confirmed, Booking: w.book(), Verified: true})
 		}, booked(1)},
+		{"another calendar's booking of the same time, then stopped", nil, func(w *leftWorld) {
+			w.take(stopped, true)
+			_ = w.beginOn(bob)(&booking.Result{Outcome: booking.Confirmed, Booking: &booking.Booking{ID: "bobs-own"}, Verified: true})
+		}, givenBack("bookbot stopped before it sent your booking")},
 		{"settled after a restart", nil, func(w *leftWorld) {
 			w.take(stopped, true)
 			w.begin()
 			w.book()
 			w.recover()
 		}, booked(0)},
+		{"already booked for that address, then stopped", nil, func(w *leftWorld) {
+			w.take(stopped, true)
+			_ = w.begin()(&booking.Result{Outcome: booking.AlreadyBooked, Booking: w.book(), Verified: true})
+		}, bookedAlready},
 		{"not booked, then stopped", nil, func(w *leftWorld) {
 			w.take(stopped, true)
 			_ = w.begin()(&booking.Result{Outcome: booking.NotBooked})

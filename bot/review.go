@@ -74,7 +74,7 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		if !b.claimReview(ctx, e) {
 			continue
 		}
-		types := b.calendarTypes(ctx, e.Calendar)
+		types := b.calendarTypes(ctx, e)
 		to, asker := b.reviewRecipients(ctx, e)
 		var sent []string
 		send := func(to string, m message) {
@@ -181,42 +181,67 @@ func (b *Bot) markReported(e journal.Entry, to string) bool {
 	return true
 }
 
-// reviewRecipients are where an entry is reported: the people who act on
-// the calendar it went to, and only they, since the report names the
-// attendee and asks them to check that calendar. The owner's calendar's
-// reports go to the review channel, or else to the first reviewer acting
-// on it; a person's own calendar's to everyone acting on it (the person,
-// and anyone who connected the same key), or, when nobody does any more,
-// to whoever connected it. asker is the person who asked for a write
-// settled after a restart and who does not act on its calendar: they get
-// one plain sentence, not the report; otherwise the report reaches them
-// with the others.
+// reviewRecipients are where an entry is reported: the people who may
+// check it, and only they, since the report names the attendee and asks
+// them to check that calendar. The owner's calendar's reports go to the
+// review channel when there is one; every other report to its checkers.
+// asker is the person who asked for a write settled after a restart and
+// who may not check it (mayReview): they get one plain sentence, not the
+// report; otherwise the report reaches them with the others.
 func (b *Bot) reviewRecipients(ctx context.Context, e journal.Entry) (to []string, asker string) {
-	switch id := e.CalendarOf(); {
-	case id == booking.Owner && b.cfg.ReviewChannel != "":
+	if e.CalendarOf() == booking.Owner && b.cfg.ReviewChannel != "" {
 		to = []string{b.cfg.ReviewChannel}
-	case id == booking.Owner:
-		if r := b.ownerReviewer(ctx); r != "" {
-			to = []string{r}
-		}
-	default:
-		to = b.peopleOn(ctx, e)
-		if len(to) == 0 && e.Calendar != "" {
-			to = []string{e.Calendar}
-		}
+	} else {
+		to = b.checkers(ctx, e)
 	}
 	if e.Actor == "" || !e.Recovered || slices.Contains(to, e.Actor) {
 		return to, ""
 	}
-	if cal, err := b.actsOn(ctx, e.Actor); err == nil && entryOn(e, cal) {
+	if b.mayReview(ctx, e.Actor, e) {
 		return append(to, e.Actor), ""
 	}
 	return to, e.Actor
 }
 
-// ownerReviewer is whom the owner's calendar's reports go to by direct
-// message: the first reviewer (allowed user) who acts on it, else the
-// first reviewer, whom the contract names; "" with no reviewers.
+// mayReview reports whether user may mark e checked, look for it again
+// or be sent its report: an allowed person acting on the calendar it went
+// to, or one of its checkers, whom its report goes to when nobody acts on
+// it. A guest resolves to the owner's calendar as everyone without one of
+// their own does, and is no reviewer of it.
+func (b *Bot) mayReview(ctx context.Context, user string, e journal.Entry) bool {
+	if !b.cfg.Allowed(user) {
+		return false
+	}
+	if cal, err := b.actsOn(ctx, user); err == nil && entryOn(e, cal) {
+		return true
+	}
+	return slices.Contains(b.checkers(ctx, e), user)
+}
+
+// checkers are whom e's report goes to by direct message, each of whom
+// may check it. The owner's calendar's: the first reviewer (allowed user)
+// acting on it, else the first reviewer, whom the contract names. A
+// person's own calendar's: the allowed people acting on it (the person,
+// and anyone who connected the same key), or, when nobody does any more,
+// the person whose calendar it was, if allowed.
+func (b *Bot) checkers(ctx context.Context, e journal.Entry) []string {
+	if e.CalendarOf() == booking.Owner {
+		if r := b.ownerReviewer(ctx); r != "" {
+			return []string{r}
+		}
+		return nil
+	}
+	if to := b.peopleOn(ctx, e); len(to) > 0 {
+		return to
+	}
+	if e.Calendar != "" && b.cfg.Allowed(e.Calendar) {
+		return []string{e.Calendar}
+	}
+	return nil
+}
+
+// ownerReviewer is the owner's calendar's checker: the first reviewer
+// who acts on it, else the first reviewer; "" with no reviewers.
 func (b *Bot) ownerReviewer(ctx context.Context) string {
 	for _, r := range b.cfg.Reviewers {
 		if cal, err := b.actsOn(ctx, r); err == nil && cal.id == booking.Owner {
@@ -337,7 +362,7 @@ func (b *Bot) markReviewed(later *jobs, p press) {
 			return
 		}
 		b.log.Info("review checked", "seq", seq, "by", e.ReviewedBy)
-		replace(reviewMessage(e, b.calendarTypes(ctx, e.Calendar), b.reviewZone(ctx, user)))
+		replace(reviewMessage(e, b.calendarTypes(ctx, e), b.reviewZone(ctx, user)))
 	})
 }
 

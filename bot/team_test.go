@@ -12,6 +12,7 @@ import (
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
 	"github.com/bookbot/bookbot/internal/testutil"
+	"github.com/bookbot/bookbot/offer"
 	"github.com/bookbot/bookbot/store/bolt"
 )
 
@@ -276,5 +277,208 @@ func TestUnclearOfferBookingReachesItsOffererOnce(t *testing.T) {
 		if n := len(messagesIn(h, u, "human look")); n != 0 {
 			t.Errorf("%s got the review of ada's calendar", u)
 		}
+	}
+}
+
+// A guest (eve: not allowed, no account) whose booking from an offer on the
+// owner's calendar was settled after a restart is no reviewer, though she
+// resolves to the owner's calendar as everyone without one of their own
+// does: the review goes to bob, the first reviewer on it; she is told in
+// one plain sentence, as a guest of a person's own calendar is.
+func TestRecoveredOwnerWriteTellsItsGuestPlainly(t *testing.T) {
+	t.Parallel()
+	h, _, j := teamHarness(t, false)
+	w := booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: booking.Owner, CalendarID: booking.Owner,
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Eve Mallory", Email: "eve@example.com"}
+	if _, err := j.Begin(h.ctx(), w); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := j.Since(time.Time{})
+	if err != nil || len(entries) != 1 {
+		t.Fatal(entries, err)
+	}
+	if _, err := j.Finish(entries[0].Seq, &booking.Result{Outcome: booking.ProbablyNotBooked}, true); err != nil {
+		t.Fatal(err)
+	}
+	h.bot.ReportReviews(h.ctx())
+	h.dm(bob, "A booking needs a human look")
+	told := h.dm(eve, "Probably not booked")
+	if text := textOf(told.Blocks); strings.Contains(text, "human look") || strings.Contains(text, "eve@example.com") ||
+		len(elements(told.Blocks, "review_checked")) != 0 || len(elements(told.Blocks, "recheck")) != 0 ||
+		!strings.Contains(text, "The calendar's owner has been asked to check") {
+		t.Errorf("the guest was told:\n%s", text)
+	}
+	h.drain()
+	if n := len(messagesIn(h, eve, "")); n != 1 {
+		t.Errorf("the guest got %d DMs, want 1 (the plain sentence)", n)
+	}
+}
+
+// A guest who types the address of someone bookbot booked at the time
+// they pick is not handed that booking: bob booked Grace, Grace moved it
+// on the booking page, and eve, booking the same time from ada's offer
+// with Grace's address, is told in one sentence that this time is already
+// booked for that address, with no time, no ID and no Cancel; the time
+// goes back to the offer, and Grace's booking stays.
+func TestGuestIsNotHandedAnothersBooking(t *testing.T) {
+	t.Parallel()
+	var offers offer.Store
+	h, _ := journaledHarness(t, false, func(h *harness, c *bot.Config) {
+		db, err := bolt.Open(t.TempDir(), bolt.Options{Beside: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offers = db.Offers()
+		c.Offers = offers
+	})
+	h.sl.AddChannel(slacktest.Channel{ID: "C0TEAM", Name: "team", Members: []string{ada, eve, bob}})
+	v := h.openModal(bob, "intro-call")
+	h.submit(bob, v.ID, bookingInputs(firstSlot, "grace@example.com"))
+	h.waitView("bob's booking", func(w slacktest.View) bool { return w.ID == v.ID && strings.Contains(textOf(w.Blocks), "Booked") })
+	h.drain()
+	id := bookedFor(h, "grace@example.com")
+	if id == "" {
+		t.Fatal("bob's booking of Grace is not listed")
+	}
+	var to time.Time
+	for _, s := range h.sb.Slots(bookingtest.DemoOwner, "intro-call") {
+		if s.Start.After(time.Date(2026, 3, 24, 0, 0, 0, 0, time.UTC)) {
+			to = s.Start
+			break
+		}
+	}
+	if err := h.sb.MoveAsAttendee(id, to); err != nil {
+		t.Fatal(err)
+	}
+
+	card := h.offerCard("intro-call")
+	first := values(elements(card.Blocks, "offer_slot"))[0]
+	if !strings.Contains(first, firstSlot) {
+		t.Fatalf("the card's first time %q", first)
+	}
+	h.pick(eve, card, first)
+	form := h.waitView("eve's form", func(v slacktest.View) bool { return v.TriggerUser == eve && v.CallbackID == "offer_book" })
+	h.submit(eve, form.ID, map[string]string{"name": "Eve Mallory", "email": "grace@example.com"})
+	done := h.waitView("eve's outcome", func(w slacktest.View) bool {
+		return w.ID == form.ID && !strings.Contains(textOf(w.Blocks), "Booking for")
+	})
+	h.drain()
+	text := textOf(done.Blocks)
+	if !strings.Contains(text, "already booked for that email address") || !strings.Contains(text, "ask <@"+ada+">") ||
+		strings.Contains(text, "24 Mar") || strings.Contains(text, "Booked:") || strings.Contains(string(done.Blocks), id) ||
+		len(elements(done.Blocks, "offer_cancel")) != 0 {
+		t.Errorf("eve was told:\n%s", text)
+	}
+	if n := len(h.requests("POST /bookings")); n != 1 {
+		t.Errorf("%d POST /bookings, want bob's alone", n)
+	}
+	o, err := offers.Get(t.Context(), values(elements(card.Blocks, "offer_more"))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Booked()) != 0 || len(o.Pending()) != 0 {
+		t.Errorf("the offer holds %d bookings and %d times being booked, want its time given back", len(o.Booked()), len(o.Pending()))
+	}
+	for _, b := range h.sb.Bookings(bookingtest.DemoOwner) {
+		if b.ID == id && b.Cancelled {
+			t.Errorf("Grace's booking was cancelled")
+		}
+	}
+}
+
+// unclear records w in j as sent and answered unclearly, as the write
+// path does, and reports the review queue.
+func unclear(t *testing.T, h *harness, j *bolt.Journal, w booking.Write) {
+	t.Helper()
+	finish, err := j.Begin(h.ctx(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := finish(&booking.Result{Outcome: booking.ProbablyNotBooked}); err != nil {
+		t.Fatal(err)
+	}
+	h.bot.ReportReviews(h.ctx())
+}
+
+// A review of a person's own calendar that nobody acts on any more goes
+// to that person, who disconnected it, and they may mark it checked:
+// whoever a review is sent to may check it.
+func TestDisconnectedCalendarsReviewIsCheckedByItsPerson(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	key, err := booking.NewKey(adaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.slash(ada, "disconnect")
+	h.reply(ada, "Disconnected")
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: ada, Calendar: ada, CalendarID: own.sealer.CalendarID(key),
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Alice Adasguest", Email: "alice@ada.example"})
+	report := h.dm(ada, "A booking needs a human look")
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("ada's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+ada+">")
+	})
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("%d await review after ada checked hers, want 0", n)
+	}
+	h.drain()
+	if n := len(messagesIn(h, bob, "")); n != 0 {
+		t.Errorf("bob, on the owner's calendar, got %d messages about ada's", n)
+	}
+}
+
+// With no review channel and no reviewer acting on the owner's calendar
+// (bob and ada on their own), a review of the owner's calendar goes to the
+// first reviewer, bob, who may mark it checked; ada, second, may not.
+func TestOwnersReviewWithNobodyOnItIsCheckedByTheFirstReviewer(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	const bobsKey = "sandbox_bob_own_key_1a2b3c"
+	h.sb.AddOwner(bobsKey, "owner-bob", time.UTC, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	own.connectDirect(t, h, ada, adaKey)
+	own.connectDirect(t, h, bob, bobsKey)
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: booking.Owner, CalendarID: booking.Owner,
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Oscar Ownersguest", Email: "oscar@owner.example"})
+	report := h.dm(bob, "A booking needs a human look")
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(report)))
+	h.reply(ada, "Only people acting on")
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("bob's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+bob+">")
+	})
+	if n, _ := j.AwaitingReview(); n != 0 {
+		t.Errorf("%d await review after bob checked it, want 0", n)
+	}
+}
+
+// A review names the event type by its title on the calendar the write
+// went to, whoever acts on what now: ada's "Ada's intro", read through
+// kiri's key once ada is back on the owner's calendar (whose intro-call is
+// "Intro call"); its slug once no key reaches her calendar.
+func TestReviewTitlesComeFromTheEntrysCalendar(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, false)
+	own.connectDirect(t, h, ada, adaKey)
+	own.connectDirect(t, h, kiw, adaKey)
+	key, err := booking.NewKey(adaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.slash(ada, "disconnect")
+	h.reply(ada, "Disconnected")
+	w := booking.Write{Op: booking.OpCreate, Actor: ada, Calendar: ada, CalendarID: own.sealer.CalendarID(key),
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Alice Adasguest", Email: "alice@ada.example"}
+	unclear(t, h, j, w)
+	if text := textOf(h.dm(kiw, "A booking needs a human look").Blocks); !strings.Contains(text, "*Ada's intro*") {
+		t.Errorf("the review on ada's calendar, to kiri:\n%s", text)
+	}
+	h.slash(kiw, "disconnect")
+	h.reply(kiw, "Disconnected")
+	w.Email = "alan@ada.example"
+	unclear(t, h, j, w)
+	if text := textOf(h.dm(ada, "alan@ada.example").Blocks); !strings.Contains(text, "*intro-call*") {
+		t.Errorf("the review on ada's calendar, which no key reaches, to ada:\n%s", text)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/bookbot/bookbot/account"
 	"github.com/bookbot/bookbot/booking"
+	"github.com/bookbot/bookbot/booking/journal"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/config"
 	"github.com/bookbot/bookbot/notices"
@@ -150,7 +152,7 @@ func (a *App) personNotices(ctx context.Context) {
 			if acc.State != account.OK || acc.Notices == account.NoticesOff || len(acc.Sealed) == 0 || !a.cfg.Allowed(acc.User) {
 				continue
 			}
-			_, list, err := a.Bot.NoticesOf(ctx, acc)
+			id, list, err := a.Bot.NoticesOf(ctx, acc)
 			if err != nil {
 				continue
 			}
@@ -170,7 +172,7 @@ func (a *App) personNotices(ctx context.Context) {
 				Store:     notices.ForCalendar(st.Notices, st.AccountNotices, acc.User, acc.ConnectedAt.UTC().Format(time.RFC3339Nano)),
 				Publisher: pub,
 				Finder:    bot.SlackFinder{Slack: a.slack},
-				Writes:    st.Journal,
+				Writes:    writesOn(st.Journal, id, acc.User),
 				Channel:   channel,
 				Interval:  a.cfg.NotifyInterval,
 				Now:       a.now,
@@ -201,4 +203,28 @@ func (a *App) personNotices(ctx context.Context) {
 		case <-a.accountsChanged:
 		}
 	}
+}
+
+// writesOn is the journal of one calendar's writes, for its notices: id
+// is the calendar's (booking.Owner, or account.CalendarOf), label whose it
+// is, for entries older than calendar IDs. Another calendar's write of the
+// same event, start and attendee made none of this one's changes, and is
+// not named in its notices.
+func writesOn(all notices.Writes, id, label string) notices.Writes {
+	return calendarWrites{all: all, id: id, label: label}
+}
+
+type calendarWrites struct {
+	all       notices.Writes
+	id, label string
+}
+
+func (c calendarWrites) Since(t time.Time) ([]journal.Entry, error) {
+	list, err := c.all.Since(t)
+	return slices.DeleteFunc(list, func(e journal.Entry) bool {
+		if id := e.CalendarOf(); id != "" {
+			return id != c.id
+		}
+		return e.Calendar != c.label
+	}), err
 }

@@ -308,7 +308,7 @@ func (a *App) NewWatcher() *notices.Watcher {
 		Publisher: pub,
 		Finder:    bot.SlackFinder{Slack: a.slack},
 		Alerter:   a.Bot,
-		Writes:    a.State.Journal,
+		Writes:    writesOn(a.State.Journal, booking.Owner, booking.Owner),
 		Metrics:   a.m,
 		Channel:   a.cfg.NotifyChannel,
 		Routes:    a.cfg.NotifyRoutes,
