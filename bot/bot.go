@@ -194,10 +194,11 @@ type Bot struct {
 	signer   signer       // of booking forms' metadata
 	routes   routes       // what each flow answers
 
-	work     inflight     // envelope work in flight
-	handling inflight     // envelopes taken whose Handle has not returned
-	heldOut  atomic.Int64 // work that waited all of ackFirstFor for them
-	reviewMu sync.Mutex   // one review report at a time, so none is posted twice
+	work       inflight        // envelope work in flight
+	handling   inflight        // envelopes taken whose Handle has not returned
+	heldOut    atomic.Int64    // work that waited all of ackFirstFor for them
+	reviewMu   sync.Mutex      // one review report at a time, so none is posted twice
+	unreviewed map[uint64]bool // entries said to have nobody to review them, under reviewMu
 }
 
 // New returns a bot answering through slackAPI with data from booker,

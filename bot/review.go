@@ -76,6 +76,13 @@ func (b *Bot) ReportReviews(ctx context.Context) {
 		}
 		types := b.calendarTypes(ctx, e)
 		to, asker := b.reviewRecipients(ctx, e)
+		if len(to) == 0 && !b.unreviewed[e.Seq] {
+			if b.unreviewed == nil {
+				b.unreviewed = map[uint64]bool{}
+			}
+			b.unreviewed[e.Seq] = true
+			b.log.Error("journal: a write that needs a human look has nobody who may check it (no review channel, nobody allowed acting on its calendar); see bookbot audit", "seq", e.Seq, "op", string(e.Op))
+		}
 		var sent []string
 		send := func(to string, m message) {
 			if _, _, err := b.post(ctx, to, m); err != nil {

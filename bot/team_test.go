@@ -482,3 +482,26 @@ func TestReviewTitlesComeFromTheEntrysCalendar(t *testing.T) {
 		t.Errorf("the review on ada's calendar, which no key reaches, to ada:\n%s", text)
 	}
 }
+
+// A review that nobody may check (its calendar's person is no longer
+// allowed, and nobody acts on it) is sent to nobody, and said once in the
+// log, where the operator looks, however often the queue is read.
+func TestReviewNobodyMayCheckIsLoggedOnce(t *testing.T) {
+	t.Parallel()
+	h, _, j := teamHarness(t, false)
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: eve, CalendarID: "gone-calendar",
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Gina Goneguest", Email: "gina@gone.example"})
+	h.bot.ReportReviews(h.ctx())
+	h.drain()
+	if n := strings.Count(h.logs.String(), "has nobody who may check it"); n != 1 {
+		t.Errorf("said %d times in the log that nobody may check the review, want once:\n%s", n, h.logs.String())
+	}
+	for _, who := range []string{ada, bob, eve} {
+		if n := len(messagesIn(h, who, "")); n != 0 {
+			t.Errorf("%s got %d messages about a review nobody may check", who, n)
+		}
+	}
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Errorf("%d await review, want the one nobody checked", n)
+	}
+}

@@ -232,6 +232,11 @@ func Load(getenv func(string) string, need Need) (*Config, error) {
 	}
 
 	c.ReviewChannel = l.channel("BOOKBOT_REVIEW_CHANNEL", s.ReviewChannel)
+	if c.AllowAll && len(c.AllowedUsers) == 0 && s.ReviewChannel == "" && c.BookingKey != nil {
+		// The owner's calendar's reviews go to the review channel, else to
+		// the first allowed user: with neither, nobody would see them.
+		l.warnings = append(l.warnings, Problem{Var: "BOOKBOT_REVIEW_CHANNEL", Msg: "BOOKBOT_REVIEW_CHANNEL is unset and BOOKBOT_ALLOW_ALL=true lists nobody: the owner's calendar's outcomes that need a human look would reach nobody; set BOOKBOT_REVIEW_CHANNEL, or BOOKBOT_ALLOWED_USERS, whose first person gets them"})
+	}
 	c.BookingPage = l.bookingPage(s.BookingPage, s.BookingPageOld)
 	c.DatabaseURL = l.databaseURL(s.DatabaseURL)
 	c.StateDir = stateDir(s)

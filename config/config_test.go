@@ -185,6 +185,12 @@ func TestValid(t *testing.T) {
 		{"allow all 1", []string{"BOOKBOT_ALLOW_ALL", "1"}, func(c *config.Config) bool { return c.AllowAll }},
 		{"allow all false", []string{"BOOKBOT_ALLOW_ALL", "false"}, func(c *config.Config) bool { return !c.AllowAll }},
 		{"allow all 0", []string{"BOOKBOT_ALLOW_ALL", "0"}, func(c *config.Config) bool { return !c.AllowAll }},
+		// The owner's calendar's reviews need somewhere to go.
+		{"allow all with nobody to review", []string{"BOOKBOT_ALLOWED_USERS", "", "BOOKBOT_ALLOW_ALL", "true"}, func(c *config.Config) bool {
+			return len(c.Warnings) == 1 && c.Warnings[0].Var == "BOOKBOT_REVIEW_CHANNEL" && strings.Contains(c.Warnings[0].Msg, "would reach nobody")
+		}},
+		{"allow all with a review channel", []string{"BOOKBOT_ALLOWED_USERS", "", "BOOKBOT_ALLOW_ALL", "true", "BOOKBOT_REVIEW_CHANNEL", "C999"}, func(c *config.Config) bool { return c.Warnings == nil }},
+		{"allow all with a first allowed user", []string{"BOOKBOT_ALLOW_ALL", "true"}, func(c *config.Config) bool { return c.Warnings == nil }},
 		{"command", []string{"BOOKBOT_COMMAND", "/book-it_2"}, func(c *config.Config) bool { return c.Command == "/book-it_2" }},
 		{"command 32 chars", []string{"BOOKBOT_COMMAND", "/" + strings.Repeat("a", 31)}, func(c *config.Config) bool { return len(c.Command) == 32 }},
 		{"empty command is the default", []string{"BOOKBOT_COMMAND", " "}, func(c *config.Config) bool { return c.Command == "/booking" }},
