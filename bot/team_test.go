@@ -505,3 +505,42 @@ func TestReviewNobodyMayCheckIsLoggedOnce(t *testing.T) {
 		t.Errorf("%d await review, want the one nobody checked", n)
 	}
 }
+
+// With a review channel, the owner's calendar's reviews are the channel's
+// and its checkers are the people acting on the owner's calendar: bob,
+// the first reviewer but on his own calendar, may not mark one checked,
+// ada, on the owner's, may; once nobody allowed acts on it, bob may.
+func TestOwnersReviewInTheChannelIsCheckedByThePeopleOnIt(t *testing.T) {
+	t.Parallel()
+	h, own, j := teamHarness(t, true)
+	const bobsKey = "sandbox_bob_own_key_1a2b3c"
+	h.sb.AddOwner(bobsKey, "owner-bob", time.UTC, bookingtest.Weekdays(9*time.Hour, 17*time.Hour))
+	own.connectDirect(t, h, bob, bobsKey)
+	bookAs(h, ada, "Oscar Ownersguest", "oscar@owner.example", true)
+	report := h.waitMessage("the owner's in the review channel", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewChannel && strings.Contains(textOf(m.Blocks), "Oscar")
+	})
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.reply(bob, "Only people acting on")
+	if n, _ := j.AwaitingReview(); n != 1 {
+		t.Fatalf("%d await review after bob's press, want 1", n)
+	}
+	h.interact(slacktest.BlockAction(ada, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("ada's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+ada+">")
+	})
+
+	// With ada on her own calendar too, nobody allowed acts on the
+	// owner's: bob, the first reviewer, may check its reviews, so that
+	// someone can.
+	own.connectDirect(t, h, ada, adaKey)
+	unclear(t, h, j, booking.Write{Op: booking.OpCreate, Actor: eve, Calendar: booking.Owner, CalendarID: booking.Owner,
+		EventType: "intro-call", Start: firstSlot, End: "2026-03-23T10:30:00Z", Name: "Olga Ownersguest", Email: "olga@owner.example"})
+	report = h.waitMessage("the owner's second in the review channel", func(m slacktest.Message) bool {
+		return m.Kind == "message" && m.Channel == reviewChannel && strings.Contains(textOf(m.Blocks), "Olga")
+	})
+	h.interact(slacktest.BlockAction(bob, "review_checked", "", slacktest.InMessage(report)))
+	h.waitMessage("bob's check", func(m slacktest.Message) bool {
+		return m.OriginalTS == report.TS && strings.Contains(textOf(m.Blocks), "Checked by <@"+bob+">")
+	})
+}

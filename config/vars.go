@@ -35,7 +35,7 @@ type settings struct {
 	AllowInsecureHTTP bool `env:"BOOKBOT_ALLOW_INSECURE_HTTP" envDefault:"false" meaning:"true allows plain http:// to a host other than this machine in BOOKING_BASE_URL and SLACK_API_URL, sending the API key or Slack tokens unencrypted (each command then warns); loopback needs no permission"`
 
 	AllowedUsers []string `env:"BOOKBOT_ALLOWED_USERS" meaning:"comma-separated Slack user IDs (U…/W…) who may use the bot; everyone else is refused, except that a person an allowed user offered times to (/booking offer) may book one of them, and nothing else; required unless BOOKBOT_ALLOW_ALL=true"`
-	AllowAll     bool     `env:"BOOKBOT_ALLOW_ALL" envDefault:"false" meaning:"true lets everyone in the workspace use the bot; BOOKBOT_ALLOWED_USERS is then not needed and not consulted"`
+	AllowAll     bool     `env:"BOOKBOT_ALLOW_ALL" envDefault:"false" meaning:"true lets everyone in the workspace use the bot; BOOKBOT_ALLOWED_USERS is then not needed, and its first person gets the owner's calendar's reviews when no review channel is set"`
 	Command      string   `env:"BOOKBOT_COMMAND" envDefault:"/booking" meaning:"the slash command name: a / then up to 31 lowercase letters, digits, - or _"`
 
 	DigestChannel       string `env:"DIGEST_CHANNEL" meaning:"channel ID (C…/G…/D…) for the next-day digest; empty turns the digest off"`
@@ -51,7 +51,7 @@ type settings struct {
 
 	OfferTTL string `env:"OFFER_TTL" envDefault:"168h" meaning:"how long an offer card (/booking offer) can be booked from, a Go duration from 1m to 720h"`
 
-	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where the owner's calendar's outcomes that need a human look are posted; unset: a DM to the first allowed user acting on the owner's calendar. A person's own calendar's go to the people acting on it, by DM"`
+	ReviewChannel   string `env:"BOOKBOT_REVIEW_CHANNEL" meaning:"optional channel ID where the owner's calendar's outcomes that need a human look are posted; unset: a DM to the first allowed user acting on the owner's calendar, else to the first allowed user. A person's own calendar's go to the people acting on it, by DM"`
 	BookingPage     string `env:"BOOKING_PAGE_URL" meaning:"optional address of the owner's public booking page, such as https://book.example.com/ada: linked wherever bookbot sends people there (team events, flows the API does not support), and a link posted in Slack to one of its event types (the page's address, then /event-slug) unfurls into a card of that event type's free times; empty turns unfurls off"`
 	BookingPageOld  string `env:"BOOKBOT_BOOKING_PAGE_URL" meaning:"the former name of BOOKING_PAGE_URL, still read, with a warning at start; setting both is an error"`
 	DatabaseURL     string `env:"BOOKBOT_DATABASE_URL" secret:"true" meaning:"postgres://… puts bookbot's state in PostgreSQL instead of BOOKBOT_STATE_DIR, so several replicas can share it; it may hold a password, so it is never shown"`

@@ -112,6 +112,9 @@ var (
 	ErrWarned = errors.New("the offerer was told already")
 	// ErrStepEnded: the offer's step was ended already (EndStep).
 	ErrStepEnded = errors.New("the offer's step was ended already")
+	// ErrPlaced: the offer's card was recorded as posted, or a time was
+	// taken from it, since it was read as unposted (Unposted).
+	ErrPlaced = errors.New("the offer's card was posted or used meanwhile")
 )
 
 // Store keeps offers. Every method fails with the context's error, and
@@ -380,9 +383,13 @@ func EndStep(now time.Time) func(*Offer) error {
 }
 
 // Unposted withdraws, at now, the offer whose card was not posted, or not
-// known to be, and records why its step ends in error (StepError).
+// known to be, and records why its step ends in error (StepError);
+// ErrPlaced when its card was recorded as posted or a time taken from it.
 func Unposted(why string, now time.Time) func(*Offer) error {
 	return func(o *Offer) error {
+		if o.TS != "" || len(o.Uses) > 0 {
+			return ErrPlaced
+		}
 		if err := Withdraw("", now)(o); err != nil {
 			return err
 		}

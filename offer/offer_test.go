@@ -175,6 +175,23 @@ func TestEncodedStepOpen(t *testing.T) {
 	}
 }
 
+// Unposted withdraws an offer read as unposted only while it still is:
+// not once its card was recorded as posted or a time was taken from it.
+func TestUnpostedOnlyWhileUnposted(t *testing.T) {
+	for _, o := range []offer.Offer{
+		{Step: "Fx1", TS: "1.000001"},
+		{Step: "Fx1", Uses: []offer.Use{{By: "UEVE", Start: "2026-03-23T10:00:00Z"}}},
+	} {
+		if err := offer.Unposted("not posted", now)(&o); !errors.Is(err, offer.ErrPlaced) || !o.Withdrawn.IsZero() || o.StepError != "" {
+			t.Errorf("Unposted(%+v): %v", o, err)
+		}
+	}
+	o := offer.Offer{Step: "Fx1"}
+	if err := offer.Unposted("not posted", now)(&o); err != nil || !o.Withdrawn.Equal(now) || o.StepError != "not posted" {
+		t.Errorf("Unposted of an unposted offer: %v, %+v", err, o)
+	}
+}
+
 func TestEndStepOnce(t *testing.T) {
 	o := offer.Offer{Step: "Fx1"}
 	if err := offer.EndStep(now)(&o); err != nil || o.StepOpen() {

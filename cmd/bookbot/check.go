@@ -186,7 +186,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	list.add(checkChannel(ctx, api, cfg.SlackAPIURL, auth, channelCheck{
 		what: "review channel", variable: "BOOKBOT_REVIEW_CHANNEL", id: cfg.ReviewChannel,
-		unset: "review channel not set: the owner's calendar's outcomes that need a human go by direct message to the person and the first allowed user acting on it",
+		unset: "review channel not set: the owner's calendar's outcomes that need a human go by direct message to the first allowed user acting on it, else to the first allowed user",
 	}))
 	if cfg.DatabaseURL.IsZero() {
 		list.add(checkStateDir(cfg.StateDir))

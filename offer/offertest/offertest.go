@@ -94,7 +94,7 @@ func roundTrip(t *testing.T, open func() offer.Store) {
 	o := sample("a1")
 	o.Warned = base.Add(time.Minute)
 	o.Channel, o.TS, o.Link = "C1", "1700000000.000100", "https://book.example.com/ada/intro-call?x=1#y"
-	o.Step, o.StepEnded, o.Contact = "Fx0001", base.Add(2*time.Minute), "UOPS"
+	o.Step, o.StepEnded, o.Contact, o.StepError = "Fx0001", base.Add(2*time.Minute), "UOPS", "bookbot is not in that channel"
 	o.Uses = []offer.Use{
 		{Key: "V1", By: "UGRACE", Name: "Grace", Start: "2026-11-25T10:00:00Z", At: base, Booking: "b1", End: base.Add(time.Hour)},
 		{Key: "V2", By: "UBOB", Name: "Bob", Start: "2026-11-25T11:00:00Z", At: base, Owner: "pid 7 on host", Sent: base.Add(time.Second), Card: "https://hooks.slack.test/actions/T1/2/x"},
