@@ -408,7 +408,7 @@ func (b *Bot) bookOffer(ctx context.Context, user, key string, meta offerMeta, i
 		// moved, perhaps): it is not theirs to see or cancel.
 		b.release(ctx, o.ID, key)
 		b.log.Info("offer time already booked for that address by someone else; given back", "offer", o.ID, "user", user)
-		return bookedAlreadyMessage(o), nil
+		return bookedAlreadyMessage(o, offer.Use{Start: meta.Start}, zone, b.cfg.Now()), nil
 	case res != nil && res.Booking != nil && (res.Outcome == booking.Confirmed || res.Outcome == booking.AlreadyBooked):
 		bk := *res.Booking
 		// On a store error the offer as taken still names the offerer and

@@ -118,6 +118,7 @@ func goldenOfferCases() []goldenCase {
 	guestCancels("offer_guest_cancel_", booked)
 	fixed("offer_guest_cancelled_dm", offerCancelledDM(booked, booked.Uses[0], berlin, now))
 	fixed("offer_not_yours", notYourBookingMessage(booked))
+	fixed("offer_booked_already", bookedAlreadyMessage(booked, booked.Uses[0], goldenNewYork, now))
 	view("offer_outcome_not_booked", func(*testing.T) slack.ModalViewRequest {
 		return offerOutcomeView(offerNotBookedMessage(open, meta.Start, &booking.Result{Outcome: booking.RateLimited, Held: true, RetryAfter: 40 * time.Second}, nil, goldenNewYork, now), meta)
 	})
@@ -160,6 +161,7 @@ func goldenOfferCases() []goldenCase {
 	// Its guest cancels what they booked; nobody is told but them.
 	guestCancels("offer_guest_cancel_owner_", stepBooked)
 	fixed("offer_not_yours_owner", notYourBookingMessage(stepBooked))
+	fixed("offer_booked_already_owner", bookedAlreadyMessage(stepBooked, stepBooked.Uses[0], goldenNewYork, now))
 	view("offer_times_owner", func(t *testing.T) slack.ModalViewRequest {
 		return offerTimesView(step, slots(t), nil, goldenNewYork, now, meta)
 	})

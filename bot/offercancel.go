@@ -115,23 +115,6 @@ func notYourBookingMessage(o offer.Offer) message {
 	return message{Text: text, Blocks: []slack.Block{section(":lock: " + text)}}
 }
 
-// offerUseWhat names the meeting u booked from o, in loc where now is:
-// its event, with (" with Name", or ""), and its time; plain is the same
-// for a notification.
-func offerUseWhat(o offer.Offer, u offer.Use, with string, loc *time.Location, now time.Time) (what, plain string) {
-	what = short(o.Title) + with
-	plain = what
-	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil {
-		end := u.End
-		if end.IsZero() {
-			end = start.Add(time.Duration(o.Minutes) * time.Minute)
-		}
-		what += ", " + spanAt(start, end, now, loc)
-		plain += " " + atPlain(start, now, loc)
-	}
-	return what, plain
-}
-
 // offerCancelOutcome tells a guest what became of their cancel of u's
 // booking, and what to do when it did not go through.
 func offerCancelOutcome(o offer.Offer, u offer.Use, res *booking.Result, loc *time.Location, now time.Time) message {

@@ -515,15 +515,32 @@ func offerBookedMessage(o offer.Offer, bk booking.Booking, email string, zone *t
 	}
 }
 
-// bookedAlreadyMessage tells whoever booked from o that the time they
-// picked is booked already for the address they gave, by someone else or
-// outside bookbot: which booking, and when it is now, is not theirs to
-// know.
-func bookedAlreadyMessage(o offer.Offer) message {
-	text := fmt.Sprintf("*Not booked:* the time you picked for *%s*%s is already booked for that email address; ask %s about it.", short(o.Title), withHost(o, true), offerer(o))
+// offerUseWhat names the meeting u booked from o, in loc where now is:
+// its event, with (" with Name", or ""), and its time; plain is the same
+// for a notification.
+func offerUseWhat(o offer.Offer, u offer.Use, with string, loc *time.Location, now time.Time) (what, plain string) {
+	what = short(o.Title) + with
+	plain = what
+	if start, err := time.Parse(time.RFC3339Nano, u.Start); err == nil {
+		end := u.End
+		if end.IsZero() {
+			end = start.Add(time.Duration(o.Minutes) * time.Minute)
+		}
+		what += ", " + spanAt(start, end, now, loc)
+		plain += " " + atPlain(start, now, loc)
+	}
+	return what, plain
+}
+
+// bookedAlreadyMessage tells whoever booked u's time from o, in loc where
+// now is, that it is booked already for the address they gave, by someone
+// else or outside bookbot: which booking that is, and when it is now, is
+// not theirs to know.
+func bookedAlreadyMessage(o offer.Offer, u offer.Use, loc *time.Location, now time.Time) message {
+	what, plain := offerUseWhat(o, u, withHost(o, false), loc, now)
 	return message{
-		Text:   fmt.Sprintf("Not booked: the time you picked for %s%s is already booked for that email address; ask %s about it.", short(o.Title), withHost(o, false), escape(hostName(o))),
-		Blocks: []slack.Block{section(":x: " + text)},
+		Text:   "Not booked: " + plain + " is already booked for that email address.",
+		Blocks: []slack.Block{section(":x: *Not booked:* " + what + " is already booked for that email address. Ask " + offerer(o) + " about it.")},
 	}
 }
 

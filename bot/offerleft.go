@@ -156,7 +156,7 @@ func (b *Bot) settleLeft(ctx context.Context, l leftTime, entries []journal.Entr
 		// or after sending: not one this person asked for, as the journal
 		// records nothing of a create it refuses as a repeat of an earlier.
 		if b.giveBack(ctx, l, "already booked for that email address", true) && !told {
-			b.dm(ctx, l.u.By, bookedAlreadyMessage(o))
+			b.dm(ctx, l.u.By, bookedAlreadyMessage(o, l.u, b.users.zone(ctx, l.u.By), b.cfg.Now()))
 		}
 	case e.Created != "" && e.Outcome == booking.Confirmed:
 		end, err := time.Parse(time.RFC3339Nano, e.End)

@@ -364,7 +364,7 @@ func TestGuestIsNotHandedAnothersBooking(t *testing.T) {
 	})
 	h.drain()
 	text := textOf(done.Blocks)
-	if !strings.Contains(text, "already booked for that email address") || !strings.Contains(text, "ask <@"+ada+">") ||
+	if !strings.Contains(text, "already booked for that email address") || !strings.Contains(text, "Ask <@"+ada+">") || !strings.Contains(text, "10:15") ||
 		strings.Contains(text, "24 Mar") || strings.Contains(text, "Booked:") || strings.Contains(string(done.Blocks), id) ||
 		len(elements(done.Blocks, "offer_cancel")) != 0 {
 		t.Errorf("eve was told:\n%s", text)
