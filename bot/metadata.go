@@ -128,6 +128,9 @@ func withClaims(m *slack.SlackMetadata, claims []string) *slack.SlackMetadata {
 // event_slug, and who booked it), and, when the offer booked several, all
 // their IDs; while none is booked, the offer's own (offer_id, event_slug).
 func offerCardMeta(o offer.Offer, booked []offer.Use) *slack.SlackMetadata {
+	if o.Link != "" {
+		return nil // an unfurl's card: chat.unfurl takes no metadata
+	}
 	if len(booked) == 0 {
 		return &slack.SlackMetadata{EventType: eventOffer, EventPayload: map[string]any{"offer_id": o.ID, "event_slug": o.Event}}
 	}
