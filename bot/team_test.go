@@ -317,8 +317,9 @@ func TestRecoveredOwnerWriteTellsItsGuestPlainly(t *testing.T) {
 // A guest who types the address of someone bookbot booked at the time
 // they pick is not handed that booking: bob booked Grace, Grace moved it
 // on the booking page, and eve, booking the same time from ada's offer
-// with Grace's address, is told in one sentence that this time is already
-// booked for that address, with no time, no ID and no Cancel; the time
+// with Grace's address, is told in one sentence that the time she picked
+// is already booked for that address, with nothing of Grace's booking (its
+// time now, its ID) and no Cancel; the time
 // goes back to the offer, and Grace's booking stays.
 func TestGuestIsNotHandedAnothersBooking(t *testing.T) {
 	t.Parallel()
