@@ -108,7 +108,7 @@ type Guard struct {
 
 	mu         sync.Mutex
 	recent     []time.Time            // attempts in the last hour, in order (see Reserve)
-	perEvent   map[string][]time.Time // attempts in the last hour, per event type
+	perEvent   map[string][]time.Time // attempts in the last hour, per event type, in order
 	holdUntil  time.Time              // of every create
 	eventHolds map[string]time.Time   // of one event type, until then
 	strikes    int                    // 429s of the limit per address in a row
@@ -162,8 +162,8 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	if wait > 0 {
 		return wait, false, nil
 	}
-	g.recent = slices.Insert(g.recent, sort.Search(len(g.recent), func(i int) bool { return g.recent[i].After(now) }), now)
-	g.perEvent[eventType] = append(events, now)
+	g.recent = insert(g.recent, now)
+	g.perEvent[eventType] = insert(events, now)
 	return 0, true, nil
 }
 
@@ -203,6 +203,12 @@ func (g *Guard) Answered(ctx context.Context) error {
 	g.strikes = 0
 	g.mu.Unlock()
 	return nil
+}
+
+// insert puts t into a sorted slice, after the times at or before it: with
+// a clock stepped back it goes before those counted ahead.
+func insert(ts []time.Time, t time.Time) []time.Time {
+	return slices.Insert(ts, sort.Search(len(ts), func(i int) bool { return ts[i].After(t) }), t)
 }
 
 // since drops the times at or before cutoff from a sorted slice.

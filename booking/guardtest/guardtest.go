@@ -64,6 +64,7 @@ var cases = []struct {
 	{"Reserve/refusals do not count", one, refusalsDoNotCount},
 	{"Reserve/minute window slides", two, minuteSlides},
 	{"Reserve/hour window slides", booking.Limits{PerEventPerHour: 2}, hourSlides},
+	{"Reserve/a clock stepped back", booking.Limits{PerEventPerHour: 2}, steppedBack},
 	{"Reserve/no limits", booking.Limits{}, noLimits},
 	{"Reserve/event types are opaque", booking.Limits{PerEventPerHour: 1}, opaqueEventTypes},
 	{"Reserve/the longest wait", booking.Limits{PerMinute: 2, PerEventPerHour: 1}, longestWait},
@@ -237,6 +238,21 @@ func hourSlides(t *testing.T, e *env) {
 	e.clock.Advance(1)
 	allow(t, l, "intro")
 	refuse(t, l, "intro", 10*time.Minute)
+}
+
+// An attempt counted on a clock ahead stays in its event type's hour until
+// it is an hour old, and one counted after it, on the clock stepped back,
+// leaves before it.
+func steppedBack(t *testing.T, e *env) {
+	l := e.open()
+	e.clock.Advance(10 * time.Minute)
+	allow(t, l, "intro")
+	e.clock.Advance(-10 * time.Minute)
+	allow(t, l, "intro")
+	refuse(t, l, "intro", time.Hour) // until the second is an hour old
+	e.clock.Advance(time.Hour)
+	allow(t, l, "intro")
+	refuse(t, l, "intro", 10*time.Minute) // the first is the oldest
 }
 
 // A zero limit is no limit.
