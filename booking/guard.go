@@ -26,6 +26,13 @@ const (
 	HourWindow   = time.Hour   // Limits.PerEventPerHour
 )
 
+// AnswerSlack is how much longer than MinuteWindow Throttled counts the
+// attempts of the minute back: a 429 comes a round trip after its attempt,
+// and the service's clock sees the attempts later than bookbot's, so an
+// attempt that has just left bookbot's minute may still have been in the
+// service's when it refused.
+const AnswerSlack = 5 * time.Second
+
 // Limiter keeps creates inside the API's limits and holds them back after
 // a 429. The client asks it before every create; *Guard is the in-memory
 // one, for a single process, and a store shared by several replicas gives
@@ -46,14 +53,15 @@ const (
 //     not say which limit it met, so the limiter tells by its own count.
 //     The API refuses an attempt per address once PerMinute came before it
 //     in the minute, so with more than PerMinute attempts (of every event
-//     type, this one among them) in the last minute, as when a replica
-//     whose clock is ahead let one through, it was the limit per address,
-//     and every create, of every event type, is held back for
+//     type, this one among them) in the last minute and AnswerSlack, as
+//     when Reserve let one through the moment the first left the minute,
+//     or a replica whose clock is ahead let one through, it was the limit
+//     per address, and every create, of every event type, is held back for
 //     HoldAfter(n, retryAfter), n being the 429s of that limit in a row;
 //     otherwise it was eventType's hourly limit, and only eventType is
-//     held back, for EventHold(retryAfter). Neither hold is
-//     ever shortened by a later one. It returns how long the hold lasts
-//     from now, and every: whether it holds every create.
+//     held back, for EventHold(retryAfter). Neither hold is ever shortened
+//     by a later one. It returns how long the hold lasts from now, and
+//     every: whether it holds every create.
 //   - Answered records an answer that was not a 429, ending a run of them
 //     (the next 429 is the first again); holds in place stay.
 //
@@ -100,7 +108,7 @@ type Guard struct {
 
 	mu         sync.Mutex
 	recent     []time.Time            // attempts in the last hour, in order (see Reserve)
-	perEvent   map[string][]time.Time // attempts in the last hour, per event type
+	perEvent   map[string][]time.Time // attempts in the last hour, per event type, in order
 	holdUntil  time.Time              // of every create
 	eventHolds map[string]time.Time   // of one event type, until then
 	strikes    int                    // 429s of the limit per address in a row
@@ -154,15 +162,15 @@ func (g *Guard) Reserve(ctx context.Context, eventType string) (wait time.Durati
 	if wait > 0 {
 		return wait, false, nil
 	}
-	g.recent = slices.Insert(g.recent, sort.Search(len(g.recent), func(i int) bool { return g.recent[i].After(now) }), now)
-	g.perEvent[eventType] = append(events, now)
+	g.recent = insert(g.recent, now)
+	g.perEvent[eventType] = insert(events, now)
 	return 0, true, nil
 }
 
 // Throttled records a 429 to a create of eventType, and holds back every
-// create when the attempts of the last minute before this one reached the
-// limit per address, else eventType alone (see Limiter). It returns the
-// hold from now. It fails only when ctx is done.
+// create when the attempts of the last minute and AnswerSlack before this
+// one reached the limit per address, else eventType alone (see Limiter).
+// It returns the hold from now. It fails only when ctx is done.
 func (g *Guard) Throttled(ctx context.Context, eventType string, retryAfter time.Duration) (time.Duration, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, false, err
@@ -170,7 +178,7 @@ func (g *Guard) Throttled(ctx context.Context, eventType string, retryAfter time
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	if n := g.limits.PerMinute; n > 0 && len(since(g.recent, now.Add(-MinuteWindow))) > n {
+	if n := g.limits.PerMinute; n > 0 && len(since(g.recent, now.Add(-MinuteWindow-AnswerSlack))) > n {
 		g.strikes++
 		if until := now.Add(HoldAfter(g.strikes, retryAfter)); until.After(g.holdUntil) {
 			g.holdUntil = until
@@ -195,6 +203,12 @@ func (g *Guard) Answered(ctx context.Context) error {
 	g.strikes = 0
 	g.mu.Unlock()
 	return nil
+}
+
+// insert puts t into a sorted slice, after the times at or before it: with
+// a clock stepped back it goes before those counted ahead.
+func insert(ts []time.Time, t time.Time) []time.Time {
+	return slices.Insert(ts, sort.Search(len(ts), func(i int) bool { return ts[i].After(t) }), t)
 }
 
 // since drops the times at or before cutoff from a sorted slice.

@@ -64,6 +64,7 @@ var cases = []struct {
 	{"Reserve/refusals do not count", one, refusalsDoNotCount},
 	{"Reserve/minute window slides", two, minuteSlides},
 	{"Reserve/hour window slides", booking.Limits{PerEventPerHour: 2}, hourSlides},
+	{"Reserve/a clock stepped back", booking.Limits{PerEventPerHour: 2}, steppedBack},
 	{"Reserve/no limits", booking.Limits{}, noLimits},
 	{"Reserve/event types are opaque", booking.Limits{PerEventPerHour: 1}, opaqueEventTypes},
 	{"Reserve/the longest wait", booking.Limits{PerMinute: 2, PerEventPerHour: 1}, longestWait},
@@ -72,6 +73,7 @@ var cases = []struct {
 	{"Throttled/Retry-After", perAddress, retryAfter},
 	{"Throttled/holds every event type and handle", booking.DefaultLimits, holdsEveryone},
 	{"Throttled/at the minute's limit, an event type's", booking.DefaultLimits, atTheLimit},
+	{"Throttled/past the minute's limit a round trip ago, every create", booking.DefaultLimits, roundTrip},
 	{"Throttled/a shorter hold keeps the longer", booking.Limits{PerMinute: 2}, longerHoldKept},
 	{"Throttled/an event type's limit holds it alone, for an hour", booking.DefaultLimits, eventHoldsAlone},
 	{"Throttled/an event type's Retry-After", booking.DefaultLimits, eventRetryAfter},
@@ -238,6 +240,21 @@ func hourSlides(t *testing.T, e *env) {
 	refuse(t, l, "intro", 10*time.Minute)
 }
 
+// An attempt counted on a clock ahead stays in its event type's hour until
+// it is an hour old, and one counted after it, on the clock stepped back,
+// leaves before it.
+func steppedBack(t *testing.T, e *env) {
+	l := e.open()
+	e.clock.Advance(10 * time.Minute)
+	allow(t, l, "intro")
+	e.clock.Advance(-10 * time.Minute)
+	allow(t, l, "intro")
+	refuse(t, l, "intro", time.Hour) // until the second is an hour old
+	e.clock.Advance(time.Hour)
+	allow(t, l, "intro")
+	refuse(t, l, "intro", 10*time.Minute) // the first is the oldest
+}
+
 // A zero limit is no limit.
 func noLimits(t *testing.T, e *env) {
 	l := e.open()
@@ -356,17 +373,43 @@ func holdsEveryone(t *testing.T, e *env) {
 
 // A 429 to the fifth attempt of a minute, which the API's limit per
 // address lets through (it refuses the sixth), is the event type's: it
-// alone is held, for the hour, and others book once the minute allows.
+// alone is held, for the hour, and others book once the minute allows. Its
+// answer comes a round trip later, and an attempt that is then exactly
+// AnswerSlack past the minute is not counted.
 func atTheLimit(t *testing.T, e *env) {
 	a, b := e.open(), e.open()
-	for _, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
+	allow(t, b, "demo")
+	e.clock.Advance(time.Minute)
+	for i, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
+		if i > 0 {
+			e.clock.Advance(time.Second)
+		}
 		allow(t, []booking.Limiter{a, b}[len(ev)%2], ev)
 	}
+	e.clock.Set(base.Add(booking.MinuteWindow + booking.AnswerSlack)) // the answer
 	throttled(t, a, "consultation", 0, time.Hour, false)
-	refuse(t, b, "intro", time.Minute)
-	e.clock.Advance(time.Minute)
+	wait := 2*time.Minute - booking.MinuteWindow - booking.AnswerSlack // until the first of the five is a minute old
+	refuse(t, b, "intro", wait)
+	e.clock.Advance(wait)
 	allow(t, b, "intro")
-	refuse(t, a, "consultation", time.Hour-time.Minute)
+	refuse(t, a, "consultation", time.Hour-wait)
+}
+
+// The sixth attempt, which Reserve lets through the moment the first is a
+// minute old, may still be the sixth of the service's minute: it sees the
+// attempts later than they are sent, and a 429 comes a round trip after
+// its attempt. Such a 429 is the limit per address's.
+func roundTrip(t *testing.T, e *env) {
+	a, b := e.open(), e.open()
+	for i, ev := range []string{"intro", "consultation", "intro", "demo", "consultation"} {
+		allow(t, []booking.Limiter{a, b}[i%2], ev)
+		e.clock.Advance(time.Second)
+	}
+	e.clock.Advance(55 * time.Second)
+	allow(t, a, "demo")
+	e.clock.Advance(300 * time.Millisecond)
+	throttled(t, b, "demo", 0, time.Minute, true)
+	refuse(t, a, "intro", time.Minute)
 }
 
 // A 429 whose hold ends sooner than the one in place (a create sent before

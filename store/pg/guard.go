@@ -161,8 +161,10 @@ func (l *limiter) Throttled(ctx context.Context, eventType string, retryAfter ti
 		}
 		now := l.now()
 		// Which limit the 429 met is told by the replicas' own attempts
-		// of the last minute, this one among them (booking.Limiter).
-		minS, minNS := unix(now.Add(-booking.MinuteWindow))
+		// of the last minute, this one among them, counted
+		// booking.AnswerSlack further back as the 429 comes a round trip
+		// after its attempt (booking.Limiter).
+		minS, minNS := unix(now.Add(-booking.MinuteWindow - booking.AnswerSlack))
 		var recent int
 		if n := l.limits.PerMinute; n > 0 {
 			err = tx.QueryRow(ctx, "SELECT count(*) FROM bookbot_guard_attempts WHERE (at_s, at_ns) > ($1::bigint, $2::integer)",
