@@ -23,9 +23,9 @@ import (
 // t, and must make an empty memory no other subtest sees. It returns open,
 // which each subtest calls once: what one handle saw is all the suite
 // asks about, as the embedded store keeps the envelopes in the memory of
-// the one process that serves Slack. That replicas sharing PostgreSQL see
-// each other's envelopes is checked in store/pg. open reports a failure
-// with t.Fatal and registers with t.Cleanup the closing of what it opens.
+// the one process that serves Slack (RunShared asks it of two). open
+// reports a failure with t.Fatal and registers with t.Cleanup the closing
+// of what it opens.
 //
 // The subtests, which run in parallel with each other:
 //
@@ -38,6 +38,38 @@ import (
 //	Context/cancelled       with a cancelled context every method fails and FirstTime records nothing
 func Run(t *testing.T, fresh func(t *testing.T) (open func() bot.Seen)) {
 	cases.Run(t, fresh)
+}
+
+// RunShared runs the suite against two handles on each subtest's memory,
+// as two replicas sharing it hold them: each envelope seen is asked about
+// of the two in turn, an ack is kept through one and read through the
+// other. open is as Run's, called twice by each subtest.
+func RunShared(t *testing.T, fresh func(t *testing.T) (open func() bot.Seen)) {
+	cases.Run(t, func(t *testing.T) func() bot.Seen {
+		open := fresh(t)
+		return func() bot.Seen { return &replicas{a: open(), b: open()} }
+	})
+}
+
+// replicas is two handles on one memory, one Seen.
+type replicas struct {
+	a, b bot.Seen
+	n    atomic.Uint32
+}
+
+func (r *replicas) FirstTime(ctx context.Context, id string, now time.Time) (bool, error) {
+	if r.n.Add(1)%2 == 0 {
+		return r.a.FirstTime(ctx, id, now)
+	}
+	return r.b.FirstTime(ctx, id, now)
+}
+
+func (r *replicas) KeepAck(ctx context.Context, id string, ack []byte) error {
+	return r.a.KeepAck(ctx, id, ack)
+}
+
+func (r *replicas) Ack(ctx context.Context, id string) ([]byte, bool, error) {
+	return r.b.Ack(ctx, id)
 }
 
 var cases = testutil.Suite[bot.Seen]{
