@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 	"github.com/bookbot/bookbot/booking/bookingtest"
 	"github.com/bookbot/bookbot/bot"
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/blockkit"
 	"github.com/bookbot/bookbot/internal/fakeclock"
 	"github.com/bookbot/bookbot/internal/testutil"
 )
@@ -311,63 +310,14 @@ func parseSubmissionAck(t *testing.T, ack slacktest.Ack) submissionAck {
 	return sa
 }
 
-// Block Kit JSON helpers.
-
-func decodeJSON(raw []byte) any {
-	var v any
-	_ = json.Unmarshal(raw, &v)
-	return v
-}
-
-// walk calls fn for every JSON object in v, depth first.
-func walk(v any, fn func(map[string]any)) {
-	switch x := v.(type) {
-	case map[string]any:
-		fn(x)
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walk(x[k], fn)
-		}
-	case []any:
-		for _, e := range x {
-			walk(e, fn)
-		}
-	}
-}
-
-// textOf is every text in blocks (or any Block Kit JSON), one per line:
-// what a person can read, option values and button values left out. Date
-// tokens read as their fallback, which is in the reader's zone
-// (TestDateTokensAgreeWithTheirFallback holds them to it).
-func textOf(raw []byte) string {
-	var out []string
-	walk(decodeJSON(raw), func(m map[string]any) {
-		if s, ok := m["text"].(string); ok {
-			out = append(out, fallbacks(s))
-		}
-	})
-	return strings.Join(out, "\n")
-}
-
-var dateToken = regexp.MustCompile(`<!date\^\d+\^[^|>]*\|([^>]*)>`)
-
-// fallbacks replaces Slack date tokens in s with their fallback text.
-func fallbacks(s string) string { return dateToken.ReplaceAllString(s, "$1") }
-
-// elements returns every interactive element with actionID.
-func elements(raw []byte, actionID string) []map[string]any {
-	var out []map[string]any
-	walk(decodeJSON(raw), func(m map[string]any) {
-		if s, _ := m["action_id"].(string); s == actionID {
-			out = append(out, m)
-		}
-	})
-	return out
-}
+// Block Kit JSON helpers (internal/blockkit), by their short names.
+var (
+	decodeJSON = blockkit.Decode
+	walk       = blockkit.Walk
+	fallbacks  = blockkit.Fallbacks
+	textOf     = blockkit.Text
+	elements   = blockkit.Elements
+)
 
 // sectionsWith returns the section blocks whose accessory has actionID.
 func sectionsWith(raw []byte, actionID string) []map[string]any {

@@ -98,6 +98,7 @@ var layers = []rule{
 			"github.com/prometheus/...": "bookbot writes /metrics itself; Prometheus's parser reads it in the tests only",
 			mod + "...test":             "test helpers stay out of the binary",
 			mod + "internal/testutil":   "test helpers stay out of the binary",
+			mod + "internal/blockkit":   "test helpers stay out of the binary",
 			mod + "internal/fakeclock":  "the binary keeps time by the machine's clock, or the one the end-to-end tests move through a file",
 		},
 		except: map[string]string{

@@ -1,14 +1,12 @@
 package oracle_test
 
 import (
-	"encoding/json"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/slack-go/slack"
 
 	"github.com/bookbot/bookbot/bot/slacktest"
+	"github.com/bookbot/bookbot/internal/blockkit"
 )
 
 // How a person works the bot: through the Slack stand-in only, as Slack's
@@ -90,57 +88,12 @@ func (w *world) view(id string) slacktest.View {
 	return v
 }
 
-// Block Kit, read as a person reads it.
-
-func decode(raw []byte) any {
-	var v any
-	_ = json.Unmarshal(raw, &v)
-	return v
-}
-
-func walk(v any, fn func(map[string]any)) {
-	switch x := v.(type) {
-	case map[string]any:
-		fn(x)
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walk(x[k], fn)
-		}
-	case []any:
-		for _, e := range x {
-			walk(e, fn)
-		}
-	}
-}
-
-var dateToken = regexp.MustCompile(`<!date\^\d+\^[^|>]*\|([^>]*)>`)
-
-// textOf is every text in blocks, one per line, date tokens read as their
-// fallbacks.
-func textOf(raw []byte) string {
-	var out []string
-	walk(decode(raw), func(m map[string]any) {
-		if s, ok := m["text"].(string); ok {
-			out = append(out, dateToken.ReplaceAllString(s, "$1"))
-		}
-	})
-	return strings.Join(out, "\n")
-}
-
-// elements are the interactive elements with actionID.
-func elements(raw []byte, actionID string) []map[string]any {
-	var out []map[string]any
-	walk(decode(raw), func(m map[string]any) {
-		if s, _ := m["action_id"].(string); s == actionID {
-			out = append(out, m)
-		}
-	})
-	return out
-}
+// Block Kit, read as a person reads it (internal/blockkit).
+var (
+	decode   = blockkit.Decode
+	textOf   = blockkit.Text
+	elements = blockkit.Elements
+)
 
 // optionValues are a select's option values, in order.
 func optionValues(el map[string]any) []string {
