@@ -141,6 +141,15 @@ func Unseen(prev, next Snapshot) (unseen, beyond []booking.Booking) {
 	return unseen, beyond
 }
 
+// advance is Diff of prev and next, read once: next's event types filled
+// in from prev (keepEventTypes), and its Unseen and Beyond set.
+func advance(prev Snapshot, next *Snapshot) []Change {
+	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
+	changes, unseen, beyond := track(prev, *next)
+	next.Unseen, next.Beyond = unseen, beyond
+	return changes
+}
+
 // track is Diff and Unseen.
 func track(prev, next Snapshot) (changes []Change, unseen, beyond []booking.Booking) {
 	was, is := byID(prev.Bookings), byID(next.Bookings)

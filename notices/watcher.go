@@ -163,9 +163,7 @@ func (w *Watcher) Poll(ctx context.Context) error {
 	if !ok {
 		return w.baseline(ctx, next)
 	}
-	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
-	changes := Diff(prev, next)
-	next.Unseen, next.Beyond = Unseen(prev, next)
+	changes := advance(prev, &next)
 	if first := cancelledIDs(changes); cancelsMany(prev, first) {
 		if next, changes, err = w.confirm(ctx, prev, first); err != nil {
 			return err
@@ -296,9 +294,7 @@ func (w *Watcher) confirm(ctx context.Context, prev Snapshot, first map[string]b
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	next.Bookings = keepEventTypes(prev.Bookings, next.Bookings)
-	changes := Diff(prev, next)
-	next.Unseen, next.Beyond = Unseen(prev, next)
+	changes := advance(prev, &next)
 	second := cancelledIDs(changes)
 	for id := range second {
 		if !first[id] {
