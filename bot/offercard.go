@@ -533,14 +533,15 @@ func offerUseWhat(o offer.Offer, u offer.Use, with string, loc *time.Location, n
 }
 
 // bookedAlreadyMessage tells whoever booked u's time from o, in loc where
-// now is, that it is booked already for the address they gave, by someone
-// else or outside bookbot: which booking that is, and when it is now, is
-// not theirs to know.
+// now is, that it was booked before for the address they gave, by someone
+// else or outside bookbot, so it was not booked again: which booking that
+// is, and when it is now (its attendee may have moved it), is not theirs
+// to know.
 func bookedAlreadyMessage(o offer.Offer, u offer.Use, loc *time.Location, now time.Time) message {
 	what, plain := offerUseWhat(o, u, withHost(o, false), loc, now)
 	return message{
-		Text:   "Not booked: " + plain + " is already booked for that email address.",
-		Blocks: []slack.Block{section(":x: *Not booked:* " + what + " is already booked for that email address. Ask " + offerer(o) + " about it.")},
+		Text:   "Not booked: " + plain + " was already booked for that email address before.",
+		Blocks: []slack.Block{section(":x: *Not booked:* " + what + " was already booked for that email address before, so it was not booked again. Ask " + offerer(o) + " about it.")},
 	}
 }
 
